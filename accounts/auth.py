@@ -1,0 +1,104 @@
+"""Logging in and out without ORM users, keeping Django's safeguards.
+
+Modelled on django.contrib.auth's login(), logout() and get_user(): the session key is
+cycled at login (no session fixation), the CSRF token rotated, the session flushed at
+logout, and a hash derived from the password hash is kept in the session so that a
+password change ends every other session of that user.
+"""
+
+from django.contrib.auth.hashers import check_password, make_password
+from django.middleware.csrf import rotate_token
+from django.utils.crypto import constant_time_compare
+
+from socialsite.connection import get_redis
+from socialsite.repository import users
+
+from .users import AnonymousUser, SiteUser
+
+SESSION_KEY = "_auth_user_id"
+HASH_SESSION_KEY = "_auth_user_hash"
+
+
+def authenticate(login, password):
+    """The user with this login (any case) and password, or None.
+
+    For an unknown login the password is hashed anyway, so the answer takes as long
+    as for a known one and timing does not reveal who has an account.
+    """
+    r = get_redis()
+    uid = users.get_user_id(r, login)
+    user, password_hash = users.get_user_and_password_hash(r, uid) if uid else (None, None)
+    if user is None or not password_hash:
+        make_password(password)
+        return None
+
+    def upgrade(raw_password):
+        # check_password calls this when the stored hash uses outdated parameters.
+        users.set_password_hash(r, uid, make_password(raw_password))
+
+    if not check_password(password, password_hash, setter=upgrade):
+        return None
+    return load_user(uid)  # reloaded: upgrade() may have changed the hash
+
+
+def load_user(uid):
+    """The SiteUser with id ``uid`` (with its password hash), or None."""
+    data, password_hash = users.get_user_and_password_hash(get_redis(), uid)
+    return SiteUser(data, password_hash) if data else None
+
+
+def login(request, user):
+    """Attach ``user`` to the request and its session, as django.contrib.auth.login."""
+    session_auth_hash = user.get_session_auth_hash()
+    if SESSION_KEY in request.session:
+        same_user = request.session[SESSION_KEY] == user.id
+        same_hash = constant_time_compare(
+            request.session.get(HASH_SESSION_KEY, ""), session_auth_hash
+        )
+        if not (same_user and same_hash):
+            # Someone else's session, or a stale one: start from nothing.
+            request.session.flush()
+    else:
+        request.session.cycle_key()
+    request.session[SESSION_KEY] = user.id
+    request.session[HASH_SESSION_KEY] = session_auth_hash
+    request.user = user
+    rotate_token(request)
+
+
+def logout(request):
+    """Remove every trace of the user from the request and the session."""
+    request.session.flush()
+    request.user = AnonymousUser()
+
+
+def get_user(request):
+    """The logged-in user of this request, or an AnonymousUser.
+
+    One Redis round trip (the user hash and password hash share a slot). A session
+    whose password hash no longer matches (the password changed) is flushed.
+    """
+    uid = request.session.get(SESSION_KEY)
+    if uid is None:
+        return AnonymousUser()
+    user = load_user(uid)
+    if user is None:
+        request.session.flush()
+        return AnonymousUser()
+    if not constant_time_compare(
+        request.session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
+    ):
+        request.session.flush()
+        return AnonymousUser()
+    return user
+
+
+def change_password(request, user, new_password):
+    """Set a new password; keep this session logged in and end all the others."""
+    password_hash = make_password(new_password)
+    users.set_password_hash(get_redis(), user.id, password_hash)
+    user.password_changed(password_hash)
+    request.session.cycle_key()
+    request.session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    request.user = user
+    return user

@@ -1,0 +1,150 @@
+import re
+from types import SimpleNamespace
+
+from django import forms
+from django.contrib.auth import password_validation
+from django.contrib.auth.hashers import make_password
+
+from socialsite.connection import get_redis
+from socialsite.repository import users
+
+from . import auth
+
+LOGIN_PATTERN = re.compile(r"[A-Za-z0-9_]{1,30}")
+
+# Logins that would read as one of the site's own paths or roles. Profiles live at
+# /@login/ so none of them could actually shadow a route, but they would confuse
+# people (@admin, @support) and block routes we may want later (/tags/, /api/).
+RESERVED_LOGINS = frozenset(
+    """
+    about accounts admin administrator api app apps assets auth blog dashboard
+    explore help home i lists login logout media messages mod moderator moderators
+    notifications null root search security settings signup socialsite static
+    status statuses stream streaming support system tags timeline undefined
+    """.split()
+)
+
+# ASVS: up to 128 characters are taken as they are, never truncated.
+PASSWORD_MAX_LENGTH = 128
+
+
+def validate_login(value):
+    if not LOGIN_PATTERN.fullmatch(value):
+        raise forms.ValidationError(
+            "Use 1 to 30 letters, digits or underscores.", code="invalid_login"
+        )
+    if value.lower() in RESERVED_LOGINS:
+        raise forms.ValidationError("That login name is reserved.", code="reserved_login")
+
+
+def password_field(label):
+    return forms.CharField(
+        label=label,
+        strip=False,
+        max_length=PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+
+class SignupForm(forms.Form):
+    username = forms.CharField(
+        label="Login name",
+        max_length=30,
+        validators=[validate_login],
+        help_text="Letters, digits and underscores; people will know you as @login.",
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
+    )
+    name = forms.CharField(label="Display name", max_length=50)
+    password1 = password_field("Password")
+    password2 = password_field("Password again")
+
+    def clean_username(self):
+        login = self.cleaned_data["username"]
+        if users.get_user_id(get_redis(), login) is not None:
+            raise forms.ValidationError("That login name is taken.", code="taken")
+        return login
+
+    def clean(self):
+        cleaned = super().clean()
+        password1, password2 = cleaned.get("password1"), cleaned.get("password2")
+        if password1 and password2 and password1 != password2:
+            self.add_error("password2", "The two passwords differ.")
+        elif password1:
+            person = SimpleNamespace(login=cleaned.get("username"), name=cleaned.get("name"))
+            try:
+                password_validation.validate_password(password1, person)
+            except forms.ValidationError as error:
+                self.add_error("password1", error)
+        return cleaned
+
+    def save(self):
+        """Create the user; None if the login was taken by a sign-up racing this one."""
+        data = self.cleaned_data
+        uid = users.create_user(
+            get_redis(), data["username"], data["name"], make_password(data["password1"])
+        )
+        if uid is None:
+            self.add_error("username", "That login name is taken.")
+        return uid
+
+
+class LoginForm(forms.Form):
+    username = forms.CharField(
+        label="Login name",
+        max_length=30,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "username", "autocapitalize": "none", "autofocus": True}
+        ),
+    )
+    password = forms.CharField(
+        label="Password",
+        strip=False,
+        # Longer than any password we accept, so that a long guess fails like any
+        # wrong password instead of with a different message.
+        max_length=4 * PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    error_message = "That login name and password do not match an account."
+
+    def clean(self):
+        cleaned = super().clean()
+        login, password = cleaned.get("username"), cleaned.get("password")
+        if login and password:
+            self.user = auth.authenticate(login, password)
+            if self.user is None:
+                raise forms.ValidationError(self.error_message, code="invalid_login")
+        return cleaned
+
+
+class PasswordChangeForm(forms.Form):
+    old_password = forms.CharField(
+        label="Current password",
+        strip=False,
+        max_length=4 * PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+    new_password1 = password_field("New password")
+    new_password2 = password_field("New password again")
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_old_password(self):
+        old = self.cleaned_data["old_password"]
+        if auth.authenticate(self.user.login, old) is None:
+            raise forms.ValidationError("Your current password was entered incorrectly.")
+        return old
+
+    def clean(self):
+        cleaned = super().clean()
+        password1, password2 = cleaned.get("new_password1"), cleaned.get("new_password2")
+        if password1 and password2 and password1 != password2:
+            self.add_error("new_password2", "The two passwords differ.")
+        elif password1:
+            try:
+                password_validation.validate_password(password1, self.user)
+            except forms.ValidationError as error:
+                self.add_error("new_password1", error)
+        return cleaned

