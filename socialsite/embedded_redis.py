@@ -128,6 +128,14 @@ def ensure_running(data_dir):
     return url
 
 
+def is_running(data_dir):
+    sock = Path(data_dir).resolve() / "redis.sock"
+    try:
+        return bool(redis.Redis(unix_socket_path=str(sock)).ping())
+    except (redis.ConnectionError, FileNotFoundError):
+        return False
+
+
 def stop(data_dir):
     """Shut the embedded server down cleanly (it writes its append-only file first)."""
     sock = Path(data_dir).resolve() / "redis.sock"

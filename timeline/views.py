@@ -25,7 +25,8 @@ def _cursor(request):
     value = request.GET.get("before")
     if value is None:
         return None
-    if not value.isdigit() or len(value) > 20:
+    # isascii(): str.isdigit() also accepts digits such as "²" that int() refuses.
+    if not (value.isascii() and value.isdigit()) or len(value) > 20:
         raise BadRequest("The page link is malformed: 'before' must be a number.")
     return int(value)
 
@@ -49,8 +50,8 @@ def home(request):
     return render(request, "timeline/home.html", {"form": form, "page": page})
 
 
-@login_required
 @require_POST
+@login_required
 def post_status(request):
     form = StatusForm(request.POST)
     if not form.is_valid():
@@ -72,8 +73,8 @@ def post_status(request):
     return redirect("home")
 
 
-@login_required
 @require_POST
+@login_required
 def delete_status(request, status_id):
     result = statuses.delete_status(get_redis(), request.user.id, status_id)
     if result is statuses.DeleteResult.NOT_FOUND:
@@ -153,13 +154,13 @@ def _follow_action(request, login, action):
     return redirect(safe_next(request, reverse("profile", args=[other["login"]])))
 
 
-@login_required
 @require_POST
+@login_required
 def follow(request, login):
     return _follow_action(request, login, graph.follow)
 
 
-@login_required
 @require_POST
+@login_required
 def unfollow(request, login):
     return _follow_action(request, login, graph.unfollow)

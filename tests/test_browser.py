@@ -1,0 +1,169 @@
+"""End to end in a real headless Chromium (Playwright's sync API) against live_server.
+
+Two people sign up through the sign-up form, each in a browser context of their own;
+alice follows bob from his profile page, bob posts a status, alice sees it on her home
+timeline, bob deletes it and it is gone from alice's timeline.
+
+The browser is Debian's chromium (``apt-get install chromium``), never one downloaded
+by ``playwright install``; CHROMIUM_PATH points elsewhere. Without a browser the test
+is skipped, except when CI=true: there it fails, so that CI cannot skip it silently.
+"""
+
+import os
+import re
+import time
+
+import pytest
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    expect = sync_playwright = None
+
+from tests.conftest import PASSWORD
+
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+HOW_TO_INSTALL = (
+    "install Chromium with `apt-get install chromium` (or set CHROMIUM_PATH to a "
+    "Chromium binary) and Playwright with `pip install playwright` "
+    "(no `playwright install` needed)"
+)
+SCREENSHOT = "/tmp/socialsite-home.png"
+TIMEOUT_MS = 15_000
+
+
+def _missing_browser():
+    """Why the browser test cannot run here, or None if it can."""
+    if sync_playwright is None:
+        return "the playwright package is not installed"
+    if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
+        return f"no Chromium executable at {CHROMIUM_PATH}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for this module; skip without one (fail when CI=true)."""
+    reason = _missing_browser()
+    if reason is not None:
+        message = f"{reason}: {HOW_TO_INSTALL}"
+        if os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}:
+            pytest.fail(f"CI=true and {message}", pytrace=False)
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def transactional_db():
+    """No SQL database here (DATABASES = {}): nothing to set up or flush.
+
+    pytest-django's live_server asks for transactional_db, whose teardown would flush
+    the dummy database backend and fail; conftest's ``r`` empties Redis instead.
+    """
+
+
+@pytest.fixture
+def new_page(browser, live_server):
+    """Open a page in a fresh browser context (own cookies) on the live server."""
+    contexts = []
+
+    def open_page():
+        context = browser.new_context(
+            base_url=live_server.url, viewport={"width": 900, "height": 800}
+        )
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def flash(page):
+    """The flash messages list (not the statuses, whose text is a p.message too)."""
+    return page.locator("ul.messages li.message")
+
+
+def label(text):
+    """A field's whole label, with or without Django's ':' suffix."""
+    return re.compile(rf"^{re.escape(text)}:?$")
+
+
+def sign_up(page, login, name):
+    page.goto("/accounts/signup/")
+    page.get_by_label(label("Login name")).fill(login)
+    page.get_by_label(label("Display name")).fill(name)
+    page.get_by_label(label("Password")).fill(PASSWORD)
+    page.get_by_label(label("Password again")).fill(PASSWORD)
+    page.get_by_role("button", name="Sign up").click()
+    expect(page).to_have_url(re.compile(r"/$"))
+    expect(flash(page)).to_have_text([f"Welcome, {name}! Your account is ready."])
+    expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
+
+
+def test_follow_post_and_delete_in_a_real_browser(new_page, live_server):
+    started = time.monotonic()
+    expect.set_options(timeout=TIMEOUT_MS)
+    alice, bob = new_page(), new_page()
+
+    sign_up(alice, "alice", "Alice Liddell")
+    sign_up(bob, "bob", "Bob Builder")
+
+    # alice follows bob from his profile page.
+    alice.goto("/@bob/")
+    expect(alice.get_by_role("heading", level=1)).to_contain_text("Bob Builder")
+    expect(alice.locator(".count-followers")).to_have_text("0")
+    alice.get_by_role("button", name="Follow", exact=True).click()
+    expect(alice).to_have_url(re.compile(r"/@bob/$"))
+    expect(flash(alice)).to_have_text(["You now follow @bob."])
+    expect(alice.get_by_role("button", name="Unfollow")).to_be_visible()
+    expect(alice.locator(".count-followers")).to_have_text("1")
+
+    # bob posts a status from his home page; site.js counts the characters left.
+    text = "Can we fix it? Yes we can! (posted from Chromium)"
+    bob.goto("/")
+    box = bob.locator('textarea[name="message"]')
+    box.fill(text)
+    expect(bob.locator(".status-form .counter")).to_have_text(f"{280 - len(text)} left")
+    bob.get_by_role("button", name="Post").click()
+    expect(flash(bob)).to_have_text(["Your status is posted."])
+    expect(bob.locator("article.status").filter(has_text=text)).to_have_count(1)
+
+    # alice sees it on her home timeline, with bob's display name and login.
+    alice.goto("/")
+    status = alice.locator("article.status").filter(has_text=text)
+    expect(status).to_have_count(1)
+    expect(status.locator(".author")).to_have_text(re.compile(r"Bob Builder\s+@bob"))
+    expect(status.get_by_role("link", name=re.compile("Bob Builder"))).to_have_attribute(
+        "href", "/@bob/"
+    )
+    expect(status.get_by_role("button", name="Delete")).to_have_count(0)  # not hers
+    alice.screenshot(path=SCREENSHOT, full_page=True)
+
+    # bob deletes it from his home page.
+    bob.locator("article.status").filter(has_text=text).get_by_role("button", name="Delete").click()
+    expect(flash(bob)).to_have_text(["Your status is deleted."])
+    expect(bob.locator("article.status")).to_have_count(0)
+
+    # alice reloads: it is gone.
+    alice.reload()
+    expect(alice.locator("article.status")).to_have_count(0)
+    expect(alice.get_by_text(text)).to_have_count(0)
+    expect(alice.locator("#timeline .empty")).to_be_visible()
+
+    print(f"browser flow took {time.monotonic() - started:.1f}s")
