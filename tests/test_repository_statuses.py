@@ -1,0 +1,137 @@
+"""Posting, fan-out and deleting (sections 8.1.2 and 8.4), plus counts under concurrency."""
+
+import threading
+
+from socialsite.repository import fanout, graph, keys, statuses, timelines, users
+from tests.conftest import make_user
+
+
+def test_post_stores_the_status_with_its_fields(r, alice):
+    sid = statuses.post_status(r, alice["id"], "hello", location="48.85,2.35")
+    status = statuses.get_status(r, sid)
+    assert status["message"] == "hello"
+    assert status["uid"] == alice["id"]
+    assert status["login"] == "alice"
+    assert status["location"] == "48.85,2.35"
+    assert status["id"] == sid
+    assert status["posted"] > 0
+
+
+def test_post_by_an_unknown_user_stores_nothing(r):
+    assert statuses.post_status(r, 12345, "ghost") is None
+    assert r.exists(keys.profile(12345)) == 0
+
+
+def test_post_reaches_profile_own_home_and_counts(r, alice):
+    sid = statuses.post_status(r, alice["id"], "hello")
+    assert timelines.profile_ids(r, alice["id"]) == [sid]
+    assert timelines.home_ids(r, alice["id"]) == [sid]
+    assert users.get_user(r, alice["id"])["posts"] == 1
+
+
+def test_post_reaches_followers_homes_but_not_others(r, alice, bob, carol):
+    graph.follow(r, bob["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "hello followers")
+    assert timelines.home_ids(r, bob["id"]) == [sid]
+    assert timelines.home_ids(r, carol["id"]) == []
+
+
+def test_followers_beyond_the_inline_limit_are_reached_too(r, alice):
+    fans = [make_user(r, f"fan{i}") for i in range(7)]
+    for fan in fans:
+        graph.follow(r, fan["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "to everyone", inline_limit=3)
+    for fan in fans:
+        assert timelines.home_ids(r, fan["id"]) == [sid]
+
+
+def test_delivery_skips_a_follower_who_unfollowed_meanwhile(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "hello")
+    graph.unfollow(r, bob["id"], alice["id"])
+    # A late batch of the fan-out still lists bob: deliver.lua must refuse it.
+    assert fanout.deliver(r, alice["id"], sid, [bob["id"]]) == 0
+    assert timelines.home_ids(r, bob["id"]) == []
+
+
+def test_delivering_twice_leaves_one_entry(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "hello")
+    fanout.deliver(r, alice["id"], sid, [bob["id"]])
+    assert timelines.home_ids(r, bob["id"]) == [sid]
+
+
+def test_delete_removes_the_status_everywhere_and_uncounts_it(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    keep = statuses.post_status(r, alice["id"], "keep")
+    gone = statuses.post_status(r, alice["id"], "regret")
+    assert statuses.delete_status(r, alice["id"], gone) is statuses.DeleteResult.DELETED
+    assert statuses.get_status(r, gone) is None
+    assert timelines.profile_ids(r, alice["id"]) == [keep]
+    assert timelines.home_ids(r, alice["id"]) == [keep]
+    assert timelines.home_ids(r, bob["id"]) == [keep]
+    assert users.get_user(r, alice["id"])["posts"] == 1
+
+
+def test_deleting_someone_elses_status_is_refused_and_changes_nothing(r, alice, bob):
+    sid = statuses.post_status(r, alice["id"], "mine")
+    assert statuses.delete_status(r, bob["id"], sid) is statuses.DeleteResult.NOT_OWNER
+    assert statuses.get_status(r, sid)["message"] == "mine"
+    assert users.get_user(r, alice["id"])["posts"] == 1
+
+
+def test_deleting_an_unknown_status_says_so(r, alice):
+    assert statuses.delete_status(r, alice["id"], 999) is statuses.DeleteResult.NOT_FOUND
+
+
+def test_deleting_twice_uncounts_once(r, alice):
+    sid = statuses.post_status(r, alice["id"], "once")
+    statuses.post_status(r, alice["id"], "stays")
+    results = []
+    start = threading.Barrier(4)
+
+    def delete():
+        start.wait()
+        results.append(statuses.delete_status(r, alice["id"], sid))
+
+    threads = [threading.Thread(target=delete) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert statuses.DeleteResult.DELETED in results
+    assert users.get_user(r, alice["id"])["posts"] == 1
+
+
+def test_post_count_stays_exact_under_concurrent_posts_and_deletes(r, alice):
+    survivors = []
+    lock = threading.Lock()
+
+    def post_and_delete(i):
+        def action():
+            for j in range(10):
+                sid = statuses.post_status(r, alice["id"], f"{i}-{j}")
+                if j % 3 == 0:
+                    statuses.delete_status(r, alice["id"], sid)
+                else:
+                    with lock:
+                        survivors.append(sid)
+
+        return action
+
+    threads = [threading.Thread(target=post_and_delete(i)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert users.get_user(r, alice["id"])["posts"] == len(survivors)
+    assert sorted(timelines.profile_ids(r, alice["id"])) == sorted(survivors)
+
+
+def test_a_deleted_status_never_shows_even_before_cleanup(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "soon gone")
+    # As if the cleanup of followers' timelines had not happened yet: only the hash goes.
+    r.delete(keys.status(sid))
+    assert sid in timelines.home_ids(r, bob["id"])
+    assert timelines.home_page(r, bob["id"]).items == []

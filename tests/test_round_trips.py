@@ -1,0 +1,80 @@
+"""A page costs a small fixed number of Redis round trips, whatever it shows.
+
+Round trips are counted where redis-py writes to the socket (one write per command,
+or per pipeline per server), so this measures what the network sees.
+"""
+
+import pytest
+from redis.connection import AbstractConnection
+
+from socialsite.repository import graph, statuses
+from tests.conftest import PASSWORD, make_user
+
+# Single server: session, user (+ password hash, same slot), timeline ids, status
+# hashes (one pipeline), author hashes (one pipeline). The README quotes this number.
+HOME_PAGE_ROUND_TRIPS = 5
+# Profile: the same plus login -> id, the profile's user hash and "am I following?".
+PROFILE_PAGE_ROUND_TRIPS = 8
+
+
+@pytest.fixture
+def round_trips(monkeypatch):
+    counter = {"n": 0}
+    original = AbstractConnection.send_packed_command
+
+    def counting(self, command, check_health=True):
+        counter["n"] += 1
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    return counter
+
+
+def cost(client, url, round_trips):
+    client.get(url)  # warm up: connections made, scripts loaded
+    round_trips["n"] = 0
+    response = client.get(url)
+    assert response.status_code == 200
+    return round_trips["n"]
+
+
+def allowed(redis_backend, single_server_count, pipelines):
+    """On a cluster each pipeline may touch every node once."""
+    if not redis_backend.cluster:
+        return single_server_count
+    return single_server_count + pipelines * (len(redis_backend.nodes) - 1)
+
+
+@pytest.fixture
+def reader(r, client):
+    user = make_user(r, "reader")
+    client.post("/accounts/login/", {"username": "reader", "password": PASSWORD})
+    return user
+
+
+def test_home_page_costs_the_same_for_one_status_and_for_thirty(
+    r, client, reader, round_trips, redis_backend
+):
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+    statuses.post_status(r, authors[0]["id"], "the only one")
+    with_one = cost(client, "/", round_trips)
+    for author in authors[1:]:
+        statuses.post_status(r, author["id"], f"from {author['login']}")
+    with_thirty = cost(client, "/", round_trips)
+    page = client.get("/").content.decode()
+    assert page.count('class="status"') == 30
+    if not redis_backend.cluster:
+        assert with_one == with_thirty == HOME_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    author = make_user(r, "author")
+    for i in range(30):
+        statuses.post_status(r, author["id"], f"status {i}")
+    count = cost(client, "/@author/", round_trips)
+    if not redis_backend.cluster:
+        assert count == PROFILE_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)

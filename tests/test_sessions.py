@@ -1,0 +1,73 @@
+"""The session store's contract (Django's five methods), on the Redis under test."""
+
+import pytest
+from django.contrib.sessions.backends.base import UpdateError
+
+from accounts.session_store import SessionStore
+from socialsite.repository import keys
+
+
+def test_a_new_session_is_saved_and_loaded_back(r):
+    session = SessionStore()
+    session["colour"] = "green"
+    session.save()
+    assert session.session_key
+    assert SessionStore(session.session_key)["colour"] == "green"
+    assert session.exists(session.session_key)
+
+
+def test_an_unknown_key_loads_empty_and_gets_a_new_key_on_save(r):
+    session = SessionStore("doesnotexist0123456789abcdefghij")
+    assert session.load() == {}
+    session["x"] = 1
+    session.save()
+    assert session.session_key != "doesnotexist0123456789abcdefghij"
+
+
+def test_delete_removes_the_session(r):
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    session.delete()
+    assert not session.exists(session.session_key)
+
+
+def test_cycle_key_keeps_the_data_under_a_new_key(r):
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    old_key = session.session_key
+    session.cycle_key()
+    assert session.session_key != old_key
+    assert not session.exists(old_key)
+    assert SessionStore(session.session_key)["x"] == 1
+
+
+def test_a_session_expires_in_redis_with_its_age(r, settings):
+    settings.SESSION_COOKIE_AGE = 60
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    ttl = r.ttl(keys.session(session.session_key))
+    assert 50 < ttl <= 60
+
+
+def test_a_deleted_session_is_not_brought_back_by_a_late_save(r):
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    late = SessionStore(session.session_key)
+    assert late["x"] == 1  # loaded at the start of its request
+    session.delete()  # e.g. logged out in another tab
+    late["y"] = 2
+    with pytest.raises(UpdateError):
+        late.save()
+    assert not late.exists(session.session_key)
+
+
+def test_tampered_data_loads_as_an_empty_session(r):
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    r.set(keys.session(session.session_key), "not-signed-data")
+    assert SessionStore(session.session_key).load() == {}
