@@ -28,6 +28,22 @@ RESERVED_LOGINS = frozenset(
 PASSWORD_MAX_LENGTH = 128
 
 
+class _PasswordOwnerFields:
+    """Stands in for a model's ``_meta``: UserAttributeSimilarityValidator looks up the
+    verbose name of the field a password is too similar to, and fails (AttributeError)
+    on an object without ``_meta``."""
+
+    verbose_names = {"login": "login name", "name": "display name"}
+
+    def get_field(self, name):
+        return SimpleNamespace(verbose_name=self.verbose_names.get(name, name))
+
+
+def password_owner(login, name):
+    """What the password validators compare a password with."""
+    return SimpleNamespace(login=login, name=name, _meta=_PasswordOwnerFields())
+
+
 def validate_login(value):
     if not LOGIN_PATTERN.fullmatch(value):
         raise forms.ValidationError(
@@ -70,7 +86,7 @@ class SignupForm(forms.Form):
         if password1 and password2 and password1 != password2:
             self.add_error("password2", "The two passwords differ.")
         elif password1:
-            person = SimpleNamespace(login=cleaned.get("username"), name=cleaned.get("name"))
+            person = password_owner(cleaned.get("username"), cleaned.get("name"))
             try:
                 password_validation.validate_password(password1, person)
             except forms.ValidationError as error:
@@ -144,7 +160,9 @@ class PasswordChangeForm(forms.Form):
             self.add_error("new_password2", "The two passwords differ.")
         elif password1:
             try:
-                password_validation.validate_password(password1, self.user)
+                password_validation.validate_password(
+                    password1, password_owner(self.user.login, self.user.name)
+                )
             except forms.ValidationError as error:
                 self.add_error("new_password1", error)
         return cleaned

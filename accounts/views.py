@@ -56,8 +56,8 @@ def logout(request):
     return redirect("home")
 
 
-@login_required
 @require_http_methods(["GET", "POST"])
+@login_required
 def password_change(request):
     form = PasswordChangeForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():

@@ -108,6 +108,7 @@ MIDDLEWARE = [
     "accounts.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "socialsite.errors.MethodNotAllowedPageMiddleware",
 ]
 
 ROOT_URLCONF = "socialsite.urls"

@@ -4,3 +4,5 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("", include("timeline.urls")),
 ]
+
+handler400 = "socialsite.errors.bad_request"

@@ -172,9 +172,7 @@ def test_it_accepts_128_characters_and_never_truncates(client):
     assert len(password) == 128
     assert sign_up(client, password=password).status_code == 302
 
-    truncated = Client().post(
-        "/accounts/login/", {"username": "dinah", "password": password[:127]}
-    )
+    truncated = Client().post("/accounts/login/", {"username": "dinah", "password": password[:127]})
     assert truncated.status_code == 400
     assert LOGIN_ERROR in truncated.content.decode()
 

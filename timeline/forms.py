@@ -20,6 +20,11 @@ def parse_location(value):
     return lat, lon
 
 
+def _coordinate(value):
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
 class StatusForm(forms.Form):
     message = forms.CharField(
         label="What is happening?",
@@ -51,5 +56,6 @@ class StatusForm(forms.Form):
         if not value:
             return ""
         lat, lon = parse_location(value)
-        # Stored normalized, the way the streaming filters read it back.
-        return f"{lat:g},{lon:g}"
+        # Stored normalized ("lat,lon", at most 6 decimals: about 10 cm), the way the
+        # streaming filters read it back.
+        return f"{_coordinate(lat)},{_coordinate(lon)}"

@@ -42,10 +42,11 @@ def _user_or_404(login):
 def home(request):
     if not request.user.is_authenticated:
         return render(request, "timeline/landing.html")
+    before = _cursor(request)  # first: a malformed link must not cost the saved draft
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else StatusForm()
     page = timelines.home_page(
-        get_redis(), request.user.id, before=_cursor(request), count=settings.TIMELINE_PAGE_SIZE
+        get_redis(), request.user.id, before=before, count=settings.TIMELINE_PAGE_SIZE
     )
     return render(request, "timeline/home.html", {"form": form, "page": page})
 
