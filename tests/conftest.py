@@ -62,6 +62,15 @@ def r(redis_client, settings):
     repository_client.flush_all(redis_client)
 
 
+@pytest.fixture
+def transactional_db():
+    """No SQL database here (DATABASES = {}): nothing to set up or flush.
+
+    pytest-django's live_server asks for transactional_db, whose teardown would flush
+    the dummy database backend and fail; the ``r`` fixture empties Redis instead.
+    """
+
+
 def make_user(r, login, name=None):
     """A signed-up user (with PASSWORD) as the repository's dict."""
     uid = users.create_user(r, login, name or login.title(), make_password(PASSWORD))
