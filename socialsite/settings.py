@@ -91,6 +91,10 @@ DATABASES = {}
 STATUS_MAX_LENGTH = env_int("STATUS_MAX_LENGTH", 280, minimum=1)
 INLINE_FANOUT_LIMIT = env_int("INLINE_FANOUT_LIMIT", 1000, minimum=1)
 TIMELINE_PAGE_SIZE = 30
+# Fan-out workers: a job held this long by a worker is presumed lost and claimed by
+# another; a job failing this many times goes to the dead-letter stream.
+FANOUT_CLAIM_IDLE_MS = env_int("FANOUT_CLAIM_IDLE_MS", 30_000, minimum=100)
+FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 
 # --- Django ---------------------------------------------------------------------------
 INSTALLED_APPS = [

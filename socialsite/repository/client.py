@@ -1,7 +1,16 @@
 """How the repository gets a Redis client. Every other module takes one as ``r``."""
 
+from urllib.parse import urlsplit, urlunsplit
+
 import redis
+import redis.asyncio
+from redis.asyncio.retry import Retry as AsyncRetry
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+
+# How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
+# tell them apart from the site's short-lived connections.
+PUBSUB_CLIENT_NAME = "socialsite-stream"
 
 
 def connect(url, cluster=False):
@@ -16,8 +25,54 @@ def connect(url, cluster=False):
     return redis.Redis.from_url(url, decode_responses=True)
 
 
+def connect_pubsub(url):
+    """An asyncio client for one SUBSCRIBE connection to the server ``url`` names.
+
+    Always a plain client, also on a Redis Cluster: a classic PUBLISH on any node is
+    broadcast to every node of the cluster, so a subscription on one node (any node,
+    see pubsub_urls) sees every event. redis-py's own retries are off: the streaming
+    hub owns the reconnect policy, and logs each attempt.
+    """
+    return redis.asyncio.Redis.from_url(
+        url,
+        decode_responses=True,
+        retry=AsyncRetry(NoBackoff(), 0),
+        socket_connect_timeout=5,
+        socket_keepalive=True,
+        client_name=PUBSUB_CLIENT_NAME,
+    )
+
+
+def pubsub_urls(r, url):
+    """Where a subscription may go: ``[url]``, or on a cluster every node's URL.
+
+    The node ``url`` names comes first; the others are fallbacks for when it is down
+    (credentials, TLS and database of ``url`` are kept, only host and port change).
+    """
+    if not is_cluster(r):
+        return [url]
+    parts = urlsplit(url)
+    userinfo = parts.netloc.rpartition("@")[0]
+    urls = [url]
+    for node in r.get_nodes():
+        host = f"[{node.host}]" if ":" in node.host else node.host
+        netloc = f"{userinfo}@{host}:{node.port}" if userinfo else f"{host}:{node.port}"
+        node_url = urlunsplit(parts._replace(netloc=netloc))
+        if node_url not in urls and (parts.hostname, parts.port) != (node.host, node.port):
+            urls.append(node_url)
+    return urls
+
+
 def is_cluster(r):
     return isinstance(r, RedisCluster)
+
+
+def connected_clients(r):
+    """How many client connections the server (or every cluster node) holds now."""
+    if is_cluster(r):
+        info = r.info("clients", target_nodes=RedisCluster.ALL_NODES)
+        return sum(node["connected_clients"] for node in info.values())
+    return r.info("clients")["connected_clients"]
 
 
 def flush_all(r):

@@ -2,11 +2,26 @@
 
 PUBLISH is fire-and-forget: a streaming server that is not subscribed at that moment
 never sees the event. Nothing else in the site depends on these events arriving.
+
+Publishing is synchronous (the site's views call it); receiving is asyncio (the
+streaming server holds one subscription per process, see timeline/streaming/hub.py).
 """
 
+import asyncio
 import json
 
+from redis.cluster import RedisCluster
+from redis.exceptions import ConnectionError as RedisConnectionError
+
 from . import keys
+from .client import is_cluster
+
+# A subscription that has heard nothing for this long is sent a PING: on a quiet
+# channel, that is the only way to notice a connection that died without a FIN (a
+# crashed host, a dropped NAT entry), which would otherwise look idle forever.
+PING_AFTER_SECONDS = 30.0
+# No answer to that PING within this long: the connection is dead.
+PONG_TIMEOUT_SECONDS = 10.0
 
 
 def publish_posted(r, status):
@@ -21,3 +36,47 @@ def publish_deleted(r, status):
     whether the deletion concerns its client exactly as it decided for the post.
     """
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
+
+
+async def subscribe(ar):
+    """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel.
+
+    Returns the PubSub object to pass to ``listen``. Raises redis.ConnectionError (or
+    OSError) when the server cannot be reached.
+    """
+    pubsub = ar.pubsub(ignore_subscribe_messages=True)
+    await pubsub.subscribe(keys.STATUS_CHANNEL)
+    return pubsub
+
+
+async def listen(pubsub, ping_after=PING_AFTER_SECONDS, pong_timeout=PONG_TIMEOUT_SECONDS):
+    """Yield the JSON text of each event published on the status channel, forever.
+
+    Raises redis.ConnectionError when the connection drops, or when a PING sent after
+    ``ping_after`` seconds of silence gets no answer within ``pong_timeout``.
+    """
+    loop = asyncio.get_running_loop()
+    last_heard = loop.time()
+    pinged = False
+    while True:
+        # A timeout rather than blocking for ever, so that silence gets noticed.
+        message = await pubsub.get_message(timeout=1.0)
+        now = loop.time()
+        if message is not None:
+            last_heard, pinged = now, False
+            if message["type"] == "message":
+                yield message["data"]
+            continue
+        silent = now - last_heard
+        if pinged and silent > ping_after + pong_timeout:
+            raise RedisConnectionError(f"no answer to PING for {pong_timeout:.0f} s")
+        if not pinged and silent > ping_after:
+            await pubsub.ping()
+            pinged = True
+
+
+def subscriber_count(r):
+    """How many connections are subscribed to the status channel (on every node)."""
+    if is_cluster(r):
+        return r.pubsub_numsub(keys.STATUS_CHANNEL, target_nodes=RedisCluster.ALL_NODES)[0][1]
+    return r.pubsub_numsub(keys.STATUS_CHANNEL)[0][1]

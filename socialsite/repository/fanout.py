@@ -1,17 +1,41 @@
-"""Fan-out: putting a new status into its author's followers' home timelines.
+"""Fan-out: putting statuses into followers' home timelines, and taking them out.
 
 Posting delivers to the first ``inline_limit`` followers (the book's 1000) within the
-request. The followers beyond them are handed to ``defer_remaining``: the seam where
-deferred work (a worker reading jobs from a Redis Stream) takes over.
+request. The rest is deferred work on the jobs stream (jobs.py), done by
+``manage.py fanout`` workers:
 
-Deliveries go through deliver.lua, which checks that the follower still follows the
-author in the same step as the ZADD: an unfollow that races with a fan-out never
-leaves the unfollowed author's status behind. A delivery is a ZADD of the status id
-scored by itself, so delivering twice changes nothing.
+1. The request queues one *plan* job covering follow scores (after, upto]: above the
+   last inline follower, up to the newest follower at posting time.
+2. A worker turns a plan into *deliver* jobs of about FANOUT_BATCH_SIZE followers
+   each: it reads the follow score found every FANOUT_BATCH_SIZE ranks and cuts
+   (after, upto] at those scores. Follow scores are unique per list (add_edge.lua),
+   so the ranges are disjoint and cover everyone once. A plan makes at most
+   PLAN_BATCHES_PER_JOB deliver jobs and queues a plan for the rest, so each job is
+   short whatever the number of followers.
+3. Any worker runs any deliver job. Many workers share one fan-out.
+
+Why this delivers exactly once to every follower at posting time:
+- someone who follows later gets a score above ``upto``: no range includes them (the
+  follow's backfill copies the status from the profile instead);
+- deliver.lua checks, in the same step as the ZADD, that the follower still follows
+  the author, so an unfollow during the fan-out is respected;
+- a job that runs twice (its worker died before completing it) repeats ZADDs of the
+  same member and score, which change nothing.
+
+Deleting a status queues the same kind of plan with *remove* jobs, which take the id
+out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
+whose status hash is gone, so nobody sees a deleted status while that runs.
 """
 
-from . import keys, scripts
-from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE
+import logging
+
+from . import jobs, keys, scripts, timelines
+from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE, PLAN_BATCHES_PER_JOB
+
+log = logging.getLogger(__name__)
+
+
+# --- the work itself -------------------------------------------------------------------
 
 
 def deliver(r, author_uid, sid, follower_uids):
@@ -33,51 +57,138 @@ def deliver(r, author_uid, sid, follower_uids):
     return sum(scripts.run_pipeline(r, fill))
 
 
-def followers_after(r, uid, after_score, count):
-    """Up to ``count`` (follower id, follow score) pairs with scores above ``after_score``."""
-    low = "-inf" if after_score is None else f"({after_score}"
-    pairs = r.zrangebyscore(keys.followers(uid), low, "+inf", start=0, num=count, withscores=True)
+def remove(r, sid, follower_uids):
+    """Take status ``sid`` out of the home timelines of ``follower_uids``, one pipeline."""
+    if not follower_uids:
+        return 0
+    pipe = r.pipeline(transaction=False)
+    for follower in follower_uids:
+        pipe.zrem(keys.home(follower), sid)
+    return sum(pipe.execute())
+
+
+def _score_bound(score, exclusive=False):
+    if score is None:
+        return "-inf"
+    return f"({score}" if exclusive else str(score)
+
+
+def followers_in_range(r, uid, after, upto, count):
+    """Up to ``count`` (follower id, follow score), scores in (after, upto], oldest first."""
+    pairs = r.zrangebyscore(
+        keys.followers(uid),
+        _score_bound(after, exclusive=True),
+        _score_bound(upto) if upto is not None else "+inf",
+        start=0,
+        num=count,
+        withscores=True,
+    )
     return [(int(member), int(score)) for member, score in pairs]
 
 
-def deliver_batches(r, author_uid, sid, after_score):
-    """Deliver to every follower whose follow score is above ``after_score``, in batches.
+# --- jobs --------------------------------------------------------------------------------
 
-    Follow scores are unique per list (add_edge.lua), so resuming from the last score
-    of a batch neither skips nor repeats anyone. Returns the number delivered.
+
+def plan_job(action, author_uid, sid, after, upto):
+    """A job that splits followers with scores in (after, upto] into ``action`` jobs."""
+    return {"kind": "plan", "action": action, "author": author_uid, "sid": sid,
+            "after": after, "upto": upto}  # fmt: skip
+
+
+def refill_job(uid):
+    """A job that tops the home timeline of ``uid`` up again (after an unfollow)."""
+    return {"kind": "refill", "uid": uid}
+
+
+def plan(r, job):
+    """Cut a plan job's score range at every FANOUT_BATCH_SIZE-th follower; return jobs.
+
+    ZCOUNT gives the rank where the range starts; then one MULTI reads the score at
+    each cut's rank (ZRANGE by rank is O(log n), where an offset would walk the
+    list). If the list changed in between, the cuts land a few followers off, which
+    only makes some batches a little bigger or smaller: ranges are defined by scores,
+    so they still cover (after, upto] exactly once.
     """
-    delivered = 0
-    while True:
-        batch = followers_after(r, author_uid, after_score, FANOUT_BATCH_SIZE)
-        if not batch:
-            return delivered
-        delivered += deliver(r, author_uid, sid, [uid for uid, _ in batch])
-        after_score = batch[-1][1]
+    key, after, upto = keys.followers(job["author"]), job["after"], job["upto"]
+    first_rank = r.zcount(key, "-inf", _score_bound(after)) if after is not None else 0
+    pipe = r.pipeline(transaction=True)
+    for k in range(1, PLAN_BATCHES_PER_JOB + 1):
+        rank = first_rank + k * FANOUT_BATCH_SIZE - 1
+        pipe.zrange(key, rank, rank, withscores=True)
+    found = [int(pairs[0][1]) for pairs in pipe.execute() if pairs]
+    cuts = [score for score in found if (after is None or score > after) and score < upto]
+    work, start = [], after
+    for cut in cuts:
+        work.append({**job, "kind": job["action"], "after": start, "upto": cut})
+        start = cut
+    if len(found) == PLAN_BATCHES_PER_JOB and cuts and cuts[-1] == found[-1]:
+        work.append({**job, "after": start})  # more than one plan's worth: plan the rest later
+    else:
+        work.append({**job, "kind": job["action"], "after": start, "upto": upto})
+    return work
 
 
-def defer_remaining(r, author_uid, sid, after_score):
-    """Hand the followers beyond the inline ones (scores above ``after_score``) on.
+def deliver_range(r, job):
+    """Deliver ``job['sid']`` to the author's followers with scores in the job's range."""
+    if not r.exists(keys.status(job["sid"])):
+        return []  # deleted meanwhile: delivering would only plant ids to clean up
+    after = job["after"]
+    while batch := followers_in_range(r, job["author"], after, job["upto"], FANOUT_BATCH_SIZE):
+        deliver(r, job["author"], job["sid"], [uid for uid, _ in batch])
+        after = batch[-1][1]
+    return []
 
-    SEAM: the fan-out worker will make this a job on a Redis Stream so that posting
-    returns at once. Until it exists, the rest is delivered here, in batches.
+
+def remove_range(r, job):
+    """Take ``job['sid']`` out of the homes of the followers in the job's range."""
+    after = job["after"]
+    while batch := followers_in_range(r, job["author"], after, job["upto"], FANOUT_BATCH_SIZE):
+        remove(r, job["sid"], [uid for uid, _ in batch])
+        after = batch[-1][1]
+    return []
+
+
+def refill(r, job):
+    timelines.refill_home(r, job["uid"])
+    return []
+
+
+HANDLERS = {"plan": plan, "deliver": deliver_range, "remove": remove_range, "refill": refill}
+
+
+def run_job(r, job):
+    """Do one job; return the follow-up jobs it produced."""
+    return HANDLERS[job.kind](r, job.data)
+
+
+def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
+         max_attempts=jobs.MAX_ATTEMPTS):  # fmt: skip
+    """One step of a worker: run the stale jobs it can claim, else one new job.
+
+    Returns the number of jobs completed. A job that raises stays pending and is
+    retried (by whoever claims it) until its last attempt, which dead-letters it.
     """
-    return deliver_batches(r, author_uid, sid, after_score)
+    batch = jobs.claim_stale(r, consumer, claim_idle_ms, max_attempts) or jobs.read(
+        r, consumer, count=1, block_ms=block_ms
+    )
+    done = 0
+    for job in batch:
+        try:
+            followups = run_job(r, job)
+        except Exception as error:
+            log.exception("fan-out job %s failed (attempt %s): %s", job.id, job.attempts, job.data)
+            if job.attempts >= max_attempts:
+                jobs.dead_letter(r, job, f"{type(error).__name__}: {error}")
+            continue
+        jobs.complete(r, job, followups)
+        done += 1
+    return done
 
 
-def remove_from_followers(r, author_uid, sid):
-    """Take a deleted status's id out of every follower's home timeline.
-
-    SEAM: like ``defer_remaining``, this becomes deferred work with the fan-out
-    worker. Until then it runs inline. Readers skip ids whose status hash is gone, so
-    nobody sees the deleted status either way; this only frees the timeline slot.
-    """
-    after_score = None
-    while True:
-        batch = followers_after(r, author_uid, after_score, FANOUT_BATCH_SIZE)
-        if not batch:
-            return
-        pipe = r.pipeline(transaction=False)
-        for follower, _ in batch:
-            pipe.zrem(keys.home(follower), sid)
-        pipe.execute()
-        after_score = batch[-1][1]
+def work_until_idle(r, consumer="inline", max_jobs=1_000_000):
+    """Run jobs in this process until none is waiting (tests, demo seeding)."""
+    jobs.ensure_group(r)
+    done = 0
+    while done < max_jobs and (step := work(r, consumer, block_ms=None)):
+        done += step
+    return done

@@ -14,7 +14,7 @@ live in different slots (one per user), so no single step can change both. Inste
 import enum
 import time
 
-from . import keys, locks, paging, scripts, users
+from . import fanout, jobs, keys, locks, paging, scripts, users
 from .limits import HOME_TIMELINE_SIZE
 
 LockBusy = locks.LockBusy
@@ -73,6 +73,7 @@ def unfollow(r, uid, other_uid):
     2. Remove other from following:{uid} (and uncount it) and those ids from
        home:{uid}, in one step (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it).
+    4. Queue a job to refill home:{uid} (fanout.refill_job).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -88,6 +89,10 @@ def unfollow(r, uid, other_uid):
         scripts.REMOVE_EDGE(
             r, [keys.followers(other_uid), keys.user(other_uid)], [uid, "followers"]
         )
+    if removed:
+        # Deferred, so the unfollow returns at once: top the home timeline up again
+        # with older statuses of the people still followed (the book's exercise).
+        jobs.enqueue(r, fanout.refill_job(uid))
     return FollowResult.UNFOLLOWED if removed else FollowResult.NOT_FOLLOWING
 
 

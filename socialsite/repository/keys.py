@@ -63,3 +63,12 @@ def status(sid):
 def session(session_key):
     """STRING: one Django session's signed data, expiring with the session."""
     return f"session:{session_key}"
+
+
+# STREAMs of deferred work (fan-out beyond the inline followers, cleanup after a
+# delete, refill after an unfollow), read by the fan-out workers' consumer group.
+# The shared hash tag keeps both in one slot, so a script can move a job from one
+# to the other atomically.
+JOBS = "fanout:{queue}:jobs"
+DEAD_JOBS = "fanout:{queue}:dead"
+JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)

@@ -12,3 +12,8 @@ INLINE_FANOUT_LIMIT = 1000
 # Followers read and delivered to per round trip past the inline part: big enough to
 # amortize the round trip, small enough to keep each pipeline's reply modest.
 FANOUT_BATCH_SIZE = 1000
+
+# Deliver jobs one plan job cuts at most (200 x 1000 = 200,000 followers). Bounds the
+# time one job takes, so a dead worker's plan is redone quickly, and keeps one MULTI
+# on the followers list short.
+PLAN_BATCHES_PER_JOB = 200

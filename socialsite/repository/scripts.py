@@ -44,6 +44,9 @@ DELIVER = Script("deliver")
 ADD_OWN_STATUS = Script("add_own_status")
 REMOVE_OWN_STATUS = Script("remove_own_status")
 RELEASE_LOCK = Script("release_lock")
+COMPLETE_JOB = Script("complete_job")
+DEAD_LETTER = Script("dead_letter")
+REPLAY_DEAD = Script("replay_dead")
 
 ALL = [
     ADD_EDGE,
@@ -54,6 +57,9 @@ ALL = [
     ADD_OWN_STATUS,
     REMOVE_OWN_STATUS,
     RELEASE_LOCK,
+    COMPLETE_JOB,
+    DEAD_LETTER,
+    REPLAY_DEAD,
 ]
 
 

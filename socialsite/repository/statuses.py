@@ -3,7 +3,7 @@
 import enum
 import time
 
-from . import events, fanout, keys, scripts
+from . import events, fanout, jobs, keys, scripts
 from .limits import HOME_TIMELINE_SIZE, INLINE_FANOUT_LIMIT
 
 
@@ -31,9 +31,11 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
     1. One round trip: the author's login, and a new id (INCR status:id:).
     2. One round trip: write status:<id>; add the id to the author's profile and home
        and count the post (add_own_status.lua); read the first ``inline_limit``
-       followers (their follow list is in the author's slot).
+       followers and the newest follower's score (all in the author's slot).
     3. One round trip: deliver to those followers (fanout.deliver).
-    4. Followers beyond them: fanout.defer_remaining. Then publish for streaming.
+    4. If there are more: one job for the fan-out workers covering everyone who
+       followed after the last inline follower and up to now (fanout.plan_job).
+    5. Publish the status for the streaming API.
     """
     pipe = r.pipeline(transaction=False)
     pipe.hget(keys.user(uid), "login")
@@ -60,11 +62,14 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
         )
+        pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
 
-    followers = scripts.run_pipeline(r, fill)[2]
+    _, _, followers, newest = scripts.run_pipeline(r, fill)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers])
-    if len(followers) == inline_limit:
-        fanout.defer_remaining(r, uid, sid, after_score=int(followers[-1][1]))
+    if followers and newest and newest[0][1] > followers[-1][1]:
+        jobs.enqueue(
+            r, fanout.plan_job("deliver", uid, sid, int(followers[-1][1]), int(newest[0][1]))
+        )
     events.publish_posted(r, status)
     return sid
 
@@ -89,19 +94,28 @@ def delete_status(r, uid, sid):
 
     1. Read the status and check its owner.
     2. Take it off the author's profile and home and uncount it
-       (remove_own_status.lua): a retry after a crash does not uncount it twice.
+       (remove_own_status.lua; a retry after a crash does not uncount it twice), and
+       read the newest follower's score, in one round trip.
     3. Delete the hash: from now on no timeline shows it, since readers skip ids
        without a hash.
-    4. Take its id out of followers' home timelines (the book's "zombie" exercise)
-       and publish the deletion for streaming clients.
+    4. Queue a job for the fan-out workers to take the id out of followers' home
+       timelines (the book's "zombie" exercise), and publish the deletion.
     """
     status = get_status(r, sid)
     if status is None:
         return DeleteResult.NOT_FOUND
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
-    scripts.REMOVE_OWN_STATUS(r, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid])
+
+    def fill(pipe):
+        scripts.REMOVE_OWN_STATUS.queue(
+            pipe, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid]
+        )
+        pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
+
+    _, newest = scripts.run_pipeline(r, fill)
     r.delete(keys.status(sid))
-    fanout.remove_from_followers(r, uid, sid)
+    if newest:
+        jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
     events.publish_deleted(r, status)
     return DeleteResult.DELETED

@@ -62,6 +62,18 @@ def get_user_id(r, login):
     return int(uid) if uid else None
 
 
+def get_user_ids(r, logins):
+    """Ids of several logins (any case) in one round trip: {lowercased login: id}.
+
+    Logins nobody has are left out.
+    """
+    wanted = list(dict.fromkeys(login.lower() for login in logins))
+    if not wanted:
+        return {}
+    found = r.hmget(keys.LOGINS, wanted)
+    return {login: int(uid) for login, uid in zip(wanted, found, strict=True) if uid}
+
+
 def get_user(r, uid):
     """The public hash of user ``uid`` as a dict, or None."""
     return _decode_user(r.hgetall(keys.user(uid)))

@@ -30,6 +30,7 @@ class Command(BaseCommand):
         address = f"{options['host']}:{options['port']}"
         return [
             ("web", [*manage, "runserver", address]),
+            ("fanout", [*manage, "fanout"]),
         ]
 
     def handle(self, *args, **options):

@@ -1,0 +1,252 @@
+"""The fan-out worker: deferred delivery and cleanup, exactly once, surviving crashes."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from io import StringIO
+
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+
+from socialsite.repository import fanout, graph, jobs, keys, statuses, timelines
+from tests.conftest import make_user
+
+
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Batches of 10 and plans of 3 batches: many jobs and chained plans from few users."""
+    monkeypatch.setattr(fanout, "FANOUT_BATCH_SIZE", 10)
+    monkeypatch.setattr(fanout, "PLAN_BATCHES_PER_JOB", 3)
+
+
+def add_followers(r, author_uid, count, first_uid=1000):
+    """``count`` followers of ``author_uid`` written straight into the graph's keys.
+
+    Much faster than ``graph.follow`` for thousands, and the same keys and scores
+    (unique, increasing) that add_edge.lua writes.
+    """
+    follower_uids = list(range(first_uid, first_uid + count))
+    now = int(time.time() * 1000)
+    for start in range(0, count, 5000):
+        pipe = r.pipeline(transaction=False)
+        chunk = follower_uids[start : start + 5000]
+        pipe.zadd(keys.followers(author_uid), {str(f): now + f for f in chunk})
+        for follower in chunk:
+            pipe.zadd(keys.following(follower), {str(author_uid): now + follower})
+        pipe.execute()
+    return follower_uids
+
+
+def receivers(r, sid, follower_uids):
+    """Followers whose home timeline holds ``sid``."""
+    pipe = r.pipeline(transaction=False)
+    for follower in follower_uids:
+        pipe.zscore(keys.home(follower), sid)
+    return {f for f, score in zip(follower_uids, pipe.execute(), strict=True) if score}
+
+
+def all_homes(r, uids):
+    return {uid: r.zrange(keys.home(uid), 0, -1, withscores=True) for uid in uids}
+
+
+def test_a_large_fan_out_reaches_every_follower_through_plans_and_batches(r, alice, small_batches):
+    followers = add_followers(r, alice["id"], 95)
+    sid = statuses.post_status(r, alice["id"], "to everyone", inline_limit=7)
+    assert len(receivers(r, sid, followers)) == 7
+    done = fanout.work_until_idle(r)
+    # 88 deferred followers: plans of 3 batches of 10 chain three times, 9 deliver jobs.
+    assert done >= 12
+    assert receivers(r, sid, followers) == set(followers)
+    assert jobs.status(r)["waiting"] == jobs.status(r)["in_flight"] == 0
+
+
+def test_each_job_run_twice_leaves_identical_state(r, alice, small_batches):
+    followers = add_followers(r, alice["id"], 45)
+    sid = statuses.post_status(r, alice["id"], "twice", inline_limit=5)
+    jobs.ensure_group(r)
+    queue = jobs.read(r, "tester", count=100, block_ms=None)
+    ran = []
+    while queue:
+        job = queue.pop(0)
+        ran.append(job.data)
+        followups = fanout.run_job(r, job)
+        jobs.complete(r, job, followups)
+        queue += jobs.read(r, "tester", count=100, block_ms=None)
+    once = all_homes(r, followers)
+    for data in ran:  # as if every worker died before completing, and all were retried
+        fanout.HANDLERS[data["kind"]](r, data)
+    assert all_homes(r, followers) == once
+    assert receivers(r, sid, followers) == set(followers)
+
+
+def test_follows_and_unfollows_during_a_fan_out_are_respected(r, alice, small_batches):
+    fans = [make_user(r, f"fan{i}") for i in range(30)]
+    for fan in fans:
+        graph.follow(r, fan["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "mid-flight", inline_limit=4)
+    # While the deferred part waits: five leave, two new people follow.
+    leavers = fans[10:15]
+    for fan in leavers:
+        graph.unfollow(r, fan["id"], alice["id"])
+    newcomers = [make_user(r, f"new{i}") for i in range(2)]
+    for person in newcomers:
+        graph.follow(r, person["id"], alice["id"])
+    fanout.work_until_idle(r)
+    for fan in fans:
+        expected = [] if fan in leavers else [sid]
+        assert timelines.home_ids(r, fan["id"]) == expected, fan["login"]
+    for person in newcomers:  # via the follow's backfill, once
+        assert timelines.home_ids(r, person["id"]) == [sid]
+
+
+def test_follows_in_one_millisecond_are_each_reached_once(r, alice, small_batches, monkeypatch):
+    monkeypatch.setattr(graph, "_now_ms", lambda: 1_700_000_000_000)
+    fans = [make_user(r, f"fan{i}") for i in range(25)]
+    for fan in fans:
+        graph.follow(r, fan["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "same instant", inline_limit=3)
+    fanout.work_until_idle(r)
+    assert [timelines.home_ids(r, fan["id"]) for fan in fans] == [[sid]] * len(fans)
+
+
+def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, monkeypatch):
+    followers = add_followers(r, alice["id"], 12)
+    sid = statuses.post_status(r, alice["id"], "unlucky", inline_limit=2)
+    real_deliver = fanout.HANDLERS["deliver"]
+
+    def broken(r, job):
+        raise ConnectionError("the network is down")
+
+    monkeypatch.setitem(fanout.HANDLERS, "deliver", broken)
+    jobs.ensure_group(r)
+    for _ in range(10):  # claim_idle_ms=0: retry at once instead of after 30 s
+        fanout.work(r, "w1", block_ms=None, claim_idle_ms=0, max_attempts=3)
+    state = jobs.status(r)
+    assert (state["dead"], state["in_flight"], state["waiting"]) == (1, 0, 0)
+    (letter,) = jobs.dead_letters(r)
+    assert letter["job"]["kind"] == "deliver"
+    assert letter["attempts"] == "3"
+    assert "the network is down" in letter["reason"]
+    assert len(receivers(r, sid, followers)) == 2
+
+    monkeypatch.setitem(fanout.HANDLERS, "deliver", real_deliver)
+    assert jobs.replay_dead(r) == 1
+    fanout.work_until_idle(r)
+    assert receivers(r, sid, followers) == set(followers)
+    assert jobs.status(r)["dead"] == 0
+
+
+def test_delete_cleans_every_followers_home_as_deferred_work(r, alice, small_batches):
+    followers = add_followers(r, alice["id"], 40)
+    sid = statuses.post_status(r, alice["id"], "oops", inline_limit=40)
+    assert receivers(r, sid, followers) == set(followers)
+    statuses.delete_status(r, alice["id"], sid)
+    fanout.work_until_idle(r)
+    assert receivers(r, sid, followers) == set()
+
+
+def test_a_fan_out_of_a_status_deleted_meanwhile_delivers_nothing(r, alice, small_batches):
+    followers = add_followers(r, alice["id"], 30)
+    sid = statuses.post_status(r, alice["id"], "gone quickly", inline_limit=5)
+    statuses.delete_status(r, alice["id"], sid)
+    fanout.work_until_idle(r)
+    assert receivers(r, sid, followers) == set()
+
+
+def test_unfollow_refills_home_with_older_statuses_of_those_still_followed(r, alice, bob, carol):
+    # carol posted 1..1500, bob 1501..2000 (ids written straight into the profiles).
+    r.zadd(keys.profile(carol["id"]), {str(i): i for i in range(1, 1501)})
+    r.zadd(keys.profile(bob["id"]), {str(i): i for i in range(1501, 2001)})
+    graph.follow(r, alice["id"], carol["id"])
+    graph.follow(r, alice["id"], bob["id"])
+    assert timelines.home_ids(r, alice["id"]) == list(range(2000, 1000, -1))
+    graph.unfollow(r, alice["id"], bob["id"])
+    assert timelines.home_ids(r, alice["id"]) == list(range(1500, 1000, -1))
+    fanout.work_until_idle(r)
+    assert timelines.home_ids(r, alice["id"]) == list(range(1500, 500, -1))
+
+
+def test_status_command_reports_the_queue(r, alice, small_batches):
+    add_followers(r, alice["id"], 30)
+    statuses.post_status(r, alice["id"], "queued", inline_limit=5)
+    out = StringIO()
+    call_command("fanout", "--status", stdout=out)
+    text = out.getvalue()
+    assert "waiting jobs:    1" in text
+    assert "in flight:       0" in text
+    assert "dead letters:    0" in text
+    assert "oldest waiting:  " in text and "oldest waiting:  -" not in text
+
+
+# --- real worker processes ----------------------------------------------------------------
+
+
+def start_worker(redis_backend, *args):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "socialsite.settings",
+        "REDIS_URL": redis_backend.url,
+        "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
+    }
+    return subprocess.Popen(
+        [sys.executable, str(settings.BASE_DIR / "manage.py"), "fanout", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def wait_for(condition, timeout=60):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.01)
+
+
+def test_a_worker_killed_mid_job_loses_and_doubles_nothing(r, alice, redis_backend):
+    followers = add_followers(r, alice["id"], 60_000)
+    sid = statuses.post_status(r, alice["id"], "survive a crash")
+    # A job takes milliseconds, so the kill can land between two jobs: try again
+    # (with a fresh worker) until one dies holding a job.
+    for attempt in range(30):
+        doomed = start_worker(redis_backend, "--name", f"doomed{attempt}")
+        try:
+            wait_for(lambda: jobs.status(r)["in_flight"] >= 1 or jobs.status(r)["waiting"] == 0)
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait()
+        if jobs.status(r)["in_flight"] >= 1:
+            break
+    assert jobs.status(r)["in_flight"] >= 1  # killed holding a job
+    survivor = start_worker(
+        redis_backend, "--name", "survivor", "--claim-idle-ms", "200", "--exit-when-idle"
+    )
+    output, _ = survivor.communicate(timeout=120)
+    assert survivor.returncode == 0, output
+    assert receivers(r, sid, followers) == set(followers)
+    homes = all_homes(r, followers[:: len(followers) // 50])
+    assert all(len(home) == 1 for home in homes.values())
+    assert jobs.status(r) | {"consumers": []} == {
+        "waiting": 0, "in_flight": 0, "dead": 0, "oldest_waiting_seconds": None,
+        "oldest_in_flight_seconds": None, "consumers": [],
+    }  # fmt: skip
+
+
+def test_sigterm_lets_the_worker_finish_its_job_then_stop(r, alice, redis_backend):
+    followers = add_followers(r, alice["id"], 30_000)
+    statuses.post_status(r, alice["id"], "graceful")
+    worker = start_worker(redis_backend, "--name", "graceful")
+    wait_for(lambda: jobs.status(r)["in_flight"] >= 1)
+    worker.send_signal(signal.SIGTERM)
+    output, _ = worker.communicate(timeout=60)
+    assert worker.returncode == 0, output
+    assert "stopped after" in output
+    state = jobs.status(r)
+    assert state["in_flight"] == 0  # the job in hand was completed, not abandoned
+    assert state["waiting"] > 0  # and it stopped without taking more
+    assert followers

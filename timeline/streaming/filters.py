@@ -1,0 +1,272 @@
+"""The streaming API's filters (section 8.5.3) and the checks on their parameters.
+
+Plain Python: no Django, no Redis, no asyncio. A filter is a callable that takes a
+StatusEvent and says whether its client wants it. Deletions go through the same
+filter as posts (the book's trick): a client is told of the deletion of exactly the
+statuses it was sent, without the server remembering what it sent to whom.
+
+The limits are Twitter's, whose streaming API the book imitates.
+"""
+
+import functools
+import json
+import math
+import random
+import re
+
+# Limits per connection, as Twitter's filter endpoint had them: they bound the work
+# each event costs the server per client.
+MAX_TRACK_PHRASES = 400
+MAX_PHRASE_BYTES = 60
+MAX_FOLLOWS = 5000
+MAX_BOXES = 25
+# An identifier only seeds the sample's choice; a bound keeps junk out of the logs.
+MAX_IDENTIFIER_LENGTH = 200
+DEFAULT_SAMPLE_PERCENT = 10
+
+# A login as accounts.forms accepts it; a user id is digits.
+LOGIN = re.compile(r"[A-Za-z0-9_]{1,30}")
+USER_ID = re.compile(r"[0-9]{1,20}")
+# "@bob" in a message, but not "carol@bob.example": the @ must start a word.
+MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_]{1,30})")
+# Punctuation around a word: "world!" also counts as "world", "#django" as "django".
+WORD_EDGES = re.compile(r"^\W+|\W+$")
+
+
+class RequestError(Exception):
+    """A request the streaming API refuses: an HTTP status and a sentence saying why."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def malformed(message):
+    return RequestError(406, message)
+
+
+def too_many(message):
+    return RequestError(413, message)
+
+
+class StatusEvent:
+    """One posted or deleted status, decoded once and shared by every client's filter.
+
+    What the filters look at (words, mentions, point) is worked out on first use, so
+    an event nobody tracks words for never gets split into words.
+    """
+
+    def __init__(self, status):
+        self.status = status
+        self.id = int(status["id"])
+        self.uid = int(status["uid"])
+        self.deleted = bool(status.get("deleted"))
+        # Bytes already rendered for each output format (see hub.Format), so that a
+        # thousand clients of one format cost one json.dumps.
+        self.rendered = {}
+
+    @classmethod
+    def from_json(cls, text):
+        """The event published as ``text`` (repository.events); ValueError if malformed."""
+        status = json.loads(text)
+        if not isinstance(status, dict):
+            raise ValueError("an event must be a JSON object")
+        try:
+            return cls(status)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"an event needs a numeric id and uid: {exc}") from None
+
+    @property
+    def message(self):
+        return str(self.status.get("message", ""))
+
+    @functools.cached_property
+    def words(self):
+        """The message's whitespace-separated words, casefolded, with and without the
+        punctuation around them: "Hello, world!" gives hello, hello, world and world!."""
+        words = set()
+        for token in self.message.casefold().split():
+            words.add(token)
+            core = WORD_EDGES.sub("", token)
+            if core:
+                words.add(core)
+        return words
+
+    @functools.cached_property
+    def mentions(self):
+        """Lowercased logins mentioned as @login in the message."""
+        return {login.lower() for login in MENTION.findall(self.message)}
+
+    @functools.cached_property
+    def point(self):
+        """(latitude, longitude) of the status, or None. Stored as "lat,lon"."""
+        try:
+            lat, lon = (float(part) for part in str(self.status["location"]).split(","))
+        except (KeyError, ValueError):
+            return None
+        return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
+
+
+class SampleFilter:
+    """``percent`` out of every 100 statuses, chosen by status id as the book does.
+
+    The identifier seeds the choice, so the same identifier always gets the same
+    sample (on any server process: ``random.Random(str)`` is seeded from the string's
+    SHA-512, not from Python's per-process hash), and so also gets the deletions of
+    what it was sent. Two clients with different identifiers get different samples.
+    """
+
+    def __init__(self, identifier, percent=DEFAULT_SAMPLE_PERCENT):
+        ids = list(range(100))
+        random.Random(identifier).shuffle(ids)
+        self.keep = frozenset(ids[:percent])
+
+    def __call__(self, event):
+        return event.id % 100 in self.keep
+
+
+class TrackFilter:
+    """Statuses containing every word of at least one phrase, ignoring case."""
+
+    def __init__(self, phrases):
+        self.groups = [frozenset(phrase.casefold().split()) for phrase in phrases]
+
+    def __call__(self, event):
+        words = event.words
+        return any(group <= words for group in self.groups)
+
+
+class FollowFilter:
+    """Statuses posted by the given users, or mentioning one of them as @login."""
+
+    def __init__(self, uids, logins):
+        self.uids = frozenset(int(uid) for uid in uids)
+        self.logins = frozenset(login.lower() for login in logins)
+
+    def __call__(self, event):
+        return event.uid in self.uids or not self.logins.isdisjoint(event.mentions)
+
+
+class LocationFilter:
+    """Statuses whose location lies in one of the boxes (edges included).
+
+    A box is (west, south, east, north): south-west longitude and latitude, then
+    north-east longitude and latitude, as Twitter's ``locations``.
+    """
+
+    def __init__(self, boxes):
+        self.boxes = [tuple(box) for box in boxes]
+
+    def __call__(self, event):
+        point = event.point
+        if point is None:
+            return False
+        lat, lon = point
+        return any(
+            west <= lon <= east and south <= lat <= north for west, south, east, north in self.boxes
+        )
+
+
+class AnyFilter:
+    """Several predicates in one request: a status matching any of them is sent."""
+
+    def __init__(self, filters):
+        self.filters = list(filters)
+
+    def __call__(self, event):
+        return any(match(event) for match in self.filters)
+
+
+# --- parsing and checking the parameters ---------------------------------------------
+
+
+def parse_identifier(value):
+    """The client's identifier; 401 when missing (the book's answer), 406 when absurd."""
+    identifier = (value or "").strip()
+    if not identifier:
+        raise RequestError(401, "identifier missing: add ?identifier=YOUR-CLIENT-ID to the URL.")
+    if len(identifier) > MAX_IDENTIFIER_LENGTH:
+        raise malformed(f"identifier too long: at most {MAX_IDENTIFIER_LENGTH} characters.")
+    return identifier
+
+
+def parse_percent(value):
+    """The sample's percent, 1 to 100; the default when absent."""
+    if value is None:
+        return DEFAULT_SAMPLE_PERCENT
+    text = value.strip()
+    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 100):
+        raise malformed(f"percent must be a whole number from 1 to 100, not {value!r}.")
+    return int(text)
+
+
+def _items(values):
+    """Comma-separated items of every occurrence of a field (track=a,b&track=c)."""
+    return [item.strip() for value in values for item in value.split(",")]
+
+
+def parse_track(values):
+    """The phrases of ``track`` fields: at most 400, each 1 to 60 bytes."""
+    phrases = _items(values)
+    if len(phrases) > MAX_TRACK_PHRASES:
+        raise too_many(
+            f"track has {len(phrases)} phrases; at most {MAX_TRACK_PHRASES} are allowed."
+        )
+    for phrase in phrases:
+        if not phrase:
+            raise malformed("track has an empty phrase (two commas in a row, or one at an end).")
+        if len(phrase.encode()) > MAX_PHRASE_BYTES:
+            raise malformed(
+                f"track phrase {phrase[:20]!r}... is over {MAX_PHRASE_BYTES} bytes long."
+            )
+    return phrases
+
+
+def parse_follow(values):
+    """The users of ``follow`` fields, as written: logins (with or without @) or ids.
+
+    Only their form is checked here; whether they exist is the caller's question.
+    """
+    names = [item.removeprefix("@") for item in _items(values)]
+    if len(names) > MAX_FOLLOWS:
+        raise too_many(f"follow has {len(names)} users; at most {MAX_FOLLOWS} are allowed.")
+    for name in names:
+        if not name:
+            raise malformed("follow has an empty user (two commas in a row, or one at an end).")
+        if not LOGIN.fullmatch(name):
+            raise malformed(f"follow: {name[:40]!r} is neither a login nor a user id.")
+    return names
+
+
+def parse_locations(values):
+    """The boxes of ``locations`` fields: groups of four numbers, at most 25 boxes."""
+    items = _items(values)
+    if len(items) > 4 * MAX_BOXES:
+        raise too_many(f"locations has {len(items) / 4:g} boxes; at most {MAX_BOXES} are allowed.")
+    numbers = []
+    for item in items:
+        try:
+            number = float(item)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
+            raise malformed(f"locations: {item[:40]!r} is not a number.")
+        numbers.append(number)
+    if not numbers or len(numbers) % 4:
+        raise malformed(
+            "locations takes groups of four numbers: south-west longitude and latitude, "
+            "then north-east longitude and latitude."
+        )
+    boxes = [tuple(numbers[i : i + 4]) for i in range(0, len(numbers), 4)]
+    for west, south, east, north in boxes:
+        if not (-180 <= west <= 180 and -180 <= east <= 180):
+            raise malformed("locations: longitudes lie between -180 and 180.")
+        if not (-90 <= south <= 90 and -90 <= north <= 90):
+            raise malformed("locations: latitudes lie between -90 and 90.")
+        if west > east or south > north:
+            raise malformed(
+                f"locations: box {west:g},{south:g},{east:g},{north:g} does not give its "
+                "south-west corner first, then its north-east corner."
+            )
+    return boxes
