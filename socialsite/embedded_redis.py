@@ -27,10 +27,10 @@ from redis.retry import Retry
 
 # Settings every server we start gets. Each is chosen for a reason:
 SERVER_SETTINGS = {
-    # Keep sorted sets of up to 1024 entries in the compact listpack/ziplist encoding,
-    # so that a full 1000-entry home timeline costs a few bytes per entry instead of
-    # a skiplist node (~90 bytes). See the README's memory figures.
-    "zset-max-ziplist-entries": "1024",
+    # Keep sets of up to 2048 integers in the compact intset encoding (a sorted array
+    # of 4-byte ints): a full home timeline (1000 ids + 200 slack, see limits.py) then
+    # costs about 4 bytes per entry instead of ~50 in a hash table. See the README.
+    "set-max-intset-entries": "2048",
     # A pub/sub client (the streaming server) that falls this far behind is
     # disconnected by Redis rather than letting its buffer eat the server's memory.
     "client-output-buffer-limit": "pubsub 32mb 8mb 60",

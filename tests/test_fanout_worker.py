@@ -44,12 +44,12 @@ def receivers(r, sid, follower_uids):
     """Followers whose home timeline holds ``sid``."""
     pipe = r.pipeline(transaction=False)
     for follower in follower_uids:
-        pipe.zscore(keys.home(follower), sid)
-    return {f for f, score in zip(follower_uids, pipe.execute(), strict=True) if score}
+        pipe.sismember(keys.home(follower), sid)
+    return {f for f, held in zip(follower_uids, pipe.execute(), strict=True) if held}
 
 
 def all_homes(r, uids):
-    return {uid: r.zrange(keys.home(uid), 0, -1, withscores=True) for uid in uids}
+    return {uid: timelines.home_ids(r, uid) for uid in uids}
 
 
 def test_a_large_fan_out_reaches_every_follower_through_plans_and_batches(r, alice, small_batches):

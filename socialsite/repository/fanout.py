@@ -19,8 +19,8 @@ Why this delivers exactly once to every follower at posting time:
   follow's backfill copies the status from the profile instead);
 - deliver.lua checks, in the same step as the ZADD, that the follower still follows
   the author, so an unfollow during the fan-out is respected;
-- a job that runs twice (its worker died before completing it) repeats ZADDs of the
-  same member and score, which change nothing.
+- a job that runs twice (its worker died before completing it) repeats SADDs of ids
+  already in the set, which change nothing.
 
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
@@ -28,9 +28,15 @@ whose status hash is gone, so nobody sees a deleted status while that runs.
 """
 
 import logging
+from collections import defaultdict
 
 from . import jobs, keys, scripts, timelines
-from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE, PLAN_BATCHES_PER_JOB
+from .limits import (
+    FANOUT_BATCH_SIZE,
+    HOME_TIMELINE_SIZE,
+    HOME_TIMELINE_SLACK,
+    PLAN_BATCHES_PER_JOB,
+)
 
 log = logging.getLogger(__name__)
 
@@ -39,19 +45,25 @@ log = logging.getLogger(__name__)
 
 
 def deliver(r, author_uid, sid, follower_uids):
-    """Put status ``sid`` into the home timelines of ``follower_uids``, one pipeline.
+    """Put status ``sid`` into the home timelines of ``follower_uids``; one round trip.
 
-    Returns how many were delivered (followers who unfollowed meanwhile are skipped).
+    Followers are grouped by shard (keys.shard): each group's keys share a cluster
+    slot, so one call of deliver.lua serves the whole group. A batch of 1000
+    followers costs at most USER_SHARDS script calls instead of 1000, which is most
+    of the fan-out's speed. Returns how many were delivered (followers who
+    unfollowed meanwhile are skipped).
     """
-    if not follower_uids:
+    groups = defaultdict(list)
+    for follower in follower_uids:
+        groups[keys.shard(follower)].append(follower)
+    if not groups:
         return 0
 
     def fill(pipe):
-        for follower in follower_uids:
+        for followers in groups.values():
+            group_keys = [key for f in followers for key in (keys.home(f), keys.following(f))]
             scripts.DELIVER.queue(
-                pipe,
-                [keys.home(follower), keys.following(follower)],
-                [author_uid, sid, HOME_TIMELINE_SIZE],
+                pipe, group_keys, [author_uid, sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK]
             )
 
     return sum(scripts.run_pipeline(r, fill))
@@ -63,7 +75,7 @@ def remove(r, sid, follower_uids):
         return 0
     pipe = r.pipeline(transaction=False)
     for follower in follower_uids:
-        pipe.zrem(keys.home(follower), sid)
+        pipe.srem(keys.home(follower), sid)
     return sum(pipe.execute())
 
 

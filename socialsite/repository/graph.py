@@ -15,7 +15,7 @@ import enum
 import time
 
 from . import fanout, jobs, keys, locks, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 
 LockBusy = locks.LockBusy
 
@@ -38,7 +38,7 @@ def follow(r, uid, other_uid):
     1. Add other to following:{uid} (and count it), under the lock.
     2. Add uid to followers:{other} (and count it) and, in the same round trip, read
        other's newest HOME_TIMELINE_SIZE status ids.
-    3. Copy those ids into home:{uid} and trim it to the cap (backfill.lua).
+    3. Add those ids to home:{uid} and trim it to the cap (backfill.lua).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -61,7 +61,7 @@ def follow(r, uid, other_uid):
             scripts.BACKFILL(
                 r,
                 [keys.home(uid), keys.following(uid)],
-                [other_uid, HOME_TIMELINE_SIZE, *status_ids],
+                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *status_ids],
             )
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 

@@ -1,11 +1,14 @@
 """Every Redis key socialsite uses is built here, and nowhere else.
 
 Key names follow the book (chapter 8 of *Redis in Action*): ``user:<id>``,
-``status:<id>``, ``home:<id>``, ... with one change: every key that belongs to one user
-carries the user id as a hash tag, ``user:{42}``, ``home:{42}``. Redis Cluster puts keys
-with the same hash tag in the same slot, so one user's hash, timelines and follow lists
-live together and a Lua script may change several of them atomically. No script or
-MULTI ever spans two users, which is what keeps us cluster-safe.
+``status:<id>``, ``home:<id>``, ... with one addition: every key that belongs to a user
+carries that user's *shard* as a hash tag: ``user:{s42}:1066`` is user 1066's hash in
+shard 42 (1066 mod 64). Redis Cluster puts keys with the same hash tag in the same
+slot, which gives us two things:
+- one user's hash, timelines and follow lists share a slot, so a Lua script may
+  change several of them atomically (no script or MULTI ever spans two slots);
+- a fan-out batch of 1000 followers falls into at most USER_SHARDS slot groups, and
+  each group is delivered by one script call instead of 1000 (fanout.deliver).
 """
 
 # Counters that hand out ids. INCR makes ids unique and increasing: status ids are
@@ -19,40 +22,56 @@ LOGINS = "users:"
 # PUBSUB channel carrying posted and deleted statuses to the streaming servers.
 STATUS_CHANNEL = "streaming:status:"
 
+# How many shards users are spread over (see above). More shards spread a big cluster
+# more evenly; fewer make fan-out batches bigger. It is part of every user key's name:
+# changing it means moving the data, so it is a constant, not a setting.
+USER_SHARDS = 64
+
+
+def shard(uid):
+    """The hash tag of user ``uid``'s keys."""
+    return f"{{s{int(uid) % USER_SHARDS}}}"
+
 
 def user(uid):
     """HASH: login, name, id, followers, following, posts, signup. Public fields only."""
-    return f"user:{{{uid}}}"
+    return f"user:{shard(uid)}:{uid}"
 
 
 def credentials(uid):
     """HASH: password (an Argon2 hash). Kept apart so the public hash never carries it."""
-    return f"credentials:{{{uid}}}"
+    return f"credentials:{shard(uid)}:{uid}"
 
 
 def home(uid):
-    """ZSET: status ids of the user and of everyone they follow, scored by id, capped."""
-    return f"home:{{{uid}}}"
+    """SET of integers: ids of the statuses of the user and everyone they follow.
+
+    Status ids grow with time, so the set's numeric order is the timeline's order.
+    Redis keeps an all-integer set of up to set-max-intset-entries members as a sorted
+    array of 4-byte integers (an intset): ~4 bytes per entry, and SADD is a binary
+    search. Capped at HOME_TIMELINE_SIZE (+ slack, trimmed in batches).
+    """
+    return f"home:{shard(uid)}:{uid}"
 
 
 def profile(uid):
     """ZSET: ids of the statuses the user posted, scored by id."""
-    return f"profile:{{{uid}}}"
+    return f"profile:{shard(uid)}:{uid}"
 
 
 def followers(uid):
     """ZSET: ids of the users who follow ``uid``, scored by follow time (unique ms)."""
-    return f"followers:{{{uid}}}"
+    return f"followers:{shard(uid)}:{uid}"
 
 
 def following(uid):
     """ZSET: ids of the users ``uid`` follows, scored by follow time (unique ms)."""
-    return f"following:{{{uid}}}"
+    return f"following:{shard(uid)}:{uid}"
 
 
 def follow_lock(uid):
     """STRING: held while ``uid`` follows or unfollows someone (see graph.py)."""
-    return f"lock:follow:{{{uid}}}"
+    return f"lock:follow:{shard(uid)}:{uid}"
 
 
 def status(sid):

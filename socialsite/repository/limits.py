@@ -4,6 +4,12 @@
 # back on a home page, and the cap bounds both memory per user and fan-out work.
 HOME_TIMELINE_SIZE = 1000
 
+# A home timeline may grow this far past its cap before it is cut back (lua/_home.lua):
+# cutting costs a SORT, so doing it once per 200 deliveries keeps a delivery cheap.
+# Redis must keep sets of HOME_TIMELINE_SIZE + HOME_TIMELINE_SLACK integers compact:
+# set-max-intset-entries (embedded_redis.SERVER_SETTINGS) is set above that.
+HOME_TIMELINE_SLACK = 200
+
 # Followers who get a new status within the posting request (the book's 1000: that
 # covers 99.9% of authors). The rest is deferred work (fanout.defer_remaining).
 # Django's INLINE_FANOUT_LIMIT setting overrides it per call.

@@ -15,9 +15,11 @@ LUA_DIR = Path(__file__).parent / "lua"
 
 
 class Script:
-    def __init__(self, name):
+    def __init__(self, name, preludes=()):
+        """Load lua/<name>.lua, after the shared lua/_<prelude>.lua files it uses."""
         self.name = name
-        self.text = (LUA_DIR / f"{name}.lua").read_text()
+        parts = [(LUA_DIR / f"_{prelude}.lua").read_text() for prelude in preludes]
+        self.text = "".join([*parts, (LUA_DIR / f"{name}.lua").read_text()])
         # SHA-1 because that is how Redis names scripts, not for security.
         self.sha = hashlib.sha1(self.text.encode(), usedforsecurity=False).hexdigest()
 
@@ -39,11 +41,12 @@ class Script:
 ADD_EDGE = Script("add_edge")
 REMOVE_EDGE = Script("remove_edge")
 UNFOLLOW = Script("unfollow")
-BACKFILL = Script("backfill")
-DELIVER = Script("deliver")
-ADD_OWN_STATUS = Script("add_own_status")
+BACKFILL = Script("backfill", preludes=["home"])
+DELIVER = Script("deliver", preludes=["home"])
+ADD_OWN_STATUS = Script("add_own_status", preludes=["home"])
 REMOVE_OWN_STATUS = Script("remove_own_status")
 RELEASE_LOCK = Script("release_lock")
+HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
 DEAD_LETTER = Script("dead_letter")
 REPLAY_DEAD = Script("replay_dead")
@@ -57,6 +60,7 @@ ALL = [
     ADD_OWN_STATUS,
     REMOVE_OWN_STATUS,
     RELEASE_LOCK,
+    HOME_PAGE,
     COMPLETE_JOB,
     DEAD_LETTER,
     REPLAY_DEAD,

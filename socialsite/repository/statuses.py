@@ -4,7 +4,7 @@ import enum
 import time
 
 from . import events, fanout, jobs, keys, scripts
-from .limits import HOME_TIMELINE_SIZE, INLINE_FANOUT_LIMIT
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, INLINE_FANOUT_LIMIT
 
 
 class DeleteResult(enum.Enum):
@@ -57,7 +57,7 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
         scripts.ADD_OWN_STATUS.queue(
             pipe,
             [keys.profile(uid), keys.home(uid), keys.user(uid)],
-            [sid, HOME_TIMELINE_SIZE],
+            [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK],
         )
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True

@@ -1,8 +1,11 @@
 """Reading home and profile timelines: a page of statuses with their authors.
 
-A timeline is a ZSET of status ids scored by the id itself. Ids come from INCR, so
-they are unique and in posting order: ordering by id is ordering by time, with no
-ties, which makes cursor paging exact (see paging.py).
+Status ids come from INCR, so they are unique and in posting order: ordering by id is
+ordering by time, with no ties, which makes cursor paging exact (see paging.py).
+- A profile timeline is a ZSET of the author's status ids scored by the id itself.
+- A home timeline is a SET of status ids (keys.home says why): its newest
+  HOME_TIMELINE_SIZE ids, by number, are the timeline. home_page.lua reads them in
+  order (SORT ... DESC LIMIT) inside Redis.
 
 Reading one page costs three round trips whatever its length: the ids, the status
 hashes (one pipeline), the authors' hashes (one pipeline).
@@ -10,13 +13,12 @@ hashes (one pipeline), the authors' hashes (one pipeline).
 
 import heapq
 
-from . import keys, locks, paging, statuses, users
+from . import keys, locks, paging, scripts, statuses, users
 from .limits import HOME_TIMELINE_SIZE
 
 
-def _page_of_statuses(r, key, before, count):
-    pairs, next_cursor = paging.read_ids(r, key, before, count)
-    found = statuses.get_statuses(r, [sid for sid, _ in pairs])
+def _page_of_statuses(r, status_ids, next_cursor):
+    found = statuses.get_statuses(r, status_ids)
     authors = users.get_users(r, [status["uid"] for status in found])
     for status in found:
         status["author"] = authors.get(status["uid"])
@@ -24,19 +26,34 @@ def _page_of_statuses(r, key, before, count):
     return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
+def _home_ids(r, uid, before, count):
+    """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest first."""
+    before = "" if before is None else int(before)
+    ids = scripts.HOME_PAGE(r, [keys.home(uid)], [before, count, HOME_TIMELINE_SIZE])
+    return [int(sid) for sid in ids]
+
+
 def home_page(r, uid, before=None, count=30):
     """A page of the home timeline of ``uid``: statuses (newest first) and a cursor."""
-    return _page_of_statuses(r, keys.home(uid), before, count)
+    ids = _home_ids(r, uid, before, count + 1)
+    next_cursor = ids[count - 1] if len(ids) > count else None
+    return _page_of_statuses(r, ids[:count], next_cursor)
 
 
 def profile_page(r, uid, before=None, count=30):
     """A page of the statuses ``uid`` posted (newest first) and a cursor."""
-    return _page_of_statuses(r, keys.profile(uid), before, count)
+    pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
+    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
 
 
 def home_ids(r, uid):
-    """Every id in the home timeline of ``uid``, newest first (tests, maintenance)."""
-    return [int(sid) for sid in r.zrevrange(keys.home(uid), 0, -1)]
+    """The home timeline of ``uid`` as ids, newest first (tests, maintenance)."""
+    return _home_ids(r, uid, None, HOME_TIMELINE_SIZE)
+
+
+def in_home(r, uid, sid):
+    """Whether status ``sid`` is in the home timeline of ``uid`` (tests, maintenance)."""
+    return bool(r.sismember(keys.home(uid), sid))
 
 
 def profile_ids(r, uid, count=None):
@@ -60,16 +77,12 @@ def refill_home(r, uid):
     the number of ids added.
     """
     with locks.hold(r, keys.follow_lock(uid), wait_seconds=10):
-        pipe = r.pipeline(transaction=False)
-        pipe.zcard(keys.home(uid))
-        pipe.zrange(keys.home(uid), 0, 0, withscores=True)
-        pipe.zrange(keys.following(uid), 0, -1)
-        size, oldest, followed = pipe.execute()
-        gap = HOME_TIMELINE_SIZE - size
+        visible = _home_ids(r, uid, None, HOME_TIMELINE_SIZE)
+        gap = HOME_TIMELINE_SIZE - len(visible)
         if gap <= 0:
             return 0
-        below = f"({int(oldest[0][1])}" if oldest else "+inf"
-        authors = [uid, *followed]
+        below = f"({visible[-1]}" if visible else "+inf"
+        authors = [uid, *r.zrange(keys.following(uid), 0, -1)]
         candidates = []
         for start in range(0, len(authors), _REFILL_CHUNK):
             pipe = r.pipeline(transaction=False)
@@ -77,9 +90,4 @@ def refill_home(r, uid):
                 pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
             candidates += [int(sid) for ids in pipe.execute() for sid in ids]
         newest = heapq.nlargest(gap, set(candidates))
-        if not newest:
-            return 0
-        pipe = r.pipeline(transaction=True)  # one key: a MULTI is cluster-safe
-        pipe.zadd(keys.home(uid), {str(sid): sid for sid in newest})
-        pipe.zremrangebyrank(keys.home(uid), 0, -HOME_TIMELINE_SIZE - 1)
-        return pipe.execute()[0]
+        return r.sadd(keys.home(uid), *newest) if newest else 0

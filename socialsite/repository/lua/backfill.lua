@@ -1,21 +1,16 @@
 -- Copy a newly followed user's statuses into the follower's home timeline.
--- KEYS[1] = home:{uid}        (ZSET)
--- KEYS[2] = following:{uid}   (ZSET)
+-- KEYS[1] = home:{s}:uid        (SET)
+-- KEYS[2] = following:{s}:uid   (ZSET)
 -- ARGV[1] = the followed user's id
--- ARGV[2] = the home timeline's cap
--- ARGV[3..] = status ids (each is also its score)
+-- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
+-- ARGV[4..] = status ids
 -- Returns the number of ids added; 0 if the follow was undone in the meantime.
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
     return 0
 end
 local added = 0
-for i = 3, #ARGV, 500 do
-    local args = {}
-    for j = i, math.min(i + 499, #ARGV) do
-        args[#args + 1] = ARGV[j]
-        args[#args + 1] = ARGV[j]
-    end
-    added = added + redis.call('ZADD', KEYS[1], unpack(args))
+for i = 4, #ARGV, 1000 do
+    added = added + redis.call('SADD', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[2]) - 1)
+trim_home(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 return added

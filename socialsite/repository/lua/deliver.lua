@@ -1,14 +1,19 @@
--- Deliver one status to one follower's home timeline (fan-out).
--- KEYS[1] = home:{uid}        (ZSET)
--- KEYS[2] = following:{uid}   (ZSET)
+-- Deliver one status to the home timelines of several followers (fan-out).
+-- KEYS[2i-1] = home:{s}:follower       (SET)    for each follower i, all in one slot
+-- KEYS[2i]   = following:{s}:follower  (ZSET)
 -- ARGV[1] = the author's id
--- ARGV[2] = the status id (also its score)
--- ARGV[3] = the home timeline's cap
--- Returns 1 if delivered, 0 if the follower no longer follows the author.
--- Delivering twice changes nothing (ZADD of the same member and score).
-if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-    return 0
+-- ARGV[2] = the status id
+-- ARGV[3] = the home timeline's cap, ARGV[4] = its slack
+-- Returns how many followers received it. Followers who no longer follow the author
+-- are skipped, in the same step as the others' delivery. Delivering twice changes
+-- nothing: the home timeline is a set.
+local author, sid = ARGV[1], ARGV[2]
+local cap, slack = tonumber(ARGV[3]), tonumber(ARGV[4])
+local delivered = 0
+for i = 1, #KEYS, 2 do
+    if redis.call('ZSCORE', KEYS[i + 1], author) then
+        delivered = delivered + redis.call('SADD', KEYS[i], sid)
+        trim_home(KEYS[i], cap, slack)
+    end
 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[2])
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -tonumber(ARGV[3]) - 1)
-return 1
+return delivered

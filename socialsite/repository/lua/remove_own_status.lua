@@ -1,10 +1,10 @@
 -- Take a status off its author's profile and home timelines and uncount it.
--- KEYS[1] = profile:{uid}     (ZSET)
--- KEYS[2] = home:{uid}        (ZSET)
--- KEYS[3] = user:{uid}        (HASH: the "posts" count)
+-- KEYS[1] = profile:{s}:uid   (ZSET)
+-- KEYS[2] = home:{s}:uid      (SET)
+-- KEYS[3] = user:{s}:uid      (HASH: the "posts" count)
 -- ARGV[1] = the status id
 -- Returns 1 if removed, 0 if it was gone already (a retry: nothing is uncounted twice).
-redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[2], ARGV[1])
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
     redis.call('HINCRBY', KEYS[3], 'posts', -1)
     return 1

@@ -1,0 +1,116 @@
+"""Bulk loading (demo data, benchmarks): the same keys and invariants as one-by-one
+writes, in big pipelines.
+
+Meant for a single writer filling a network quickly, e.g. ``manage.py seed_demo``:
+- counts are raised with HINCRBY by what each ZADD reports as new, so they equal
+  the list sizes even when loading onto existing data;
+- follow scores must be unique per list (as add_edge.lua makes them); the caller
+  passes them;
+- home timelines are written whole, already merged by the caller.
+"""
+
+import heapq
+import time
+from collections import defaultdict
+
+from . import keys
+from .limits import HOME_TIMELINE_SIZE
+
+# Commands per pipeline: big enough to amortize round trips, small enough to keep
+# client and server buffers modest.
+CHUNK = 5000
+
+
+def _pipelined(r, items, queue, chunk=CHUNK):
+    """Call ``queue(pipe, item)`` for each item, in pipelines of ``chunk``; return results."""
+    results = []
+    for start in range(0, len(items), chunk):
+        pipe = r.pipeline(transaction=False)
+        for item in items[start : start + chunk]:
+            queue(pipe, item)
+        results += pipe.execute()
+    return results
+
+
+def _add_and_count(r, members_by_owner, key_of, count_field):
+    """ZADD each owner's members, then HINCRBY the owner's count by how many were new."""
+    owners = list(members_by_owner)
+    added = _pipelined(
+        r, owners, lambda p, uid: p.zadd(key_of(uid), members_by_owner[uid]), chunk=500
+    )
+    _pipelined(
+        r,
+        [(uid, n) for uid, n in zip(owners, added, strict=True) if n],
+        lambda p, item: p.hincrby(keys.user(item[0]), count_field, item[1]),
+    )
+
+
+def create_users(r, people, password_hash):
+    """Create users from (login, name) pairs, all with one password hash; return ids.
+
+    Logins must be new (any case): one already taken is left out, its id None.
+    """
+    first = r.incrby(keys.USER_IDS, len(people)) - len(people) + 1
+    pairs = list(zip(range(first, first + len(people)), people, strict=True))
+    now = time.time()
+
+    def write_user(pipe, pair):
+        uid, (login, name) = pair
+        fields = {"id": uid, "login": login, "name": name, "followers": 0, "following": 0,
+                  "posts": 0, "signup": now}  # fmt: skip
+        pipe.hset(keys.user(uid), mapping=fields)
+        pipe.hset(keys.credentials(uid), "password", password_hash)
+
+    def claim_login(pipe, pair):
+        uid, (login, _) = pair
+        pipe.hsetnx(keys.LOGINS, login.lower(), uid)
+
+    _pipelined(r, pairs, write_user)
+    uids = []
+    for (uid, _), won in zip(pairs, _pipelined(r, pairs, claim_login), strict=True):
+        if not won:
+            r.delete(keys.user(uid), keys.credentials(uid))
+        uids.append(uid if won else None)
+    return uids
+
+
+def add_follows(r, edges):
+    """Add follows from (follower, followed, score) triples; count what is new.
+
+    Scores must be unique within each list (each followed user's followers, each
+    follower's followings).
+    """
+    following, followers = defaultdict(dict), defaultdict(dict)
+    for follower, followed, score in edges:
+        following[follower][str(followed)] = score
+        followers[followed][str(follower)] = score
+    _add_and_count(r, following, keys.following, "following")
+    _add_and_count(r, followers, keys.followers, "followers")
+
+
+def reserve_status_ids(r, count):
+    """``count`` new status ids, increasing, from one INCRBY."""
+    last = r.incrby(keys.STATUS_IDS, count)
+    return list(range(last - count + 1, last + 1))
+
+
+def add_statuses(r, statuses):
+    """Store statuses (dicts with id, uid, login, message, posted, ...), put them on
+    their authors' profiles and count them. Ids must come from reserve_status_ids."""
+    _pipelined(r, statuses, lambda p, status: p.hset(keys.status(status["id"]), mapping=status))
+    profiles = defaultdict(dict)
+    for status in statuses:
+        profiles[status["uid"]][str(status["id"])] = status["id"]
+    _add_and_count(r, profiles, keys.profile, "posts")
+
+
+def set_homes(r, homes):
+    """Add to home timelines: {uid: status ids}, the newest HOME_TIMELINE_SIZE of each."""
+
+    def write_home(pipe, item):
+        uid, ids = item
+        newest = heapq.nlargest(HOME_TIMELINE_SIZE, ids)
+        if newest:
+            pipe.sadd(keys.home(uid), *newest)
+
+    _pipelined(r, list(homes.items()), write_home, chunk=500)
