@@ -31,6 +31,10 @@ SERVER_SETTINGS = {
     # of 4-byte ints): a full home timeline (1000 ids + 200 slack, see limits.py) then
     # costs about 4 bytes per entry instead of ~50 in a hash table. See the README.
     "set-max-intset-entries": "2048",
+    # Keep a status hash in the compact ziplist encoding even with a long message:
+    # the default (64 bytes) turns a 100-character status into a hash table of
+    # ~850 bytes. 280 characters of UTF-8 take at most 1120 bytes.
+    "hash-max-ziplist-value": "1200",
     # A pub/sub client (the streaming server) that falls this far behind is
     # disconnected by Redis rather than letting its buffer eat the server's memory.
     "client-output-buffer-limit": "pubsub 32mb 8mb 60",

@@ -1,0 +1,155 @@
+"""``manage.py bench_fanout``: fan-out rate, ours against the book's and the raw ceiling.
+
+For each follower count, on one throwaway Redis (or --redis-url), in one run:
+- ours: statuses.post_status (1000 followers inline, as in a request) plus N
+  ``manage.py fanout`` worker processes for the rest; timed from the post until no
+  job is left and the last follower's home timeline holds the status;
+- the book: listings 8.6/8.7 (socialsite/benchmarks/book.py), its deferred passes
+  run by one worker as chapter 6's queue does; timed the same way;
+- raw ceiling: pipelined ZADDs of the status into every follower's timeline from one
+  client, 1000 a pipeline, with nothing else (no follower reads, no trimming).
+Home timelines start empty; followers are written in bulk beforehand.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from socialsite import embedded_redis
+from socialsite.benchmarks import book
+from socialsite.repository import bulk, client, jobs, statuses, timelines
+
+
+class Command(BaseCommand):
+    help = "Measure fan-out rate: socialsite's workers vs the book's algorithm vs raw ZADDs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--followers", default="10000,100000,1000000")
+        parser.add_argument("--workers", default="2", help="worker processes, e.g. 1,2,3")
+        parser.add_argument("--redis-url", default="", help="default: a throwaway server")
+        parser.add_argument("--skip-book", action="store_true")
+
+    def handle(self, *args, **options):
+        sizes = [int(n) for n in options["followers"].split(",")]
+        worker_counts = [int(n) for n in options["workers"].split(",")]
+        with tempfile.TemporaryDirectory() as tmp:
+            server = None
+            url = options["redis_url"]
+            if not url:
+                server = embedded_redis.RedisServer(tmp).start()
+                url = server.url
+            try:
+                r = client.connect(url)
+                self.stdout.write(f"Redis {r.info('server')['redis_version']} at {url}")
+                self.stdout.write(
+                    f"{'followers':>10} {'who':<22} {'seconds':>8} {'deliveries/s':>13}"
+                )
+                for size in sizes:
+                    self.run_size(r, url, tmp, size, worker_counts, options["skip_book"])
+            finally:
+                if server:
+                    server.stop()
+
+    def row(self, size, who, seconds):
+        self.stdout.write(f"{size:>10,} {who:<22} {seconds:>8.2f} {size / seconds:>13,.0f}")
+        return size / seconds
+
+    def run_size(self, r, url, tmp, size, worker_counts, skip_book):
+        rates = {}
+        for count in worker_counts:
+            author, followers = self.setup(r, size)
+            rates[f"ours ({count} workers)"] = self.row(
+                size,
+                f"ours ({count} workers)",
+                self.time_ours(r, url, tmp, author, followers, count),
+            )
+        if not skip_book:
+            author, followers = self.setup(r, size)
+            rates["book"] = self.row(size, "book (1 worker)", self.time_book(r, author, followers))
+        author, followers = self.setup(r, size)
+        rates["raw"] = self.row(size, "raw ZADD ceiling", self.time_raw(r, followers))
+        best = max(v for k, v in rates.items() if k.startswith("ours"))
+        if "book" in rates:
+            self.stdout.write(
+                f"{'':>10} best ours / book = {best / rates['book']:.1f}x, "
+                f"ours / raw = {best / rates['raw']:.2f}x"
+            )
+
+    def setup(self, r, size):
+        """An author followed by ``size`` followers, in both layouts; empty timelines."""
+        client.flush_all(r)
+        (author,) = bulk.create_users(r, [("author", "Author")], "unused")
+        followers = list(range(author + 1, author + 1 + size))
+        base = int(time.time() * 1000) - size
+        for start in range(0, size, 100_000):
+            chunk = followers[start : start + 100_000]
+            bulk.add_follows(r, [(f, author, base + f) for f in chunk])
+            r.zadd(book.key("followers", author), {str(f): base + f for f in chunk})
+        r.hset(book.key("user", author), mapping={"login": "author", "posts": 0})
+        return author, followers
+
+    def start_workers(self, url, tmp, count):
+        env = {**os.environ, "REDIS_URL": url, "REDIS_CLUSTER": "false", "DATA_DIR": tmp}
+        manage = str(settings.BASE_DIR / "manage.py")
+        return [
+            subprocess.Popen(
+                [sys.executable, manage, "fanout", "--name", f"bench{i}"],
+                env=env,
+                stdout=subprocess.DEVNULL,
+            )
+            for i in range(count)
+        ]
+
+    def time_ours(self, r, url, tmp, author, followers, count):
+        jobs.ensure_group(r)
+        workers = self.start_workers(url, tmp, count)
+        try:
+            # Wait until every worker is reading from the group, so start-up is not timed.
+            deadline = time.monotonic() + 60
+            while len(jobs.status(r)["consumers"]) < count and time.monotonic() < deadline:
+                time.sleep(0.05)
+            started = time.perf_counter()
+            sid = statuses.post_status(r, author, "hello, everyone")
+            while True:
+                state = jobs.status(r)
+                if state["waiting"] == 0 and state["in_flight"] == 0:
+                    break
+                time.sleep(0.005)
+            elapsed = time.perf_counter() - started
+        finally:
+            for worker in workers:
+                worker.send_signal(signal.SIGTERM)
+            for worker in workers:
+                worker.wait()
+        self.verify(r, sid, followers, lambda f: timelines.in_home(r, f, sid))
+        return elapsed
+
+    def time_book(self, r, author, followers):
+        started = time.perf_counter()
+        sid = book.post_status(r, author, "hello, everyone")
+        book.work_until_idle(r)
+        elapsed = time.perf_counter() - started
+        self.verify(r, sid, followers, lambda f: r.zscore(book.key("home", f), sid) is not None)
+        return elapsed
+
+    def time_raw(self, r, followers):
+        started = time.perf_counter()
+        for start in range(0, len(followers), 1000):
+            pipe = r.pipeline(transaction=False)
+            for follower in followers[start : start + 1000]:
+                pipe.zadd(book.key("home", follower), {"1": 1})
+            pipe.execute()
+        return time.perf_counter() - started
+
+    def verify(self, r, sid, followers, holds):
+        """The first, last and a spread of followers hold the status, or we say so."""
+        sample = [followers[0], followers[-1], *followers[:: max(1, len(followers) // 200)]]
+        missing = [f for f in sample if not holds(f)]
+        if missing:
+            self.stderr.write(f"status {sid} missing for followers {missing[:5]}...")

@@ -1,0 +1,124 @@
+"""``manage.py bench_memory``: bytes per home-timeline entry and per status, and the
+server time per insert, for socialsite's layout and the book's, on one Redis.
+
+- Timelines: ``--timelines`` full (1000-entry) home timelines in each layout; bytes per
+  entry from the server's used_memory before and after (allocator overhead and key
+  included), and from MEMORY USAGE of one key.
+- Inserts: ``--rounds`` statuses delivered to every one of those full timelines, as a
+  fan-out does (ours: deliver.lua by shard group, trims included; the book: ZADD +
+  ZREMRANGEBYRANK per follower); server microseconds per delivery from INFO
+  commandstats.
+- Statuses: ``--statuses`` posts of 100-character messages; bytes per status hash,
+  and per post in all (hash, profile entry, own home entry, counts).
+"""
+
+import tempfile
+import time
+
+from django.core.management.base import BaseCommand
+
+from socialsite import embedded_redis
+from socialsite.benchmarks import book
+from socialsite.repository import bulk, client, fanout, keys, statuses
+from socialsite.repository.limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+
+
+class Command(BaseCommand):
+    help = "Measure memory per timeline entry and per status, and server time per insert."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--timelines", type=int, default=1000)
+        parser.add_argument("--rounds", type=int, default=400)
+        parser.add_argument("--statuses", type=int, default=20000)
+
+    def handle(self, *args, **options):
+        with tempfile.TemporaryDirectory() as tmp:
+            server = embedded_redis.RedisServer(tmp).start()
+            try:
+                r = client.connect(server.url)
+                info = r.info("server")
+                self.stdout.write(
+                    f"Redis {info['redis_version']}, settings {embedded_redis.SERVER_SETTINGS}"
+                )
+                self.timelines(r, options["timelines"], options["rounds"])
+                self.statuses(r, options["statuses"])
+            finally:
+                server.stop()
+
+    def used(self, r):
+        return r.info("memory")["used_memory"]
+
+    def timelines(self, r, count, rounds):
+        client.flush_all(r)
+        (author,) = bulk.create_users(r, [("author", "Author")], "unused")
+        followers = list(range(author + 1, author + 1 + count))
+        bulk.add_follows(r, [(f, author, i + 1) for i, f in enumerate(followers)])
+        first_id = 10_000_000  # 8-digit ids, as a site with millions of statuses has
+        ids = list(range(first_id, first_id + HOME_TIMELINE_SIZE))
+        now = time.time()
+
+        before = self.used(r)
+        bulk.set_homes(r, {f: ids for f in followers})
+        ours = (self.used(r) - before) / (count * HOME_TIMELINE_SIZE)
+        ours_key = r.memory_usage(keys.home(followers[0])) / HOME_TIMELINE_SIZE
+        encoding = r.object("encoding", keys.home(followers[0]))
+
+        before = self.used(r)
+        for start in range(0, count, 100):
+            pipe = r.pipeline(transaction=False)
+            for f in followers[start : start + 100]:
+                pipe.zadd(book.key("home", f), {str(sid): now + i for i, sid in enumerate(ids)})
+            pipe.execute()
+        theirs = (self.used(r) - before) / (count * HOME_TIMELINE_SIZE)
+        theirs_key = r.memory_usage(book.key("home", followers[0])) / HOME_TIMELINE_SIZE
+        theirs_encoding = r.object("encoding", book.key("home", followers[0]))
+
+        self.stdout.write(f"\nFull home timelines ({count:,} x {HOME_TIMELINE_SIZE} entries):")
+        self.stdout.write(f"  ours ({encoding}):       {ours:6.1f} bytes/entry (used_memory), "
+                          f"{ours_key:6.1f} (MEMORY USAGE)")  # fmt: skip
+        self.stdout.write(f"  book ({theirs_encoding}):    {theirs:6.1f} bytes/entry "
+                          f"(used_memory), {theirs_key:6.1f} (MEMORY USAGE)")  # fmt: skip
+
+        # Inserts into full timelines.
+        r.config_resetstat()
+        for n in range(rounds):
+            fanout.deliver(r, author, first_id + HOME_TIMELINE_SIZE + n, followers)
+        ours_usec = self.script_usec(r) / (rounds * count)
+        sizes = [r.scard(keys.home(f)) for f in followers[:100]]
+        steady = self.used(r)
+        r.config_resetstat()
+        for n in range(rounds):
+            sid = first_id + HOME_TIMELINE_SIZE + n
+            pipe = r.pipeline(transaction=False)
+            for f in followers:
+                pipe.zadd(book.key("home", f), {str(sid): now + HOME_TIMELINE_SIZE + n})
+                pipe.zremrangebyrank(book.key("home", f), 0, -HOME_TIMELINE_SIZE - 1)
+            pipe.execute()
+        stats = r.info("commandstats")
+        book_usec = sum(stats[c]["usec"] for c in ("cmdstat_zadd", "cmdstat_zremrangebyrank"))
+        book_usec /= rounds * count
+        self.stdout.write(f"\nInserting {rounds} statuses into each full timeline (server time):")
+        self.stdout.write(f"  ours: {ours_usec:5.2f} us per delivery (following check, SADD, "
+                          f"trim every {HOME_TIMELINE_SLACK} included); timelines now hold "
+                          f"{min(sizes)}-{max(sizes)} ids, 1000 shown")  # fmt: skip
+        self.stdout.write(f"  book: {book_usec:5.2f} us per delivery (ZADD + ZREMRANGEBYRANK)")
+        self.stdout.write(f"  used_memory after the inserts: {steady / 1e6:.1f} MB")
+
+    def script_usec(self, r):
+        """Server time of the EVALSHA calls (the commands they ran are inside it)."""
+        return r.info("commandstats")["cmdstat_evalsha"]["usec"]
+
+    def statuses(self, r, count):
+        client.flush_all(r)
+        (author,) = bulk.create_users(r, [("author", "Author")], "unused")
+        message = ("Coffee, then a walk by the river before the release. " * 2)[:100]
+        before = self.used(r)
+        for _ in range(count):
+            statuses.post_status(r, author, message)
+        per_post = (self.used(r) - before) / count
+        sample = statuses.post_status(r, author, message)
+        per_hash = r.memory_usage(keys.status(sample))
+        self.stdout.write(f"\nStatuses ({count:,} posts of {len(message)}-character messages):")
+        self.stdout.write(f"  status hash: {per_hash} bytes (MEMORY USAGE)")
+        self.stdout.write(f"  a post in all: {per_post:.0f} bytes (used_memory: hash, profile and"
+                          " own home entries)")  # fmt: skip
