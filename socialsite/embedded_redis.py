@@ -153,11 +153,13 @@ def stop(data_dir):
     data_dir = Path(data_dir).resolve()
     try:
         _probe(unix_socket_path=str(data_dir / "redis.sock")).shutdown()
-    except (redis.ConnectionError, FileNotFoundError):
-        pass  # not running, or the shutdown closed the connection as it should
+    except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError):
+        # Not running; or the shutdown closed the connection as it should; or it is
+        # still writing a big data set to disk, which the wait below covers.
+        pass
     # Redis removes its pid file as it exits: wait for that, so a start right after
     # this never races the old server for the data files.
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 300
     while (data_dir / "redis.pid").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
 
