@@ -1,6 +1,9 @@
 from django.urls import include, path
 
+from . import views
+
 urlpatterns = [
+    path("healthz", views.healthz, name="healthz"),
     path("accounts/", include("accounts.urls")),
     path("", include("timeline.urls")),
 ]

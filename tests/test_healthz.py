@@ -1,0 +1,58 @@
+"""GET /healthz: the liveness check operators point load balancers at."""
+
+import pytest
+from redis.connection import AbstractConnection
+
+from tests.conftest import PASSWORD, make_user
+
+
+@pytest.fixture
+def redis_commands(monkeypatch):
+    """Counts what redis-py writes to any server socket (as test_round_trips does)."""
+    counter = {"n": 0}
+    original = AbstractConnection.send_packed_command
+
+    def counting(self, command, check_health=True):
+        counter["n"] += 1
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    return counter
+
+
+def test_it_answers_ok_in_plain_text(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.content == b"ok"
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+
+
+def test_it_is_not_cached(client):
+    assert client.get("/healthz")["Cache-Control"] == "no-store"
+
+
+def test_it_answers_head(client):
+    response = client.head("/healthz")
+    assert response.status_code == 200
+    assert response.content == b""
+
+
+def test_it_rejects_post(client):
+    response = client.post("/healthz")
+    assert response.status_code == 405
+    assert response["Allow"] == "GET, HEAD"
+
+
+def test_it_does_not_touch_redis(client, redis_commands):
+    client.get("/healthz")
+    assert redis_commands["n"] == 0
+
+
+def test_it_does_not_touch_redis_for_a_logged_in_user(r, client, redis_commands):
+    make_user(r, "alice")
+    response = client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    redis_commands["n"] = 0
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert redis_commands["n"] == 0

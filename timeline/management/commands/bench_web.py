@@ -1,0 +1,677 @@
+"""``manage.py bench_web``: how fast gunicorn serves the pages, measured in one run.
+
+1. Starts a throwaway Redis (unless --redis-url), and seeds it through the repository:
+   a reader following 30 authors who posted one status each (a full home page), and
+   a poster with --followers followers.
+2. For each gunicorn configuration (the recommended one, then each --also): starts
+   gunicorn on a free loopback port, logs in through the real login form, and drives
+   GET /healthz (the cheapest Django view) and then GET / (the reader's home page)
+   with the same generator, connections, warm-up and duration, back to back.
+3. On the first configuration, posts statuses one after the other as the poster
+   (POST /statuses/ with the CSRF token, inline fan-out to every follower) and times
+   each request.
+
+With --in-process it measures instead the CPU time per request of both pages through
+Django's WSGI handler in its own process: no server, no network, and little influence
+from other work on the machine.
+
+Everything it starts runs on 127.0.0.1 and is stopped at the end, also on Ctrl-C or
+SIGTERM. See docs/bench_web.md for figures and the gunicorn settings they support.
+"""
+
+import argparse
+import contextlib
+import http.client
+import http.cookies
+import importlib.metadata
+import io
+import os
+import platform
+import re
+import resource
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib.auth.hashers import make_password
+from django.core.handlers.wsgi import WSGIHandler
+from django.core.management.base import BaseCommand, CommandError
+from django.test import Client
+from redis.cluster import RedisCluster
+from redis.utils import HIREDIS_AVAILABLE
+
+from socialsite import connection, embedded_redis
+from socialsite.benchmarks import loadgen
+from socialsite.repository import client, graph, statuses, timelines, users
+
+HOST = "127.0.0.1"
+HOME_AUTHORS = 30  # one page: settings.TIMELINE_PAGE_SIZE
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+STATUS_ARTICLE = 'class="status"'
+MESSAGE = (
+    "Trying the new release of the timeline this morning: pages feel quick, posting too."
+    " Coffee first, then the review queue."
+)
+
+
+@dataclass(frozen=True)
+class GunicornConfig:
+    worker_class: str
+    workers: int
+    threads: int
+    reuse_port: bool = False
+
+    @classmethod
+    def parse(cls, text):
+        """ "gthread:2:4" (class:workers:threads), "sync:3" (threads default to 1), with
+        ":reuse-port" at the end for a listening socket per worker."""
+        parts = text.split(":")
+        reuse_port = parts[-1] == "reuse-port"
+        if reuse_port:
+            parts = parts[:-1]
+        try:
+            if not 2 <= len(parts) <= 3:
+                raise ValueError
+            workers = int(parts[1])
+            threads = int(parts[2]) if len(parts) == 3 else 1
+        except ValueError:
+            raise CommandError(
+                f"--also wants CLASS:WORKERS[:THREADS][:reuse-port], not {text!r}"
+            ) from None
+        if workers < 1 or threads < 1:
+            raise CommandError(f"workers and threads must be at least 1: {text!r}")
+        return cls(parts[0], workers, threads, reuse_port)
+
+    def argv(self):
+        args = ["--worker-class", self.worker_class, "--workers", str(self.workers)]
+        if self.worker_class == "gthread":
+            args += ["--threads", str(self.threads)]
+        if self.reuse_port:
+            args.append("--reuse-port")
+        return args
+
+    def __str__(self):
+        return "gunicorn " + " ".join(self.argv())
+
+
+@dataclass
+class Measurement:
+    label: str
+    rate: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    errors: int
+    unexpected: dict
+    client_cpu: float  # share of one core
+    server_cpu: float
+    worker_cpu: list  # each gunicorn worker's share of a core
+    redis_cpu: float
+    server_ms_per_request: float  # gunicorn's CPU time (all processes) per request
+    reconnects: int = 0  # connections the server closed after an answer
+
+
+class Browser:
+    """One keep-alive HTTP connection with a cookie jar: logging in and posting."""
+
+    def __init__(self, port):
+        self.port = port
+        self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
+        self.cookies = {}
+
+    def request(self, method, path, form=None):
+        """(status, headers, body text) of one request; cookies kept as a browser does."""
+        headers = {}
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        if self.cookies:
+            headers["Cookie"] = self.cookie_header()
+        self.connection.request(method, path, body=body, headers=headers)
+        response = self.connection.getresponse()
+        text = response.read().decode()
+        for line in response.headers.get_all("Set-Cookie") or []:
+            for name, morsel in http.cookies.SimpleCookie(line).items():
+                if morsel["max-age"] == "0":
+                    self.cookies.pop(name, None)
+                else:
+                    self.cookies[name] = morsel.value
+        return response.status, response.headers, text
+
+    def cookie_header(self):
+        return "; ".join(f"{name}={value}" for name, value in self.cookies.items())
+
+    def close(self):
+        self.connection.close()
+
+
+class Command(BaseCommand):
+    help = "Benchmark the pages through gunicorn: home page vs /healthz, and posting."
+
+    # The configuration docs/bench_web.md recommends for 2 cores (see the figures there).
+    DEFAULT = GunicornConfig("gthread", 2, 2, reuse_port=True)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
+        parser.add_argument("--warmup", type=float, default=2.0, help="unrecorded, before each")
+        parser.add_argument("--connections", type=int, default=32)
+        parser.add_argument(
+            "--repeat",
+            type=int,
+            default=1,
+            help="measure each page this many times, alternating, and keep the fastest run",
+        )
+        parser.add_argument("--worker-class", default=self.DEFAULT.worker_class)
+        parser.add_argument("--workers", type=int, default=self.DEFAULT.workers)
+        parser.add_argument("--threads", type=int, default=self.DEFAULT.threads)
+        parser.add_argument(
+            "--reuse-port",
+            action=argparse.BooleanOptionalAction,
+            default=self.DEFAULT.reuse_port,
+            help="a listening socket per worker, so the kernel spreads connections evenly",
+        )
+        parser.add_argument(
+            "--also",
+            action="append",
+            default=[],
+            metavar="CLASS:WORKERS[:THREADS][:reuse-port]",
+            help="another gunicorn configuration to measure in the same run (repeatable)",
+        )
+        parser.add_argument("--followers", type=int, default=1000, help="the poster's")
+        parser.add_argument(
+            "--max-posts", type=int, default=2000, help="posting stops after this many"
+        )
+        parser.add_argument(
+            "--tool",
+            choices=["python", "wrk"],
+            default="python",
+            help="load generator: the built-in asyncio client, or wrk (apt-get install wrk)",
+        )
+        parser.add_argument("--redis-url", default="", help="an existing server (not flushed)")
+        parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
+        parser.add_argument("--skip-posting", action="store_true")
+        parser.add_argument(
+            "--in-process",
+            action="store_true",
+            help="instead: CPU time per request of each page through Django's WSGI handler"
+            " in this process (no server, no network; steady on a busy machine)",
+        )
+
+    def handle(self, *args, **options):
+        if options["tool"] == "wrk" and not shutil.which("wrk"):
+            raise CommandError("wrk is not installed (Debian: apt-get install -y wrk)")
+        if options["cluster"] and not options["redis_url"]:
+            raise CommandError("--cluster needs --redis-url")
+        # Bounded runs: a benchmark that is left alone still stops by itself.
+        if not (0 < options["seconds"] <= 600 and 0 <= options["warmup"] <= 60):
+            raise CommandError("--seconds must be in (0, 600] and --warmup in [0, 60]")
+        if not (1 <= options["connections"] <= 1000 and 1 <= options["repeat"] <= 20):
+            raise CommandError("--connections must be in [1, 1000] and --repeat in [1, 20]")
+        configs = [
+            GunicornConfig(
+                options["worker_class"],
+                options["workers"],
+                options["threads"],
+                options["reuse_port"],
+            ),
+            *(GunicornConfig.parse(text) for text in options["also"]),
+        ]
+        # SIGTERM stops the run as Ctrl-C does: every process started is stopped.
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(1))
+        with contextlib.ExitStack() as stack:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench_web-")))
+            url = self.start_redis(options, workdir, stack)
+            r = client.connect(url, cluster=options["cluster"])
+            self.print_header(options, url)
+            seeded = self.seed(r, options["followers"])
+            if options["in_process"]:
+                return self.print_in_process(self.measure_in_process(r, seeded, options))
+            for index, config in enumerate(configs):
+                with self.gunicorn(config, url, options, workdir) as (process, port):
+                    self.stdout.write(f"\n{config}")
+                    results = self.measure_pages(r, process, port, seeded, options)
+                    self.print_pages(results)
+                    if index == 0 and not options["skip_posting"]:
+                        self.print_posting(self.measure_posting(r, port, seeded, options), options)
+            load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+            self.stdout.write(f"\nLoad average after the run (1, 5, 15 min): {load}")
+
+    # --- set-up -----------------------------------------------------------------------
+
+    def start_redis(self, options, workdir, stack):
+        if options["redis_url"]:
+            return options["redis_url"]
+        server = embedded_redis.RedisServer(workdir / "redis").start()
+        stack.callback(server.stop)
+        return server.url
+
+    def seed(self, r, followers):
+        """Users, follows and statuses through the repository; return who is who.
+
+        Logins carry a random prefix, so seeding never collides with data already in a
+        --redis-url server. Only the reader and the poster can log in.
+        """
+        started = time.perf_counter()
+        prefix = f"bw{secrets.token_hex(3)}_"
+        password = secrets.token_urlsafe(16)
+        unusable = make_password(None)
+
+        def user(login, password_hash=unusable):
+            uid = users.create_user(r, prefix + login, login.title(), password_hash)
+            if uid is None:
+                raise CommandError(f"could not create the user {prefix + login}")
+            return uid
+
+        reader = user("reader", make_password(password))
+        for i in range(HOME_AUTHORS):
+            author = user(f"author{i}")
+            graph.follow(r, reader, author)
+            extra = {"location": "48.8566,2.3522"} if i % 3 == 0 else {}
+            statuses.post_status(r, author, f"{MESSAGE} ({i})", **extra)
+        poster = user("poster", make_password(password))
+        follower_uids = [user(f"f{i}") for i in range(followers)]
+        for follower in follower_uids:
+            graph.follow(r, follower, poster)
+        self.stdout.write(
+            f"Seeded in {time.perf_counter() - started:.1f} s: @{prefix}reader follows"
+            f" {HOME_AUTHORS} authors (one status each); @{prefix}poster has {followers}"
+            " followers."
+        )
+        return {"reader": prefix + "reader", "poster": prefix + "poster", "poster_uid": poster,
+                "followers": follower_uids, "password": password}  # fmt: skip
+
+    @contextlib.contextmanager
+    def gunicorn(self, config, redis_url, options, workdir):
+        """gunicorn serving the site on a free loopback port, stopped on the way out."""
+        port = embedded_redis.free_port()
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": os.environ.get(
+                "DJANGO_SETTINGS_MODULE", "socialsite.settings"
+            ),
+            "REDIS_URL": redis_url,
+            "REDIS_CLUSTER": "true" if options["cluster"] else "false",
+            "DEBUG": "false",
+            "ALLOWED_HOSTS": HOST,
+            "SECRET_KEY": secrets.token_urlsafe(50),
+            "DATA_DIR": str(workdir / "data"),
+            "LOG_LEVEL": "WARNING",
+        }
+        log_path = workdir / f"gunicorn-{port}.log"
+        argv = [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", *config.argv(),
+                "--error-logfile", str(log_path), "socialsite.wsgi"]  # fmt: skip
+        process = subprocess.Popen(argv, cwd=settings.BASE_DIR, env=env, start_new_session=True)
+        try:
+            self.wait_until_serving(process, port, log_path)
+            yield process, port
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGTERM)
+                try:
+                    process.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    process.wait()
+
+    def wait_until_serving(self, process, port, log_path, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            if process.poll() is not None:
+                raise CommandError(f"gunicorn exited:\n{log_path.read_text()}")
+            probe = http.client.HTTPConnection(HOST, port, timeout=2)
+            try:
+                probe.request("GET", "/healthz")
+                if probe.getresponse().status == 200:
+                    return
+            except OSError:
+                pass  # not listening yet
+            finally:
+                probe.close()
+            if time.monotonic() > deadline:
+                raise CommandError(f"gunicorn did not answer in time:\n{log_path.read_text()}")
+            time.sleep(0.1)
+
+    def log_in(self, port, login, password):
+        """A Browser logged in through the real form, and a CSRF token for its forms."""
+        browser = Browser(port)
+        status, _, page = browser.request("GET", "/accounts/login/")
+        token = CSRF_INPUT.search(page)
+        if status != 200 or not token:
+            raise CommandError(f"the login form did not load (HTTP {status})")
+        form = {"csrfmiddlewaretoken": token.group(1), "username": login, "password": password}
+        status, headers, _ = browser.request("POST", "/accounts/login/", form)
+        if status != 302 or "sessionid" not in browser.cookies:
+            raise CommandError(f"logging in as {login} failed (HTTP {status})")
+        status, _, page = browser.request("GET", "/")
+        token = CSRF_INPUT.search(page)
+        if status != 200 or not token:
+            raise CommandError(f"the home page did not load after login (HTTP {status})")
+        return browser, token.group(1), page
+
+    # --- the measurements -------------------------------------------------------------
+
+    def measure_pages(self, r, process, port, seeded, options):
+        browser, _, page = self.log_in(port, seeded["reader"], seeded["password"])
+        browser.close()
+        shown = page.count(STATUS_ARTICLE)
+        if shown != HOME_AUTHORS:
+            raise CommandError(f"the home page shows {shown} statuses, not {HOME_AUTHORS}")
+        cookies = browser.cookie_header()
+        pages = [("/healthz", "/healthz"), ("/", "/ (home, 30)")]
+        runs = {label: [] for _, label in pages}
+        for _ in range(options["repeat"]):
+            # Alternating, so that a burst of other work on the machine hits both pages.
+            for path, label in pages:
+                runs[label].append(self.measure(r, process, port, path, label, cookies, options))
+        # On a shared machine the fastest run is the one others disturbed least.
+        return [max(runs[label], key=lambda m: m.rate) for _, label in pages]
+
+    def measure(self, r, process, port, path, label, cookies, options):
+        """Drive ``path`` with the chosen generator; the CPU each party used alongside.
+
+        CPU is read when the recorded part starts and when it ends, so warm-up is not
+        in it.
+        """
+        pids = [process.pid, *gunicorn_workers(process.pid)]
+        marks = {}
+
+        def measurement_starts():
+            marks["server"], marks["redis"] = cpu_seconds(pids), redis_cpu(r)
+
+        if options["tool"] == "wrk":
+            result = run_wrk(port, path, cookies, options, measurement_starts)
+        else:
+            request = loadgen.build_request(
+                "GET", path, f"{HOST}:{port}", headers=[("Cookie", cookies)]
+            )
+            result = loadgen.run(
+                HOST, port, request, options["connections"], options["seconds"],
+                warmup=options["warmup"], on_measurement_start=measurement_starts,
+            )  # fmt: skip
+        server = {
+            pid: used - marks["server"].get(pid, 0.0) for pid, used in cpu_seconds(pids).items()
+        }
+        redis_used = redis_cpu(r) - marks["redis"]
+        span = result.seconds
+        unexpected = {status: n for status, n in result.statuses.items() if status != 200}
+        return Measurement(
+            label=label,
+            rate=result.rate,
+            p50_ms=result.percentile(0.50) * 1000,
+            p99_ms=result.percentile(0.99) * 1000,
+            requests=result.requests,
+            errors=result.errors,
+            unexpected=unexpected,
+            client_cpu=result.client_cpu_share,
+            server_cpu=sum(server.values()) / span,
+            worker_cpu=[server[pid] / span for pid in pids[1:] if pid in server],
+            redis_cpu=redis_used / span,
+            server_ms_per_request=sum(server.values()) / max(1, result.requests) * 1000,
+            reconnects=result.reconnects,
+        )
+
+    def measure_in_process(self, r, seeded, options, requests_per_round=100):
+        """{path: CPU ms per request} of /healthz and / through Django's WSGI handler.
+
+        Only this process's CPU time counts, so other work on the machine matters little.
+        Rounds alternate between the pages; the fastest round of each is kept.
+        """
+        connection.use_redis(r)
+        browser = Client(HTTP_HOST=HOST)  # the real login view (the test client skips CSRF)
+        form = {"username": seeded["reader"], "password": seeded["password"]}
+        if browser.post("/accounts/login/", form).status_code != 302:
+            raise CommandError("logging in failed")
+        cookies = "; ".join(f"{name}={morsel.value}" for name, morsel in browser.cookies.items())
+        handler = WSGIHandler()
+
+        def get(path):
+            environ = {
+                "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "",
+                "SERVER_NAME": HOST, "SERVER_PORT": "80", "HTTP_HOST": HOST,
+                "HTTP_COOKIE": cookies, "SERVER_PROTOCOL": "HTTP/1.1",
+                "wsgi.input": io.BytesIO(), "wsgi.url_scheme": "http",
+            }  # fmt: skip
+            answer = []
+            response = handler(
+                environ, lambda status, headers, exc_info=None: answer.append(status)
+            )
+            body = b"".join(response)
+            response.close()
+            if not answer[0].startswith("200"):
+                raise CommandError(f"GET {path} answered {answer[0]}")
+            return body
+
+        if get("/").decode().count(STATUS_ARTICLE) != HOME_AUTHORS:
+            raise CommandError(f"the home page does not show {HOME_AUTHORS} statuses")
+        best = {"/healthz": float("inf"), "/": float("inf")}
+        for _ in range(max(5, options["repeat"])):
+            for path in best:
+                get(path)
+                started = time.process_time()
+                for _ in range(requests_per_round):
+                    get(path)
+                used = (time.process_time() - started) / requests_per_round
+                best[path] = min(best[path], used * 1000)
+        return best
+
+    def measure_posting(self, r, port, seeded, options):
+        """Latency of each POST /statuses/, one after the other, as the poster.
+
+        After each post the browser follows the redirect to the home page (untimed),
+        as a person's browser would; that also reads the flash message, so the session
+        does not grow with every post.
+        """
+        browser, token, _ = self.log_in(port, seeded["poster"], seeded["password"])
+        latencies, sent, posts_before = [], 0, users.get_user(r, seeded["poster_uid"])["posts"]
+        deadline = time.perf_counter() + options["warmup"] + options["seconds"]
+        measured_from = time.perf_counter() + options["warmup"]
+        try:
+            while len(latencies) < options["max_posts"] and time.perf_counter() < deadline:
+                form = {"csrfmiddlewaretoken": token, "message": MESSAGE, "location": ""}
+                started = time.perf_counter()
+                status, headers, _ = browser.request("POST", "/statuses/", form)
+                took = time.perf_counter() - started
+                sent += 1
+                if status != 302 or headers["Location"] != "/":
+                    raise CommandError(f"posting answered HTTP {status}, not a redirect to /")
+                if started >= measured_from:
+                    latencies.append(took)
+                browser.request("GET", "/")
+        finally:
+            browser.close()
+        stored = users.get_user(r, seeded["poster_uid"])["posts"] - posts_before
+        if stored != sent:
+            raise CommandError(f"{sent} posts were sent but {stored} stored")
+        newest = timelines.profile_ids(r, seeded["poster_uid"], count=1)[0]
+        return {"latencies": latencies, "sent": sent,
+                "delivered": delivered_to(r, seeded["followers"], newest)}  # fmt: skip
+
+    # --- output -----------------------------------------------------------------------
+
+    def print_header(self, options, url):
+        versions = ", ".join(f"{name} {version(name)}" for name in ("django", "gunicorn", "redis"))
+        # What redis-py found importable (gunicorn runs with the same environment).
+        versions += f", hiredis {version('hiredis') if HIREDIS_AVAILABLE else 'not used'}"
+        self.stdout.write(
+            f"bench_web: {os.cpu_count()} cores, Python {platform.python_version()}, {versions}"
+        )
+        load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+        self.stdout.write(f"Load average before the run (1, 5, 15 min): {load}")
+        where = "given" if options["redis_url"] else "throwaway redis-server"
+        self.stdout.write(f"Redis: {url} ({where})")
+        if options["in_process"]:
+            return
+        tool = "wrk" if options["tool"] == "wrk" else "built-in asyncio client"
+        self.stdout.write(
+            f"Load: {options['connections']} keep-alive connections, closed loop, {tool};"
+            f" each measurement {options['seconds']:g} s after {options['warmup']:g} s"
+            " of warm-up, back to back"
+        )
+        if options["repeat"] > 1:
+            self.stdout.write(
+                f"  each page {options['repeat']} times, alternating; the fastest run is shown"
+            )
+
+    def print_in_process(self, best):
+        self.stdout.write(
+            "\nIn this process, through Django's WSGI handler (CPU time per request):"
+        )
+        for path, ms in best.items():
+            self.stdout.write(f"  GET {path:<10} {ms:7.3f} ms")
+        self.stdout.write(f"  home/healthz: {best['/healthz'] / best['/']:.1%}")
+
+    def print_pages(self, results):
+        self.stdout.write(
+            f"  {'page':<14}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'requests':>10}{'errors':>8}"
+            f"   CPU (cores): {'client':>6}{'gunicorn':>9}{'redis':>7}   gunicorn CPU ms/req"
+        )
+        for m in results:
+            errors = m.errors + sum(m.unexpected.values())
+            self.stdout.write(
+                f"  {m.label:<14}{m.rate:>8.0f}{m.p50_ms:>9.1f}{m.p99_ms:>9.1f}{m.requests:>10}"
+                f"{errors:>8}   {'':>13}{m.client_cpu:>6.2f}{m.server_cpu:>9.2f}"
+                f"{m.redis_cpu:>7.2f}{m.server_ms_per_request:>13.2f}"
+            )
+            workers = " + ".join(f"{share:.2f}" for share in m.worker_cpu)
+            closed = f"; {m.reconnects} connections closed by the server" if m.reconnects else ""
+            self.stdout.write(f"  {'':<14}gunicorn workers' CPU: {workers}{closed}")
+            if m.unexpected:
+                self.stderr.write(f"  {m.label}: unexpected answers {m.unexpected}")
+        healthz, home = results
+        ratio = home.rate / healthz.rate if healthz.rate else 0.0
+        verdict = "meets" if ratio >= 0.40 and home.p99_ms < 50 else "MISSES"
+        self.stdout.write(
+            f"  home/healthz rate: {ratio:.0%}; home p99 {home.p99_ms:.1f} ms"
+            f" -> {verdict} the targets (>= 40%, p99 < 50 ms)"
+        )
+        if home.server_ms_per_request:
+            # On a busy machine the rates say how much CPU the server got as much as what
+            # it needs; its CPU time per request does not depend on that.
+            cost_ratio = healthz.server_ms_per_request / home.server_ms_per_request
+            self.stdout.write(
+                f"  home/healthz by gunicorn CPU per request: {cost_ratio:.0%}"
+                " (the rate ratio on a machine with nothing else running)"
+            )
+
+    def print_posting(self, posting, options):
+        latencies = loadgen.Result(latencies=posting["latencies"])
+        self.stdout.write(
+            f"\nPosting: POST /statuses/ as the poster ({options['followers']} followers, inline"
+            f" fan-out), one request at a time for {options['seconds']:g} s after"
+            f" {options['warmup']:g} s of warm-up"
+        )
+        if not latencies.requests:
+            self.stdout.write("  no post measured (raise --seconds)")
+            return
+        self.stdout.write(
+            f"  {latencies.requests} posts measured: p50 {latencies.percentile(0.5) * 1000:.1f} ms,"
+            f" p99 {latencies.percentile(0.99) * 1000:.1f} ms; all {posting['sent']} stored, the"
+            f" last one in {posting['delivered']}/{options['followers']} followers' home timelines"
+        )
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def gunicorn_workers(master_pid):
+    """The pids of the gunicorn master's children: its workers."""
+    workers = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[1]) == master_pid:  # after the name: state, ppid, ...
+                workers.append(int(entry.name))
+    return sorted(workers)
+
+
+def cpu_seconds(pids):
+    """{pid: CPU seconds (user + system) used so far} for those of ``pids`` alive."""
+    tick = os.sysconf("SC_CLK_TCK")
+    used = {}
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: utime and stime are the 12th and 13th fields (14, 15 in all).
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick
+    return used
+
+
+def redis_cpu(r):
+    """CPU seconds the Redis server (every node of a cluster) has used so far."""
+    if client.is_cluster(r):
+        nodes = r.info("cpu", target_nodes=RedisCluster.ALL_NODES).values()
+    else:
+        nodes = [r.info("cpu")]
+    return sum(float(node["used_cpu_user"]) + float(node["used_cpu_sys"]) for node in nodes)
+
+
+def delivered_to(r, follower_uids, sid):
+    """How many of ``follower_uids`` have status ``sid`` in their home timeline."""
+    return sum(timelines.in_home(r, uid, sid) for uid in follower_uids)
+
+
+# --- wrk ----------------------------------------------------------------------------------
+
+WRK_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0}
+
+
+def run_wrk(port, path, cookies, options, on_measurement_start):
+    """The same measurement with wrk (2 threads): a warm-up run, then the recorded one."""
+    url = f"http://{HOST}:{port}{path}"
+
+    def wrk(seconds):
+        argv = ["wrk", "--threads", "2", "--connections", str(options["connections"]),
+                "--duration", f"{max(1, round(seconds))}s", "--latency", "--timeout", "10s",
+                "--header", f"Cookie: {cookies}", url]  # fmt: skip
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        output = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return output, cpu
+
+    if options["warmup"] > 0:
+        wrk(options["warmup"])
+    on_measurement_start()
+    output, cpu = wrk(options["seconds"])
+    return parse_wrk(output, cpu)
+
+
+def parse_wrk(output, cpu):
+    result = loadgen.Result()
+    total = re.search(r"(\d+) requests in ([\d.]+)(\w+)", output)
+    result.seconds = float(total.group(2)) * WRK_UNITS[total.group(3)]
+    requests = int(total.group(1))
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
+    result.errors = sum(map(int, errors.groups())) if errors else 0
+    if non_2xx:
+        result.statuses["non-2xx/3xx"] = int(non_2xx.group(1))
+    result.statuses[200] = requests - int(non_2xx.group(1) if non_2xx else 0)
+    for share, value, unit in re.findall(r"^\s+(\d+)%\s+([\d.]+)(us|ms|s|m)\s*$", output, re.M):
+        result.reported[int(share) / 100] = float(value) * WRK_UNITS[unit]
+    result.count = requests
+    result.cpu_seconds = cpu
+    return result
