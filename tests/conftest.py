@@ -8,6 +8,7 @@ import os
 
 import pytest
 from django.contrib.auth.hashers import make_password
+from redis.connection import AbstractConnection
 
 from socialsite import connection, embedded_redis
 from socialsite.repository import client as repository_client
@@ -60,6 +61,21 @@ def r(redis_client, settings):
     connection.use_redis(redis_client)
     yield redis_client
     repository_client.flush_all(redis_client)
+
+
+@pytest.fixture
+def round_trips(monkeypatch):
+    """Counts Redis round trips where redis-py writes to a server's socket: one per
+    command, or per pipeline per server. ``round_trips["n"]`` is the count so far."""
+    counter = {"n": 0}
+    original = AbstractConnection.send_packed_command
+
+    def counting(self, command, check_health=True):
+        counter["n"] += 1
+        return original(self, command, check_health)
+
+    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
+    return counter
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ or per pipeline per server), so this measures what the network sees.
 """
 
 import pytest
-from redis.connection import AbstractConnection
 
 from socialsite.repository import graph, statuses
 from tests.conftest import PASSWORD, make_user
@@ -15,19 +14,6 @@ from tests.conftest import PASSWORD, make_user
 HOME_PAGE_ROUND_TRIPS = 5
 # Profile: the same plus login -> id, the profile's user hash and "am I following?".
 PROFILE_PAGE_ROUND_TRIPS = 8
-
-
-@pytest.fixture
-def round_trips(monkeypatch):
-    counter = {"n": 0}
-    original = AbstractConnection.send_packed_command
-
-    def counting(self, command, check_health=True):
-        counter["n"] += 1
-        return original(self, command, check_health)
-
-    monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
-    return counter
 
 
 def cost(client, url, round_trips):
