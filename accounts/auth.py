@@ -78,17 +78,24 @@ def get_user(request):
     One Redis round trip (the user hash and password hash share a slot). A session
     whose password hash no longer matches (the password changed) is flushed.
     """
-    uid = request.session.get(SESSION_KEY)
+    return user_from_session(request.session)
+
+
+def user_from_session(session):
+    """The user logged in to ``session`` (a SessionStore), or an AnonymousUser.
+
+    What get_user does for a request, for code that has a session but no request:
+    the streaming server authenticates the live pages' connections with it.
+    """
+    uid = session.get(SESSION_KEY)
     if uid is None:
         return AnonymousUser()
     user = load_user(uid)
     if user is None:
-        request.session.flush()
+        session.flush()
         return AnonymousUser()
-    if not constant_time_compare(
-        request.session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()
-    ):
-        request.session.flush()
+    if not constant_time_compare(session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()):
+        session.flush()
         return AnonymousUser()
     return user
 

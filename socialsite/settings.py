@@ -96,6 +96,22 @@ TIMELINE_PAGE_SIZE = 30
 FANOUT_CLAIM_IDLE_MS = env_int("FANOUT_CLAIM_IDLE_MS", 30_000, minimum=100)
 FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 
+# --- streaming ----------------------------------------------------------------------
+# The streaming server (manage.py stream): the API of section 8.5 and the live pages.
+# Where browsers reach it. Empty: the page's own host name on STREAM_PORT (./run's
+# setup). In production a path the reverse proxy routes to the stream servers, such
+# as "/stream", or a URL of their own host (then list the site in CSRF_TRUSTED_ORIGINS).
+STREAM_PUBLIC_URL = env_str("STREAM_PUBLIC_URL").rstrip("/")
+if STREAM_PUBLIC_URL and not STREAM_PUBLIC_URL.startswith(("/", "http://", "https://")):
+    raise ImproperlyConfigured("STREAM_PUBLIC_URL must be a path (/stream) or an http(s) URL")
+STREAM_PORT = env_int("STREAM_PORT", 8001, minimum=1)
+# Seconds without events after which a stream is sent a keep-alive (a blank line).
+STREAM_KEEPALIVE = env_int("STREAM_KEEPALIVE", 30, minimum=1)
+# Events a streaming client may fall behind by before it is disconnected: about ten
+# seconds of a busy site, while costing only pointers to bytes shared by all clients.
+STREAM_CLIENT_BUFFER = env_int("STREAM_CLIENT_BUFFER", 1000, minimum=1)
+# --- end of streaming ---------------------------------------------------------------
+
 # --- Django ---------------------------------------------------------------------------
 INSTALLED_APPS = [
     "django.contrib.messages",

@@ -33,13 +33,17 @@ def connect_pubsub(url):
     see pubsub_urls) sees every event. redis-py's own retries are off: the streaming
     hub owns the reconnect policy, and logs each attempt.
     """
+    options = {}
+    if not url.startswith("unix://"):
+        # TCP keep-alives: the kernel notices a dead peer even if we never write.
+        options["socket_keepalive"] = True
     return redis.asyncio.Redis.from_url(
         url,
         decode_responses=True,
         retry=AsyncRetry(NoBackoff(), 0),
         socket_connect_timeout=5,
-        socket_keepalive=True,
         client_name=PUBSUB_CLIENT_NAME,
+        **options,
     )
 
 
@@ -73,6 +77,15 @@ def connected_clients(r):
         info = r.info("clients", target_nodes=RedisCluster.ALL_NODES)
         return sum(node["connected_clients"] for node in info.values())
     return r.info("clients")["connected_clients"]
+
+
+def cpu_seconds(r):
+    """CPU time the server (or every cluster node) has used since it started."""
+    if is_cluster(r):
+        nodes = r.info("cpu", target_nodes=RedisCluster.ALL_NODES).values()
+    else:
+        nodes = [r.info("cpu")]
+    return sum(node["used_cpu_sys"] + node["used_cpu_user"] for node in nodes)
 
 
 def flush_all(r):

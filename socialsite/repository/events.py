@@ -59,13 +59,16 @@ async def listen(pubsub, ping_after=PING_AFTER_SECONDS, pong_timeout=PONG_TIMEOU
     last_heard = loop.time()
     pinged = False
     while True:
-        # A timeout rather than blocking for ever, so that silence gets noticed.
-        message = await pubsub.get_message(timeout=1.0)
+        # A timeout rather than blocking for ever, so that silence gets noticed. The
+        # raw reply rather than get_message(): that turns the PONG of a decoding
+        # client into nothing (redis-py expects bytes there), and we need to see it.
+        reply = await pubsub.parse_response(block=False, timeout=1.0)
         now = loop.time()
-        if message is not None:
+        if reply is not None:
             last_heard, pinged = now, False
-            if message["type"] == "message":
-                yield message["data"]
+            # ["message", channel, data]; otherwise a PONG or a (un)subscribe reply.
+            if isinstance(reply, list) and len(reply) == 3 and reply[0] == "message":
+                yield reply[2]
             continue
         silent = now - last_heard
         if pinged and silent > ping_after + pong_timeout:

@@ -134,7 +134,10 @@ class TrackFilter:
 
     def __call__(self, event):
         words = event.words
-        return any(group <= words for group in self.groups)
+        for group in self.groups:
+            if group <= words:
+                return True
+        return False
 
 
 class FollowFilter:
@@ -163,9 +166,10 @@ class LocationFilter:
         if point is None:
             return False
         lat, lon = point
-        return any(
-            west <= lon <= east and south <= lat <= north for west, south, east, north in self.boxes
-        )
+        for west, south, east, north in self.boxes:
+            if west <= lon <= east and south <= lat <= north:
+                return True
+        return False
 
 
 class AnyFilter:
@@ -175,7 +179,16 @@ class AnyFilter:
         self.filters = list(filters)
 
     def __call__(self, event):
-        return any(match(event) for match in self.filters)
+        for match in self.filters:
+            if match(event):
+                return True
+        return False
+
+
+def any_of(predicates):
+    """One filter for several predicates (the predicate itself when there is one:
+    every client's filter runs on every event, so a layer less counts)."""
+    return predicates[0] if len(predicates) == 1 else AnyFilter(predicates)
 
 
 # --- parsing and checking the parameters ---------------------------------------------

@@ -23,14 +23,26 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1", help="address to serve pages on")
         parser.add_argument("--port", type=int, default=8000, help="port to serve pages on")
+        parser.add_argument(
+            "--stream-port",
+            type=int,
+            default=settings.STREAM_PORT,
+            help="port of the streaming server (the API and the live pages)",
+        )
 
     def processes(self, options):
         """(name, argv) of every process the site runs, besides Redis."""
         manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
         address = f"{options['host']}:{options['port']}"
+        stream_port = str(options["stream_port"])
+        # The children inherit the environment: this tells the pages where the live
+        # updates come from when --stream-port is not the configured STREAM_PORT.
+        os.environ["STREAM_PORT"] = stream_port
+        stream_options = ["--host", options["host"], "--port", stream_port]
         return [
             ("web", [*manage, "runserver", address]),
             ("fanout", [*manage, "fanout"]),
+            ("stream", [*manage, "stream", *stream_options, "--site-port", str(options["port"])]),
         ]
 
     def handle(self, *args, **options):

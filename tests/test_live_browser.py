@@ -1,0 +1,188 @@
+"""Live updates in a real headless Chromium: no reload needed to see or lose a status.
+
+alice and bob are logged in side by side (a browser context each, so their own
+cookies), bob in two tabs. bob posts from one tab; alice's home page, and bob's other
+tab, show "1 new status" and, on a click, the status, all without reloading. bob
+deletes it from the status the script built (its Delete form must work), and it
+disappears from alice's page without a reload.
+
+The pages come from pytest-django's live_server; the live updates from a real
+``manage.py stream`` process on another port, found through settings.STREAM_PORT as
+in development. The browser is Debian's chromium (CHROMIUM_PATH points elsewhere).
+Without a browser the test is skipped, except when CI=true: there it fails.
+"""
+
+import os
+import re
+
+import pytest
+
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the environment
+    expect = sync_playwright = None
+
+from socialsite.repository import graph
+from tests.conftest import PASSWORD
+from timeline.streaming.harness import StreamServerProcess
+
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+HOW_TO_INSTALL = (
+    "install Chromium with `apt-get install chromium` (or set CHROMIUM_PATH to a "
+    "Chromium binary) and Playwright with `pip install playwright` "
+    "(no `playwright install` needed)"
+)
+TIMEOUT_MS = 15_000
+
+
+def _missing_browser():
+    """Why the browser test cannot run here, or None if it can."""
+    if sync_playwright is None:
+        return "the playwright package is not installed"
+    if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
+        return f"no Chromium executable at {CHROMIUM_PATH}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for this module; skip without one (fail when CI=true)."""
+    reason = _missing_browser()
+    if reason is not None:
+        message = f"{reason}: {HOW_TO_INSTALL}"
+        if os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}:
+            pytest.fail(f"CI=true and {message}", pytrace=False)
+        pytest.skip(message)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def transactional_db():
+    """No SQL database here (DATABASES = {}): nothing to set up or flush.
+
+    pytest-django's live_server asks for transactional_db, whose teardown would flush
+    the dummy database backend and fail; conftest's ``r`` empties Redis instead.
+    """
+
+
+@pytest.fixture(scope="module")
+def stream_server(redis_backend, live_server, tmp_path_factory):
+    from django.conf import settings
+
+    server = StreamServerProcess(
+        redis_backend.url,
+        redis_backend.cluster,
+        log_path=tmp_path_factory.mktemp("stream") / "stream.log",
+        # The site's key, to read its signed sessions; its port, for the CORS check.
+        env={"SECRET_KEY": settings.SECRET_KEY},
+        site_port=int(live_server.url.rsplit(":", 1)[1]),
+    ).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def person(request, live_server, stream_server, settings):
+    """Log a user in, in a browser context of their own; returns a page opener."""
+    settings.STREAM_PORT = stream_server.port  # the pages point the script there
+    settings.STREAM_PUBLIC_URL = ""
+    contexts = []
+
+    def log_in(login):
+        browser = request.getfixturevalue("browser")
+        context = browser.new_context(base_url=live_server.url)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        page.goto("/accounts/login/")
+        page.get_by_label(re.compile(r"^Login name:?$")).fill(login)
+        page.get_by_label(re.compile(r"^Password:?$")).fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
+        return context
+
+    yield log_in
+    for context in contexts:
+        context.close()
+
+
+def open_home(context):
+    """A tab on the home page, once its live connection is open."""
+    page = context.new_page()
+    page.goto("/")
+    expect(page.locator("#timeline")).to_have_attribute("data-live", "connected")
+    # Lost on any reload: proves that what follows happens without one.
+    page.evaluate("window.sameDocument = true")
+    return page
+
+
+def not_reloaded(page):
+    return page.evaluate("window.sameDocument === true")
+
+
+def test_statuses_appear_and_disappear_without_a_reload(person, r, alice, bob):
+    expect.set_options(timeout=TIMEOUT_MS)
+    graph.follow(r, alice["id"], bob["id"])
+    alice_home = open_home(person("alice"))
+    bob_context = person("bob")
+    bob_home, bob_other_tab = open_home(bob_context), open_home(bob_context)
+
+    # bob posts from one tab (which reloads, as the form posts).
+    text = "Live <b>from</b> Chromium & co"
+    bob_home.locator('textarea[name="message"]').fill(text)
+    bob_home.get_by_role("button", name="Post").click()
+    expect(bob_home.locator("ul.messages li.message")).to_have_text(["Your status is posted."])
+
+    # alice's page offers it without a reload, and shows it on a click.
+    bar = alice_home.locator(".live-bar")
+    expect(bar).to_have_text("1 new status")
+    expect(alice_home.locator("article.status")).to_have_count(0)
+    bar.click()
+    expect(bar).to_be_hidden()
+    status = alice_home.locator("article.status")
+    expect(status).to_have_count(1)
+    expect(status.locator("p.message")).to_have_text(text)  # text, not markup
+    expect(status.locator("p.message b")).to_have_count(0)
+    expect(status.locator("a.author")).to_have_text("Bob Builder @bob")
+    expect(status.locator("a.author")).to_have_attribute("href", "/@bob/")
+    expect(status.locator("time")).to_have_text("now")
+    expect(status.get_by_role("button", name="Delete")).to_have_count(0)  # not hers
+    expect(alice_home.locator("#timeline .empty")).to_have_count(0)
+    assert not_reloaded(alice_home)
+
+    # bob's other tab shows his own status with a Delete button, and it works.
+    expect(bob_other_tab.locator(".live-bar")).to_have_text("1 new status")
+    bob_other_tab.locator(".live-bar").click()
+    own = bob_other_tab.locator("article.status")
+    expect(own).to_have_count(1)
+    assert not_reloaded(bob_other_tab)
+    own.get_by_role("button", name="Delete").click()
+    expect(bob_other_tab.locator("ul.messages li.message")).to_have_text(
+        ["Your status is deleted."]
+    )
+
+    # alice's page loses it at once, still without a reload.
+    expect(alice_home.locator("article.status")).to_have_count(0)
+    assert not_reloaded(alice_home)
+
+
+def test_the_live_script_is_only_on_the_newest_page(person, alice):
+    page = person("alice").new_page()
+    page.goto("/")
+    expect(page.locator('script[src$="js/live.js"]')).to_have_count(1)
+    page.goto("/?before=1")
+    expect(page.locator('script[src$="js/live.js"]')).to_have_count(0)

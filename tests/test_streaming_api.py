@@ -1,0 +1,459 @@
+"""The streaming API (section 8.5) over real sockets, against ``manage.py stream``.
+
+The server runs as its own process, as in production, on the test's Redis (one
+server, or the cluster with --redis=cluster). Statuses are posted and deleted through
+the repository, which publishes them; the tests read the HTTP responses byte by byte
+(StreamConnection decodes the chunked encoding itself).
+
+A stream never says "that was all", so a test that expects a status NOT to be sent
+posts it before one that is: the next line the client reads must be the latter.
+"""
+
+import threading
+import time
+from urllib.parse import urlencode
+
+import pytest
+
+from socialsite import embedded_redis
+from socialsite.repository import client as redis_client
+from socialsite.repository import events, statuses, users
+from tests.conftest import make_user
+from timeline.streaming import filters
+from timeline.streaming.harness import StreamClosed, StreamConnection, StreamServerProcess
+
+# Short enough for the tests to see keep-alives, long enough not to drown them.
+KEEPALIVE_SECONDS = 1
+# Small, so that a client that stops reading is dropped after little traffic.
+CLIENT_BUFFER = 50
+
+
+@pytest.fixture(scope="module")
+def stream_server(redis_backend, tmp_path_factory):
+    log = tmp_path_factory.mktemp("stream") / "stream.log"
+    server = StreamServerProcess(
+        redis_backend.url,
+        redis_backend.cluster,
+        log_path=log,
+        keepalive=KEEPALIVE_SECONDS,
+        client_buffer=CLIENT_BUFFER,
+    ).start()
+    yield server
+    server.stop()
+
+
+def sample(server, identifier="tester", percent=100, **options):
+    """GET /statuses/sample.json (percent=None: the default)."""
+    fields = {"identifier": identifier}
+    if percent is not None:
+        fields["percent"] = percent
+    query = urlencode(fields)
+    return StreamConnection(server.port, "GET", f"/statuses/sample.json?{query}", **options)
+
+
+def filtered(server, identifier="tester", **fields):
+    """POST /statuses/filter.json with these form fields."""
+    query = f"?{urlencode({'identifier': identifier})}" if identifier else ""
+    return StreamConnection(
+        server.port,
+        "POST",
+        f"/statuses/filter.json{query}",
+        body=urlencode(fields),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+
+def post(r, user, message, **data):
+    return statuses.post_status(r, user["id"], message, **data)
+
+
+def delete(r, user, sid):
+    assert statuses.delete_status(r, user["id"], sid) is statuses.DeleteResult.DELETED
+
+
+def deleted(sid):
+    return {"id": sid, "deleted": True}
+
+
+def ids(stream, count):
+    return [stream.read_json()["id"] for _ in range(count)]
+
+
+# --- sample ---
+
+
+def test_sample_streams_each_status_as_one_json_line_in_chunks(r, stream_server, alice):
+    with sample(stream_server) as stream:
+        assert stream.status == 200
+        assert stream.headers["transfer-encoding"] == "chunked"
+        assert stream.headers["content-type"].startswith("application/x-ndjson")
+        sid = post(r, alice, "Hello, streaming world", location="48.8566,2.3522")
+        line = stream.read_json()
+    assert line == {
+        "id": sid,
+        "uid": alice["id"],
+        "login": "alice",
+        "message": "Hello, streaming world",
+        "posted": pytest.approx(time.time(), abs=60),
+        "location": "48.8566,2.3522",
+    }
+
+
+def test_sample_sends_a_deletion_notice(r, stream_server, alice):
+    with sample(stream_server) as stream:
+        sid = post(r, alice, "regret")
+        delete(r, alice, sid)
+        assert stream.read_json()["id"] == sid
+        assert stream.read_json() == deleted(sid)
+
+
+def test_sample_defaults_to_ten_percent_chosen_by_status_id(r, stream_server, alice):
+    with sample(stream_server, "ten", percent=None) as default, sample(stream_server) as all_:
+        posted = [post(r, alice, f"status {n}") for n in range(100)]
+        assert ids(all_, 100) == posted
+        received = ids(default, 10)
+    keep = filters.SampleFilter("ten", 10).keep
+    assert received == [sid for sid in posted if sid % 100 in keep]
+
+
+def test_the_same_identifier_gets_the_same_sample_and_its_deletions(r, stream_server, alice):
+    with (
+        sample(stream_server, "same", 30) as first,
+        sample(stream_server, "same", 30) as second,
+        sample(stream_server, "other", 30) as other,
+        sample(stream_server, "barrier", 100) as barrier,
+    ):
+        posted = [post(r, alice, f"status {n}") for n in range(100)]
+        for sid in posted:
+            delete(r, alice, sid)
+        last = post(r, alice, "the end")
+        # Every client got what it will get of the above once the firehose has it all.
+        while barrier.read_json()["id"] != last:
+            pass
+        streams = [first, second, other]
+        kept = {}
+        for stream, identifier in zip(streams, ["same", "same", "other"], strict=True):
+            keep = filters.SampleFilter(identifier, 30).keep
+            expected = [sid for sid in posted if sid % 100 in keep]
+            lines = [stream.read_json() for _ in range(2 * len(expected))]
+            assert [line["id"] for line in lines[: len(expected)]] == expected
+            assert lines[len(expected) :] == [deleted(sid) for sid in expected]
+            kept[identifier] = expected
+    assert len(kept["same"]) == 30
+    assert kept["same"] != kept["other"]
+
+
+def test_sample_of_100_percent_is_the_firehose(r, stream_server, alice, bob):
+    with sample(stream_server, "firehose", 100) as stream:
+        posted = [post(r, user, "everything") for user in (alice, bob) * 10]
+        assert ids(stream, 20) == posted
+
+
+# --- filter: track, follow, locations ---
+
+
+def test_track_matches_a_phrase_whose_words_all_occur_in_any_case(r, stream_server, alice):
+    with filtered(stream_server, track="redis cluster,django") as stream:
+        assert stream.status == 200
+        post(r, alice, "redis on its own")
+        post(r, alice, "a cluster without the other word")
+        wanted = [
+            post(r, alice, "Is the CLUSTER of Redis ready?"),
+            post(r, alice, "#Django, at last!"),
+        ]
+        assert ids(stream, 2) == wanted
+
+
+def test_follow_matches_statuses_by_a_login_or_mentioning_it(r, stream_server, alice, bob, carol):
+    with filtered(stream_server, follow="BOB") as stream:
+        post(r, carol, "nothing to do with him")
+        post(r, alice, "neither: bobby@example.com")
+        wanted = [post(r, bob, "by bob"), post(r, alice, "hello @bob!")]
+        assert ids(stream, 2) == wanted
+
+
+def test_follow_accepts_user_ids_and_at_logins(r, stream_server, alice, bob, carol):
+    with filtered(stream_server, follow=f"{bob['id']},@carol") as stream:
+        post(r, alice, "not followed")
+        wanted = [post(r, bob, "by id"), post(r, carol, "by @login")]
+        assert ids(stream, 2) == wanted
+
+
+def test_locations_match_statuses_inside_any_box(r, stream_server, alice):
+    paris = "2.2,48.8,2.5,48.9"  # south-west lon,lat then north-east lon,lat
+    new_york = "-74.1,40.6,-73.8,40.9"
+    with filtered(stream_server, locations=f"{paris},{new_york}") as stream:
+        post(r, alice, "no location")
+        post(r, alice, "London", location="51.5074,-0.1278")
+        post(r, alice, "lat and lon swapped", location="2.3522,48.8566")
+        wanted = [
+            post(r, alice, "Paris", location="48.8566,2.3522"),
+            post(r, alice, "New York", location="40.7128,-74.006"),
+        ]
+        assert ids(stream, 2) == wanted
+
+
+def test_location_is_accepted_for_locations_as_in_the_book(r, stream_server, alice):
+    with filtered(stream_server, location="-1,-1,1,1") as stream:
+        post(r, alice, "elsewhere", location="10,10")
+        sid = post(r, alice, "null island", location="0,0")
+        assert stream.read_json()["id"] == sid
+
+
+def test_several_predicates_send_what_matches_any_of_them(r, stream_server, alice, bob, carol):
+    with filtered(stream_server, track="redis", follow="bob", locations="0,0,1,1") as stream:
+        post(r, carol, "matches nothing", location="5,5")
+        wanted = [
+            post(r, carol, "about redis"),
+            post(r, bob, "by bob"),
+            post(r, carol, "somewhere", location="0.5,0.5"),
+            post(r, bob, "redis by bob, located", location="0.5,0.5"),  # sent once
+        ]
+        assert ids(stream, 4) == wanted
+
+
+def test_a_filter_is_told_of_the_deletions_of_what_it_was_sent_only(r, stream_server, alice):
+    with filtered(stream_server, track="keep") as stream:
+        kept = post(r, alice, "keep this")
+        other = post(r, alice, "not this")
+        delete(r, alice, other)
+        delete(r, alice, kept)
+        assert stream.read_json()["id"] == kept
+        assert stream.read_json() == deleted(kept)
+
+
+# --- errors ---
+
+
+def error(connection):
+    """(status, body) of an error response; its body must be a readable sentence."""
+    with connection:
+        body = connection.read_body()
+        assert connection.headers["content-type"].startswith("text/plain")
+        assert len(body.strip()) > 10
+        return connection.status, body
+
+
+def test_it_requires_an_identifier(stream_server):
+    assert error(StreamConnection(stream_server.port, "GET", "/statuses/sample.json"))[0] == 401
+    status, body = error(filtered(stream_server, identifier=None, track="x"))
+    assert status == 401
+    assert "identifier" in body
+
+
+def test_it_requires_a_filter(stream_server):
+    status, body = error(filtered(stream_server, language="en"))
+    assert status == 401
+    assert "no filter" in body
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"locations": "1,2,3"},  # not four numbers
+        {"locations": "3,2,1,4"},  # corners the wrong way round
+        {"locations": "west,2,3,4"},
+        {"track": "redis,,django"},  # an empty phrase
+        {"track": "x" * 61},  # over 60 bytes
+        {"follow": "nobody_by_that_name"},
+        {"follow": "bob,999999"},  # no user with that id
+        {"follow": "not a login"},
+    ],
+)
+def test_it_refuses_a_malformed_value_with_406(stream_server, bob, fields):
+    assert error(filtered(stream_server, **fields))[0] == 406
+
+
+@pytest.mark.parametrize("percent", ["0", "101", "lots"])
+def test_it_refuses_a_bad_percent_with_406(stream_server, percent):
+    connection = StreamConnection(
+        stream_server.port, "GET", f"/statuses/sample.json?identifier=x&percent={percent}"
+    )
+    assert error(connection)[0] == 406
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"track": ",".join(["word"] * 401)},
+        {"follow": ",".join(["someone"] * 5001)},
+        {"locations": ",".join(["0,0,1,1"] * 26)},
+    ],
+)
+def test_it_refuses_too_many_predicates_with_413(stream_server, fields):
+    assert error(filtered(stream_server, **fields))[0] == 413
+
+
+@pytest.mark.parametrize("path", ["/", "/statuses/firehose.json", "/statuses/sample"])
+def test_other_paths_are_404(stream_server, path):
+    assert error(StreamConnection(stream_server.port, "GET", path))[0] == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allow"),
+    [
+        ("GET", "/statuses/filter.json?identifier=x", "POST"),
+        ("POST", "/statuses/sample.json?identifier=x", "GET"),
+        ("DELETE", "/statuses/sample.json?identifier=x", "GET"),
+    ],
+)
+def test_a_wrong_method_is_405(stream_server, method, path, allow):
+    connection = StreamConnection(stream_server.port, method, path)
+    assert error(connection)[0] == 405
+    assert connection.headers["allow"] == allow
+
+
+def test_it_only_reads_form_encoded_filters(stream_server):
+    connection = StreamConnection(
+        stream_server.port,
+        "POST",
+        "/statuses/filter.json?identifier=x",
+        body='{"track": "x"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert error(connection)[0] == 415
+
+
+# --- keep-alives, one subscription, slow and vanished clients ---
+
+
+def test_a_quiet_stream_gets_a_blank_line_as_keepalive(stream_server):
+    with sample(stream_server) as stream:
+        assert stream.read_line(timeout=10 * KEEPALIVE_SECONDS) == ""
+
+
+def test_one_subscription_serves_every_client_of_the_process(r, stream_server, alice):
+    streams = [sample(stream_server, f"client {n}") for n in range(5)]
+    try:
+        health = stream_server.wait_until(lambda health: health["clients"] == 5)
+        assert health["subscriptions"] == 1
+        assert events.subscriber_count(r) == 1
+        sid = post(r, alice, "for everyone")
+        assert [stream.read_json()["id"] for stream in streams] == [sid] * 5
+    finally:
+        for stream in streams:
+            stream.close()
+
+
+def test_a_client_that_goes_away_is_forgotten_at_once(stream_server):
+    stream = sample(stream_server)
+    stream_server.wait_until(lambda health: health["clients"] == 1)
+    stream.close()
+    stream_server.wait_until(lambda health: health["clients"] == 0, timeout=5)
+
+
+def test_a_slow_client_is_dropped_and_a_fast_one_keeps_receiving(r, stream_server, alice):
+    dropped_before = stream_server.health()["clients_dropped"]
+    count = 300
+    # The slow client never reads, with a small TCP window: the server's socket and
+    # write buffers fill, then its queue of CLIENT_BUFFER events, then it is dropped.
+    slow = sample(stream_server, "slow", receive_buffer=4096)
+    fast = sample(stream_server, "fast")
+    received = []
+
+    def read_fast():
+        while len(received) < count:
+            received.append(fast.read_json(timeout=30)["id"])
+
+    reader = threading.Thread(target=read_fast, daemon=True)
+    reader.start()
+    try:
+        big = "x" * 20_000
+        posted = [post(r, alice, f"{n} {big}") for n in range(count)]
+        reader.join(timeout=60)
+        assert received == posted
+        health = stream_server.wait_until(
+            lambda health: health["clients_dropped"] > dropped_before, timeout=10
+        )
+        assert health["clients"] == 1  # the fast one
+        # The slow client reads what reached it, then finds the connection cut
+        # without the end of the response.
+        with pytest.raises(StreamClosed):
+            while True:
+                slow.read_line(timeout=10)
+        sid = post(r, alice, "still streaming")
+        assert fast.read_json()["id"] == sid
+    finally:
+        slow.close()
+        fast.close()
+
+
+def test_the_stream_survives_a_redis_restart(tmp_path, settings):
+    """Its own Redis server (restartable, also on a cluster run) and stream server."""
+    redis_server = embedded_redis.RedisServer(tmp_path / "redis").start()
+    own = redis_client.connect(redis_server.url)
+    server = StreamServerProcess(
+        redis_server.url, log_path=tmp_path / "stream.log", keepalive=KEEPALIVE_SECONDS
+    ).start()
+    try:
+        with sample(server) as stream:
+            alice = make_user(own, "alice")
+            sid = post(own, alice, "before")
+            assert stream.read_json()["id"] == sid
+
+            redis_server.restart()  # killed as by a crash; its data is gone
+            health = server.wait_until(
+                lambda health: health["subscribed"] and health["resubscribed"] >= 1, timeout=30
+            )
+            assert health["clients"] == 1
+            assert events.subscriber_count(own) == 1
+
+            alice = make_user(own, "alice")
+            sid = post(own, alice, "after")
+            # The same connection: keep-alives may have arrived meanwhile, then this.
+            assert stream.read_json()["id"] == sid
+    finally:
+        server.stop()
+        redis_server.stop()
+
+
+# --- the process ---
+
+
+def test_sigterm_ends_every_stream_cleanly_then_the_process(redis_backend, tmp_path, alice, r):
+    server = StreamServerProcess(
+        redis_backend.url, redis_backend.cluster, log_path=tmp_path / "stream.log"
+    ).start()
+    try:
+        stream = sample(server)
+        sid = post(r, alice, "last words")
+        assert stream.read_json()["id"] == sid
+    finally:
+        assert server.stop() == 0
+    assert stream.read_json() is None  # the final chunk: a clean end of the response
+    assert stream.ended
+    stream.close()
+
+
+def test_the_books_design_holds_one_subscription_per_client(redis_backend, tmp_path, alice, r):
+    """``--subscription client``, kept for the benchmark's comparison, still works."""
+    others = events.subscriber_count(r)  # this module's stream server, for one
+    server = StreamServerProcess(
+        redis_backend.url,
+        redis_backend.cluster,
+        log_path=tmp_path / "stream.log",
+        subscription="client",
+    ).start()
+    streams = []
+    try:
+        streams = [sample(server, f"client {n}") for n in range(3)]
+        server.wait_until(lambda health: health["subscriptions"] == 3)
+        assert events.subscriber_count(r) == others + 3
+        sid = post(r, alice, "to each their own")
+        assert [stream.read_json()["id"] for stream in streams] == [sid] * 3
+    finally:
+        for stream in streams:
+            stream.close()
+        server.stop()
+
+
+def test_users_can_be_followed_by_the_thousand(r, stream_server):
+    """follow's logins are resolved in bulk: thousands cost a couple of round trips."""
+    logins = [f"user{n}" for n in range(1000)]
+    for login in logins:
+        users.create_user(r, login, login, "")
+    with filtered(stream_server, follow=",".join(logins)) as stream:
+        assert stream.status == 200
+        last = users.get_user_by_login(r, logins[-1])
+        sid = post(r, last, "the last one")
+        assert stream.read_json()["id"] == sid

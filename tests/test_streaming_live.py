@@ -1,0 +1,197 @@
+"""The live pages' feed, GET /live/home on the streaming server, over real sockets.
+
+The stream server authenticates with the site's session cookie, as the pages do: the
+tests log in through the site (Django's test client) and present that cookie.
+"""
+
+import time
+
+import pytest
+from django.contrib.auth.hashers import make_password
+
+from socialsite.repository import graph, statuses, users
+from tests.conftest import PASSWORD
+from timeline.streaming.harness import StreamConnection, StreamServerProcess
+
+SITE_PORT = 8123  # the port pages are on, as far as the CORS check knows
+REFRESH_SECONDS = 1  # how often a live stream re-reads follows and its session
+
+
+@pytest.fixture(scope="module")
+def stream_server(redis_backend, tmp_path_factory, django_settings_secret_key):
+    server = StreamServerProcess(
+        redis_backend.url,
+        redis_backend.cluster,
+        log_path=tmp_path_factory.mktemp("stream") / "stream.log",
+        env={
+            # The same key as the site's, or its signed sessions would not load.
+            "SECRET_KEY": django_settings_secret_key,
+            "CSRF_TRUSTED_ORIGINS": "https://*.example.org",
+        },
+        site_port=SITE_PORT,
+        live_refresh=REFRESH_SECONDS,
+        keepalive=1,
+    ).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def django_settings_secret_key():
+    from django.conf import settings
+
+    return settings.SECRET_KEY
+
+
+def session_cookie(client, settings, login):
+    response = client.post("/accounts/login/", {"username": login, "password": PASSWORD})
+    assert response.status_code == 302
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+def live(server, cookie=None, origin=None, method="GET"):
+    headers = {"Accept": "text/event-stream"}
+    if cookie:
+        headers["Cookie"] = cookie
+    if origin:
+        headers["Origin"] = origin
+    return StreamConnection(server.port, method, "/live/home", headers=headers)
+
+
+@pytest.fixture
+def alice_live(client, settings, stream_server, alice):
+    """alice, logged in, with her live feed open."""
+    with live(stream_server, session_cookie(client, settings, "alice")) as stream:
+        assert stream.status == 200
+        yield stream
+
+
+def post(r, user, message, **data):
+    return statuses.post_status(r, user["id"], message, **data)
+
+
+def follow_while_connected(r, stream, user, other):
+    """``user`` follows ``other`` while ``user``'s stream is open; return once the
+    stream has picked it up (it re-reads follows every REFRESH_SECONDS): ``other``
+    posts probes until one comes through. Probes posted before that never come."""
+    graph.follow(r, user["id"], other["id"])
+    deadline = time.monotonic() + 30 * REFRESH_SECONDS
+    while time.monotonic() < deadline:
+        probe = post(r, other, "probe")
+        try:
+            kind, data = stream.read_event(timeout=REFRESH_SECONDS / 2)
+        except TimeoutError:
+            continue
+        assert (kind, f'"id": {probe}' in data) == ("status", True)
+        return
+    raise AssertionError("the live stream never picked up the new follow")
+
+
+def test_it_refuses_a_visitor_without_a_session(stream_server):
+    with live(stream_server) as stream:
+        assert stream.status == 401
+        assert "Log in" in stream.read_body()
+
+
+def test_it_refuses_a_made_up_session(stream_server, settings):
+    with live(stream_server, f"{settings.SESSION_COOKIE_NAME}=madeup") as stream:
+        assert stream.status == 401
+
+
+def test_it_refuses_a_session_whose_password_changed(client, settings, stream_server, r, alice):
+    cookie = session_cookie(client, settings, "alice")
+    users.set_password_hash(r, alice["id"], make_password("a brand new password"))
+    with live(stream_server, cookie) as stream:
+        assert stream.status == 401
+
+
+def test_it_sends_server_sent_events(alice_live):
+    assert alice_live.headers["content-type"].startswith("text/event-stream")
+    assert alice_live.read_line() == "retry: 5000"
+    assert alice_live.read_line() == ""
+    # Nothing happens: a comment comes to keep the connection visibly alive.
+    assert alice_live.read_line(timeout=10) == ": keep-alive"
+
+
+def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, carol, alice_live):
+    # Followed after connecting: the stream learns of it within REFRESH_SECONDS.
+    follow_while_connected(r, alice_live, alice, bob)
+    post(r, carol, "alice does not follow carol")
+    by_bob = post(r, bob, "Can we fix it?", location="51.5,-0.12")
+    own = post(r, alice, "my own\nsecond line")
+    kind, data = alice_live.read_event()
+    assert kind == "status"
+    assert data == (
+        f'{{"id": {by_bob}, "uid": {bob["id"]}, "login": "bob", "name": "Bob Builder", '
+        f'"message": "Can we fix it?", "posted": {statuses.get_status(r, by_bob)["posted"]}, '
+        '"location": "51.5,-0.12"}'
+    )
+    kind, data = alice_live.read_event()
+    assert kind == "status"
+    assert f'"id": {own}' in data
+    assert '"name": "Alice Liddell"' in data
+    assert '"message": "my own\\nsecond line"' in data
+
+
+def test_it_sends_the_deletions_of_those_statuses(r, alice, bob, alice_live):
+    follow_while_connected(r, alice_live, alice, bob)
+    sid = post(r, bob, "oops")
+    statuses.delete_status(r, bob["id"], sid)
+    assert alice_live.read_event()[0] == "status"
+    assert alice_live.read_event() == ("delete", f'{{"id": {sid}}}')
+
+
+def test_following_at_connection_time_counts_at_once(
+    client, settings, stream_server, r, alice, bob
+):
+    graph.follow(r, alice["id"], bob["id"])
+    with live(stream_server, session_cookie(client, settings, "alice")) as stream:
+        sid = post(r, bob, "hello alice")
+        kind, data = stream.read_event()
+    assert kind == "status"
+    assert f'"id": {sid}' in data
+
+
+def test_a_logout_elsewhere_ends_the_stream(client, settings, alice_live):
+    client.post("/accounts/logout/")
+    # Within REFRESH_SECONDS the stream sees the session gone and ends its response.
+    assert alice_live.read_event(timeout=10 * REFRESH_SECONDS) is None
+    assert alice_live.ended
+
+
+def test_pages_of_the_site_may_read_the_stream_across_ports(client, settings, stream_server, alice):
+    cookie = session_cookie(client, settings, "alice")
+    for origin in (f"http://localhost:{SITE_PORT}", "https://www.example.org"):
+        with live(stream_server, cookie, origin) as stream:
+            assert stream.status == 200
+            assert stream.headers["access-control-allow-origin"] == origin
+            assert stream.headers["access-control-allow-credentials"] == "true"
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "http://evil.example:8123",  # not an allowed host
+        "http://localhost:9999",  # an allowed host, but not the site's port
+        "https://localhost:8123.evil.example",
+        "http://example.org",  # trusted only over https, and with a subdomain
+        "null",
+    ],
+)
+def test_other_origins_get_no_cors_headers(client, settings, stream_server, alice, origin):
+    with live(stream_server, session_cookie(client, settings, "alice"), origin) as stream:
+        assert "access-control-allow-origin" not in stream.headers
+        assert "access-control-allow-credentials" not in stream.headers
+
+
+def test_it_answers_a_cors_preflight(stream_server):
+    origin = f"http://127.0.0.1:{SITE_PORT}"
+    with live(stream_server, origin=origin, method="OPTIONS") as stream:
+        assert stream.status == 204
+        assert stream.headers["access-control-allow-origin"] == origin
+        assert stream.headers["access-control-allow-methods"] == "GET"
+
+
+def test_it_only_answers_get(stream_server):
+    with live(stream_server, method="POST") as stream:
+        assert stream.status == 405

@@ -1,0 +1,382 @@
+"""The streaming server's ASGI application (section 8.5.2), without a web framework.
+
+Endpoints:
+- ``GET /statuses/sample.json?identifier=ID&percent=N``: a sample of all statuses.
+- ``POST /statuses/filter.json?identifier=ID`` with form fields ``track``, ``follow``
+  and ``locations``: the statuses matching any of them.
+- ``GET /live/home``: the logged-in user's home timeline as Server-Sent Events.
+- ``GET /health``: 200 while subscribed to Redis, 503 otherwise (for load balancers).
+
+The API's responses are long-lived: chunked transfer encoding (the ASGI server's
+default for a response without a length), one JSON object per line, a blank line
+after KEEPALIVE seconds of silence. Each connection is a Client of the process's hub
+(hub.py), which hands it the events its filter matches.
+
+A framework would add little here: four routes, form parsing and plain-text errors,
+while the streaming itself (one writer per connection, watching for disconnects,
+cutting slow clients) is below what frameworks offer.
+"""
+
+import asyncio
+import json
+import logging
+from urllib.parse import parse_qs
+
+from socialsite.repository import users
+
+from . import filters
+from .filters import RequestError
+from .hub import Format
+
+log = logging.getLogger(__name__)
+
+# A filter request's body: 5,000 logins of up to 30 characters and 400 phrases of
+# up to 60 bytes fit in well under this.
+MAX_BODY_BYTES = 1024 * 1024
+# Form fields per request: enough for every limit, and parse_qs's guard against
+# requests made of nothing but separators.
+MAX_FORM_FIELDS = 10_000
+
+STREAM_HEADERS = [
+    (b"cache-control", b"no-store"),
+    # nginx buffers proxied responses unless told not to; a stream must not wait.
+    (b"x-accel-buffering", b"no"),
+]
+
+
+class JsonLines(Format):
+    """The streaming API's format: a status's fields as one line of JSON, or
+    ``{"id": ID, "deleted": true}`` for a deletion; a blank line as keep-alive."""
+
+    # One JSON document per line ("JSON Lines", also known as NDJSON).
+    content_type = b"application/x-ndjson; charset=utf-8"
+    keepalive = b"\n"
+
+    def render(self, event):
+        if event.deleted:
+            return json.dumps({"id": event.id, "deleted": True}).encode() + b"\n"
+        return json.dumps(event.status).encode() + b"\n"
+
+
+JSON_LINES = JsonLines()
+
+
+class ClientGone(Exception):
+    """The client disconnected before its request was read."""
+
+
+class StreamingApp:
+    """The ASGI application. ``hub`` hands out events; ``redis`` (a synchronous
+    repository client, used from threads) resolves follow's logins; ``live`` (a
+    live.LiveHome) serves /live/home, which is absent when it is None."""
+
+    def __init__(self, hub, redis, live=None):
+        self.hub = hub
+        self.redis = redis
+        self.live = live
+        self.routes = {
+            "/statuses/sample.json": ({"GET"}, self.sample),
+            "/statuses/filter.json": ({"POST"}, self.filter),
+            "/health": ({"GET"}, self.health),
+        }
+        if live is not None:
+            self.routes["/live/home"] = ({"GET", "OPTIONS"}, self.live_home)
+        self.connection_count = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "lifespan":
+            await self.lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # websockets: nothing here; the server refuses the handshake
+        route = self.routes.get(scope["path"])
+        try:
+            if route is None:
+                raise RequestError(404, f"Not found: {scope['path']}")
+            methods, handler = route
+            if scope["method"] not in methods:
+                allowed = ", ".join(sorted(methods))
+                raise RequestError(405, f"{scope['method']} is not allowed here; use {allowed}.")
+            await handler(scope, receive, send)
+        except RequestError as error:
+            extra = []
+            if error.status == 405:
+                extra.append((b"allow", ", ".join(sorted(route[0])).encode()))
+            await send_text(send, error.status, error.message, extra)
+        except ClientGone:
+            pass
+
+    async def lifespan(self, receive, send):
+        """Start the hub with the server, stop it (closing every stream) with it."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await self.hub.start()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.hub.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    def close_streams(self):
+        """End every stream politely and refuse new ones: the server is stopping."""
+        self.hub.close_clients()
+
+    # --- the endpoints ---
+
+    async def health(self, scope, receive, send):
+        """GET /health: 200 while subscribed to Redis, else 503; counters as JSON."""
+        subscribed = self.hub.subscribed
+        counters = ("events", "deliveries", "clients_dropped", "resubscribed")
+        body = {
+            "subscribed": subscribed,
+            "clients": len(self.hub.clients),
+            "subscriptions": self.hub.subscriptions,
+            **{name: self.hub.stats[name] for name in counters},
+        }
+        await send_text(
+            send, 200 if subscribed else 503, json.dumps(body), content_type=b"application/json"
+        )
+
+    async def sample(self, scope, receive, send):
+        """GET /statuses/sample.json?identifier=ID&percent=N."""
+        query = parse_query(scope)
+        identifier = filters.parse_identifier(first(query, "identifier"))
+        percent = filters.parse_percent(first(query, "percent"))
+        match = filters.SampleFilter(identifier, percent)
+        await self.stream(scope, receive, send, match, identifier)
+
+    async def filter(self, scope, receive, send):
+        """POST /statuses/filter.json?identifier=ID with track, follow, locations."""
+        # The identifier is checked first, as the book does, before reading the body.
+        identifier = filters.parse_identifier(first(parse_query(scope), "identifier"))
+        form = await read_form(scope, receive)
+        match = await self.build_filter(form)
+        await self.stream(scope, receive, send, match, identifier)
+
+    async def build_filter(self, form):
+        """The filter for a filter request's fields; RequestError if none or bad."""
+        track = form.get("track")
+        follow = form.get("follow")
+        # "location" is the book's name for Twitter's "locations"; both are accepted.
+        locations = form.get("locations", []) + form.get("location", [])
+        if track is None and follow is None and not locations:
+            raise RequestError(
+                401, "no filter given: post at least one of track, follow or locations."
+            )
+        # Every field's form is checked before any of them costs a Redis lookup.
+        phrases = filters.parse_track(track) if track is not None else None
+        boxes = filters.parse_locations(locations) if locations else None
+        names = filters.parse_follow(follow) if follow is not None else None
+        predicates = []
+        if phrases is not None:
+            predicates.append(filters.TrackFilter(phrases))
+        if boxes is not None:
+            predicates.append(filters.LocationFilter(boxes))
+        if names is not None:
+            uids, logins = await asyncio.to_thread(resolve_users, self.redis, names)
+            predicates.append(filters.FollowFilter(uids, logins))
+        return filters.any_of(predicates)
+
+    async def live_home(self, scope, receive, send):
+        """GET /live/home: the logged-in user's home timeline as Server-Sent Events."""
+        headers = request_headers(scope)
+        cors = self.live.cors_headers(headers.get("origin"))
+        if scope["method"] == "OPTIONS":
+            # A preflight: EventSource does not send one, but a browser may for a
+            # reconnection carrying Last-Event-ID. Answer it rather than fail.
+            preflight = [
+                (b"access-control-allow-methods", b"GET"),
+                (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
+                (b"access-control-max-age", b"600"),
+            ]
+            await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        session_key = self.live.session_key(headers.get("cookie"))
+        user = await self.live.authenticate(session_key)
+        if user is None:
+            await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
+            return
+        home = await self.live.filter_for(user)
+
+        async def keep_up_to_date(client):
+            # Whom the user follows changes; so may the session (a logout elsewhere).
+            while True:
+                await asyncio.sleep(self.live.refresh_seconds)
+                try:
+                    if await self.live.authenticate(session_key) is None:
+                        client.close()  # the writer ends the response
+                        return
+                    client.match = await self.live.filter_for(user)
+                except Exception:
+                    # Redis away for a moment: keep the old list, try again later.
+                    log.exception("Could not refresh the live feed of @%s", user.login)
+
+        await self.stream(
+            scope,
+            receive,
+            send,
+            home,
+            f"@{user.login}",
+            format=self.live.format,
+            headers=cors,
+            background=keep_up_to_date,
+        )
+
+    # --- streaming a response ---
+
+    async def stream(
+        self, scope, receive, send, match, name, format=JSON_LINES, headers=(), background=None
+    ):
+        """Answer 200 and send the events ``match`` accepts until the client goes
+        away, falls too far behind, or the server stops."""
+        self.connection_count += 1
+        client = self.hub.client(match, format, f"{name} #{self.connection_count}")
+        if not self.hub.add(client):
+            raise RequestError(503, "The server is shutting down; connect again.")
+        try:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", format.content_type), *STREAM_HEADERS, *headers],
+                }
+            )
+            if format.opening:
+                client.offer(format.opening)
+            client.writer = asyncio.create_task(self.write(client, send))
+            # The stream ends when the writer does (closed or dropped) or the client
+            # goes away; the background work (if any) just stops with it.
+            watchers = {client.writer, asyncio.create_task(wait_for_disconnect(receive))}
+            tasks = set(watchers)
+            if background is not None:
+                tasks.add(asyncio.create_task(background(client)))
+            try:
+                await asyncio.wait(watchers, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+        finally:
+            # Whatever ended the stream, the client is forgotten at once.
+            self.hub.remove(client)
+        # A dropped client's response stays unfinished on purpose: returning now makes
+        # the server close the connection (logged, see QuietIncompleteResponses).
+
+    async def write(self, client, send):
+        """Send the client's queued events as they come; end the response when the
+        client is closed (the server is stopping, or its session ended)."""
+        while (data := await client.next_batch()) is not None:
+            await send({"type": "http.response.body", "body": data, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+# --- small HTTP helpers ----------------------------------------------------------------
+
+
+async def send_text(send, status, text, headers=(), content_type=b"text/plain; charset=utf-8"):
+    """A whole response with a readable body (errors, the health check)."""
+    body = text.encode() + b"\n"
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", content_type),
+                (b"content-length", str(len(body)).encode()),
+                # Error texts may quote the request: never let a browser sniff HTML.
+                (b"x-content-type-options", b"nosniff"),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def wait_for_disconnect(receive):
+    """Return when the client goes away (ASGI's http.disconnect)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def request_headers(scope):
+    """The request's headers as {lowercased name: value} (the last of repeats)."""
+    return {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+
+
+def parse_query(scope):
+    return parse_qs(
+        scope["query_string"].decode("latin-1"),
+        keep_blank_values=True,
+        max_num_fields=MAX_FORM_FIELDS,
+    )
+
+
+def first(fields, name):
+    values = fields.get(name)
+    return values[0] if values else None
+
+
+async def read_form(scope, receive):
+    """The request body's form fields, {name: [values]} (application/x-www-form-urlencoded)."""
+    content_type = request_headers(scope).get("content-type", "")
+    media_type = content_type.partition(";")[0].strip().lower()
+    if media_type not in ("", "application/x-www-form-urlencoded"):
+        raise RequestError(
+            415, f"Send the filter as application/x-www-form-urlencoded, not {media_type}."
+        )
+    body = bytearray()
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+        if len(body) > MAX_BODY_BYTES:
+            raise RequestError(413, f"The request body is over {MAX_BODY_BYTES} bytes.")
+    try:
+        return parse_qs(
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            strict_parsing=False,
+            max_num_fields=MAX_FORM_FIELDS,
+        )
+    except UnicodeDecodeError:
+        raise RequestError(400, "The request body is not valid UTF-8.") from None
+    except ValueError:
+        raise RequestError(413, f"More than {MAX_FORM_FIELDS} form fields.") from None
+
+
+def resolve_users(redis, names):
+    """(user ids, logins) of follow's names: logins (any case) or user ids.
+
+    A name is first looked up as a login, then, if it is all digits, as a user id:
+    a login made of digits wins over the id it looks like. RequestError 406 names
+    those that are neither. Two round trips, whatever the number of names.
+    """
+    ids_by_login = users.get_user_ids(redis, names)
+    rest = [name for name in names if name.lower() not in ids_by_login]
+    numeric = [int(name) for name in rest if filters.USER_ID.fullmatch(name)]
+    by_id = users.get_users(redis, numeric) if numeric else {}
+    unknown = [name for name in rest if not (name.isdigit() and int(name) in by_id)]
+    if unknown:
+        listed = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+        raise filters.malformed(f"follow: there is no user {listed}.")
+    uids = set(ids_by_login.values()) | set(by_id)
+    logins = set(ids_by_login) | {user["login"].lower() for user in by_id.values()}
+    return uids, logins
+
+
+class QuietIncompleteResponses(logging.Filter):
+    """Keeps uvicorn from logging an error each time a slow client is dropped.
+
+    Dropping one means closing its connection in the middle of the response (it
+    would never read the end of it), which uvicorn reports as "ASGI callable
+    returned without completing response". The hub logs the drop itself, with the
+    client's name; nothing else in this app returns from an unfinished response.
+    """
+
+    def filter(self, record):
+        return "returned without completing response" not in record.getMessage()

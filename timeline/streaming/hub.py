@@ -1,0 +1,384 @@
+"""The fan-out hub: one Redis subscription per process, shared by all its clients.
+
+The book gives every streaming client its own SUBSCRIBE (listing 8.15): a thousand
+clients are a thousand Redis connections, and every event is sent, decoded and
+filtered a thousand times. Here a process subscribes once (Hub), decodes each event
+once, runs every client's filter in memory and queues the matching events' bytes to
+the clients that want them. PerClientHub keeps the book's design, for the benchmark
+to compare with.
+
+Each client's queue is bounded (Client.limit events): a client that cannot keep up
+is disconnected rather than allowed to hold an ever-growing backlog, and since the
+hub never waits on a client, the others do not notice. Pub/sub is at-most-once: what
+is published while the subscription is down (a Redis restart) is lost, and the hub
+only subscribes again as soon as it can; the clients stay connected meanwhile.
+"""
+
+import asyncio
+import collections
+import logging
+import time
+from urllib.parse import urlsplit, urlunsplit
+
+from redis.exceptions import RedisError
+
+from socialsite.repository import client as redis_client
+from socialsite.repository import events
+
+from .filters import StatusEvent
+
+log = logging.getLogger(__name__)
+
+# Waits between attempts to subscribe again: quick at first (a restart takes a
+# moment), then backing off so that a long outage costs little.
+RECONNECT_FIRST_DELAY = 0.1
+RECONNECT_MAX_DELAY = 5.0
+
+
+def redacted(url):
+    """``url`` without its password, for the logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
+class Format:
+    """How one kind of client wants events written: the streaming API's JSON lines
+    (app.JSON_LINES) or the live pages' Server-Sent Events (live.SERVER_SENT_EVENTS).
+
+    ``needs_author_name``: rendering a post needs ``event.author_name``, which the
+    hub's ``prepare`` hook fills in (once per event, whatever the number of clients).
+    """
+
+    content_type = b"application/octet-stream"
+    # Sent once when the stream starts (Server-Sent Events: the reconnection delay).
+    opening = b""
+    keepalive = b"\n"
+    needs_author_name = False
+
+    def render(self, event):
+        """The bytes to send for ``event``."""
+        raise NotImplementedError
+
+    def bytes_for(self, event):
+        """``render(event)``, computed once per event and format."""
+        data = event.rendered.get(self)
+        if data is None:
+            data = event.rendered[self] = self.render(event)
+        return data
+
+
+class Client:
+    """One connected streaming client: its filter, format and bounded queue of bytes.
+
+    The hub calls ``offer`` (never blocking); the connection's writer awaits
+    ``next_batch`` and sends what it gets. Whatever has queued up while the writer
+    was sending goes out as one batch: one write for many events when busy.
+    """
+
+    def __init__(self, match, format, limit, name=""):
+        self.match = match
+        self.format = format
+        self.limit = limit
+        self.name = name
+        self.pending = collections.deque()
+        self.ready = asyncio.Event()
+        self.last_offer = time.monotonic()
+        self.closing = False
+        self.dropped = False
+        # The task that writes to the connection: cancelled when the client is
+        # dropped, since it may be stuck in a send that a stalled reader never ends.
+        self.writer = None
+
+    def offer(self, data):
+        """Queue ``data`` for sending; False when the queue is full (client too slow)."""
+        if self.closing:
+            return True
+        if len(self.pending) >= self.limit:
+            return False
+        self.pending.append(data)
+        self.last_offer = time.monotonic()
+        self.ready.set()
+        return True
+
+    async def next_batch(self):
+        """Everything queued, as one bytes object; None once the stream should end."""
+        while not self.pending:
+            if self.closing:
+                return None
+            self.ready.clear()
+            await self.ready.wait()
+        data = b"".join(self.pending)
+        self.pending.clear()
+        return data
+
+    def close(self):
+        """End the stream politely: send what is queued, then the end of the response."""
+        self.closing = True
+        self.ready.set()
+
+    def drop(self):
+        """Cut the connection now: the client fell ``limit`` events behind."""
+        self.closing = self.dropped = True
+        self.pending.clear()
+        if self.writer is not None:
+            self.writer.cancel()
+
+
+class BaseHub:
+    """The clients of one process, their keep-alives, and stopping them."""
+
+    def __init__(self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None):
+        self.urls = list(urls)
+        self.client_buffer = client_buffer
+        self.keepalive = keepalive
+        # An async function the hub awaits before rendering an event for a format
+        # that needs_author_name (live.LiveHome.prepare).
+        self.prepare = prepare
+        self.clients = set()
+        self.stopping = False
+        self.tasks = []
+        self.stats = collections.Counter()
+
+    # --- the clients ---
+
+    def client(self, match, format, name=""):
+        """A new Client with this hub's buffer size (not yet added)."""
+        return Client(match, format, self.client_buffer, name)
+
+    def add(self, client):
+        """Start sending matching events to ``client``; False if the hub is stopping."""
+        if self.stopping:
+            return False
+        self.clients.add(client)
+        return True
+
+    def remove(self, client):
+        """Forget ``client`` (it went away, was dropped or was closed)."""
+        self.clients.discard(client)
+
+    def deliver(self, client, data):
+        """Queue ``data`` to ``client``, or drop the client if its queue is full."""
+        if client.offer(data):
+            self.stats["deliveries"] += 1
+            return
+        log.warning(
+            "Dropped streaming client %r: it fell %d events behind.", client.name, client.limit
+        )
+        self.stats["clients_dropped"] += 1
+        self.remove(client)
+        client.drop()
+
+    @property
+    def subscribed(self):
+        """Whether events can reach the clients now (for the health check)."""
+        raise NotImplementedError
+
+    @property
+    def subscriptions(self):
+        """How many Redis subscriptions the process holds."""
+        raise NotImplementedError
+
+    # --- running ---
+
+    async def start(self):
+        """Start the background work: subscribing and keep-alives."""
+        self.tasks.append(asyncio.create_task(self._send_keepalives()))
+
+    def close_clients(self):
+        """End every stream politely and accept no new ones (the server is stopping)."""
+        self.stopping = True
+        for client in list(self.clients):
+            client.close()
+
+    async def stop(self):
+        """Stop the background work and close every stream."""
+        self.close_clients()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        self.tasks = []
+
+    async def _send_keepalives(self):
+        """Give each client that has been sent nothing for ``keepalive`` seconds its
+        format's keep-alive, so that it (and any proxy) can tell quiet from dead."""
+        tick = min(1.0, self.keepalive / 4)
+        while True:
+            await asyncio.sleep(tick)
+            now = time.monotonic()
+            for client in list(self.clients):
+                if now - client.last_offer >= self.keepalive:
+                    self.deliver(client, client.format.keepalive)
+
+    async def _follow_channel(self, on_event, label):
+        """Subscribe to the status channel and pass each event's text to ``on_event``,
+        for ever: when the connection is lost, subscribe again (trying the next URL
+        of ``self.urls``, all of a cluster's nodes) after a growing pause."""
+        attempt, delay = 0, RECONNECT_FIRST_DELAY
+        while True:
+            url = self.urls[attempt % len(self.urls)]
+            redis = redis_client.connect_pubsub(url)
+            pubsub = None
+            try:
+                pubsub = await events.subscribe(redis)
+                self._subscription_changed(+1, url, label, attempt)
+                delay = RECONNECT_FIRST_DELAY
+                try:
+                    async for text in events.listen(pubsub):
+                        try:
+                            await on_event(text)
+                        except Exception:
+                            # One event that cannot be handed out (a bug, or Redis
+                            # failing a name lookup) must not end the subscription.
+                            log.exception("Could not hand out a status event: %.200s", text)
+                finally:
+                    self._subscription_changed(-1, url, label, attempt)
+            except (RedisError, OSError) as exc:
+                log.warning(
+                    "Redis subscription%s on %s failed (%s); subscribing again in %.1f s.",
+                    label,
+                    redacted(url),
+                    exc,
+                    delay,
+                )
+            except Exception:
+                # Not a network failure: a bug or a bad setting. Loudly, but keep
+                # trying: the clients are better served by a retry than by silence.
+                log.exception(
+                    "Redis subscription%s on %s broke; trying again in %.1f s.",
+                    label,
+                    redacted(url),
+                    delay,
+                )
+            finally:
+                await _close_quietly(pubsub, redis)
+            attempt += 1
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RECONNECT_MAX_DELAY)
+
+    def _subscription_changed(self, change, url, label, attempt):
+        self.stats["subscriptions"] += change
+        if change > 0 and attempt:
+            self.stats["resubscribed"] += 1
+            log.info("Subscribed again%s on %s.", label, redacted(url))
+
+    def decode(self, text):
+        """The StatusEvent published as ``text``, or None (logged) if malformed."""
+        try:
+            return StatusEvent.from_json(text)
+        except ValueError as exc:
+            log.warning("Ignored a malformed status event (%s): %.200s", exc, text)
+            return None
+
+    def matches(self, client, event):
+        """``client.match(event)``, a failing filter counting as no match (logged)."""
+        try:
+            return client.match(event)
+        except Exception:
+            # A bug in one filter must not stop the events of every other client.
+            log.exception("Streaming filter of client %r failed on event %s", client.name, event.id)
+            return False
+
+
+async def _close_quietly(pubsub, redis):
+    for resource in (pubsub, redis):
+        if resource is None:
+            continue
+        try:
+            await resource.aclose()
+        except (RedisError, OSError):
+            pass  # the connection is gone already, which is all we wanted
+
+
+class Hub(BaseHub):
+    """One subscription for the whole process; events fanned out in memory."""
+
+    async def start(self):
+        await super().start()
+        self.tasks.append(asyncio.create_task(self._follow_channel(self.dispatch, "")))
+
+    @property
+    def subscribed(self):
+        return self.stats["subscriptions"] > 0
+
+    @property
+    def subscriptions(self):
+        return self.stats["subscriptions"]
+
+    async def dispatch(self, text):
+        """Decode one event, and queue it to every client whose filter matches."""
+        event = self.decode(text)
+        if event is None:
+            return
+        self.stats["events"] += 1
+        try:
+            # The hot loop: every client's filter on every event, so kept bare.
+            targets = [client for client in self.clients if client.match(event)]
+        except Exception:
+            targets = [client for client in self.clients if self.matches(client, event)]
+        if not targets:
+            return
+        if (
+            self.prepare is not None
+            and not event.deleted
+            and any(client.format.needs_author_name for client in targets)
+        ):
+            try:
+                await self.prepare(event)
+            except Exception:
+                # The login stands in for the name; the event still goes out to all.
+                log.exception("Could not look up the author of status %s", event.id)
+        for client in targets:
+            if not client.closing:
+                self.deliver(client, client.format.bytes_for(event))
+        # Let the writers send before the next event: a burst of events read in one
+        # go must not fill the queues of clients that are keeping up perfectly well.
+        await asyncio.sleep(0)
+
+
+class PerClientHub(BaseHub):
+    """The book's design (listing 8.15): every client subscribes on its own, and
+    decodes and filters every event itself. Kept only so that the benchmark can
+    measure what one subscription per process saves."""
+
+    def __init__(self, urls, **options):
+        super().__init__(urls, **options)
+        self.subscribers = {}
+
+    @property
+    def subscribed(self):
+        return True
+
+    @property
+    def subscriptions(self):
+        return self.stats["subscriptions"]
+
+    def add(self, client):
+        if not super().add(client):
+            return False
+
+        async def on_event(text):
+            event = self.decode(text)
+            if event is not None and self.matches(client, event) and not client.closing:
+                if self.prepare is not None and client.format.needs_author_name:
+                    await self.prepare(event)
+                self.deliver(client, client.format.bytes_for(event))
+
+        label = f" of client {client.name}"
+        self.subscribers[client] = asyncio.create_task(self._follow_channel(on_event, label))
+        return True
+
+    def remove(self, client):
+        super().remove(client)
+        task = self.subscribers.pop(client, None)
+        if task is not None:
+            task.cancel()
+
+    async def stop(self):
+        tasks = list(self.subscribers.values())
+        for client in list(self.subscribers):
+            self.remove(client)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await super().stop()
