@@ -46,6 +46,9 @@ class Command(BaseCommand):
                 server.stop()
 
     def used(self, r):
+        """used_memory once Redis has finished freeing what FLUSHALL ASYNC let go."""
+        while r.info("memory").get("lazyfree_pending_objects", 0):
+            time.sleep(0.05)
         return r.info("memory")["used_memory"]
 
     def timelines(self, r, count, rounds):
