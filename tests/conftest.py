@@ -78,6 +78,58 @@ def round_trips(monkeypatch):
     return counter
 
 
+# --- a real headless Chromium, for the browser tests -----------------------------------
+# Debian's chromium (apt-get install chromium), never a browser downloaded by
+# `playwright install`; CHROMIUM_PATH points elsewhere.
+CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+HOW_TO_INSTALL = (
+    "install Chromium with `apt-get install chromium` (or set CHROMIUM_PATH to a "
+    "Chromium binary) and Playwright with `pip install playwright` "
+    "(no `playwright install` needed)"
+)
+
+
+def _missing_browser():
+    """Why the browser tests cannot run here, or None if they can."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed"
+    if not (os.path.isfile(CHROMIUM_PATH) and os.access(CHROMIUM_PATH, os.X_OK)):
+        return f"no Chromium executable at {CHROMIUM_PATH}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium for one test module. Without one the tests are skipped
+    with a message saying how to install it, except with CI=true: there they fail, so
+    CI cannot skip them silently."""
+    reason = _missing_browser()
+    if reason is not None:
+        message = f"{reason}: {HOW_TO_INSTALL}"
+        if os.environ.get("CI", "").strip().lower() in {"true", "1", "yes"}:
+            pytest.fail(f"CI=true and {message}", pytrace=False)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM_PATH, headless=True, args=CHROMIUM_ARGS
+        )
+        yield chromium
+        chromium.close()
+
+
 @pytest.fixture
 def transactional_db():
     """No SQL database here (DATABASES = {}): nothing to set up or flush.
