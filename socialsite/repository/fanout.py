@@ -17,7 +17,7 @@ request. The rest is deferred work on the jobs stream (jobs.py), done by
 Why this delivers exactly once to every follower at posting time:
 - someone who follows later gets a score above ``upto``: no range includes them (the
   follow's backfill copies the status from the profile instead);
-- deliver.lua checks, in the same step as the ZADD, that the follower still follows
+- deliver.lua checks, in the same step as the SADD, that the follower still follows
   the author, so an unfollow during the fan-out is respected;
 - a job that runs twice (its worker died before completing it) repeats SADDs of ids
   already in the set, which change nothing.
