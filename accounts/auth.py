@@ -34,11 +34,13 @@ def authenticate(login, password):
 
     def upgrade(raw_password):
         # check_password calls this when the stored hash uses outdated parameters.
-        users.set_password_hash(r, uid, make_password(raw_password))
+        nonlocal password_hash
+        password_hash = make_password(raw_password)
+        users.set_password_hash(r, uid, password_hash)
 
     if not check_password(password, password_hash, setter=upgrade):
         return None
-    return load_user(uid)  # reloaded: upgrade() may have changed the hash
+    return SiteUser(user, password_hash)
 
 
 def load_user(uid):

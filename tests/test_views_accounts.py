@@ -543,3 +543,18 @@ def test_the_new_password_works_and_the_old_one_does_not(client, alice):
     fresh = Client()
     log_in(fresh, "alice", NEW_PASSWORD)
     assert logged_in_login(fresh) == "alice"
+
+
+def test_login_upgrades_an_outdated_hash_and_the_session_stays_valid(client, r):
+    from django.contrib.auth.hashers import Argon2PasswordHasher, identify_hasher
+
+    # Stored with Django's own (costlier) Argon2 parameters; the site now uses others.
+    old_hash = Argon2PasswordHasher().encode(PASSWORD, Argon2PasswordHasher().salt())
+    uid = users.create_user(r, "dora", "Dora", old_hash)
+    response = client.post("/accounts/login/", {"username": "dora", "password": PASSWORD})
+    assert response.status_code == 302
+    new_hash = users.get_password_hash(r, uid)
+    assert new_hash != old_hash
+    assert not identify_hasher(new_hash).must_update(new_hash)
+    # The session's auth hash was made from the upgraded hash: still logged in.
+    assert "@dora" in client.get("/").content.decode()

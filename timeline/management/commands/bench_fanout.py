@@ -19,7 +19,7 @@ import tempfile
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from socialsite import embedded_redis
 from socialsite.benchmarks import book
@@ -154,4 +154,5 @@ class Command(BaseCommand):
         sample = [followers[0], followers[-1], *followers[:: max(1, len(followers) // 200)]]
         missing = [f for f in sample if not holds(f)]
         if missing:
-            self.stderr.write(f"status {sid} missing for followers {missing[:5]}...")
+            # A rate for a fan-out that lost deliveries would be a lie: stop here.
+            raise CommandError(f"status {sid} missing for followers {missing[:5]}")
