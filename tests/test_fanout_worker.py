@@ -102,6 +102,58 @@ def test_follows_and_unfollows_during_a_fan_out_are_respected(r, alice, small_ba
         assert timelines.home_ids(r, person["id"]) == [sid]
 
 
+def users_in_one_shard(r, count):
+    """``count`` new users whose keys share one shard (so one deliver.lua call serves them)."""
+    found = []
+    while len(found) < count:
+        user = make_user(r, f"u{len(found)}_{int(time.time() * 1e6) % 10**9}")
+        if not found or user["id"] % keys.USER_SHARDS == found[0]["id"] % keys.USER_SHARDS:
+            found.append(user)
+    return found
+
+
+def test_a_batch_read_before_an_unfollow_skips_whoever_left(r, alice):
+    stays, leaves = users_in_one_shard(r, 2)
+    for fan in (stays, leaves):
+        graph.follow(r, fan["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "mid-batch", inline_limit=0)
+    batch, _ = fanout.followers_in_range(r, alice["id"], None, None, 10)
+    assert set(batch) == {stays["id"], leaves["id"]}
+    # The worker read the batch; someone unfollows before it delivers.
+    graph.unfollow(r, leaves["id"], alice["id"])
+    assert fanout.deliver(r, alice["id"], sid, batch) == 1
+    assert timelines.home_ids(r, stays["id"]) == [sid]
+    assert timelines.home_ids(r, leaves["id"]) == []
+
+
+def test_following_again_ends_the_skipping(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    graph.unfollow(r, bob["id"], alice["id"])
+    assert r.exists(keys.unfollowed(bob["id"], alice["id"]))
+    graph.follow(r, bob["id"], alice["id"])
+    assert not r.zrange(keys.unfollowed(bob["id"], alice["id"]), 0, -1)
+    sid = statuses.post_status(r, alice["id"], "welcome back", inline_limit=0)
+    assert fanout.deliver(r, alice["id"], sid, [bob["id"]]) == 1
+    assert timelines.home_ids(r, bob["id"]) == [sid]
+
+
+def test_unfollows_are_remembered_for_a_bounded_time(r, alice, bob, carol, monkeypatch):
+    from socialsite.repository.limits import UNFOLLOW_MEMORY_MS
+
+    bob_shard_mates = users_in_one_shard(r, 2)
+    now = int(time.time() * 1000)
+    old, recent = bob_shard_mates
+    for fan in bob_shard_mates:
+        graph.follow(r, fan["id"], alice["id"])
+    monkeypatch.setattr(graph, "_now_ms", lambda: now - UNFOLLOW_MEMORY_MS - 1)
+    graph.unfollow(r, old["id"], alice["id"])
+    monkeypatch.setattr(graph, "_now_ms", lambda: now)
+    graph.unfollow(r, recent["id"], alice["id"])
+    key = keys.unfollowed(recent["id"], alice["id"])
+    assert r.zrange(key, 0, -1) == [str(recent["id"])]  # the older one was let go
+    assert 0 < r.pttl(key) <= UNFOLLOW_MEMORY_MS
+
+
 def test_follows_in_one_millisecond_are_each_reached_once(r, alice, small_batches, monkeypatch):
     monkeypatch.setattr(graph, "_now_ms", lambda: 1_700_000_000_000)
     fans = [make_user(r, f"fan{i}") for i in range(25)]
@@ -137,6 +189,39 @@ def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, mon
     fanout.work_until_idle(r)
     assert receivers(r, sid, followers) == set(followers)
     assert jobs.status(r)["dead"] == 0
+
+
+def test_with_no_inline_part_every_follower_is_reached_by_the_workers(r, alice, small_batches):
+    followers = add_followers(r, alice["id"], 25)
+    sid = statuses.post_status(r, alice["id"], "all deferred", inline_limit=0)
+    assert receivers(r, sid, followers) == set()
+    fanout.work_until_idle(r)
+    assert receivers(r, sid, followers) == set(followers)
+
+
+def test_jobs_of_one_fan_out_run_together_and_one_bad_job_holds_back_no_other(
+    r, alice, small_batches, monkeypatch
+):
+    followers = add_followers(r, alice["id"], 30)  # 3 deliver jobs of 10
+    sid = statuses.post_status(r, alice["id"], "together", inline_limit=0)
+    poisoned = followers[15]  # in the second job
+    real_deliver = fanout.deliver
+    calls = []
+
+    def deliver(r, author_uid, sid, follower_uids):
+        calls.append(len(follower_uids))
+        if poisoned in follower_uids:
+            raise ConnectionError("this one always fails")
+        return real_deliver(r, author_uid, sid, follower_uids)
+
+    monkeypatch.setattr(fanout, "deliver", deliver)
+    jobs.ensure_group(r)
+    fanout.work(r, "w1", block_ms=None)  # the plan job
+    assert fanout.work(r, "w1", block_ms=None) == 2  # the 3 jobs: tried together, then alone
+    assert calls == [30, 10, 10, 10]
+    assert receivers(r, sid, followers) == set(followers[:10] + followers[20:])
+    state = jobs.status(r)
+    assert (state["in_flight"], state["waiting"], state["dead"]) == (1, 0, 0)
 
 
 def test_delete_cleans_every_followers_home_as_deferred_work(r, alice, small_batches):

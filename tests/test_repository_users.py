@@ -1,4 +1,5 @@
 import threading
+import time
 
 from socialsite.repository import keys, users
 
@@ -55,3 +56,33 @@ def test_get_users_fetches_several_and_skips_missing(r, alice, bob):
     found = users.get_users(r, [alice["id"], bob["id"], 999])
     assert set(found) == {alice["id"], bob["id"]}
     assert found[bob["id"]]["login"] == "bob"
+
+
+def test_authors_are_read_once_then_remembered_for_a_while(r, round_trips, monkeypatch):
+    alice = users.create_user(r, "alice", "Alice", "h")
+    bob = users.create_user(r, "bob", "Bob", "h")
+    expected = {
+        alice: {"id": alice, "login": "alice", "name": "Alice"},
+        bob: {"id": bob, "login": "bob", "name": "Bob"},
+    }
+    assert users.get_authors(r, [alice, bob, alice]) == expected
+    before = round_trips["n"]
+    assert users.get_authors(r, [bob, alice]) == expected
+    assert round_trips["n"] == before  # nothing read
+    # Once an entry is older than AUTHOR_CACHE_SECONDS, it is read again.
+    r.hset(keys.user(bob), "name", "Robert")
+    assert users.get_authors(r, [bob])[bob]["name"] == "Bob"
+    later = time.monotonic() + users.AUTHOR_CACHE_SECONDS + 1
+    monkeypatch.setattr(users.time, "monotonic", lambda: later)
+    assert users.get_authors(r, [bob])[bob]["name"] == "Robert"
+
+
+def test_unknown_authors_are_left_out_and_a_flush_forgets_them(r):
+    from socialsite.repository import client
+
+    assert users.get_authors(r, [999]) == {}
+    uid = users.create_user(r, "alice", "Alice", "h")
+    assert users.get_authors(r, [uid])[uid]["login"] == "alice"
+    client.flush_all(r)
+    assert users.create_user(r, "carol", "Carol", "h") == uid  # ids start again
+    assert users.get_authors(r, [uid])[uid]["login"] == "carol"

@@ -8,6 +8,8 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 
+from . import users
+
 # How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
 # tell them apart from the site's short-lived connections.
 PUBSUB_CLIENT_NAME = "socialsite-stream"
@@ -98,3 +100,5 @@ def flush_all(r):
         r.flushall(asynchronous=True, target_nodes=RedisCluster.PRIMARIES)
     else:
         r.flushall(asynchronous=True)
+    # Ids start again from 1: what this process remembers of the old users is wrong.
+    users.forget_authors()

@@ -17,8 +17,9 @@ request. The rest is deferred work on the jobs stream (jobs.py), done by
 Why this delivers exactly once to every follower at posting time:
 - someone who follows later gets a score above ``upto``: no range includes them (the
   follow's backfill copies the status from the profile instead);
-- deliver.lua checks, in the same step as the SADD, that the follower still follows
-  the author, so an unfollow during the fan-out is respected;
+- someone who unfollows while their batch is being delivered is skipped: unfollow.lua
+  notes them in keys.unfollowed in the same step as it cleans their home timeline,
+  and deliver.lua reads that note in the same step as the SADD;
 - a job that runs twice (its worker died before completing it) repeats SADDs of ids
   already in the set, which change nothing.
 
@@ -28,13 +29,13 @@ whose status hash is gone, so nobody sees a deleted status while that runs.
 """
 
 import logging
-from collections import defaultdict
 
 from . import jobs, keys, scripts, timelines
 from .limits import (
     FANOUT_BATCH_SIZE,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
+    JOBS_PER_STEP,
     PLAN_BATCHES_PER_JOB,
 )
 
@@ -47,24 +48,21 @@ log = logging.getLogger(__name__)
 def deliver(r, author_uid, sid, follower_uids):
     """Put status ``sid`` into the home timelines of ``follower_uids``; one round trip.
 
-    Followers are grouped by shard (keys.shard): each group's keys share a cluster
-    slot, so one call of deliver.lua serves the whole group. A batch of 1000
-    followers costs at most USER_SHARDS script calls instead of 1000, which is most
-    of the fan-out's speed. Returns how many were delivered (followers who
-    unfollowed meanwhile are skipped).
+    Followers are grouped by shard: each group's keys share a cluster slot, so one
+    call of deliver.lua serves the whole group. A batch of 1000 followers costs at
+    most USER_SHARDS script calls instead of 1000, which is most of the fan-out's
+    speed. Returns how many were delivered (followers who unfollowed meanwhile are
+    skipped).
     """
-    groups = defaultdict(list)
-    for follower in follower_uids:
-        groups[keys.shard(follower)].append(follower)
+    groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK]
 
     def fill(pipe):
-        for followers in groups.values():
-            group_keys = [key for f in followers for key in (keys.home(f), keys.following(f))]
-            scripts.DELIVER.queue(
-                pipe, group_keys, [author_uid, sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK]
-            )
+        for followers in groups:
+            homes = keys.homes_in_one_shard(followers)
+            scripts.DELIVER.queue(pipe, [keys.unfollowed(followers[0], author_uid), *homes], args)
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -87,21 +85,30 @@ def _score_bound(score, exclusive=False):
 
 def followers_in_range(r, uid, after, upto, count):
     """Up to ``count`` follower ids with follow scores in (after, upto], oldest first,
-    and the score of the last one (to resume from), in one round trip.
+    and the score of the last one (to resume from), in one round trip."""
+    return followers_in_ranges(r, uid, [(after, upto)], count)[0]
+
+
+def followers_in_ranges(r, uid, ranges, count):
+    """``followers_in_range`` for several (after, upto) ranges, in one round trip.
 
     Scores are not read for the whole batch: parsing 1000 of them took longer than
-    delivering to the batch. A MULTI makes the last score belong to the same state
-    of the list as the ids.
+    delivering to the batch. One MULTI (all on one key, so one slot) makes each
+    range's last score belong to the same state of the list as its ids.
     """
     key = keys.followers(uid)
-    low = _score_bound(after, exclusive=True)
-    high = _score_bound(upto) if upto is not None else "+inf"
     pipe = r.pipeline(transaction=True)
-    pipe.zrangebyscore(key, low, high, start=0, num=count)
-    pipe.zrangebyscore(key, low, high, start=count - 1, num=1, withscores=True)
-    members, last = pipe.execute()
-    last_score = int(last[0][1]) if last else None
-    return [int(member) for member in members], last_score
+    for after, upto in ranges:
+        low = _score_bound(after, exclusive=True)
+        high = _score_bound(upto) if upto is not None else "+inf"
+        pipe.zrangebyscore(key, low, high, start=0, num=count)
+        pipe.zrangebyscore(key, low, high, start=count - 1, num=1, withscores=True)
+    replies = pipe.execute()
+    found = []
+    for members, last in zip(replies[::2], replies[1::2], strict=True):
+        last_score = int(last[0][1]) if last else None
+        found.append(([int(member) for member in members], last_score))
+    return found
 
 
 # --- jobs --------------------------------------------------------------------------------
@@ -148,9 +155,28 @@ def plan(r, job):
 
 def deliver_range(r, job):
     """Deliver ``job['sid']`` to the author's followers with scores in the job's range."""
-    if not r.exists(keys.status(job["sid"])):
+    return deliver_ranges(r, [job])
+
+
+def deliver_ranges(r, same_status_jobs):
+    """Run deliver jobs of one status together: one read of all their followers, one
+    delivery to them all.
+
+    Each job is a batch of FANOUT_BATCH_SIZE followers, but a delivery pays a fixed
+    cost per script call (up to USER_SHARDS a batch) in redis-py and in Redis; a
+    worker that takes JOBS_PER_STEP batches of one fan-out delivers them with about
+    as many calls as one (manage.py bench_fanout measures it).
+    """
+    author, sid = same_status_jobs[0]["author"], same_status_jobs[0]["sid"]
+    if not r.exists(keys.status(sid)):
         return []  # deleted meanwhile: delivering would only plant ids to clean up
-    _each_batch(r, job, lambda batch: deliver(r, job["author"], job["sid"], batch))
+    ranges = [(job["after"], job["upto"]) for job in same_status_jobs]
+    found = followers_in_ranges(r, author, ranges, FANOUT_BATCH_SIZE)
+    deliver(r, author, sid, [uid for batch, _ in found for uid in batch])
+    for job, (_, last_score) in zip(same_status_jobs, found, strict=True):
+        if last_score is not None:  # a range bigger than a batch: go on with the rest
+            rest = {**job, "after": last_score}
+            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch))
     return []
 
 
@@ -191,28 +217,67 @@ def run_job(r, job):
     return HANDLERS[job.kind](r, job.data)
 
 
+def _run_together(batch):
+    """``batch`` cut into lists of jobs to run as one: deliver jobs of one status
+    together (deliver_ranges), every other job alone."""
+    groups = {}
+    for job in batch:
+        together = (job.data["author"], job.data["sid"]) if job.kind == "deliver" else job.id
+        groups.setdefault(together, []).append(job)
+    return list(groups.values())
+
+
+def _run(r, group):
+    """Follow-up jobs for each job of ``group`` (see _run_together)."""
+    if len(group) == 1:
+        return [run_job(r, group[0])]
+    deliver_ranges(r, [job.data for job in group])
+    return [[] for _ in group]
+
+
 def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
          max_attempts=jobs.MAX_ATTEMPTS):  # fmt: skip
-    """One step of a worker: run the stale jobs it can claim, else one new job.
+    """One step of a worker: run the stale jobs it can claim, else up to JOBS_PER_STEP
+    new ones.
 
     Returns the number of jobs completed. A job that raises stays pending and is
     retried (by whoever claims it) until its last attempt, which dead-letters it.
+    Jobs run together (deliver_ranges) that fail are tried again one by one at once,
+    so one bad job cannot take the others down with it.
     """
     batch = jobs.claim_stale(r, consumer, claim_idle_ms, max_attempts) or jobs.read(
-        r, consumer, count=1, block_ms=block_ms
+        r, consumer, count=JOBS_PER_STEP, block_ms=block_ms
     )
     done = 0
-    for job in batch:
+    for group in _run_together(batch):
         try:
-            followups = run_job(r, job)
+            followups = _run(r, group)
         except Exception as error:
-            log.exception("fan-out job %s failed (attempt %s): %s", job.id, job.attempts, job.data)
-            if job.attempts >= max_attempts:
-                jobs.dead_letter(r, job, f"{type(error).__name__}: {error}")
-            continue
-        jobs.complete(r, job, followups)
-        done += 1
+            if len(group) == 1:
+                _failed(r, group[0], error, max_attempts)
+                continue
+            log.warning("%d fan-out jobs run together failed; running each alone", len(group))
+            followups = []
+            for job in group:
+                try:
+                    followups.append(run_job(r, job))
+                except Exception as error:
+                    _failed(r, job, error, max_attempts)
+                    followups.append(None)
+        for job, its_followups in zip(group, followups, strict=True):
+            if its_followups is not None:
+                jobs.complete(r, job, its_followups)
+                done += 1
     return done
+
+
+def _failed(r, job, error, max_attempts):
+    """Log a job that raised; dead-letter it if that was its last attempt."""
+    log.error(
+        "fan-out job %s failed (attempt %s): %s", job.id, job.attempts, job.data, exc_info=error
+    )
+    if job.attempts >= max_attempts:
+        jobs.dead_letter(r, job, f"{type(error).__name__}: {error}")
 
 
 def work_until_idle(r, consumer="inline", max_jobs=1_000_000):

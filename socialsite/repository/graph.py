@@ -15,7 +15,7 @@ import enum
 import time
 
 from . import fanout, jobs, keys, locks, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, UNFOLLOW_MEMORY_MS
 
 LockBusy = locks.LockBusy
 
@@ -47,7 +47,9 @@ def follow(r, uid, other_uid):
     with locks.hold(r, keys.follow_lock(uid)):
         now = _now_ms()
         added = scripts.ADD_EDGE(
-            r, [keys.following(uid), keys.user(uid)], [other_uid, now, "following"]
+            r,
+            [keys.following(uid), keys.user(uid), keys.unfollowed(uid, other_uid)],
+            [other_uid, now, "following", uid],
         )
 
         def fill(pipe):
@@ -71,7 +73,8 @@ def unfollow(r, uid, other_uid):
 
     1. Read other's newest HOME_TIMELINE_SIZE status ids.
     2. Remove other from following:{uid} (and uncount it) and those ids from
-       home:{uid}, in one step (unfollow.lua).
+       home:{uid}, and note the unfollow for fan-outs in progress, in one step
+       (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it).
     4. Queue a job to refill home:{uid} (fanout.refill_job).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
@@ -83,8 +86,8 @@ def unfollow(r, uid, other_uid):
         status_ids = r.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
         removed = scripts.UNFOLLOW(
             r,
-            [keys.following(uid), keys.user(uid), keys.home(uid)],
-            [other_uid, *status_ids],
+            [keys.following(uid), keys.user(uid), keys.home(uid), keys.unfollowed(uid, other_uid)],
+            [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
         )
         scripts.REMOVE_EDGE(
             r, [keys.followers(other_uid), keys.user(other_uid)], [uid, "followers"]

@@ -54,6 +54,13 @@ def home(uid):
     return f"home:{shard(uid)}:{uid}"
 
 
+def homes_in_one_shard(uids):
+    """``[home(uid) for uid in uids]`` for users of one shard, with the tag made once
+    (a fan-out builds a million of these)."""
+    tag = shard(uids[0])
+    return [f"home:{tag}:{uid}" for uid in uids]
+
+
 def profile(uid):
     """ZSET: ids of the statuses the user posted, scored by id."""
     return f"profile:{shard(uid)}:{uid}"
@@ -67,6 +74,26 @@ def followers(uid):
 def following(uid):
     """ZSET: ids of the users ``uid`` follows, scored by follow time (unique ms)."""
     return f"following:{shard(uid)}:{uid}"
+
+
+def unfollowed(uid, other_uid):
+    """ZSET: users of ``uid``'s shard who stopped following ``other_uid`` lately.
+
+    Members are user ids scored by the unfollow's time in ms; entries older than
+    limits.UNFOLLOW_MEMORY_MS are dropped and the key expires after it. A fan-out
+    batch reads its followers, then delivers: whoever unfollowed in between is
+    listed here, in the same slot as their home timeline, so deliver.lua can skip
+    them while touching one key per shard instead of every follower's list.
+    """
+    return f"unfollowed:{shard(uid)}:{other_uid}"
+
+
+def same_shard_groups(uids):
+    """``uids`` grouped by shard: each group's keys share one cluster slot."""
+    groups = {}
+    for uid in uids:
+        groups.setdefault(uid % USER_SHARDS, []).append(uid)
+    return list(groups.values())
 
 
 def follow_lock(uid):

@@ -66,10 +66,10 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
 
     _, _, followers, newest = scripts.run_pipeline(r, fill)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers])
-    if followers and newest and newest[0][1] > followers[-1][1]:
-        jobs.enqueue(
-            r, fanout.plan_job("deliver", uid, sid, int(followers[-1][1]), int(newest[0][1]))
-        )
+    # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
+    last_inline = int(followers[-1][1]) if followers else None
+    if newest and (last_inline is None or newest[0][1] > last_inline):
+        jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, int(newest[0][1])))
     events.publish_posted(r, status)
     return sid
 

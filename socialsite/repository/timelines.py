@@ -7,8 +7,9 @@ ordering by time, with no ties, which makes cursor paging exact (see paging.py).
   HOME_TIMELINE_SIZE ids, by number, are the timeline. home_page.lua reads them in
   order (SORT ... DESC LIMIT) inside Redis.
 
-Reading one page costs three round trips whatever its length: the ids, the status
-hashes (one pipeline), the authors' hashes (one pipeline).
+Reading one page costs two or three round trips whatever its length: the ids, the
+status hashes (one pipeline), and the hashes of authors this process has not shown in
+the last minute (one pipeline, often none: users.get_authors).
 """
 
 import heapq
@@ -19,7 +20,7 @@ from .limits import HOME_TIMELINE_SIZE
 
 def _page_of_statuses(r, status_ids, next_cursor):
     found = statuses.get_statuses(r, status_ids)
-    authors = users.get_users(r, [status["uid"] for status in found])
+    authors = users.get_authors(r, [status["uid"] for status in found])
     for status in found:
         status["author"] = authors.get(status["uid"])
     # A status whose author is gone is not shown; a deleted status (no hash) neither.

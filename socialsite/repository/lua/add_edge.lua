@@ -1,14 +1,20 @@
 -- Add one member to a follow list and count it, if it is new.
 -- KEYS[1] = followers:{uid} or following:{uid}   (ZSET)
 -- KEYS[2] = user:{uid}                            (HASH holding the count)
+-- KEYS[3] = following side only: unfollowed:{uid}:other (ZSET, see unfollow.lua)
 -- ARGV[1] = the other user's id
 -- ARGV[2] = now, in milliseconds
 -- ARGV[3] = the count field: "followers" or "following"
+-- ARGV[4] = with KEYS[3]: the user's own id
 -- Returns 1 if added, 0 if it was already there (then nothing changes).
 --
 -- Scores are follow times in ms, made unique per list: a follow in the same
 -- millisecond as the newest one gets the next millisecond. Unique scores let
 -- pages and fan-out batches resume from a score without skipping or repeating.
+if KEYS[3] then
+    -- Following again: fan-out must no longer skip this user for other's statuses.
+    redis.call('ZREM', KEYS[3], ARGV[4])
+end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
     return 0
 end
