@@ -134,15 +134,20 @@ MIDDLEWARE = [
 ROOT_URLCONF = "socialsite.urls"
 WSGI_APPLICATION = "socialsite.wsgi.application"
 
+# Jinja2, for speed: Django's template language cost most of a home page's CPU
+# (socialsite/jinja2.py, docs/bench_web.md). The backend itself puts request,
+# csrf_input and csrf_token in every context rendered with a request. Error pages
+# (404.html, 403_csrf.html, ...) are found through it as well.
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates"],
-        "APP_DIRS": True,
+        "APP_DIRS": False,
         "OPTIONS": {
+            "environment": "socialsite.jinja2.environment",
             "context_processors": [
-                "django.template.context_processors.request",
                 "django.contrib.messages.context_processors.messages",
+                "socialsite.jinja2.page_csrf_input",
             ],
         },
     },

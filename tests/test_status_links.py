@@ -1,11 +1,11 @@
-"""The profile_url and status_url filters: the links of the status markup, as {% url %}
-would give them."""
+"""The profile_url, status_url and delete_url filters: the links of the status markup,
+as reverse() (and so url() in a template) would give them."""
 
 import pytest
-from django.template import Context, Template
+from django.template import engines
 from django.urls import reverse, set_script_prefix
 
-from timeline.templatetags.timeline_extras import profile_url, status_url
+from timeline.jinja_helpers import StatusLinks, delete_url, profile_url, status_url
 
 
 @pytest.fixture
@@ -43,9 +43,29 @@ def test_it_follows_the_script_prefix(script_prefix):
     assert status_url(status_of("alice", 5)) == "/social/@alice/5/"
 
 
+@pytest.mark.parametrize("sid", [1, 9_876_543_210_123, "42"])
+def test_delete_url_is_what_reverse_gives(sid):
+    assert delete_url(status_of("alice", sid)) == reverse("delete_status", args=[sid])
+
+
+def test_a_pages_links_give_the_same_urls(script_prefix):
+    links = StatusLinks()  # made under the prefix, as a page makes it
+    for login in ("alice", "Bob_2", "é ü?"):
+        status = status_of(login, 7)
+        assert profile_url(login, links) == reverse("profile", args=[login])
+        assert status_url(status, links) == reverse("status_detail", args=[login, 7])
+        assert delete_url(status, links) == reverse("delete_status", args=[7])
+    assert profile_url("alice", links).startswith("/social/")
+
+
 def test_the_filters_work_in_a_template():
-    template = Template(
-        "{% load timeline_extras %}{{ status.author.login|profile_url }} {{ status|status_url }}"
+    template = engines["jinja2"].from_string(
+        "{{ status.author.login|profile_url }} {{ status|status_url }} {{ status|delete_url }}"
+        " {% set links = status_links() %}{{ status.author.login|profile_url(links) }}"
+        " {{ status|status_url(links) }} {{ status|delete_url(links) }}"
     )
-    rendered = template.render(Context({"status": status_of("alice", 42)}))
-    assert rendered == "/@alice/ /@alice/42/"
+    rendered = template.render({"status": status_of("alice", 42)})
+    assert (
+        rendered
+        == "/@alice/ /@alice/42/ /statuses/42/delete/ /@alice/ /@alice/42/ /statuses/42/delete/"
+    )

@@ -1,0 +1,95 @@
+"""The Jinja2 templates' helpers: the form macros write what Django's widget and label
+templates wrote, the filters give what Django's did, one CSRF token per page."""
+
+import datetime
+import re
+from types import SimpleNamespace
+
+import pytest
+from django.template import engines
+from django.template.defaultfilters import linebreaksbr as django_linebreaksbr
+
+from accounts.forms import LoginForm, PasswordChangeForm, SignupForm
+from timeline.forms import StatusForm
+from timeline.jinja_helpers import linebreaksbr, reltime
+
+FIELD_MACROS = engines["jinja2"].from_string(
+    '{% import "_form_fields.html" as f %}'
+    "{% for field in form %}{{ f.label(field) }}\n{{ f.widget(field) }}\n{% endfor %}"
+)
+
+
+def django_markup(form):
+    """What Django itself renders for each field: its label tag, then its widget."""
+    return "".join(f"{field.label_tag()}\n{field}\n" for field in form)
+
+
+def forms():
+    user = SimpleNamespace(login="alice", name="Alice")
+    yield SignupForm()
+    yield SignupForm({"username": "al ice", "name": "<b>x</b>", "password1": "a", "password2": "b"})
+    yield LoginForm()
+    yield LoginForm({"username": 'a"b', "password": "x"})
+    yield PasswordChangeForm(user)
+    yield PasswordChangeForm(user, {"old_password": "x", "new_password1": "y"})
+    yield StatusForm()
+    yield StatusForm({"message": "<script>'x'</script>\nline", "location": "<i>1</i>,2"})
+    yield StatusForm({"message": "", "location": ""})
+
+
+@pytest.mark.parametrize("form", list(forms()), ids=lambda form: type(form).__name__)
+def test_the_form_macros_write_what_django_renders(form):
+    if form.is_bound:
+        form.is_valid()  # the errors, shown by both
+    # Jinja2 escapes quotes as &#34; and &#39;, Django as &quot; and &#x27;: the same text.
+    ours = FIELD_MACROS.render({"form": form}).replace("&#34;", "&quot;").replace("&#39;", "&#x27;")
+    assert ours == django_markup(form)
+
+
+def test_a_widget_the_macros_do_not_know_is_rendered_by_django():
+    from django import forms as django_forms
+
+    class Form(django_forms.Form):
+        pick = django_forms.ChoiceField(choices=[("a", "A")])
+
+    form = Form()
+    assert FIELD_MACROS.render({"form": form}) == django_markup(form)
+
+
+@pytest.mark.parametrize(
+    "text", ["plain", "<b>bold</b> & 'quotes' \"too\"", "one\ntwo", "one\r\ntwo\rthree", ""]
+)
+def test_linebreaksbr_is_djangos(text):
+    assert linebreaksbr(text) == django_linebreaksbr(text)
+    assert hasattr(linebreaksbr(text), "__html__")  # safe: escaped already
+
+
+NOW = datetime.datetime(2025, 3, 10, 12, 0, tzinfo=datetime.UTC)
+
+
+@pytest.mark.parametrize(
+    ("seconds_ago", "shown"),
+    [
+        (0, "now"),
+        (59, "now"),
+        (60, "1m"),
+        (3599, "59m"),
+        (3600, "1h"),
+        (86399, "23h"),
+        (86400, "1d"),
+        (6 * 86400, "6d"),
+        (7 * 86400, "Mar 3"),
+        (70 * 86400, "Dec 30, 2024"),
+    ],
+)
+def test_reltime(seconds_ago, shown):
+    assert reltime(str(NOW.timestamp() - seconds_ago), NOW) == shown
+
+
+def test_a_page_shows_one_csrf_token_in_all_its_forms(rf):
+    template = engines["jinja2"].from_string("{{ csrf_input }} {{ csrf_input }} {{ csrf_input }}")
+    html = template.render(request=rf.get("/"))
+    tokens = re.findall(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)
+    assert len(tokens) == 3 and len(set(tokens)) == 1
+    # and the next page gets a token masked anew
+    assert re.findall(r'value="([^"]+)"', template.render(request=rf.get("/")))[0] != tokens[0]

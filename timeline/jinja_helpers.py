@@ -1,0 +1,127 @@
+"""The filters and functions the timeline templates use (installed by socialsite.jinja2)."""
+
+import datetime
+import functools
+import re
+import time
+
+from django.conf import settings
+from django.template import defaultfilters
+from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils import timezone
+from django.utils.html import escape
+
+
+def reltime(posted, now=None):
+    """A timestamp (seconds since the epoch) as people read it on a timeline.
+
+    Under a minute "now"; then "5m", "2h", "3d"; older than a week the date. (Dates are
+    made only for that last case: a timeline renders this 30 times, mostly for recent
+    statuses.)
+    """
+    posted = float(posted)
+    seconds = (now.timestamp() if now else time.time()) - posted
+    if seconds < 60:
+        return "now"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m"
+    if seconds < 86400:
+        return f"{int(seconds // 3600)}h"
+    if seconds < 7 * 86400:
+        return f"{int(seconds // 86400)}d"
+    moment = datetime.datetime.fromtimestamp(posted, tz=datetime.UTC)
+    now = now or timezone.now()
+    if moment.year == now.year:
+        return f"{moment:%b} {moment.day}"
+    return f"{moment:%b} {moment.day}, {moment.year}"
+
+
+def isotime(posted):
+    """A timestamp (seconds since the epoch) as ISO 8601, for <time datetime>."""
+    return datetime.datetime.fromtimestamp(float(posted), tz=datetime.UTC).isoformat()
+
+
+def stream_url():
+    """Where the page's script reaches the streaming server (settings.STREAM_PUBLIC_URL);
+    empty means the page's own host name on stream_port."""
+    return settings.STREAM_PUBLIC_URL
+
+
+def stream_port():
+    return settings.STREAM_PORT
+
+
+# --- links in the status markup ----------------------------------------------------------
+# url() calls reverse(), about 25 us each, which a home page would do 60 times (two links
+# per status). StatusLinks reverses each pattern once per URLconf and script prefix, with
+# placeholders, then puts the login and the id in: the same URLs for a few us.
+_LOGIN_SLOT = "__login__"
+_ID_SLOT = 9_876_543_210_123  # digits that no login placeholder contains
+_ID_TEXT = str(_ID_SLOT)
+# Logins are letters, digits and underscores (accounts.forms.LOGIN_PATTERN), which need no
+# quoting in a URL. Anything else goes through reverse() itself, to get exactly its answer.
+_PLAIN_LOGIN = re.compile(r"[A-Za-z0-9_]+")
+
+
+@functools.lru_cache(maxsize=64)
+def _url_pattern(name, args, prefix, urlconf):
+    # prefix and urlconf are not used here but by reverse(): they are the cache's key.
+    return reverse(name, urlconf=urlconf, args=args)
+
+
+class StatusLinks:
+    """The links of the status markup, for one page (``status_links()`` in a template).
+
+    Looking the script prefix and the URLconf up (they are context-local) costs more than
+    building a link, so a page does it once, here, and passes this object to the filters:
+    ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
+    """
+
+    __slots__ = ("_profile", "_status", "_delete")
+
+    def __init__(self):
+        prefix, urlconf = get_script_prefix(), get_urlconf()
+        self._profile = _url_pattern("profile", (_LOGIN_SLOT,), prefix, urlconf)
+        self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
+        self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
+
+    def profile(self, login):
+        login = str(login)
+        if not _PLAIN_LOGIN.fullmatch(login):
+            return reverse("profile", args=[login])
+        return self._profile.replace(_LOGIN_SLOT, login, 1)
+
+    def status(self, login, sid):
+        login = str(login)
+        if not _PLAIN_LOGIN.fullmatch(login):
+            return reverse("status_detail", args=[login, sid])
+        return self._status.replace(_ID_TEXT, str(int(sid)), 1).replace(_LOGIN_SLOT, login, 1)
+
+    def delete(self, sid):
+        return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
+
+
+def profile_url(login, links=None):
+    """``{{ login|profile_url }}``: what ``{{ url("profile", login) }}`` gives, faster."""
+    return (links or StatusLinks()).profile(login)
+
+
+def status_url(status, links=None):
+    """``{{ status|status_url }}``: ``{{ url("status_detail", status.author.login, status.id) }}``,
+    faster."""
+    return (links or StatusLinks()).status(status["author"]["login"], status["id"])
+
+
+def delete_url(status, links=None):
+    """``{{ status|delete_url }}``: ``{{ url("delete_status", status.id) }}``, faster."""
+    return (links or StatusLinks()).delete(status["id"])
+
+
+def linebreaksbr(text):
+    """Django's linebreaksbr filter: the text escaped, each line break as <br>. Most
+    statuses have no line break, and for them escape() alone gives the same, for a third
+    of the filter's cost."""
+    text = str(text)
+    if "\n" in text or "\r" in text:
+        return defaultfilters.linebreaksbr(text)
+    return escape(text)
