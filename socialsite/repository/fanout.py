@@ -236,9 +236,9 @@ def _run(r, group):
 
 
 def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
-         max_attempts=jobs.MAX_ATTEMPTS):  # fmt: skip
-    """One step of a worker: run the stale jobs it can claim, else up to JOBS_PER_STEP
-    new ones.
+         max_attempts=jobs.MAX_ATTEMPTS, jobs_per_step=JOBS_PER_STEP):  # fmt: skip
+    """One step of a worker: run the stale jobs it can claim, else up to
+    ``jobs_per_step`` new ones.
 
     Returns the number of jobs completed. A job that raises stays pending and is
     retried (by whoever claims it) until its last attempt, which dead-letters it.
@@ -246,7 +246,7 @@ def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
     so one bad job cannot take the others down with it.
     """
     batch = jobs.claim_stale(r, consumer, claim_idle_ms, max_attempts) or jobs.read(
-        r, consumer, count=JOBS_PER_STEP, block_ms=block_ms
+        r, consumer, count=jobs_per_step, block_ms=block_ms
     )
     done = 0
     for group in _run_together(batch):

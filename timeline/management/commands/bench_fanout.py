@@ -24,6 +24,7 @@ from django.core.management.base import BaseCommand, CommandError
 from socialsite import embedded_redis
 from socialsite.benchmarks import book
 from socialsite.repository import bulk, client, jobs, statuses, timelines
+from socialsite.repository.limits import JOBS_PER_STEP
 
 
 class Command(BaseCommand):
@@ -32,12 +33,18 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--followers", default="10000,100000,1000000")
         parser.add_argument("--workers", default="2", help="worker processes, e.g. 1,2,3")
+        parser.add_argument(
+            "--jobs-per-step",
+            default=str(JOBS_PER_STEP),
+            help="the workers' --jobs-per-step, e.g. 1,5 to compare",
+        )
         parser.add_argument("--redis-url", default="", help="default: a throwaway server")
         parser.add_argument("--skip-book", action="store_true")
 
     def handle(self, *args, **options):
         sizes = [int(n) for n in options["followers"].split(",")]
         worker_counts = [int(n) for n in options["workers"].split(",")]
+        steps = [int(n) for n in options["jobs_per_step"].split(",")]
         with tempfile.TemporaryDirectory() as tmp:
             server = None
             url = options["redis_url"]
@@ -51,7 +58,7 @@ class Command(BaseCommand):
                     f"{'followers':>10} {'who':<22} {'seconds':>8} {'deliveries/s':>13}"
                 )
                 for size in sizes:
-                    self.run_size(r, url, tmp, size, worker_counts, options["skip_book"])
+                    self.run_size(r, url, tmp, size, worker_counts, steps, options["skip_book"])
             finally:
                 if server:
                     server.stop()
@@ -60,15 +67,19 @@ class Command(BaseCommand):
         self.stdout.write(f"{size:>10,} {who:<22} {seconds:>8.2f} {size / seconds:>13,.0f}")
         return size / seconds
 
-    def run_size(self, r, url, tmp, size, worker_counts, skip_book):
+    def run_size(self, r, url, tmp, size, worker_counts, steps, skip_book):
         rates = {}
-        for count in worker_counts:
-            author, followers = self.setup(r, size)
-            rates[f"ours ({count} workers)"] = self.row(
-                size,
-                f"ours ({count} workers)",
-                self.time_ours(r, url, tmp, author, followers, count),
-            )
+        for step in steps:
+            for count in worker_counts:
+                author, followers = self.setup(r, size)
+                who = (
+                    f"ours ({count} workers)"
+                    if len(steps) == 1
+                    else f"ours ({count}w, {step}/step)"
+                )
+                rates[who] = self.row(
+                    size, who, self.time_ours(r, url, tmp, author, followers, count, step)
+                )
         if not skip_book:
             author, followers = self.setup(r, size)
             rates["book"] = self.row(size, "book (1 worker)", self.time_book(r, author, followers))
@@ -94,12 +105,20 @@ class Command(BaseCommand):
         r.hset(book.key("user", author), mapping={"login": "author", "posts": 0})
         return author, followers
 
-    def start_workers(self, url, tmp, count):
+    def start_workers(self, url, tmp, count, jobs_per_step):
         env = {**os.environ, "REDIS_URL": url, "REDIS_CLUSTER": "false", "DATA_DIR": tmp}
         manage = str(settings.BASE_DIR / "manage.py")
         workers = [
             subprocess.Popen(
-                [sys.executable, manage, "fanout", "--name", f"bench{i}"],
+                [
+                    sys.executable,
+                    manage,
+                    "fanout",
+                    "--name",
+                    f"bench{i}",
+                    "--jobs-per-step",
+                    str(jobs_per_step),
+                ],  # fmt: skip
                 env=env,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -112,9 +131,9 @@ class Command(BaseCommand):
             worker.stdout.readline()
         return workers
 
-    def time_ours(self, r, url, tmp, author, followers, count):
+    def time_ours(self, r, url, tmp, author, followers, count, jobs_per_step):
         jobs.ensure_group(r)
-        workers = self.start_workers(url, tmp, count)
+        workers = self.start_workers(url, tmp, count, jobs_per_step)
         try:
             started = time.perf_counter()
             sid = statuses.post_status(r, author, "hello, everyone")

@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand
 
 from socialsite.connection import get_redis
 from socialsite.repository import fanout, jobs
+from socialsite.repository.limits import JOBS_PER_STEP
 
 
 class Command(BaseCommand):
@@ -41,6 +42,12 @@ class Command(BaseCommand):
             type=int,
             default=settings.FANOUT_MAX_ATTEMPTS,
             help="dead-letter a job after this many failed attempts",
+        )
+        parser.add_argument(
+            "--jobs-per-step",
+            type=int,
+            default=JOBS_PER_STEP,
+            help="jobs taken at once; deliver jobs of one status among them run together",
         )
         parser.add_argument(
             "--exit-when-idle", action="store_true", help="stop once no job is waiting"
@@ -96,6 +103,7 @@ class Command(BaseCommand):
                 block_ms=1000,
                 claim_idle_ms=options["claim_idle_ms"],
                 max_attempts=options["max_attempts"],
+                jobs_per_step=options["jobs_per_step"],
             )
             done += step
             if options["exit_when_idle"] and step == 0:
