@@ -101,7 +101,7 @@ class Command(BaseCommand):
         book_usec = sum(stats[c]["usec"] for c in ("cmdstat_zadd", "cmdstat_zremrangebyrank"))
         book_usec /= rounds * count
         self.stdout.write(f"\nInserting {rounds} statuses into each full timeline (server time):")
-        self.stdout.write(f"  ours: {ours_usec:5.2f} us per delivery (unfollow check per shard, SADD, "
+        self.stdout.write(f"  ours: {ours_usec:5.2f} us per delivery (unfollow check, SADD, "
                           f"trim every {HOME_TIMELINE_SLACK} included); timelines now hold "
                           f"{min(sizes)}-{max(sizes)} ids, 1000 shown")  # fmt: skip
         self.stdout.write(f"  book: {book_usec:5.2f} us per delivery (ZADD + ZREMRANGEBYRANK)")
