@@ -88,7 +88,7 @@ class Command(BaseCommand):
         self.stopping = False
 
         def stop(signum, frame):
-            # Finish the job in hand: the loop checks this flag between jobs.
+            # Finish the jobs in hand: the loop checks this flag between steps.
             self.stopping = True
 
         signal.signal(signal.SIGTERM, stop)
