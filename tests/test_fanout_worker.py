@@ -191,6 +191,23 @@ def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, mon
     assert jobs.status(r)["dead"] == 0
 
 
+def test_a_range_of_exactly_one_batch_is_read_once(r, alice):
+    followers = add_followers(r, alice["id"], 11)
+    scores = [
+        int(score) for _, score in r.zrange(keys.followers(alice["id"]), 0, -1, withscores=True)
+    ]
+    # Exactly 10 in (None, 10th score]: all of them, and nothing to resume.
+    batch, resume_after = fanout.followers_in_range(r, alice["id"], None, scores[9], 10)
+    assert (batch, resume_after) == (followers[:10], None)
+    # 11 in the range: the first 10, and where to go on from.
+    batch, resume_after = fanout.followers_in_range(r, alice["id"], None, None, 10)
+    assert (batch, resume_after) == (followers[:10], scores[9])
+    assert fanout.followers_in_range(r, alice["id"], resume_after, None, 10) == (
+        [followers[10]],
+        None,
+    )
+
+
 def test_with_no_inline_part_every_follower_is_reached_by_the_workers(r, alice, small_batches):
     followers = add_followers(r, alice["id"], 25)
     sid = statuses.post_status(r, alice["id"], "all deferred", inline_limit=0)

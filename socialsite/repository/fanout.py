@@ -85,7 +85,8 @@ def _score_bound(score, exclusive=False):
 
 def followers_in_range(r, uid, after, upto, count):
     """Up to ``count`` follower ids with follow scores in (after, upto], oldest first,
-    and the score of the last one (to resume from), in one round trip."""
+    in one round trip; and, if the range holds more, the score of the last id read (to
+    resume from), else None."""
     return followers_in_ranges(r, uid, [(after, upto)], count)[0]
 
 
@@ -93,8 +94,10 @@ def followers_in_ranges(r, uid, ranges, count):
     """``followers_in_range`` for several (after, upto) ranges, in one round trip.
 
     Scores are not read for the whole batch: parsing 1000 of them took longer than
-    delivering to the batch. One MULTI (all on one key, so one slot) makes each
-    range's last score belong to the same state of the list as its ids.
+    delivering to the batch. Only the last id's and the next one's are read: a planned
+    range holds exactly ``count`` followers, and seeing that nothing follows spares a
+    second read. One MULTI (all on one key, so one slot) makes them belong to the same
+    state of the list as the ids.
     """
     key = keys.followers(uid)
     pipe = r.pipeline(transaction=True)
@@ -102,12 +105,12 @@ def followers_in_ranges(r, uid, ranges, count):
         low = _score_bound(after, exclusive=True)
         high = _score_bound(upto) if upto is not None else "+inf"
         pipe.zrangebyscore(key, low, high, start=0, num=count)
-        pipe.zrangebyscore(key, low, high, start=count - 1, num=1, withscores=True)
+        pipe.zrangebyscore(key, low, high, start=count - 1, num=2, withscores=True)
     replies = pipe.execute()
     found = []
-    for members, last in zip(replies[::2], replies[1::2], strict=True):
-        last_score = int(last[0][1]) if last else None
-        found.append(([int(member) for member in members], last_score))
+    for members, tail in zip(replies[::2], replies[1::2], strict=True):
+        resume_after = int(tail[0][1]) if len(tail) == 2 else None  # None: no more
+        found.append(([int(member) for member in members], resume_after))
     return found
 
 
@@ -173,9 +176,9 @@ def deliver_ranges(r, same_status_jobs):
     ranges = [(job["after"], job["upto"]) for job in same_status_jobs]
     found = followers_in_ranges(r, author, ranges, FANOUT_BATCH_SIZE)
     deliver(r, author, sid, [uid for batch, _ in found for uid in batch])
-    for job, (_, last_score) in zip(same_status_jobs, found, strict=True):
-        if last_score is not None:  # a range bigger than a batch: go on with the rest
-            rest = {**job, "after": last_score}
+    for job, (_, resume_after) in zip(same_status_jobs, found, strict=True):
+        if resume_after is not None:  # a range bigger than a batch: go on with the rest
+            rest = {**job, "after": resume_after}
             _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch))
     return []
 
@@ -194,14 +197,14 @@ def _each_batch(r, job, act):
     """
     after = job["after"]
     while True:
-        batch, last_score = followers_in_range(
+        batch, resume_after = followers_in_range(
             r, job["author"], after, job["upto"], FANOUT_BATCH_SIZE
         )
         if batch:
             act(batch)
-        if last_score is None:  # fewer than a full batch: that was the last
+        if resume_after is None:  # nothing past this batch
             return
-        after = last_score
+        after = resume_after
 
 
 def refill(r, job):
