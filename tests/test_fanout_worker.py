@@ -191,6 +191,24 @@ def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, mon
     assert jobs.status(r)["dead"] == 0
 
 
+def test_a_plan_cuts_its_range_into_batches(r, alice, small_batches):
+    add_followers(r, alice["id"], 25)
+    scores = [
+        int(score) for _, score in r.zrange(keys.followers(alice["id"]), 0, -1, withscores=True)
+    ]
+    made = fanout.plan(r, fanout.plan_job("deliver", alice["id"], 7, scores[2], scores[-1]))
+    assert [job["kind"] for job in made] == ["deliver"] * 3
+    sizes = [
+        len(fanout.followers_in_range(r, alice["id"], job["after"], job["upto"], 100)[0])
+        for job in made
+    ]
+    assert sizes == [10, 10, 2]  # the 22 followers after the third, each once
+    assert made[0]["after"] == scores[2] and made[-1]["upto"] == scores[-1]
+    # Fewer followers than a batch: one job, no cut to look for.
+    (only,) = fanout.plan(r, fanout.plan_job("deliver", alice["id"], 7, scores[20], scores[-1]))
+    assert (only["kind"], only["after"], only["upto"]) == ("deliver", scores[20], scores[-1])
+
+
 def test_a_range_of_exactly_one_batch_is_read_once(r, alice):
     followers = add_followers(r, alice["id"], 11)
     scores = [

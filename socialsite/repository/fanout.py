@@ -131,19 +131,26 @@ def refill_job(uid):
 def plan(r, job):
     """Cut a plan job's score range at every FANOUT_BATCH_SIZE-th follower; return jobs.
 
-    ZCOUNT gives the rank where the range starts; then one MULTI reads the score at
-    each cut's rank (ZRANGE by rank is O(log n), where an offset would walk the
-    list). If the list changed in between, the cuts land a few followers off, which
-    only makes some batches a little bigger or smaller: ranges are defined by scores,
-    so they still cover (after, upto] exactly once.
+    Two ZCOUNTs give the rank where the range starts and how many it holds; then one
+    MULTI reads the score at each cut's rank (ZRANGE by rank is O(log n), where an
+    offset would walk the list). If the list changed in between, the cuts land a few
+    followers off, which only makes some batches a little bigger or smaller: ranges
+    are defined by scores, so they still cover (after, upto] exactly once.
     """
     key, after, upto = keys.followers(job["author"]), job["after"], job["upto"]
-    first_rank = r.zcount(key, "-inf", _score_bound(after)) if after is not None else 0
-    pipe = r.pipeline(transaction=True)
-    for k in range(1, PLAN_BATCHES_PER_JOB + 1):
-        rank = first_rank + k * FANOUT_BATCH_SIZE - 1
-        pipe.zrange(key, rank, rank, withscores=True)
-    found = [int(pairs[0][1]) for pairs in pipe.execute() if pairs]
+    pipe = r.pipeline(transaction=False)
+    pipe.zcount(key, "-inf", _score_bound(after))  # 0 when after is None
+    pipe.zcount(key, _score_bound(after, exclusive=True), upto)
+    first_rank, size = pipe.execute()
+    # Only ranks inside the range can hold a cut: a post to 1,500 followers reads none.
+    reads = min(PLAN_BATCHES_PER_JOB, size // FANOUT_BATCH_SIZE)
+    found = []
+    if reads:
+        pipe = r.pipeline(transaction=True)
+        for k in range(1, reads + 1):
+            rank = first_rank + k * FANOUT_BATCH_SIZE - 1
+            pipe.zrange(key, rank, rank, withscores=True)
+        found = [int(pairs[0][1]) for pairs in pipe.execute() if pairs]
     cuts = [score for score in found if (after is None or score > after) and score < upto]
     work, start = [], after
     for cut in cuts:

@@ -139,6 +139,12 @@ def _age_seconds(entry_id, now):
     return max(0.0, now - int(entry_id.split("-")[0]) / 1000)
 
 
+def backlog(r):
+    """How many jobs are waiting or in flight, in one command: completed jobs are
+    deleted from the stream, so its length is the work left (benchmarks poll this)."""
+    return r.xlen(keys.JOBS)
+
+
 def status(r):
     """What an operator wants to know about the queue, as a dict.
 
