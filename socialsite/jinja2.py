@@ -113,6 +113,7 @@ def environment(**options):
         static=static,
         form_widget=form_widget,
         status_links=jinja_helpers.StatusLinks,
+        remembered_status=jinja_helpers.remembered_status,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
     )

@@ -93,3 +93,42 @@ def test_a_page_shows_one_csrf_token_in_all_its_forms(rf):
     assert len(tokens) == 3 and len(set(tokens)) == 1
     # and the next page gets a token masked anew
     assert re.findall(r'value="([^"]+)"', template.render(request=rf.get("/")))[0] != tokens[0]
+
+
+def test_status_markup_is_made_once_and_never_shown_stale():
+    from timeline import jinja_helpers
+
+    made = []
+
+    def render(status, links, when):
+        made.append(when)
+        return f"<p>{status['author']['name']} {when}</p>"
+
+    now = datetime.datetime.now(datetime.UTC).timestamp()
+    status = {"id": 7, "posted": now - 30, "message": "hi", "location": "",
+              "author": {"login": "alice", "name": "Alice"}}  # fmt: skip
+    first = jinja_helpers.remembered_status(render, status)
+    assert jinja_helpers.remembered_status(render, dict(status)) == first
+    assert made == ["now"]  # the second time from memory
+    renamed = {**status, "author": {"login": "alice", "name": "Alice B."}}
+    assert jinja_helpers.remembered_status(render, renamed) == "<p>Alice B. now</p>"
+    older = {**status, "posted": now - 300}
+    assert jinja_helpers.remembered_status(render, older) == "<p>Alice 5m</p>"
+    assert made == ["now", "now", "5m"]
+
+
+def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
+    status = {"id": 3, "uid": 9, "posted": 1_700_000_000.5, "location": "1.5,2.5",
+              "message": "<script>alert('x')</script>\nsecond line",
+              "author": {"login": "bob", "name": "Bob <b>&</b>"}}  # fmt: skip
+    page = engines["jinja2"].from_string(
+        '{% from "_status.html" import status_article %}'
+        "{{ status_article(status, request, csrf_input) }}"
+    )
+    request = rf.get("/")
+    request.user = SimpleNamespace(id=1)
+    first = page.render({"status": status}, request)
+    assert page.render({"status": status}, request) == first
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;<br>second line" in first
+    assert "Bob &lt;b&gt;&amp;&lt;/b&gt;" in first and "<b>" not in first
+    assert first.count('class="status-head"') == 1 and "Delete" not in first

@@ -100,6 +100,11 @@ class StatusLinks:
     def delete(self, sid):
         return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
 
+    @property
+    def patterns(self):
+        """What the links depend on besides the login and the id."""
+        return self._profile, self._status
+
 
 def profile_url(login, links=None):
     """``{{ login|profile_url }}``: what ``{{ url("profile", login) }}`` gives, faster."""
@@ -115,6 +120,34 @@ def status_url(status, links=None):
 def delete_url(status, links=None):
     """``{{ status|delete_url }}``: ``{{ url("delete_status", status.id) }}``, faster."""
     return (links or StatusLinks()).delete(status["id"])
+
+
+# Rendered status markup by everything it shows: see remembered_status.
+REMEMBERED_STATUSES = 20_000  # ~1.5 KB each with its key: ~30 MB per process at most
+_remembered = {}
+
+
+def remembered_status(render, status, links=None):
+    """``render(status, links, when)`` (_status.html's status_content), from this
+    process's memory when it has made the same markup before.
+
+    The key holds everything the markup shows (id, time, author's login and name,
+    message, location, the relative time, the URL patterns), so an entry is never stale:
+    a changed name or a new "5m" is a new key, and old ones age out when the memory is
+    full (cleared at once: crude, but bounded). Rendering a status took ~35 us, a hit
+    takes a few. Single dict operations are atomic, so threads may share it.
+    """
+    links = links or StatusLinks()
+    author = status["author"]
+    when = reltime(status["posted"])
+    key = (status["id"], status["posted"], author["login"], author["name"], status["message"],
+           status.get("location"), when, links.patterns)  # fmt: skip
+    markup = _remembered.get(key)
+    if markup is None:
+        if len(_remembered) >= REMEMBERED_STATUSES:
+            _remembered.clear()
+        markup = _remembered[key] = render(status, links, when)
+    return markup
 
 
 def linebreaksbr(text):
