@@ -114,6 +114,7 @@ def environment(**options):
         form_widget=form_widget,
         status_links=jinja_helpers.StatusLinks,
         remembered_status=jinja_helpers.remembered_status,
+        status_list_markup=jinja_helpers.status_list_markup,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
     )

@@ -138,3 +138,46 @@ def test_a_deleted_status_never_shows_even_before_cleanup(r, alice, bob):
     r.delete(keys.status(sid))
     assert sid in timelines.home_ids(r, bob["id"])
     assert timelines.home_page(r, bob["id"]).items == []
+
+
+# --- the per-process memory of statuses (statuses.get_statuses) -----------------------
+
+
+def test_a_remembered_status_that_is_deleted_is_not_shown(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    kept = statuses.post_status(r, alice["id"], "kept")
+    gone = statuses.post_status(r, alice["id"], "soon gone")
+    assert [s["id"] for s in timelines.home_page(r, bob["id"]).items] == [gone, kept]
+    assert gone in statuses._known  # read once: remembered
+    # As before cleanup reaches bob's timeline: only the hash goes.
+    r.delete(keys.status(gone))
+    assert [s["id"] for s in timelines.home_page(r, bob["id"]).items] == [kept]
+    assert gone not in statuses._known and kept in statuses._known
+
+
+def test_remembered_and_new_statuses_come_back_in_the_order_asked(r, alice):
+    first = statuses.post_status(r, alice["id"], "one")
+    statuses.get_statuses(r, [first])
+    second = statuses.post_status(r, alice["id"], "two")
+    third = statuses.post_status(r, alice["id"], "three")
+    found = statuses.get_statuses(r, [third, first, 999_999, second])
+    assert [s["message"] for s in found] == ["three", "one", "two"]
+    assert found == [statuses.get_status(r, sid) for sid in (third, first, second)]
+
+
+def test_what_get_statuses_returns_is_the_callers_to_change(r, alice):
+    sid = statuses.post_status(r, alice["id"], "mine")
+    statuses.get_statuses(r, [sid])
+    statuses.get_statuses(r, [sid])[0]["message"] = "changed by a caller"
+    assert statuses.get_statuses(r, [sid])[0]["message"] == "mine"
+
+
+def test_after_a_flush_a_reused_id_shows_the_new_status(r, alice):
+    from socialsite.repository import client
+
+    sid = statuses.post_status(r, alice["id"], "before the flush")
+    statuses.get_statuses(r, [sid])
+    client.flush_all(r)
+    again = make_user(r, "alice")
+    assert statuses.post_status(r, again["id"], "after the flush") == sid
+    assert statuses.get_statuses(r, [sid])[0]["message"] == "after the flush"

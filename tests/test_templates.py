@@ -132,3 +132,35 @@ def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;<br>second line" in first
     assert "Bob &lt;b&gt;&amp;&lt;/b&gt;" in first and "<b>" not in first
     assert first.count('class="status-head"') == 1 and "Delete" not in first
+
+
+def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
+    posted = datetime.datetime.now(datetime.UTC).timestamp() - 90
+    bob = {"login": "bob", "name": "Bob <b>&</b>"}
+    me = {"login": "me", "name": "Me"}
+    items = [
+        {"id": 5, "uid": 1, "posted": posted, "message": "mine", "author": me},
+        {"id": 4, "uid": 9, "posted": posted, "message": "<i>his</i>", "author": bob},
+        {"id": 3, "uid": 9, "posted": posted, "message": "his too", "author": bob},
+    ]  # fmt: skip
+    request = rf.get("/")
+    request.user = SimpleNamespace(id=1)
+    page = engines["jinja2"].from_string(
+        '{% from "_status.html" import status_list %}'
+        "{{ status_list(items, request, csrf_input, status_links()) }}"
+    )
+    html = page.render({"items": items}, request)
+    articles = html.split("<article")[1:]
+    assert [re.search(r'id="status-(\d+)"', a).group(1) for a in articles] == ["5", "4", "3"]
+    assert 'action="/statuses/5/delete/"' in articles[0] and "csrfmiddlewaretoken" in articles[0]
+    assert not any("<form" in article for article in articles[1:])
+    assert "&lt;i&gt;his&lt;/i&gt;" in html and "<i>" not in html and "<b>" not in html
+    # Another viewer's statuses look as status_article makes them (spacing aside).
+    single = engines["jinja2"].from_string(
+        '{% from "_status.html" import status_article %}'
+        "{{ status_article(status, request, csrf_input) }}"
+    )
+    for status, article in zip(items[1:], articles[1:], strict=True):
+        assert " ".join(single.render({"status": status}, request).split()) == " ".join(
+            f"<article{article}".split()
+        )

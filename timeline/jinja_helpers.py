@@ -10,6 +10,7 @@ from django.template import defaultfilters
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.html import escape
+from markupsafe import Markup
 
 
 def reltime(posted, now=None):
@@ -127,9 +128,10 @@ REMEMBERED_STATUSES = 20_000  # ~1.5 KB each with its key: ~30 MB per process at
 _remembered = {}
 
 
-def remembered_status(render, status, links=None):
-    """``render(status, links, when)`` (_status.html's status_content), from this
-    process's memory when it has made the same markup before.
+def remembered_status(render, status, links=None, part="content"):
+    """``render(status, links, when)`` (_status.html's status_content or public_article,
+    named by ``part``), from this process's memory when it has made the same markup
+    before.
 
     The key holds everything the markup shows (id, time, author's login and name,
     message, location, the relative time, the URL patterns), so an entry is never stale:
@@ -140,14 +142,28 @@ def remembered_status(render, status, links=None):
     links = links or StatusLinks()
     author = status["author"]
     when = reltime(status["posted"])
-    key = (status["id"], status["posted"], author["login"], author["name"], status["message"],
-           status.get("location"), when, links.patterns)  # fmt: skip
+    key = (part, status["id"], status["posted"], author["login"], author["name"],
+           status["message"], status.get("location"), when, links.patterns)  # fmt: skip
     markup = _remembered.get(key)
     if markup is None:
         if len(_remembered) >= REMEMBERED_STATUSES:
             _remembered.clear()
         markup = _remembered[key] = render(status, links, when)
     return markup
+
+
+def status_list_markup(statuses, request, csrf_input, links, delete_next, *, own, public):
+    """The markup of a page's statuses (_status.html's status_list): ``public(status,
+    links, when)`` remembered for statuses the viewer did not write, ``own(status,
+    request, csrf_input, links, delete_next)`` made afresh for those they did. Both are
+    the template's macros, so everything is escaped there; joining Markup keeps it so."""
+    viewer_id = request.user.id
+    return Markup("\n").join(
+        own(status, request, csrf_input, links, delete_next)
+        if status["uid"] == viewer_id
+        else remembered_status(public, status, links, "article")
+        for status in statuses
+    )
 
 
 def linebreaksbr(text):

@@ -100,5 +100,8 @@ def flush_all(r):
         r.flushall(asynchronous=True, target_nodes=RedisCluster.PRIMARIES)
     else:
         r.flushall(asynchronous=True)
-    # Ids start again from 1: what this process remembers of the old users is wrong.
+    # Ids start again from 1: what this process remembers of old users and statuses is wrong.
+    from . import statuses  # here: statuses imports this module
+
     users.forget_authors()
+    statuses.forget_statuses()

@@ -8,8 +8,9 @@ ordering by time, with no ties, which makes cursor paging exact (see paging.py).
   order (SORT ... DESC LIMIT) inside Redis.
 
 Reading one page costs two or three round trips whatever its length: the ids, the
-status hashes (one pipeline), and the hashes of authors this process has not shown in
-the last minute (one pipeline, often none: users.get_authors).
+status hashes (one pipeline; for statuses this process has read before, only an EXISTS:
+statuses.get_statuses), and the hashes of authors this process has not shown in the
+last minute (one pipeline, often none: users.get_authors).
 """
 
 import heapq
