@@ -13,9 +13,10 @@ from django.utils.crypto import constant_time_compare
 from socialsite.connection import get_redis
 from socialsite.repository import users
 
+from .session_store import USER_ID_FIELD
 from .users import AnonymousUser, SiteUser
 
-SESSION_KEY = "_auth_user_id"
+SESSION_KEY = USER_ID_FIELD
 HASH_SESSION_KEY = "_auth_user_hash"
 
 
@@ -60,10 +61,13 @@ def login(request, user):
         if not (same_user and same_hash):
             # Someone else's session, or a stale one: start from nothing.
             request.session.flush()
+        request.session[SESSION_KEY] = user.id
+        request.session[HASH_SESSION_KEY] = session_auth_hash
     else:
+        # The user first, so that the new key names them (session_store).
+        request.session[SESSION_KEY] = user.id
+        request.session[HASH_SESSION_KEY] = session_auth_hash
         request.session.cycle_key()
-    request.session[SESSION_KEY] = user.id
-    request.session[HASH_SESSION_KEY] = session_auth_hash
     request.user = user
     rotate_token(request)
 
@@ -77,8 +81,9 @@ def logout(request):
 def get_user(request):
     """The logged-in user of this request, or an AnonymousUser.
 
-    One Redis round trip (the user hash and password hash share a slot). A session
-    whose password hash no longer matches (the password changed) is flushed.
+    No Redis round trip of its own when the session's key names the user (the session
+    store read the user with the session), else one. A session whose password hash no
+    longer matches (the password changed) is flushed.
     """
     return user_from_session(request.session)
 
@@ -92,7 +97,11 @@ def user_from_session(session):
     uid = session.get(SESSION_KEY)
     if uid is None:
         return AnonymousUser()
-    user = load_user(uid)
+    loaded = getattr(session, "loaded_user", None)  # read with the session: session_store
+    if loaded and loaded[0] == uid:
+        user = SiteUser(loaded[1], loaded[2]) if loaded[1] else None
+    else:
+        user = load_user(uid)
     if user is None:
         session.flush()
         return AnonymousUser()

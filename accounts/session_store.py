@@ -2,21 +2,47 @@
 
 The five methods Django asks of a store, each one call into the repository's
 sessions module, which owns the keys. Data is signed and encoded by SessionBase.
+
+One addition: the key of a logged-in session starts with its user's id ("42.k3j...",
+made when the session is saved with a user in it: accounts.auth.login puts the user in
+before it cycles the key). load() then reads the user along with the session, in the
+same round trip, and leaves it in ``loaded_user`` for accounts.auth.get_user, which
+would otherwise read it next: one round trip less on every logged-in page.
 """
 
-from django.contrib.sessions.backends.base import CreateError, SessionBase, UpdateError
+from django.contrib.sessions.backends.base import (
+    VALID_KEY_CHARS,
+    CreateError,
+    SessionBase,
+    UpdateError,
+)
+from django.utils.crypto import get_random_string
 
 from socialsite.connection import get_redis
 from socialsite.repository import sessions
 
+# The session field that holds the logged-in user's id (as django.contrib.auth's).
+USER_ID_FIELD = "_auth_user_id"
+
 
 class SessionStore(SessionBase):
+    # (uid, user dict or None, password hash or None) read with the session, or None.
+    loaded_user = None
+
     def load(self):
-        data = sessions.load(get_redis(), self._get_or_create_session_key())
+        data, self.loaded_user = sessions.load_with_user(
+            get_redis(), self._get_or_create_session_key()
+        )
         if data is None:
             self._session_key = None
             return {}
         return self.decode(data)
+
+    def _get_new_session_key(self):
+        # Uniqueness is create()'s SET NX, which draws again if the key is taken.
+        random_part = get_random_string(32, VALID_KEY_CHARS)
+        uid = (getattr(self, "_session_cache", None) or {}).get(USER_ID_FIELD)
+        return random_part if uid is None else sessions.key_naming_user(uid, random_part)
 
     def exists(self, session_key):
         return sessions.exists(get_redis(), session_key)

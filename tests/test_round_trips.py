@@ -9,13 +9,14 @@ import pytest
 from socialsite.repository import graph, statuses
 from tests.conftest import PASSWORD, make_user
 
-# Single server: session, user (+ password hash, same slot), timeline ids, status
-# hashes (one pipeline). Authors' hashes cost one more pipeline only for authors this
-# process has not shown in the last minute (users.get_authors): none after cost()'s
-# warm-up request. The README quotes this number.
-HOME_PAGE_ROUND_TRIPS = 4
+# Single server: session with its user (+ password hash: the session's key names the
+# user, session_store), timeline ids, status hashes (one pipeline; an EXISTS for those
+# read before). Authors' hashes cost one more pipeline only for authors this process has
+# not shown in the last minute (users.get_authors): none after cost()'s warm-up request.
+# The README quotes this number.
+HOME_PAGE_ROUND_TRIPS = 3
 # Profile: the same plus login -> id, the profile's user hash and "am I following?".
-PROFILE_PAGE_ROUND_TRIPS = 7
+PROFILE_PAGE_ROUND_TRIPS = 6
 
 
 def cost(client, url, round_trips):

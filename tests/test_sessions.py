@@ -71,3 +71,41 @@ def test_tampered_data_loads_as_an_empty_session(r):
     session.save()
     r.set(keys.session(session.session_key), "not-signed-data")
     assert SessionStore(session.session_key).load() == {}
+
+
+def test_a_logged_in_sessions_key_names_its_user_and_lives_in_their_slot(r, client, alice):
+    from tests.conftest import PASSWORD
+
+    client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
+    key = client.cookies["sessionid"].value
+    uid, dot, random_part = key.partition(".")
+    assert (int(uid), dot, len(random_part)) == (alice["id"], ".", 32)
+    assert keys.session(key) == f"session:{keys.shard(alice['id'])}:{key}"
+    assert r.exists(keys.session(key))
+
+
+def test_loading_a_session_that_names_its_user_reads_the_user_too(r, client, alice, round_trips):
+    from accounts.auth import user_from_session
+    from tests.conftest import PASSWORD
+
+    client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
+    fresh = SessionStore(client.cookies["sessionid"].value)
+    round_trips["n"] = 0
+    user = user_from_session(fresh)
+    assert user.id == alice["id"] and user.login == "alice"
+    assert round_trips["n"] == 1  # one slot: one node even on a cluster
+
+
+@pytest.mark.parametrize("key", ["1.", "x.abcdefghijklmnop", "99999999999999999999.abc", "-1.a"])
+def test_a_key_that_only_looks_like_it_names_a_user_is_an_ordinary_unknown_key(r, key):
+    assert SessionStore(key).load() == {}
+
+
+def test_a_session_naming_a_user_that_no_longer_exists_is_anonymous(r, alice):
+    from accounts.auth import user_from_session
+
+    session = SessionStore()
+    session["_auth_user_id"] = alice["id"]
+    session.save()
+    r.delete(keys.user(alice["id"]))
+    assert not user_from_session(SessionStore(session.session_key)).is_authenticated

@@ -107,8 +107,24 @@ def status(sid):
 
 
 def session(session_key):
-    """STRING: one Django session's signed data, expiring with the session."""
-    return f"session:{session_key}"
+    """STRING: one Django session's signed data, expiring with the session.
+
+    A logged-in session's key starts with its user's id ("42.k3j...":
+    sessions.key_naming_user), and its data lives in that user's slot, so that the
+    session and the user are read in one round trip even on a cluster.
+    """
+    uid = session_user_id(session_key)
+    if uid is None:
+        return f"session:{session_key}"
+    return f"session:{shard(uid)}:{session_key}"
+
+
+def session_user_id(session_key):
+    """The user id a session key starts with ("42.k3j..." -> 42), or None."""
+    head, dot, _ = session_key.partition(".")
+    if dot and head.isascii() and head.isdigit() and len(head) <= 19:
+        return int(head)
+    return None
 
 
 # STREAMs of deferred work (fan-out beyond the inline followers, cleanup after a

@@ -4,12 +4,37 @@ The Django side (accounts/session_store.py) encodes and signs the data; here it 
 opaque text.
 """
 
-from . import keys
+from . import keys, users
+
+
+def key_naming_user(uid, random_part):
+    """The session key of a session of user ``uid``: their id, a dot, then the random
+    part, which alone makes the key unguessable. keys.session files it in the user's
+    slot; load_with_user reads both at once."""
+    return f"{int(uid)}.{random_part}"
 
 
 def load(r, session_key):
     """The stored session data, or None if there is none (or it expired)."""
     return r.get(keys.session(session_key))
+
+
+def load_with_user(r, session_key):
+    """(session data or None, (uid, user dict, password hash) or None), in one round
+    trip: the user is the one the key names (key_naming_user), if it names one.
+
+    What a logged-in page needs before anything else, read together: the session says
+    who is logged in, the user's hash and password hash whether that still holds.
+    """
+    uid = keys.session_user_id(session_key)
+    if uid is None:
+        return load(r, session_key), None
+    pipe = r.pipeline(transaction=False)
+    pipe.get(keys.session(session_key))
+    users.queue_user_and_password_hash(pipe, uid)
+    data, user_data, password_hash = pipe.execute()
+    user = users.decode_user(user_data)
+    return data, ((uid, user, password_hash if user else None) if data is not None else None)
 
 
 def exists(r, session_key):

@@ -18,7 +18,7 @@ PUBLIC_FIELDS = ("id", "login", "name", "followers", "following", "posts", "sign
 COUNT_FIELDS = ("followers", "following", "posts")
 
 
-def _decode_user(data):
+def decode_user(data):
     """A user hash as a dict with its counts as ints; None for a missing user."""
     if not data:
         return None
@@ -82,7 +82,7 @@ def get_user_ids(r, logins):
 
 def get_user(r, uid):
     """The public hash of user ``uid`` as a dict, or None."""
-    return _decode_user(r.hgetall(keys.user(uid)))
+    return decode_user(r.hgetall(keys.user(uid)))
 
 
 def get_user_by_login(r, login):
@@ -99,7 +99,7 @@ def get_users(r, uids):
     pipe = r.pipeline(transaction=False)
     for uid in uids:
         pipe.hgetall(keys.user(uid))
-    users = (_decode_user(data) for data in pipe.execute())
+    users = (decode_user(data) for data in pipe.execute())
     return {user["id"]: user for user in users if user}
 
 
@@ -142,13 +142,19 @@ def get_user_and_password_hash(r, uid):
     Both keys carry the hash tag {uid}, so even on a cluster this is one node.
     """
     pipe = r.pipeline(transaction=False)
-    pipe.hgetall(keys.user(uid))
-    pipe.hget(keys.credentials(uid), "password")
+    queue_user_and_password_hash(pipe, uid)
     data, password_hash = pipe.execute()
-    user = _decode_user(data)
+    user = decode_user(data)
     if user is None:
         return None, None
     return user, password_hash
+
+
+def queue_user_and_password_hash(pipe, uid):
+    """Queue the two reads of get_user_and_password_hash on ``pipe`` (their replies:
+    the raw user hash, for decode_user, then the password hash)."""
+    pipe.hgetall(keys.user(uid))
+    pipe.hget(keys.credentials(uid), "password")
 
 
 def get_password_hash(r, uid):
