@@ -69,6 +69,32 @@ def _url_without_args(name, prefix, urlconf):
     return reverse(name, urlconf=urlconf)
 
 
+# Markup of blank forms, by what it shows: see remembered_form_fields.
+_blank_forms = {}
+REMEMBERED_BLANK_FORMS = 256
+
+
+def remembered_form_fields(render, form):
+    """``render(form)`` (_form_fields.html's fresh_form_fields), from this process's
+    memory for a blank form that has been written out before.
+
+    Only for unbound forms whose class has ``blank_markup_key()``: what, besides the
+    class, its prefix, auto_id and initial values, its blank markup depends on (the
+    class promises that nothing else changes it). A bound form (with its data and
+    errors) is always made afresh.
+    """
+    markup_key = getattr(form, "blank_markup_key", None)
+    if form.is_bound or markup_key is None:
+        return render(form)
+    key = (type(form), form.prefix, form.auto_id, repr(form.initial), markup_key())
+    markup = _blank_forms.get(key)
+    if markup is None:
+        if len(_blank_forms) >= REMEMBERED_BLANK_FORMS:
+            _blank_forms.clear()
+        markup = _blank_forms[key] = render(form)
+    return markup
+
+
 # Django widget templates that are input.html and nothing else: _form_fields.html writes
 # those widgets' markup itself. Any other widget is rendered by Django.
 _PLAIN_INPUT_TEMPLATES = frozenset(
@@ -112,6 +138,7 @@ def environment(**options):
         url=url,
         static=static,
         form_widget=form_widget,
+        remembered_form_fields=remembered_form_fields,
         status_links=jinja_helpers.StatusLinks,
         remembered_status=jinja_helpers.remembered_status,
         status_list_markup=jinja_helpers.status_list_markup,

@@ -164,3 +164,32 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
         assert " ".join(single.render({"status": status}, request).split()) == " ".join(
             f"<article{article}".split()
         )
+
+
+FORM_FIELDS = engines["jinja2"].from_string(
+    '{% from "_form_fields.html" import form_fields, fresh_form_fields %}'
+    "{{ form_fields(form) }}|{{ fresh_form_fields(form) }}"
+)
+
+
+def test_a_blank_status_form_is_remembered_and_the_same_as_made_fresh(settings):
+    from socialsite import jinja2 as site_jinja2
+
+    remembered, fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")
+    assert remembered == fresh and 'data-max-length="' in fresh
+    assert any(key[0] is StatusForm for key in site_jinja2._blank_forms)
+    settings.STATUS_MAX_LENGTH = 17  # what the class says its markup depends on
+    remembered, fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")
+    assert remembered == fresh and 'data-max-length="17"' in remembered
+
+
+def test_forms_with_data_or_without_a_blank_markup_key_are_made_afresh():
+    from socialsite import jinja2 as site_jinja2
+
+    site_jinja2._blank_forms.clear()
+    for form in (StatusForm({"message": "", "location": "<b>"}), LoginForm()):
+        remembered, fresh = FORM_FIELDS.render({"form": form}).split("|")
+        assert remembered == fresh
+    assert site_jinja2._blank_forms == {}
+    bound = FORM_FIELDS.render({"form": StatusForm({"message": ""})}).split("|")[0]
+    assert "Write something before posting." in bound

@@ -43,6 +43,11 @@ class StatusForm(forms.Form):
         self.max_length = settings.STATUS_MAX_LENGTH
         self.fields["message"].widget.attrs["data-max-length"] = self.max_length
 
+    def blank_markup_key(self):
+        # The blank form's markup (socialsite/jinja2.py remembers it) changes only with
+        # the length limit, the one thing __init__ sets that the class does not.
+        return self.max_length
+
     def clean_message(self):
         message = self.cleaned_data["message"]
         if len(message) > self.max_length:
