@@ -1,8 +1,10 @@
 """Posting, fan-out and deleting (sections 8.1.2 and 8.4), plus counts under concurrency."""
 
 import threading
+import time
 
 from socialsite.repository import fanout, graph, keys, statuses, timelines, users
+from socialsite.repository.limits import DELETED_NOTE_MS, STATUS_TRUST_SECONDS
 from tests.conftest import make_user
 
 
@@ -149,10 +151,58 @@ def test_a_remembered_status_that_is_deleted_is_not_shown(r, alice, bob):
     gone = statuses.post_status(r, alice["id"], "soon gone")
     assert [s["id"] for s in timelines.home_page(r, bob["id"]).items] == [gone, kept]
     assert gone in statuses._known  # read once: remembered
-    # As before cleanup reaches bob's timeline: only the hash goes.
-    r.delete(keys.status(gone))
+    statuses.delete_status(r, alice["id"], gone)
+    # No worker ran: the id is still in bob's timeline, and in this process's memory.
+    assert gone in timelines.home_ids(r, bob["id"])
     assert [s["id"] for s in timelines.home_page(r, bob["id"]).items] == [kept]
-    assert gone not in statuses._known and kept in statuses._known
+    assert [s["id"] for s in timelines.profile_page(r, alice["id"]).items] == [kept]
+
+
+def test_a_remembered_status_is_confirmed_again_once_trusted_long_enough(
+    r, alice, bob, monkeypatch
+):
+    graph.follow(r, bob["id"], alice["id"])
+    sid = statuses.post_status(r, alice["id"], "read, then its hash goes")
+    timelines.home_page(r, bob["id"])
+    r.delete(keys.status(sid))  # no deletion note: only time makes the memory ask again
+    later = time.monotonic() + STATUS_TRUST_SECONDS + 1
+    monkeypatch.setattr(statuses.time, "monotonic", lambda: later)
+    assert timelines.home_page(r, bob["id"]).items == []
+    assert sid not in statuses._known
+
+
+def test_a_delete_is_noted_in_every_shard_for_a_while(r, alice):
+    first = statuses.post_status(r, alice["id"], "first")
+    statuses.delete_status(r, alice["id"], first)
+    for key in keys.all_deleted_statuses():
+        assert r.zscore(key, first) is not None
+        assert 0 < r.pttl(key) <= DELETED_NOTE_MS
+    # A later delete drops notes older than DELETED_NOTE_MS.
+    stale = int(time.time() * 1000) - DELETED_NOTE_MS - 1
+    for key in keys.all_deleted_statuses():
+        r.zadd(key, {first: stale})
+    second = statuses.post_status(r, alice["id"], "second")
+    statuses.delete_status(r, alice["id"], second)
+    for key in keys.all_deleted_statuses():
+        assert [int(sid) for sid in r.zrange(key, 0, -1)] == [second]
+
+
+def test_home_pages_skip_noted_deletions_across_cursors(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    sids = [statuses.post_status(r, alice["id"], f"status {i}") for i in range(7)]
+    newest_first = sids[::-1]
+    timelines.home_page(r, bob["id"], count=7)  # all remembered
+    for sid in (sids[5], sids[2], sids[1]):
+        statuses.delete_status(r, alice["id"], sid)
+    shown, cursor = [], None
+    while True:
+        page = timelines.home_page(r, bob["id"], before=cursor, count=2)
+        assert len(page.items) == 2 or page.next_cursor is None
+        shown += [status["id"] for status in page.items]
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert shown == [sid for sid in newest_first if sid not in (sids[5], sids[2], sids[1])]
 
 
 def test_remembered_and_new_statuses_come_back_in_the_order_asked(r, alice):

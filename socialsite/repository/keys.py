@@ -106,6 +106,19 @@ def status(sid):
     return f"status:{sid}"
 
 
+def deleted_statuses(uid):
+    """ZSET: the ids of statuses deleted in the last limits.DELETED_NOTE_MS, scored by
+    the time of deletion (ms), in user ``uid``'s slot. Every shard holds the same notes
+    (all_deleted_statuses), so that home_page.lua can skip deleted ids within its own
+    slot. The key expires when no status has been deleted for that long."""
+    return f"deleted:{shard(uid)}"
+
+
+def all_deleted_statuses():
+    """The deleted_statuses key of every shard (a delete writes to each)."""
+    return [f"deleted:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
 def session(session_key):
     """STRING: one Django session's signed data, expiring with the session.
 

@@ -33,3 +33,15 @@ PLAN_BATCHES_PER_JOB = 200
 # delivers within milliseconds of reading its followers; this only has to be longer
 # than any pause between the two, with a margin of hours.
 UNFOLLOW_MEMORY_MS = 24 * 3600 * 1000
+
+# How long a deleted status is noted in every shard (keys.deleted_statuses), so that a
+# home page's script skips it in the timeline without asking whether its hash still
+# exists. The cleanup that takes the id out of followers' timelines normally ends within
+# seconds; what matters is that this is well over STATUS_TRUST_SECONDS.
+DELETED_NOTE_MS = 3600 * 1000
+
+# How long a process trusts its memory of a status (statuses.get_statuses) for ids that
+# came through the deletion notes, without asking Redis whether the status still exists.
+# Anything deleted since the memory was last confirmed is still noted, since notes live
+# DELETED_NOTE_MS, six times longer; past this the memory is confirmed again (EXISTS).
+STATUS_TRUST_SECONDS = 600

@@ -4,7 +4,13 @@ import enum
 import time
 
 from . import client, events, fanout, jobs, keys, scripts
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, INLINE_FANOUT_LIMIT
+from .limits import (
+    DELETED_NOTE_MS,
+    HOME_TIMELINE_SIZE,
+    HOME_TIMELINE_SLACK,
+    INLINE_FANOUT_LIMIT,
+    STATUS_TRUST_SECONDS,
+)
 
 
 class DeleteResult(enum.Enum):
@@ -80,49 +86,70 @@ def get_status(r, sid):
 
 
 # A status hash never changes once written (deleting a status deletes the whole hash),
-# so each process remembers the statuses it has read and afterwards asks Redis only
-# whether they still exist: a home page of 30 statuses it has shown before costs one
-# EXISTS with an integer answer instead of 30 hashes to send and parse. Ids are never
-# reused (INCR), except after a FLUSHALL: client.flush_all calls forget_statuses.
+# so each process remembers the statuses it has read, with when Redis last confirmed
+# that each still exists. A profile page then costs one EXISTS with an integer answer
+# instead of 30 hashes to send and parse, and a home page, whose ids home_page.lua has
+# already filtered through the deletion notes, nothing at all for statuses confirmed in
+# the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL:
+# client.flush_all calls forget_statuses.
 KNOWN_STATUSES = 50_000  # ~0.5 KB each: ~25 MB per process at most
-_known = {}  # {sid: decoded status}; single dict operations are atomic across threads
+_known = {}  # {sid: (decoded status, monotonic time last confirmed)}; dict ops are atomic
 
 
-def get_statuses(r, sids):
-    """Several statuses in one round trip, in the order given; missing ones left out.
+def get_statuses(r, sids, deletions_skipped=False):
+    """Several statuses in one round trip at most, in the order given; missing ones
+    left out. Each is a fresh dict the caller may change.
 
-    Each is a fresh dict the caller may change. Statuses this process has read before
-    come from its memory once Redis confirms that their hashes still exist.
+    ``deletions_skipped``: the ids were read through the deletion notes a moment ago
+    (timelines.home_page), so statuses this process confirmed lately are shown from
+    memory without asking Redis; otherwise remembered statuses cost an EXISTS.
     """
     sids = [int(sid) for sid in sids]
     if not sids:
         return []
+    now = time.monotonic()
     # A snapshot: another thread may empty _known meanwhile.
     remembered = {sid: _known.get(sid) for sid in sids}
-    known = [sid for sid, status in remembered.items() if status]
-    unknown = [sid for sid, status in remembered.items() if not status]
+    unknown = [sid for sid, entry in remembered.items() if not entry]
+    to_confirm = [
+        sid
+        for sid, entry in remembered.items()
+        if entry and not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS)
+    ]
+    if unknown or to_confirm:
+        _read_or_confirm(r, unknown, to_confirm, remembered, now)
+    return [dict(entry[0]) for entry in map(remembered.get, sids) if entry]
+
+
+def _read_or_confirm(r, unknown, to_confirm, remembered, now):
+    """One round trip: read the ``unknown`` statuses' hashes and check that the
+    ``to_confirm`` ones still exist; update ``remembered`` and the process's memory."""
     cluster = client.is_cluster(r)
     pipe = r.pipeline(transaction=False)
-    if known and not cluster:
-        pipe.exists(*(keys.status(sid) for sid in known))
+    if to_confirm and not cluster:
+        pipe.exists(*(keys.status(sid) for sid in to_confirm))
     else:
         # Cluster: a command's keys must share a slot, and status keys do not.
-        for sid in known:
+        for sid in to_confirm:
             pipe.exists(keys.status(sid))
     for sid in unknown:
         pipe.hgetall(keys.status(sid))
     replies = pipe.execute()
-    exists_replies = len(known) if cluster else min(len(known), 1)
-    if sum(replies[:exists_replies]) < len(known):
+    exists_replies = len(to_confirm) if cluster else min(len(to_confirm), 1)
+    gone = []
+    if sum(replies[:exists_replies]) < len(to_confirm):
         # Some were deleted; which ones, only a second look tells (rare).
-        for sid in _deleted(r, known):
-            remembered[sid] = None
-            _known.pop(sid, None)
-    read = {}
+        gone = _deleted(r, to_confirm)
+    for sid in gone:
+        remembered[sid] = None
+        _known.pop(sid, None)
+    confirmed = {sid: (remembered[sid][0], now) for sid in to_confirm if remembered[sid]}
     for sid, data in zip(unknown, replies[exists_replies:], strict=True):
-        remembered[sid] = read[sid] = _decode_status(data)
-    _remember({sid: status for sid, status in read.items() if status})
-    return [dict(status) for status in map(remembered.get, sids) if status]
+        status = _decode_status(data)
+        remembered[sid] = (status, now) if status else None
+        if status:
+            confirmed[sid] = remembered[sid]
+    _remember(confirmed)
 
 
 def _deleted(r, sids):
@@ -133,17 +160,29 @@ def _deleted(r, sids):
     return [sid for sid, exists in zip(sids, pipe.execute(), strict=True) if not exists]
 
 
-def _remember(statuses):
-    if not statuses:
+def _remember(entries):
+    if not entries:
         return
-    if len(_known) + len(statuses) > KNOWN_STATUSES:
+    if len(_known) + len(entries) > KNOWN_STATUSES:
         _known.clear()  # crude, but bounded, and rare once warm
-    _known.update(statuses)
+    _known.update(entries)
 
 
 def forget_statuses():
     """Empty this process's memory of statuses (after a FLUSHALL: ids may be reused)."""
     _known.clear()
+
+
+def _note_deleted(r, sid):
+    """Note status ``sid`` as deleted in every shard's keys.deleted_statuses, for
+    limits.DELETED_NOTE_MS, dropping notes older than that (one pipeline)."""
+    now_ms = int(time.time() * 1000)
+    pipe = r.pipeline(transaction=False)
+    for key in keys.all_deleted_statuses():
+        pipe.zadd(key, {sid: now_ms})
+        pipe.zremrangebyscore(key, "-inf", now_ms - DELETED_NOTE_MS)
+        pipe.pexpire(key, DELETED_NOTE_MS)
+    pipe.execute()
 
 
 def delete_status(r, uid, sid):
@@ -153,8 +192,9 @@ def delete_status(r, uid, sid):
     2. Take it off the author's profile and home and uncount it
        (remove_own_status.lua; a retry after a crash does not uncount it twice), and
        read the newest follower's score, in one round trip.
-    3. Delete the hash: from now on no timeline shows it, since readers skip ids
-       without a hash.
+    3. Note the deletion in every shard (home pages skip it from now on, even from a
+       process's memory of statuses), then delete the hash (other readers skip ids
+       without a hash).
     4. Queue a job for the fan-out workers to take the id out of followers' home
        timelines (the book's "zombie" exercise), and publish the deletion.
     """
@@ -171,6 +211,7 @@ def delete_status(r, uid, sid):
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
 
     _, newest = scripts.run_pipeline(r, fill)
+    _note_deleted(r, sid)
     r.delete(keys.status(sid))
     if newest:
         jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))

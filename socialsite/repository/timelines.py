@@ -7,10 +7,12 @@ ordering by time, with no ties, which makes cursor paging exact (see paging.py).
   HOME_TIMELINE_SIZE ids, by number, are the timeline. home_page.lua reads them in
   order (SORT ... DESC LIMIT) inside Redis.
 
-Reading one page costs two or three round trips whatever its length: the ids, the
-status hashes (one pipeline; for statuses this process has read before, only an EXISTS:
-statuses.get_statuses), and the hashes of authors this process has not shown in the
-last minute (one pipeline, often none: users.get_authors).
+Reading one page costs one to three round trips whatever its length: the ids; the
+status hashes (one pipeline) of statuses this process has not read before, or for a
+profile, an EXISTS of those it has (statuses.get_statuses); and the hashes of authors
+this process has not shown in the last minute (one pipeline, often none:
+users.get_authors). A home page of statuses this process has shown lately is the one
+round trip: home_page.lua leaves deleted statuses out (keys.deleted_statuses).
 """
 
 import heapq
@@ -20,7 +22,10 @@ from .limits import HOME_TIMELINE_SIZE
 
 
 def _page_of_statuses(r, status_ids, next_cursor):
-    found = statuses.get_statuses(r, status_ids)
+    return _with_authors(r, statuses.get_statuses(r, status_ids), next_cursor)
+
+
+def _with_authors(r, found, next_cursor):
     authors = users.get_authors(r, [status["uid"] for status in found])
     for status in found:
         status["author"] = authors.get(status["uid"])
@@ -28,18 +33,24 @@ def _page_of_statuses(r, status_ids, next_cursor):
     return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
-def _home_ids(r, uid, before, count):
-    """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest first."""
+def _home_ids(r, uid, before, count, skip_deleted=False):
+    """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
+    first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua)."""
     before = "" if before is None else int(before)
-    ids = scripts.HOME_PAGE(r, [keys.home(uid)], [before, count, HOME_TIMELINE_SIZE])
+    ids = scripts.HOME_PAGE(
+        r,
+        [keys.home(uid), keys.deleted_statuses(uid)],
+        [before, count, HOME_TIMELINE_SIZE, int(skip_deleted)],
+    )
     return [int(sid) for sid in ids]
 
 
 def home_page(r, uid, before=None, count=30):
     """A page of the home timeline of ``uid``: statuses (newest first) and a cursor."""
-    ids = _home_ids(r, uid, before, count + 1)
+    ids = _home_ids(r, uid, before, count + 1, skip_deleted=True)
     next_cursor = ids[count - 1] if len(ids) > count else None
-    return _page_of_statuses(r, ids[:count], next_cursor)
+    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
+    return _with_authors(r, found, next_cursor)
 
 
 def profile_page(r, uid, before=None, count=30):
