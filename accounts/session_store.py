@@ -7,7 +7,9 @@ One addition: the key of a logged-in session starts with its user's id ("42.k3j.
 made when the session is saved with a user in it: accounts.auth.login puts the user in
 before it cycles the key). load() then reads the user along with the session, in the
 same round trip, and leaves it in ``loaded_user`` for accounts.auth.get_user, which
-would otherwise read it next: one round trip less on every logged-in page.
+would otherwise read it next: one round trip less on every logged-in page. A view may
+add reads of that user's own keys to the same round trip (read_along): the home page
+reads its ids there.
 """
 
 from django.contrib.sessions.backends.base import (
@@ -29,9 +31,19 @@ class SessionStore(SessionBase):
     # (uid, user dict or None, password hash or None) read with the session, or None.
     loaded_user = None
 
+    def read_along(self, reader):
+        """Have ``reader`` (e.g. timelines.HomeIdsRead) read with the session and its
+        user, in the same round trip, if the session is not loaded yet and its key
+        names a user. Whoever uses what it read must check that the session is that
+        user's (request.user); if nothing was read, the reader is left empty."""
+        if not hasattr(self, "_session_cache"):
+            self._read_along = [*getattr(self, "_read_along", ()), reader]
+
     def load(self):
         data, self.loaded_user = sessions.load_with_user(
-            get_redis(), self._get_or_create_session_key()
+            get_redis(),
+            self._get_or_create_session_key(),
+            read_along=getattr(self, "_read_along", ()),
         )
         if data is None:
             self._session_key = None

@@ -87,6 +87,46 @@ def test_home_shows_the_landing_page_to_anonymous_visitors(client):
     assert 'name="message"' not in html
 
 
+def test_a_session_key_naming_someone_shows_them_nothing_without_their_session(r, alice):
+    # The home page reads the ids of the user a session key names together with the
+    # session; a made-up key that names alice must not show her timeline.
+    post(r, alice, "only for alice's eyes")
+    for key in (f"{alice['id']}.{'a' * 32}", f"{alice['id']}.x"):
+        visitor = Client()
+        visitor.cookies["sessionid"] = key
+        html = html_of(visitor.get("/"))
+        assert LANDING_TEXT in html and "only for alice" not in html
+
+
+def test_ids_read_along_are_used_only_for_the_page_they_were_read_for(r, alice, bob):
+    graph.follow(r, alice["id"], bob["id"])
+    sids = [post(r, bob, f"bob {i}") for i in range(3)]
+    read = timelines.HomeIdsRead(before=None, count=2)
+    pipe = r.pipeline(transaction=False)
+    read.queue(pipe, alice["id"])
+    read.take(alice["id"], pipe.execute())
+    assert read.ids == sids[::-1]
+    assert read.ids_for(alice["id"], None, 2) == sids[::-1]
+    assert read.ids_for(bob["id"], None, 2) is None  # another user's
+    assert read.ids_for(alice["id"], sids[2], 2) is None  # another page
+    assert read.ids_for(alice["id"], None, 30) is None
+    page = timelines.home_page(r, alice["id"], count=2, ids_read=read)
+    assert [s["id"] for s in page.items] == sids[:0:-1] and page.next_cursor == sids[1]
+
+
+def test_home_reads_its_ids_itself_when_the_session_was_loaded_before(r, alice, alice_client):
+    from accounts.session_store import SessionStore
+
+    post(r, alice, "still shown")
+    session = SessionStore(alice_client.cookies["sessionid"].value)
+    assert session.get("_auth_user_id") == alice["id"]  # loaded
+    read = timelines.HomeIdsRead()
+    session.read_along(read)  # too late: nothing is read along
+    session.get("_auth_user_id")
+    assert read.ids is None
+    assert "still shown" in html_of(alice_client.get("/"))
+
+
 def test_home_shows_the_compose_form_when_logged_in(alice_client):
     html = html_of(alice_client.get("/"))
     assert LANDING_TEXT not in html

@@ -40,13 +40,17 @@ def _user_or_404(login):
 
 @require_GET
 def home(request):
+    before = _cursor(request)  # first: a malformed link must not cost the saved draft
+    count = settings.TIMELINE_PAGE_SIZE
+    # The page's ids are read with the session and its user: one round trip in all.
+    ids_read = timelines.HomeIdsRead(before, count)
+    request.session.read_along(ids_read)
     if not request.user.is_authenticated:
         return render(request, "timeline/landing.html")
-    before = _cursor(request)  # first: a malformed link must not cost the saved draft
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else StatusForm()
     page = timelines.home_page(
-        get_redis(), request.user.id, before=before, count=settings.TIMELINE_PAGE_SIZE
+        get_redis(), request.user.id, before=before, count=count, ids_read=ids_read
     )
     return render(request, "timeline/home.html", {"form": form, "page": page})
 

@@ -4,7 +4,7 @@ The Django side (accounts/session_store.py) encodes and signs the data; here it 
 opaque text.
 """
 
-from . import keys, users
+from . import keys, scripts, users
 
 
 def key_naming_user(uid, random_part):
@@ -19,20 +19,31 @@ def load(r, session_key):
     return r.get(keys.session(session_key))
 
 
-def load_with_user(r, session_key):
+def load_with_user(r, session_key, read_along=()):
     """(session data or None, (uid, user dict, password hash) or None), in one round
     trip: the user is the one the key names (key_naming_user), if it names one.
 
     What a logged-in page needs before anything else, read together: the session says
     who is logged in, the user's hash and password hash whether that still holds.
+    ``read_along``: more reads of that user's keys for the same round trip (such as
+    timelines.HomeIdsRead), each with ``queue(pipe, uid)`` and ``take(uid, replies)``
+    and a count of ``replies``; they are made only if the key names a user, and the
+    caller must use what they read only if the session turns out to be that user's.
     """
     uid = keys.session_user_id(session_key)
     if uid is None:
         return load(r, session_key), None
-    pipe = r.pipeline(transaction=False)
-    pipe.get(keys.session(session_key))
-    users.queue_user_and_password_hash(pipe, uid)
-    data, user_data, password_hash = pipe.execute()
+
+    def fill(pipe):
+        pipe.get(keys.session(session_key))
+        users.queue_user_and_password_hash(pipe, uid)
+        for reader in read_along:
+            reader.queue(pipe, uid)
+
+    data, user_data, password_hash, *rest = scripts.run_pipeline(r, fill)
+    for reader in read_along:
+        reader.take(uid, rest[: reader.replies])
+        rest = rest[reader.replies :]
     user = users.decode_user(user_data)
     return data, ((uid, user, password_hash if user else None) if data is not None else None)
 

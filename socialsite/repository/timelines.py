@@ -33,21 +33,59 @@ def _with_authors(r, found, next_cursor):
     return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
-def _home_ids(r, uid, before, count, skip_deleted=False):
-    """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
-    first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua)."""
+def _home_page_call(uid, before, count, skip_deleted):
+    """home_page.lua's keys and arguments."""
     before = "" if before is None else int(before)
-    ids = scripts.HOME_PAGE(
-        r,
+    return (
         [keys.home(uid), keys.deleted_statuses(uid)],
         [before, count, HOME_TIMELINE_SIZE, int(skip_deleted)],
     )
+
+
+def _home_ids(r, uid, before, count, skip_deleted=False):
+    """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
+    first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua)."""
+    ids = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids]
 
 
-def home_page(r, uid, before=None, count=30):
-    """A page of the home timeline of ``uid``: statuses (newest first) and a cursor."""
-    ids = _home_ids(r, uid, before, count + 1, skip_deleted=True)
+class HomeIdsRead:
+    """The ids of a home page, read along with something else in the same round trip.
+
+    A logged-in session's key names its user, so the session store can read this
+    page's ids with the session and the user (sessions.load_with_user): the whole page
+    is then one round trip. home_page uses them if they were read for its user.
+    """
+
+    replies = 1
+
+    def __init__(self, before=None, count=30):
+        self.before, self.count = before, count
+        self.uid, self.ids = None, None
+
+    def queue(self, pipe, uid):
+        # One more than the page, as home_page reads: is there an older page?
+        call = _home_page_call(uid, self.before, self.count + 1, skip_deleted=True)
+        scripts.HOME_PAGE.queue(pipe, *call)
+
+    def take(self, uid, replies):
+        self.uid, self.ids = uid, [int(sid) for sid in replies[0]]
+
+    def ids_for(self, uid, before, count):
+        """The ids read, if they were read for this very page; else None."""
+        if self.ids is None or (self.uid, self.before, self.count) != (uid, before, count):
+            return None
+        return self.ids
+
+
+def home_page(r, uid, before=None, count=30, ids_read=None):
+    """A page of the home timeline of ``uid``: statuses (newest first) and a cursor.
+
+    ``ids_read``: a HomeIdsRead that may already hold the page's ids.
+    """
+    ids = ids_read.ids_for(uid, before, count) if ids_read else None
+    if ids is None:
+        ids = _home_ids(r, uid, before, count + 1, skip_deleted=True)
     next_cursor = ids[count - 1] if len(ids) > count else None
     found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
     return _with_authors(r, found, next_cursor)
