@@ -3,7 +3,7 @@
 import enum
 import time
 
-from . import client, events, fanout, jobs, keys, scripts
+from . import events, fanout, jobs, keys, scripts
 from .limits import (
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
@@ -87,7 +87,7 @@ def get_status(r, sid):
 
 # A status hash never changes once written (deleting a status deletes the whole hash),
 # so each process remembers the statuses it has read, with when Redis last confirmed
-# that each still exists. A profile page then costs one EXISTS with an integer answer
+# that each still exists. A profile page then costs 30 EXISTS with integer answers
 # instead of 30 hashes to send and parse, and a home page, whose ids home_page.lua has
 # already filtered through the deletion notes, nothing at all for statuses confirmed in
 # the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL:
@@ -102,7 +102,7 @@ def get_statuses(r, sids, deletions_skipped=False):
 
     ``deletions_skipped``: the ids were read through the deletion notes a moment ago
     (timelines.home_page), so statuses this process confirmed lately are shown from
-    memory without asking Redis; otherwise remembered statuses cost an EXISTS.
+    memory without asking Redis; otherwise remembered statuses cost an EXISTS each.
     """
     sids = [int(sid) for sid in sids]
     if not sids:
@@ -124,40 +124,24 @@ def get_statuses(r, sids, deletions_skipped=False):
 def _read_or_confirm(r, unknown, to_confirm, remembered, now):
     """One round trip: read the ``unknown`` statuses' hashes and check that the
     ``to_confirm`` ones still exist; update ``remembered`` and the process's memory."""
-    cluster = client.is_cluster(r)
     pipe = r.pipeline(transaction=False)
-    if to_confirm and not cluster:
-        pipe.exists(*(keys.status(sid) for sid in to_confirm))
-    else:
-        # Cluster: a command's keys must share a slot, and status keys do not.
-        for sid in to_confirm:
-            pipe.exists(keys.status(sid))
+    # One EXISTS per key: a command's keys must share a slot, and status keys do not.
+    for sid in to_confirm:
+        pipe.exists(keys.status(sid))
     for sid in unknown:
         pipe.hgetall(keys.status(sid))
     replies = pipe.execute()
-    exists_replies = len(to_confirm) if cluster else min(len(to_confirm), 1)
-    gone = []
-    if sum(replies[:exists_replies]) < len(to_confirm):
-        # Some were deleted; which ones, only a second look tells (rare).
-        gone = _deleted(r, to_confirm)
-    for sid in gone:
-        remembered[sid] = None
-        _known.pop(sid, None)
+    for sid, exists in zip(to_confirm, replies, strict=False):
+        if not exists:
+            remembered[sid] = None
+            _known.pop(sid, None)
     confirmed = {sid: (remembered[sid][0], now) for sid in to_confirm if remembered[sid]}
-    for sid, data in zip(unknown, replies[exists_replies:], strict=True):
+    for sid, data in zip(unknown, replies[len(to_confirm) :], strict=True):
         status = _decode_status(data)
         remembered[sid] = (status, now) if status else None
         if status:
             confirmed[sid] = remembered[sid]
     _remember(confirmed)
-
-
-def _deleted(r, sids):
-    """Which of ``sids`` have no status hash any more."""
-    pipe = r.pipeline(transaction=False)
-    for sid in sids:
-        pipe.exists(keys.status(sid))
-    return [sid for sid, exists in zip(sids, pipe.execute(), strict=True) if not exists]
 
 
 def _remember(entries):
