@@ -53,20 +53,19 @@ def load_user(uid):
 def login(request, user):
     """Attach ``user`` to the request and its session, as django.contrib.auth.login."""
     session_auth_hash = user.get_session_auth_hash()
-    if SESSION_KEY in request.session:
+    anonymous_session = SESSION_KEY not in request.session
+    if not anonymous_session:
         same_user = request.session[SESSION_KEY] == user.id
         same_hash = constant_time_compare(
             request.session.get(HASH_SESSION_KEY, ""), session_auth_hash
         )
         if not (same_user and same_hash):
-            # Someone else's session, or a stale one: start from nothing.
+            # Someone else's session, or a stale one: start from nothing (a new key).
             request.session.flush()
-        request.session[SESSION_KEY] = user.id
-        request.session[HASH_SESSION_KEY] = session_auth_hash
-    else:
-        # The user first, so that the new key names them (session_store).
-        request.session[SESSION_KEY] = user.id
-        request.session[HASH_SESSION_KEY] = session_auth_hash
+    request.session[SESSION_KEY] = user.id
+    request.session[HASH_SESSION_KEY] = session_auth_hash
+    if anonymous_session:
+        # After the user is in, so that the new key names them (session_store).
         request.session.cycle_key()
     request.user = user
     rotate_token(request)

@@ -109,3 +109,18 @@ def test_a_session_naming_a_user_that_no_longer_exists_is_anonymous(r, alice):
     session.save()
     r.delete(keys.user(alice["id"]))
     assert not user_from_session(SessionStore(session.session_key)).is_authenticated
+
+
+def test_logging_in_over_someone_elses_session_gives_a_key_naming_the_new_user(r, rf, alice, bob):
+    from accounts import auth
+
+    alices = SessionStore()
+    alices["_auth_user_id"] = alice["id"]
+    alices.save()
+    request = rf.get("/")
+    request.session = SessionStore(alices.session_key)
+    auth.login(request, auth.load_user(bob["id"]))
+    request.session.save()  # as the session middleware does
+    assert request.session.session_key.startswith(f"{bob['id']}.")
+    assert not r.exists(keys.session(alices.session_key))
+    assert SessionStore(request.session.session_key)["_auth_user_id"] == bob["id"]
