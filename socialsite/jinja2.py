@@ -12,13 +12,15 @@ give (``messages``, and ``csrf_input`` once more: page_csrf_input below).
 """
 
 import functools
+import os
 
 from django.conf import settings
 from django.forms.widgets import Input, Textarea
-from django.template.backends.utils import csrf_input
+from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
 from django.template.defaultfilters import truncatechars
 from django.templatetags.static import static as django_static
 from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils.html import format_html
 from jinja2 import Environment
 
 from timeline import jinja_helpers
@@ -27,11 +29,11 @@ from timeline import jinja_helpers
 class _PageCsrfInput:
     """``{{ csrf_input }}`` for one page: worked out where first shown, then the same.
 
-    Django's ``csrf_input`` masks the CSRF secret anew each time it is shown, which takes
-    40 to 80 us (32 random choices), and a page with 30 of the viewer's statuses shows it
-    31 times. A new mask for each response is what defeats BREACH; the same masked token
-    in several forms of one response gives nothing more away. Nothing is worked out
-    (and no CSRF cookie set) for a page that shows no form.
+    Django's ``csrf_input`` masks the CSRF secret anew each time it is shown, and a page
+    with 30 of the viewer's statuses shows it 31 times. A new mask for each response is
+    what defeats BREACH; the same masked token in several forms of one response gives
+    nothing more away. Nothing is worked out (and no CSRF cookie set) for a page that
+    shows no form.
     """
 
     __slots__ = ("_request", "_html")
@@ -42,10 +44,48 @@ class _PageCsrfInput:
 
     def __html__(self):
         if self._html is None:
-            self._html = csrf_input(self._request)  # a SafeString
+            self._html = format_html(
+                '<input type="hidden" name="csrfmiddlewaretoken" value="{}">',
+                masked_csrf_token(self._request),
+            )
         return self._html
 
     __str__ = __html__
+
+
+_CSRF_CHAR_INDEX = {char: index for index, char in enumerate(CSRF_ALLOWED_CHARS)}
+# Random bytes below this map evenly onto the allowed characters (4 x 62 = 248).
+_UNBIASED_BYTES = 256 - 256 % len(CSRF_ALLOWED_CHARS)
+
+
+def masked_csrf_token(request):
+    """What django.middleware.csrf.get_token(request) gives: the CSRF secret under a
+    new random mask, as Django masks it (its middleware unmasks it on POST).
+
+    Django draws each of the mask's 32 characters with its own call to the system's
+    random source (secrets.choice); here one os.urandom call gives them all, by
+    rejection sampling, so each is as evenly drawn. That was 4% of a home page's CPU,
+    this a tenth of it. A request without a secret yet goes to Django, which makes one.
+    """
+    secret = request.META.get("CSRF_COOKIE")
+    if secret is None:
+        return get_token(request)
+    # As get_token does: the middleware then sends the cookie again, renewing its age.
+    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
+    mask = ""
+    while len(mask) < CSRF_SECRET_LENGTH:
+        mask += "".join(
+            CSRF_ALLOWED_CHARS[byte % len(CSRF_ALLOWED_CHARS)]
+            for byte in os.urandom(CSRF_SECRET_LENGTH + 8)
+            if byte < _UNBIASED_BYTES
+        )
+    mask = mask[:CSRF_SECRET_LENGTH]
+    index = _CSRF_CHAR_INDEX
+    cipher = "".join(
+        CSRF_ALLOWED_CHARS[(index[s] + index[m]) % len(CSRF_ALLOWED_CHARS)]
+        for s, m in zip(secret, mask, strict=True)
+    )
+    return mask + cipher
 
 
 def page_csrf_input(request):
@@ -87,24 +127,35 @@ _blank_forms = {}
 REMEMBERED_BLANK_FORMS = 256
 
 
-def remembered_form_fields(render, form):
-    """``render(form)`` (_form_fields.html's fresh_form_fields), from this process's
-    memory for a blank form that has been written out before.
+class BlankForm:
+    """What a view passes for a blank (unbound, default) form of ``form_class`` whose
+    markup is the same every time: remembered_form_fields writes it out once per
+    process, and the form itself is made only then (making one deep-copies its fields:
+    3% of a home page's CPU).
 
-    Only for unbound forms whose class has ``blank_markup_key()``: what, besides the
-    class, its prefix, auto_id and initial values, its blank markup depends on (the
-    class promises that nothing else changes it). A bound form (with its data and
-    errors) is always made afresh.
+    The class says with its classmethod ``blank_markup_key()`` what its blank markup
+    depends on besides the class (settings it reads, say); nothing else may change it.
     """
-    markup_key = getattr(form, "blank_markup_key", None)
-    if form.is_bound or markup_key is None:
+
+    __slots__ = ("form_class",)
+
+    def __init__(self, form_class):
+        self.form_class = form_class
+
+
+def remembered_form_fields(render, form):
+    """``render(form)`` (_form_fields.html's fresh_form_fields); for a BlankForm the
+    markup of a new form of its class, from this process's memory if it has been
+    written out before. Any other form (with its data and errors) is made afresh."""
+    if not isinstance(form, BlankForm):
         return render(form)
-    key = (type(form), form.prefix, form.auto_id, repr(form.initial), markup_key())
+    form_class = form.form_class
+    key = (form_class, form_class.blank_markup_key())
     markup = _blank_forms.get(key)
     if markup is None:
         if len(_blank_forms) >= REMEMBERED_BLANK_FORMS:
             _blank_forms.clear()
-        markup = _blank_forms[key] = render(form)
+        markup = _blank_forms[key] = render(form_class())
     return markup
 
 

@@ -1,7 +1,9 @@
 """The session store's contract (Django's five methods), on the Redis under test."""
 
+import json
+
 import pytest
-from django.contrib.sessions.backends.base import UpdateError
+from django.contrib.sessions.backends.base import SessionBase, UpdateError
 
 from accounts.session_store import SessionStore
 from socialsite.repository import keys
@@ -71,6 +73,26 @@ def test_tampered_data_loads_as_an_empty_session(r):
     session.save()
     r.set(keys.session(session.session_key), "not-signed-data")
     assert SessionStore(session.session_key).load() == {}
+
+
+@pytest.mark.parametrize("stored", ["{not json", "[1, 2]", '"text"', "{}x"])
+def test_data_that_is_not_a_json_object_loads_as_an_empty_session(r, stored):
+    session = SessionStore()
+    session["x"] = 1
+    session.save()
+    r.set(keys.session(session.session_key), stored)
+    assert SessionStore(session.session_key).load() == {}
+
+
+def test_data_is_stored_as_json_and_sessions_stored_signed_still_load(r):
+    session = SessionStore()
+    session["colour"] = "green"
+    session.save()
+    assert json.loads(r.get(keys.session(session.session_key))) == {"colour": "green"}
+    # As Django's own encode() wrote sessions before this store had its own format.
+    signed = SessionBase.encode(session, {"colour": "blue"})
+    r.set(keys.session(session.session_key), signed)
+    assert SessionStore(session.session_key)["colour"] == "blue"
 
 
 def test_a_logged_in_sessions_key_names_its_user_and_lives_in_their_slot(r, client, alice):

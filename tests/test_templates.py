@@ -172,24 +172,49 @@ FORM_FIELDS = engines["jinja2"].from_string(
 )
 
 
+REMEMBERED_FORM_FIELDS = engines["jinja2"].from_string(
+    '{% from "_form_fields.html" import form_fields %}{{ form_fields(form) }}'
+)
+
+
 def test_a_blank_status_form_is_remembered_and_the_same_as_made_fresh(settings):
     from socialsite import jinja2 as site_jinja2
 
-    remembered, fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")
+    blank = site_jinja2.BlankForm(StatusForm)
+    remembered = REMEMBERED_FORM_FIELDS.render({"form": blank})
+    fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")[1]
     assert remembered == fresh and 'data-max-length="' in fresh
     assert any(key[0] is StatusForm for key in site_jinja2._blank_forms)
     settings.STATUS_MAX_LENGTH = 17  # what the class says its markup depends on
-    remembered, fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")
-    assert remembered == fresh and 'data-max-length="17"' in remembered
+    remembered = REMEMBERED_FORM_FIELDS.render({"form": blank})
+    assert 'data-max-length="17"' in remembered
+    assert remembered == FORM_FIELDS.render({"form": StatusForm()}).split("|")[1]
 
 
-def test_forms_with_data_or_without_a_blank_markup_key_are_made_afresh():
+def test_forms_other_than_blank_forms_are_made_afresh():
     from socialsite import jinja2 as site_jinja2
 
     site_jinja2._blank_forms.clear()
-    for form in (StatusForm({"message": "", "location": "<b>"}), LoginForm()):
+    for form in (StatusForm({"message": "", "location": "<b>"}), LoginForm(), StatusForm()):
         remembered, fresh = FORM_FIELDS.render({"form": form}).split("|")
         assert remembered == fresh
     assert site_jinja2._blank_forms == {}
     bound = FORM_FIELDS.render({"form": StatusForm({"message": ""})}).split("|")[0]
     assert "Write something before posting." in bound
+
+
+def test_the_page_token_is_the_cookie_secret_masked_as_django_masks_it(rf):
+    from django.middleware.csrf import CSRF_ALLOWED_CHARS, _unmask_cipher_token, get_token
+
+    from socialsite.jinja2 import masked_csrf_token
+
+    request = rf.get("/")
+    secret = _unmask_cipher_token(get_token(request))  # Django makes the secret here
+    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = False
+    tokens = {masked_csrf_token(request) for _ in range(200)}
+    assert request.META["CSRF_COOKIE_NEEDS_UPDATE"] is True  # the cookie is sent again
+    assert len(tokens) == 200
+    assert {_unmask_cipher_token(token) for token in tokens} == {secret}
+    assert all(len(token) == 64 and set(token) <= set(CSRF_ALLOWED_CHARS) for token in tokens)
+    # Every character turns up in the masks (200 x 32 draws of 62: each ~100 times).
+    assert {char for token in tokens for char in token[:32]} == set(CSRF_ALLOWED_CHARS)

@@ -43,10 +43,11 @@ class StatusForm(forms.Form):
         self.max_length = settings.STATUS_MAX_LENGTH
         self.fields["message"].widget.attrs["data-max-length"] = self.max_length
 
-    def blank_markup_key(self):
-        # The blank form's markup (socialsite/jinja2.py remembers it) changes only with
-        # the length limit, the one thing __init__ sets that the class does not.
-        return self.max_length
+    @classmethod
+    def blank_markup_key(cls):
+        # The blank form's markup (socialsite/jinja2.BlankForm) changes only with the
+        # length limit, the one thing __init__ sets that the class does not.
+        return settings.STATUS_MAX_LENGTH
 
     def clean_message(self):
         message = self.cleaned_data["message"]

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.decorators import login_required
 from accounts.views import safe_next
 from socialsite.connection import get_redis
+from socialsite.jinja2 import BlankForm
 from socialsite.repository import graph, statuses, timelines, users
 
 from .forms import StatusForm
@@ -48,7 +49,7 @@ def home(request):
     if not request.user.is_authenticated:
         return render(request, "timeline/landing.html")
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
-    form = StatusForm(draft) if draft else StatusForm()
+    form = StatusForm(draft) if draft else BlankForm(StatusForm)
     page = timelines.home_page(
         get_redis(), request.user.id, before=before, count=count, ids_read=ids_read
     )
