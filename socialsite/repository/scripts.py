@@ -11,6 +11,8 @@ from pathlib import Path
 
 from redis.exceptions import NoScriptError
 
+from . import client
+
 LUA_DIR = Path(__file__).parent / "lua"
 
 
@@ -74,15 +76,14 @@ def load_all(r):
 
 
 def run_pipeline(r, fill):
-    """Build a pipeline with ``fill(pipe)``, run it, and return its results.
+    """Run the commands ``fill(pipe)`` queues in one round trip (client.round_trip)
+    and return their results.
 
     Every command ``fill`` queues must be idempotent: if a server answers NOSCRIPT,
     the scripts are loaded and the whole pipeline runs again. Any other error is raised.
     """
     for attempt in (1, 2):
-        pipe = r.pipeline(transaction=False)
-        fill(pipe)
-        results = pipe.execute(raise_on_error=False)
+        results = client.round_trip(r, fill)
         if attempt == 1 and any(isinstance(x, NoScriptError) for x in results):
             load_all(r)
             continue
