@@ -147,7 +147,7 @@ TEMPLATES = [
             "environment": "socialsite.jinja2.environment",
             "context_processors": [
                 "django.contrib.messages.context_processors.messages",
-                "socialsite.jinja2.page_csrf_input",
+                "socialsite.jinja2.page_context",
             ],
         },
     },

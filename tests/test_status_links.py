@@ -69,3 +69,16 @@ def test_the_filters_work_in_a_template():
         rendered
         == "/@alice/ /@alice/42/ /statuses/42/delete/ /@alice/ /@alice/42/ /statuses/42/delete/"
     )
+
+
+def test_a_page_rendered_under_a_script_prefix_has_it_in_every_link(rf, script_prefix):
+    # url() and status_links() take the prefix the page's context processor read.
+    template = engines["jinja2"].from_string(
+        "{{ url('home') }} {{ url('profile', 'alice') }} {{ status_links().profile('bob') }}"
+    )
+    assert template.render({}, rf.get("/")) == "/social/ /social/@alice/ /social/@bob/"
+    set_script_prefix("/")
+    assert template.render({}, rf.get("/")) == "/ /@alice/ /@bob/"
+    # Without a request (no context processor) they look the prefix up themselves.
+    set_script_prefix("/other/")
+    assert template.render({}) == "/other/ /other/@alice/ /other/@bob/"

@@ -80,8 +80,11 @@ class StatusLinks:
 
     __slots__ = ("_profile", "_status", "_delete")
 
-    def __init__(self):
-        prefix, urlconf = get_script_prefix(), get_urlconf()
+    def __init__(self, prefix=None, urlconf=None):
+        """The links for ``prefix`` and ``urlconf`` (socialsite.jinja2.url_base), or
+        for the present ones."""
+        if prefix is None:
+            prefix, urlconf = get_script_prefix(), get_urlconf()
         self._profile = _url_pattern("profile", (_LOGIN_SLOT,), prefix, urlconf)
         self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
         self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
