@@ -8,7 +8,8 @@ own filters return SafeStrings, which Jinja2 respects through ``__html__``).
 
 Django's Jinja2 backend puts ``request``, ``csrf_input`` and ``csrf_token`` in every
 context rendered with a request, plus what the context processors of settings.TEMPLATES
-give (``messages``, and ``csrf_input`` once more, and ``url_base``: page_context below).
+give (``messages``, and ``csrf_input`` once more with ``url`` and ``status_links``:
+page_context below).
 """
 
 import functools
@@ -21,7 +22,7 @@ from django.template.defaultfilters import truncatechars
 from django.templatetags.static import static as django_static
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.html import format_html
-from jinja2 import Environment, pass_context
+from jinja2 import Environment
 
 from timeline import jinja_helpers
 
@@ -89,28 +90,31 @@ def masked_csrf_token(request):
 
 
 def page_context(request):
-    """Context processor (settings.TEMPLATES): ``csrf_input`` (replacing the backend's)
-    and ``url_base``, the script prefix and URLconf of the page's URLs (see url)."""
-    return {"csrf_input": _PageCsrfInput(request), "url_base": url_base()}
+    """Context processor (settings.TEMPLATES): the page's ``csrf_input`` (replacing the
+    backend's), and its own ``url()`` and ``status_links()``, which take the script
+    prefix and URLconf looked up here, once (they are context-local values, 6 us to
+    look up), rather than each time. These shadow the globals of the same names, which
+    a template rendered without a request (or a macro imported without context) uses.
+    """
+    prefix, urlconf = get_script_prefix(), get_urlconf()
+    return {
+        "csrf_input": _PageCsrfInput(request),
+        "url": functools.partial(_url, prefix, urlconf),
+        "status_links": functools.partial(jinja_helpers.StatusLinks, prefix, urlconf),
+    }
 
 
-def url_base():
-    """(script prefix, URLconf): what reverse() builds URLs from besides the name and
-    arguments. Both are context-local values, which take 6 us to look up: a page does
-    that once (page_context), not for every URL it shows."""
-    return get_script_prefix(), get_urlconf()
-
-
-@pass_context
-def url(context, name, *args):
+def url(name, *args):
     """``{{ url("profile", login) }}``: what Django's ``{% url 'profile' login %}`` gives.
 
     Remembered per URLconf and script prefix (reverse() costs 15 to 40 us, and a home
     page calls this eight times): a URL depends on nothing else. Bounded, since the
-    arguments may be anyone's login. A template rendered without a request (or a macro
-    imported without context) has no ``url_base``: then it is looked up here.
+    arguments may be anyone's login.
     """
-    prefix, urlconf = context.get("url_base") or url_base()
+    return _url(get_script_prefix(), get_urlconf(), name, *args)
+
+
+def _url(prefix, urlconf, name, *args):
     return _reverse(name, args, prefix, urlconf)
 
 
@@ -203,12 +207,6 @@ def form_widget(field):
     return context
 
 
-@pass_context
-def status_links(context):
-    """``status_links()``: the page's jinja_helpers.StatusLinks, on its url_base."""
-    return jinja_helpers.StatusLinks(*(context.get("url_base") or url_base()))
-
-
 def environment(**options):
     # Autoescaping on whatever the options say (Django's backend sets it on, too).
     options.pop("autoescape", None)
@@ -220,7 +218,7 @@ def environment(**options):
         static=static,
         form_widget=form_widget,
         remembered_form_fields=remembered_form_fields,
-        status_links=status_links,
+        status_links=jinja_helpers.StatusLinks,
         remembered_status=jinja_helpers.remembered_status,
         status_list_markup=jinja_helpers.status_list_markup,
         stream_url=jinja_helpers.stream_url,

@@ -81,8 +81,8 @@ class StatusLinks:
     __slots__ = ("_profile", "_status", "_delete")
 
     def __init__(self, prefix=None, urlconf=None):
-        """The links for ``prefix`` and ``urlconf`` (socialsite.jinja2.url_base), or
-        for the present ones."""
+        """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
+        looked them up), or for the present ones."""
         if prefix is None:
             prefix, urlconf = get_script_prefix(), get_urlconf()
         self._profile = _url_pattern("profile", (_LOGIN_SLOT,), prefix, urlconf)
