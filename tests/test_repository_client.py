@@ -1,5 +1,6 @@
 """client.round_trip: commands sent together, replies parsed as redis-py parses them."""
 
+import gc
 import threading
 
 import pytest
@@ -80,3 +81,15 @@ def test_each_thread_has_its_own_connection(single_server):
         thread.join()
     assert len(set(ids)) == 3 and own_connection_id(r) not in ids
     assert own_connection_id(r) == own_connection_id(r)  # kept, not made each time
+
+
+def test_a_finished_threads_connection_is_closed(single_server):
+    r = single_server
+    own_connection_id(r)
+    before = client.connected_clients(r)
+    for _ in range(20):  # as a development server's thread per request
+        thread = threading.Thread(target=own_connection_id, args=(r,))
+        thread.start()
+        thread.join()
+    gc.collect()  # a connection and its parser refer to each other
+    assert client.connected_clients(r) <= before

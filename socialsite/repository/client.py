@@ -122,8 +122,9 @@ def round_trip(r, fill):
     trip itself: measured 0.19 ms of CPU against 0.10 ms here (docs/bench_web.md).
     The replies are parsed exactly as redis-py parses them. A dropped connection is
     made anew and the whole batch sent once more, so, as with redis-py's retries, the
-    commands must be safe to repeat. On a cluster, redis-py's pipeline, which sends
-    each command to the node of its key.
+    commands must be safe to repeat. A thread's connection closes when the thread
+    ends. On a cluster, redis-py's pipeline, which sends each command to the node of
+    its key.
     """
     if is_cluster(r):
         pipe = r.pipeline(transaction=False)
