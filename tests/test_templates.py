@@ -218,3 +218,11 @@ def test_the_page_token_is_the_cookie_secret_masked_as_django_masks_it(rf):
     assert all(len(token) == 64 and set(token) <= set(CSRF_ALLOWED_CHARS) for token in tokens)
     # Every character turns up in the masks (200 x 32 draws of 62: each ~100 times).
     assert {char for token in tokens for char in token[:32]} == set(CSRF_ALLOWED_CHARS)
+
+
+def test_a_templates_globals_are_the_environments_and_its_own():
+    env = engines["jinja2"].env
+    template = env.from_string("{{ greeting }} {{ url('home') }}", globals={"greeting": "hi"})
+    assert template.render() == "hi /"
+    assert "greeting" not in env.globals  # a template's own globals stay its own
+    assert env.from_string("{{ greeting is defined }}").render() == "False"
