@@ -34,7 +34,7 @@ class Script:
             return r.evalsha(self.sha, len(keys), *keys, *args)
 
     def queue(self, pipe, keys, args):
-        """Add a call of the script to a pipeline; run it with ``execute(r, pipe)``."""
+        """Add a call of the script to a pipeline, or to run_pipeline's batch."""
         # execute_command rather than pipe.evalsha: redis-py refuses the evalsha
         # method on cluster pipelines, but routes a raw EVALSHA by its first key.
         pipe.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
