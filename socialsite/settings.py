@@ -114,6 +114,7 @@ STREAM_CLIENT_BUFFER = env_int("STREAM_CLIENT_BUFFER", 1000, minimum=1)
 
 # --- Django ---------------------------------------------------------------------------
 INSTALLED_APPS = [
+    "socialsite",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "accounts",

@@ -8,10 +8,12 @@ from types import SimpleNamespace
 import pytest
 from django.template import engines
 from django.template.defaultfilters import linebreaksbr as django_linebreaksbr
+from markupsafe import Markup
 
 from accounts.forms import LoginForm, PasswordChangeForm, SignupForm
+from timeline import jinja_helpers
 from timeline.forms import StatusForm
-from timeline.jinja_helpers import linebreaksbr, reltime
+from timeline.jinja_helpers import StatusLinks, linebreaksbr, reltime
 
 FIELD_MACROS = engines["jinja2"].from_string(
     '{% import "_form_fields.html" as f %}'
@@ -96,7 +98,6 @@ def test_a_page_shows_one_csrf_token_in_all_its_forms(rf):
 
 
 def test_status_markup_is_made_once_and_never_shown_stale():
-    from timeline import jinja_helpers
 
     made = []
 
@@ -164,6 +165,35 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
         assert " ".join(single.render({"status": status}, request).split()) == " ".join(
             f"<article{article}".split()
         )
+
+
+def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
+    # The macros make Markup; a plain string (from any other renderer) is escaped.
+    posted = datetime.datetime.now(datetime.UTC).timestamp()
+    me, bo = {"login": "me", "name": "Me"}, {"login": "bo", "name": "Bo"}
+    items = [
+        {"id": 987_001, "uid": 1, "posted": posted, "message": "a", "author": me},
+        {"id": 987_002, "uid": 2, "posted": posted, "message": "b", "author": bo},
+    ]  # fmt: skip
+    request = rf.get("/")
+    request.user = SimpleNamespace(id=1)
+
+    def own(status, *args):
+        return Markup("<article>mine</article>")
+
+    def public(status, links, when):
+        return "<b>not markup</b>"
+
+    html = jinja_helpers.status_list_markup(
+        items, request, "", StatusLinks(), None, own=own, public=public
+    )
+    assert html == "<article>mine</article>\n&lt;b&gt;not markup&lt;/b&gt;"
+    assert isinstance(html, Markup)
+    public = lambda status, links, when: Markup("<article>his</article>")  # noqa: E731
+    items[1]["id"] = 987_003  # not the markup remembered above
+    assert jinja_helpers.status_list_markup(
+        items, request, "", StatusLinks(), None, own=own, public=public
+    ) == Markup("<article>mine</article>\n<article>his</article>")
 
 
 FORM_FIELDS = engines["jinja2"].from_string(

@@ -159,14 +159,19 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, *, own
     """The markup of a page's statuses (_status.html's status_list): ``public(status,
     links, when)`` remembered for statuses the viewer did not write, ``own(status,
     request, csrf_input, links, delete_next)`` made afresh for those they did. Both are
-    the template's macros, so everything is escaped there; joining Markup keeps it so."""
+    the template's macros, so everything is escaped there."""
     viewer_id = request.user.id
-    return Markup("\n").join(
+    articles = [
         own(status, request, csrf_input, links, delete_next)
         if status["uid"] == viewer_id
         else remembered_status(public, status, links, "article")
         for status in statuses
-    )
+    ]
+    if all(type(article) is Markup for article in articles):
+        # All escaped markup (the macros made them), so joined they are too. Markup.join
+        # would ask each to escape itself: 28 us for a page of 30, against 2 us here.
+        return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
+    return Markup("\n").join(articles)
 
 
 def linebreaksbr(text):

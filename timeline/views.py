@@ -53,7 +53,9 @@ def home(request):
     page = timelines.home_page(
         get_redis(), request.user.id, before=before, count=count, ids_read=ids_read
     )
-    return render(request, "timeline/home.html", {"form": form, "page": page})
+    # The newest page (no cursor) gets live updates; an older page stays as it is.
+    context = {"form": form, "page": page, "live": before is None}
+    return render(request, "timeline/home.html", context)
 
 
 @require_POST
