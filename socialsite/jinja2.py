@@ -13,7 +13,9 @@ page_context below).
 """
 
 import functools
+import math
 import os
+import time
 
 from django.conf import settings
 from django.forms.widgets import Input, Textarea
@@ -54,6 +56,18 @@ class _PageCsrfInput:
     __str__ = __html__
 
 
+# How often this process sends a CSRF cookie again to renew its age (settings.
+# CSRF_COOKIE_AGE, a year by default): once a day, or ten times in the cookie's age if
+# that is shorter; when it did is remembered by hash of the cookie's secret. Django sends
+# the cookie again with every page that shows a form, for that renewal alone, and making
+# the Set-Cookie header was 4% of a home page's CPU. A day's slack on a year's age
+# changes nothing: the cookie is also set anew whenever it is missing or malformed and at
+# each log-in, and a process that restarts or forgets (the memory is bounded) only
+# renews it sooner.
+CSRF_COOKIE_RENEW_SECONDS = 24 * 60 * 60
+CSRF_COOKIES_REMEMBERED = 100_000
+_csrf_cookie_renewed = {}
+
 _CSRF_CHAR_INDEX = {char: index for index, char in enumerate(CSRF_ALLOWED_CHARS)}
 # Random bytes below this map evenly onto the allowed characters (4 x 62 = 248).
 _UNBIASED_BYTES = 256 - 256 % len(CSRF_ALLOWED_CHARS)
@@ -67,12 +81,13 @@ def masked_csrf_token(request):
     random source (secrets.choice); here one os.urandom call gives them all, by
     rejection sampling, so each is as evenly drawn. That was 4% of a home page's CPU,
     this a tenth of it. A request without a secret yet goes to Django, which makes one.
+    The cookie is sent again to renew its age once a day (CSRF_COOKIE_RENEW_SECONDS),
+    where get_token has it sent with every page.
     """
     secret = request.META.get("CSRF_COOKIE")
     if secret is None:
         return get_token(request)
-    # As get_token does: the middleware then sends the cookie again, renewing its age.
-    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
+    _renew_csrf_cookie_daily(request, secret)
     mask = ""
     while len(mask) < CSRF_SECRET_LENGTH:
         mask += "".join(
@@ -87,6 +102,19 @@ def masked_csrf_token(request):
         for s, m in zip(secret, mask, strict=True)
     )
     return mask + cipher
+
+
+def _renew_csrf_cookie_daily(request, secret):
+    now = time.monotonic()
+    key = hash(secret)  # the secret itself is not kept
+    every = min(CSRF_COOKIE_RENEW_SECONDS, (settings.CSRF_COOKIE_AGE or math.inf) / 10)
+    if now - _csrf_cookie_renewed.get(key, -math.inf) < every:
+        return
+    if len(_csrf_cookie_renewed) >= CSRF_COOKIES_REMEMBERED:
+        _csrf_cookie_renewed.clear()
+    _csrf_cookie_renewed[key] = now
+    # The middleware then sends the cookie again, as after get_token.
+    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
 
 
 def page_context(request):
