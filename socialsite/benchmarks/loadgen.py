@@ -40,6 +40,9 @@ class Result:
 
     seconds: float = 0.0
     latencies: list = field(default_factory=list)
+    # The same latencies by the client's local port, one list per connection: a caller
+    # that knows which server process holds which connection can split them up.
+    latencies_by_port: dict = field(default_factory=dict)
     statuses: Counter = field(default_factory=Counter)
     errors: int = 0
     reconnects: int = 0
@@ -136,6 +139,7 @@ class _Connection(asyncio.Protocol):
         self.run = run
         self.finished = finished
         self.transport = None
+        self.local_port = None
         self.buffer = bytearray()
         self.sent_at = 0.0
         self.waiting = False
@@ -143,6 +147,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport):
         self.transport = transport
+        self.local_port = transport.get_extra_info("sockname")[1]
         self.run.open.add(self)
         self.send()
 
@@ -163,7 +168,7 @@ class _Connection(asyncio.Protocol):
             return
         status, end, close = parsed
         self.waiting = False
-        self.run.answered(time.perf_counter() - self.sent_at, status)
+        self.run.answered(self.local_port, time.perf_counter() - self.sent_at, status)
         extra = end != len(self.buffer)
         self.buffer.clear()
         if extra:
@@ -209,10 +214,11 @@ class _Run:
     def going(self):
         return self.answers < self.max_requests and time.perf_counter() < self.deadline
 
-    def answered(self, latency, status):
+    def answered(self, local_port, latency, status):
         self.answers += 1
         if time.perf_counter() >= self.record_after:
             self.result.latencies.append(latency)
+            self.result.latencies_by_port.setdefault(local_port, []).append(latency)
             self.result.statuses[status] += 1
 
     def reconnect(self, finished):

@@ -35,8 +35,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -117,6 +118,8 @@ class Measurement:
     redis_cpu: float
     server_ms_per_request: float  # gunicorn's CPU time (all processes) per request
     reconnects: int = 0  # connections the server closed after an answer
+    # For each gunicorn worker: (its connections, their p50 ms, their p99 ms).
+    per_worker: list = field(default_factory=list)
 
 
 class Browser:
@@ -387,16 +390,24 @@ class Command(BaseCommand):
         def measurement_starts():
             marks["server"], marks["redis"] = cpu_seconds(pids), redis_cpu(r)
 
+        owners = {}
         if options["tool"] == "wrk":
             result = run_wrk(port, path, cookies, options, measurement_starts)
         else:
             request = loadgen.build_request(
                 "GET", path, f"{HOST}:{port}", headers=[("Cookie", cookies)]
             )
+            # Which worker holds which connection, looked up halfway through the warm-up:
+            # the connections are open by then, and the recorded part is not disturbed.
+            lookup = threading.Timer(
+                options["warmup"] / 2, lambda: owners.update(connection_owners(port))
+            )
+            lookup.start()
             result = loadgen.run(
                 HOST, port, request, options["connections"], options["seconds"],
                 warmup=options["warmup"], on_measurement_start=measurement_starts,
             )  # fmt: skip
+            lookup.join()
         server = {
             pid: used - marks["server"].get(pid, 0.0) for pid, used in cpu_seconds(pids).items()
         }
@@ -417,6 +428,7 @@ class Command(BaseCommand):
             redis_cpu=redis_used / span,
             server_ms_per_request=sum(server.values()) / max(1, result.requests) * 1000,
             reconnects=result.reconnects,
+            per_worker=per_worker(result.latencies_by_port, owners, pids[1:]),
         )
 
     def measure_in_process(self, r, seeded, options, requests_per_round=100):
@@ -544,6 +556,11 @@ class Command(BaseCommand):
             workers = " + ".join(f"{share:.2f}" for share in m.worker_cpu)
             closed = f"; {m.reconnects} connections closed by the server" if m.reconnects else ""
             self.stdout.write(f"  {'':<14}gunicorn workers' CPU: {workers}{closed}")
+            if m.per_worker:
+                split = ", ".join(
+                    f"{n} connections p50 {p50:.1f} p99 {p99:.1f}" for n, p50, p99 in m.per_worker
+                )
+                self.stdout.write(f"  {'':<14}each worker's connections (ms): {split}")
             if m.unexpected:
                 self.stderr.write(f"  {m.label}: unexpected answers {m.unexpected}")
         healthz, home = results
@@ -615,6 +632,40 @@ def cpu_seconds(pids):
         # After the name: utime and stime are the 12th and 13th fields (14, 15 in all).
         used[pid] = (int(fields[11]) + int(fields[12])) / tick
     return used
+
+
+def connection_owners(port):
+    """{client port: pid of the process holding the connection} for the connections
+    to ``port`` on 127.0.0.1, from ``ss`` (iproute2); {} where ss is missing."""
+    try:
+        listing = subprocess.run(
+            ["ss", "-tnpH", "state", "established", f"sport = :{port}"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    pattern = re.compile(rf"{re.escape(HOST)}:{port}\s+{re.escape(HOST)}:(\d+)\s.*?pid=(\d+)")
+    return {
+        int(match.group(1)): int(match.group(2))
+        for match in map(pattern.search, listing.splitlines())
+        if match
+    }
+
+
+def per_worker(latencies_by_port, owners, worker_pids):
+    """[(connections, p50 ms, p99 ms)] for each of ``worker_pids``, from the latencies
+    of each client port and the worker each port's connection is held by. With
+    --reuse-port the kernel spreads the connections by a hash, not evenly, and a kept-
+    alive connection stays with its worker: this shows the split and what it costs."""
+    split = []
+    for pid in worker_pids:
+        ports = [port for port, owner in owners.items() if owner == pid]
+        latencies = [t for port in ports for t in latencies_by_port.get(port, ())]
+        if not latencies:
+            continue
+        result = loadgen.Result(latencies=latencies)
+        split.append((len(ports), result.percentile(0.5) * 1000, result.percentile(0.99) * 1000))
+    return split
 
 
 def redis_cpu(r):
