@@ -414,6 +414,9 @@ class Command(BaseCommand):
         redis_used = redis_cpu(r) - marks["redis"]
         span = result.seconds
         unexpected = {status: n for status, n in result.statuses.items() if status != 200}
+        # Only while connections are kept: a server that closes them (sync workers)
+        # moves the load to connections the lookup never saw.
+        split = [] if result.reconnects else per_worker(result.latencies_by_port, owners, pids[1:])
         return Measurement(
             label=label,
             rate=result.rate,
@@ -428,7 +431,7 @@ class Command(BaseCommand):
             redis_cpu=redis_used / span,
             server_ms_per_request=sum(server.values()) / max(1, result.requests) * 1000,
             reconnects=result.reconnects,
-            per_worker=per_worker(result.latencies_by_port, owners, pids[1:]),
+            per_worker=split,
         )
 
     def measure_in_process(self, r, seeded, options, requests_per_round=100):
