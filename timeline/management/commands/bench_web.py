@@ -161,7 +161,7 @@ class Command(BaseCommand):
     help = "Benchmark the pages through gunicorn: home page vs /healthz, and posting."
 
     # The configuration docs/bench_web.md recommends for 2 cores (see the figures there).
-    DEFAULT = GunicornConfig("gthread", 2, 2, reuse_port=True)
+    DEFAULT = GunicornConfig("sync", 5, 1, reuse_port=False)
 
     def add_arguments(self, parser):
         parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
