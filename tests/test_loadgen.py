@@ -10,7 +10,7 @@ import threading
 import pytest
 
 from socialsite.benchmarks import loadgen
-from timeline.management.commands.bench_web import connection_owners, per_worker
+from timeline.management.commands.bench_web import connection_owners, parse_wrk, per_worker
 
 
 class _KeepAliveHandler(http.server.BaseHTTPRequestHandler):
@@ -64,3 +64,55 @@ def test_the_connections_of_a_port_are_found_with_their_process(server):
         assert sock.recv(1024).startswith(b"HTTP/1.1 200")  # accepted by now
         owners = connection_owners(server)
     assert owners == {client_port: os.getpid()}  # the server's threads are this process
+
+
+# Two outputs of wrk 4.1 (Debian's), as bench_web runs it (--latency), against Python's
+# http.server: the second asked for a page that is not there. Its "Socket errors" line
+# is added here, worded and placed as wrk prints it when a connection fails (src/wrk.c).
+WRK_OUTPUT = """Running 1s test @ http://127.0.0.1:18765/
+  2 threads and 4 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     6.89ms    2.87ms  16.56ms   68.38%
+    Req/Sec   287.33    135.10     0.87k    95.24%
+  Latency Distribution
+     50%    7.10ms
+     75%    8.69ms
+     90%   10.23ms
+     99%   13.52ms
+  601 requests in 1.10s, 840.46KB read
+Requests/sec:    546.79
+Transfer/sec:    764.65KB
+"""
+WRK_OUTPUT_NOT_FOUND = """Running 1s test @ http://127.0.0.1:18765/nothing-here
+  1 threads and 2 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.57ms    0.95ms  13.48ms   88.79%
+    Req/Sec     1.26k    98.09     1.37k    70.00%
+  Latency Distribution
+     50%    1.42ms
+     75%    1.80ms
+     90%    2.28ms
+     99%    5.70ms
+  1256 requests in 1.00s, 637.99KB read
+  Socket errors: connect 0, read 3, write 0, timeout 1
+  Non-2xx or 3xx responses: 1256
+Requests/sec:   1253.39
+Transfer/sec:    636.67KB
+"""
+
+
+def test_wrk_output_gives_the_rate_and_percentiles():
+    result = parse_wrk(WRK_OUTPUT, cpu=0.25)
+    assert result.requests == 601
+    assert result.rate == pytest.approx(601 / 1.10)
+    assert result.percentile(0.50) == pytest.approx(0.00710)
+    assert result.percentile(0.99) == pytest.approx(0.01352)
+    assert result.errors == 0
+    assert result.statuses == {200: 601}
+    assert result.client_cpu_share == pytest.approx(0.25 / 1.10)
+
+
+def test_wrk_output_counts_error_answers_and_socket_errors():
+    result = parse_wrk(WRK_OUTPUT_NOT_FOUND, cpu=0.1)
+    assert result.statuses == {"non-2xx/3xx": 1256, 200: 0}
+    assert result.errors == 4  # 3 read errors and a timeout

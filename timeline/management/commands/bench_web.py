@@ -6,7 +6,8 @@
 2. For each gunicorn configuration (the recommended one, then each --also): starts
    gunicorn on a free loopback port, logs in through the real login form, and drives
    GET /healthz (the cheapest Django view) and then GET / (the reader's home page)
-   with the same generator, connections, warm-up and duration, back to back.
+   with the same generator, connections, warm-up and duration, back to back (with
+   --tool both: with each generator in turn, each pair of figures judged on its own).
 3. On the first configuration, posts statuses one after the other as the poster
    (POST /statuses/ with the CSRF token, inline fan-out to every follower) and times
    each request.
@@ -57,6 +58,9 @@ HOST = "127.0.0.1"
 HOME_AUTHORS = 30  # one page: settings.TIMELINE_PAGE_SIZE
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 STATUS_ARTICLE = 'class="status"'
+# The load generators of --tool. wrk (C, two threads) takes a third of the built-in
+# client's CPU per request, which on a 2-core machine is CPU the server gets back.
+TOOL_NAMES = {"python": "built-in asyncio client", "wrk": "wrk"}
 MESSAGE = (
     "Trying the new release of the timeline this morning: pages feel quick, posting too."
     " Coffee first, then the review queue."
@@ -195,9 +199,10 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--tool",
-            choices=["python", "wrk"],
+            choices=["python", "wrk", "both"],
             default="python",
-            help="load generator: the built-in asyncio client, or wrk (apt-get install wrk)",
+            help="load generator: the built-in asyncio client, wrk (apt-get install wrk), or"
+            " both, alternating, each page's figures and verdict given for each",
         )
         parser.add_argument("--redis-url", default="", help="an existing server (not flushed)")
         parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
@@ -210,7 +215,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        if options["tool"] == "wrk" and not shutil.which("wrk"):
+        if options["tool"] in ("wrk", "both") and not shutil.which("wrk"):
             raise CommandError("wrk is not installed (Debian: apt-get install -y wrk)")
         if options["cluster"] and not options["redis_url"]:
             raise CommandError("--cluster needs --redis-url")
@@ -370,16 +375,24 @@ class Command(BaseCommand):
             raise CommandError(f"the home page shows {shown} statuses, not {HOME_AUTHORS}")
         cookies = browser.cookie_header()
         pages = [("/healthz", "/healthz"), ("/", "/ (home, 30)")]
-        runs = {label: [] for _, label in pages}
-        for _ in range(options["repeat"]):
-            # Alternating, so that a burst of other work on the machine hits both pages.
-            for path, label in pages:
-                runs[label].append(self.measure(r, process, port, path, label, cookies, options))
+        tools = ["python", "wrk"] if options["tool"] == "both" else [options["tool"]]
+        runs = {(tool, label): [] for tool in tools for _, label in pages}
+        for repeat in range(options["repeat"]):
+            # Alternating, so that a burst of other work on the machine hits both pages
+            # (and both generators, taking turns at going first).
+            for tool in tools if repeat % 2 == 0 else tools[::-1]:
+                for path, label in pages:
+                    runs[tool, label].append(
+                        self.measure(r, process, port, path, label, cookies, options, tool)
+                    )
         # On a shared machine the fastest run is the one others disturbed least.
-        return [max(runs[label], key=lambda m: m.rate) for _, label in pages]
+        return {
+            tool: [max(runs[tool, label], key=lambda m: m.rate) for _, label in pages]
+            for tool in tools
+        }
 
-    def measure(self, r, process, port, path, label, cookies, options):
-        """Drive ``path`` with the chosen generator; the CPU each party used alongside.
+    def measure(self, r, process, port, path, label, cookies, options, tool):
+        """Drive ``path`` with ``tool``; the CPU each party used alongside.
 
         CPU is read when the recorded part starts and when it ends, so warm-up is not
         in it.
@@ -391,7 +404,7 @@ class Command(BaseCommand):
             marks["server"], marks["redis"] = cpu_seconds(pids), redis_cpu(r)
 
         owners = {}
-        if options["tool"] == "wrk":
+        if tool == "wrk":
             result = run_wrk(port, path, cookies, options, measurement_starts)
         else:
             request = loadgen.build_request(
@@ -525,7 +538,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Redis: {url} ({where})")
         if options["in_process"]:
             return
-        tool = "wrk" if options["tool"] == "wrk" else "built-in asyncio client"
+        tool = TOOL_NAMES.get(options["tool"], "built-in asyncio client and wrk, alternating")
         self.stdout.write(
             f"Load: {options['connections']} keep-alive connections, closed loop, {tool};"
             f" each measurement {options['seconds']:g} s after {options['warmup']:g} s"
@@ -544,7 +557,13 @@ class Command(BaseCommand):
             self.stdout.write(f"  GET {path:<10} {ms:7.3f} ms")
         self.stdout.write(f"  home/healthz: {best['/healthz'] / best['/']:.1%}")
 
-    def print_pages(self, results):
+    def print_pages(self, results_by_tool):
+        for tool, results in results_by_tool.items():
+            if len(results_by_tool) > 1:
+                self.stdout.write(f"  with {TOOL_NAMES[tool]}:")
+            self.print_page_results(results)
+
+    def print_page_results(self, results):
         self.stdout.write(
             f"  {'page':<14}{'req/s':>8}{'p50 ms':>9}{'p99 ms':>9}{'requests':>10}{'errors':>8}"
             f"   CPU (cores): {'client':>6}{'gunicorn':>9}{'redis':>7}   gunicorn CPU ms/req"
