@@ -540,7 +540,8 @@ class Command(BaseCommand):
             return
         tool = TOOL_NAMES.get(options["tool"], "built-in asyncio client and wrk, alternating")
         self.stdout.write(
-            f"Load: {options['connections']} keep-alive connections, closed loop, {tool};"
+            f"Load: {options['connections']} connections (kept alive unless the server closes"
+            f" them), closed loop, {tool};"
             f" each measurement {options['seconds']:g} s after {options['warmup']:g} s"
             " of warm-up, back to back"
         )
