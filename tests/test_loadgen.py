@@ -1,5 +1,5 @@
-"""The benchmarks' load generator against a real HTTP server on a real socket, and how
-bench_web splits its latencies by gunicorn worker."""
+"""The benchmarks' load generator against a real HTTP server on a real socket, how
+bench_web splits its latencies by gunicorn worker, and how it reads wrk's output."""
 
 import gc
 import http.server
@@ -49,7 +49,7 @@ def test_every_latency_is_kept_by_the_connection_that_waited_for_it(server):
 
 
 def test_objects_alive_before_the_run_are_left_out_of_full_collections_during_it(server):
-    # A full collection over all of Django paused the generator for 30 to 50 ms, holding
+    # A full collection over all of Django paused the generator for 33 to 47 ms, holding
     # up every connection's answer at once: the objects alive at the start are frozen.
     request = loadgen.build_request("GET", "/", f"127.0.0.1:{server}")
     frozen_before, frozen_during_run = gc.get_freeze_count(), []
