@@ -250,6 +250,22 @@ def test_the_page_token_is_the_cookie_secret_masked_as_django_masks_it(rf):
     assert {char for token in tokens for char in token[:32]} == set(CSRF_ALLOWED_CHARS)
 
 
+def test_the_mask_skips_the_random_bytes_that_would_favour_some_characters(rf, monkeypatch):
+    from django.middleware.csrf import CSRF_ALLOWED_CHARS, _unmask_cipher_token, get_token
+
+    from socialsite import jinja2 as site_jinja2
+
+    request = rf.get("/")
+    secret = _unmask_cipher_token(get_token(request))
+    # 248 to 255 would make the first 8 characters likelier (256 = 4 x 62 + 8): all
+    # dropped. Then 0..39 and 62: characters 0..31 (62 is character 0 again).
+    draws = iter([bytes(range(248, 256)) * 5, bytes([*range(30), 255, 62, 30, 31, *range(6)])])
+    monkeypatch.setattr(site_jinja2.os, "urandom", lambda size: next(draws)[:size])
+    token = site_jinja2.masked_csrf_token(request)
+    assert token[:32] == CSRF_ALLOWED_CHARS[:30] + CSRF_ALLOWED_CHARS[0] + CSRF_ALLOWED_CHARS[30]
+    assert _unmask_cipher_token(token) == secret
+
+
 def test_a_templates_globals_are_the_environments_and_its_own():
     env = engines["jinja2"].env
     template = env.from_string("{{ greeting }} {{ url('home') }}", globals={"greeting": "hi"})

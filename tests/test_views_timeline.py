@@ -148,6 +148,21 @@ def test_home_shows_own_and_followed_statuses_newest_first(r, alice_client, alic
     assert "bob one" in html_of(response)
 
 
+def test_pages_of_ascii_text_are_all_ascii(r, alice_client, alice, bob):
+    # The templates write "·" and the location pin as entities (base.html says why);
+    # a character beyond ASCII in a template would make every page slower to encode.
+    graph.follow(r, alice["id"], bob["id"])
+    post(r, bob, "from Paris", location="48.8566,2.3522")
+    post(r, alice, "mine, with a delete form")
+    for path in ("/", "/@bob/", f"/@bob/{post(r, bob, 'one status')}/", "/@alice/followers/"):
+        response = alice_client.get(path)
+        assert response.status_code == 200
+        assert response.content.isascii(), path
+    home = html_of(alice_client.get("/"))
+    assert '<p class="location">&#x1F4CD; 48.8566,2.3522</p>' in home
+    assert '&middot; <a class="when"' in home
+
+
 def test_home_says_when_it_is_empty(alice_client):
     assert "Nothing here yet." in html_of(alice_client.get("/"))
 
