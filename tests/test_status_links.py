@@ -3,7 +3,7 @@ as reverse() (and so url() in a template) would give them."""
 
 import pytest
 from django.template import engines
-from django.urls import reverse, set_script_prefix
+from django.urls import NoReverseMatch, reverse, set_script_prefix
 
 from timeline.jinja_helpers import StatusLinks, delete_url, profile_url, status_url
 
@@ -72,13 +72,39 @@ def test_the_filters_work_in_a_template():
 
 
 def test_a_page_rendered_under_a_script_prefix_has_it_in_every_link(rf, script_prefix):
-    # url() and status_links() take the prefix the page's context processor read.
+    # urls, url() and status_links() take the prefix the page's context processor read.
     template = engines["jinja2"].from_string(
-        "{{ url('home') }} {{ url('profile', 'alice') }} {{ status_links().profile('bob') }}"
+        "{{ urls.home }} {{ url('home') }} {{ url('profile', 'alice') }}"
+        " {{ status_links().profile('bob') }}"
     )
-    assert template.render({}, rf.get("/")) == "/social/ /social/@alice/ /social/@bob/"
+    assert template.render({}, rf.get("/")) == "/social/ /social/ /social/@alice/ /social/@bob/"
     set_script_prefix("/")
-    assert template.render({}, rf.get("/")) == "/ /@alice/ /@bob/"
+    assert template.render({}, rf.get("/")) == "/ / /@alice/ /@bob/"
     # Without a request (no context processor) they look the prefix up themselves.
     set_script_prefix("/other/")
-    assert template.render({}) == "/other/ /other/@alice/ /other/@bob/"
+    assert template.render({}) == "/other/ /other/ /other/@alice/ /other/@bob/"
+
+
+def test_urls_gives_what_url_gives_and_refuses_an_unknown_name():
+    template = engines["jinja2"].from_string(
+        "{% for name in names %}{{ urls|attr(name) }} {% endfor %}"
+    )
+    names = ["home", "login", "logout", "signup", "password_change", "post_status"]
+    assert template.render({"names": names}).split() == [reverse(name) for name in names]
+    with pytest.raises(NoReverseMatch):
+        engines["jinja2"].from_string("{{ urls.no_such_view }}").render({})
+    # Names with a leading underscore are the object's own, never view names.
+    assert engines["jinja2"].from_string("{{ urls._prefix is defined }}").render({}) == "False"
+
+
+@pytest.mark.parametrize("prefix", ["/", "/social/"])
+def test_the_link_templates_for_live_updates_are_what_reverse_gives(prefix):
+    # static/js/live.js puts the login in for "__login__" and the id for "/0/".
+    set_script_prefix(prefix)
+    try:
+        links = StatusLinks()
+        assert links.profile_template == reverse("profile", args=["__login__"])
+        assert links.status_template == reverse("status_detail", args=["__login__", 0])
+        assert links.delete_template == reverse("delete_status", args=[0])
+    finally:
+        set_script_prefix("/")

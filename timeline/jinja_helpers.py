@@ -109,6 +109,20 @@ class StatusLinks:
         """What the links depend on besides the login and the id."""
         return self._profile, self._status
 
+    # The same links for static/js/live.js (the home page's data attributes), which puts
+    # the login in for "__login__" and the id for "/0/": "/@__login__/0/".
+    @property
+    def profile_template(self):
+        return self._profile
+
+    @property
+    def status_template(self):
+        return self._status.replace(_ID_TEXT, "0", 1)
+
+    @property
+    def delete_template(self):
+        return self._delete.replace(_ID_TEXT, "0", 1)
+
 
 def profile_url(login, links=None):
     """``{{ login|profile_url }}``: what ``{{ url("profile", login) }}`` gives, faster."""
