@@ -168,9 +168,9 @@ class NamedUrls:
     no arguments, as an attribute: reversed the first time, then kept on the object.
 
     A call from a template costs far more than the reverse() it makes once remembered:
-    Jinja2 asks each callable whether it wants the context, the page's expression
-    yields and escapes apart, and a home page made ten such calls, 0.2 M of its 2.6 M
-    instructions (callgrind). An unknown name raises NoReverseMatch, as url() does.
+    Jinja2 first asks each callable whether it wants the context. Five links of the home
+    page read so rather than called took 57,000 of its 2.6 M instructions out (callgrind;
+    docs/bench_web.md). An unknown name raises NoReverseMatch, as url() does.
     """
 
     def __init__(self, prefix, urlconf):
