@@ -111,7 +111,10 @@ def test_loading_a_session_that_names_its_user_reads_the_user_too(r, client, ali
     from tests.conftest import PASSWORD
 
     client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
-    fresh = SessionStore(client.cookies["sessionid"].value)
+    key = client.cookies["sessionid"].value
+    # Once first: a connection's opening handshake (CLIENT SETINFO) would count too.
+    user_from_session(SessionStore(key))
+    fresh = SessionStore(key)
     round_trips["n"] = 0
     user = user_from_session(fresh)
     assert user.id == alice["id"] and user.login == "alice"
@@ -146,3 +149,25 @@ def test_logging_in_over_someone_elses_session_gives_a_key_naming_the_new_user(r
     assert request.session.session_key.startswith(f"{bob['id']}.")
     assert not r.exists(keys.session(alices.session_key))
     assert SessionStore(request.session.session_key)["_auth_user_id"] == bob["id"]
+
+
+def test_the_read_along_is_queued_before_the_session_and_user_reads(r, alice, monkeypatch):
+    # Why the order matters: the comment in sessions.load_with_user (one write from Redis).
+    from socialsite.repository import client, scripts, sessions, timelines
+
+    key = sessions.key_naming_user(alice["id"], "a" * 32)
+    queued = []
+    run_pipeline = scripts.run_pipeline
+
+    def recording(r, fill):
+        batch = client._Batch()
+        fill(batch)
+        queued.extend(args[0] for args, _ in batch.commands)
+        return run_pipeline(r, fill)
+
+    monkeypatch.setattr(scripts, "run_pipeline", recording)
+    ids_read = timelines.HomeIdsRead(None, 30)
+    data, user = sessions.load_with_user(r, key, read_along=[ids_read])
+    assert (data, user) == (None, None)  # no such session: nobody is logged in
+    assert ids_read.ids == []
+    assert queued[0] in ("EVALSHA", "EVAL") and queued[1:] == ["GET", "HGETALL", "HGET"]
