@@ -37,8 +37,8 @@ def load_with_user(r, session_key, read_along=()):
     def fill(pipe):
         # The read-along first. The home page's is a script, and Redis before 7.0
         # sends the replies queued before a script's in one write and the script's,
-        # with all after it, in another: two reads for one round trip, often (strace,
-        # the embedded 6.2 server). With the script first it is one write.
+        # with all after it, in another, so the page may read twice for one round trip
+        # (strace, the embedded 6.2 server). With the script first it is one write.
         for reader in read_along:
             reader.queue(pipe, uid)
         pipe.get(keys.session(session_key))
