@@ -1,5 +1,6 @@
 """The benchmarks' load generator against a real HTTP server on a real socket, how
-bench_web splits its latencies by gunicorn worker, and how it reads wrk's output."""
+bench_web splits its latencies by gunicorn worker, how it reads wrk's output, and the
+logged-in readers of its --in-process --spread measurement."""
 
 import gc
 import http.server
@@ -9,9 +10,17 @@ import socket
 import threading
 
 import pytest
+from django.core.management import CommandError, call_command
 
 from socialsite.benchmarks import loadgen
-from timeline.management.commands.bench_web import connection_owners, parse_wrk, per_worker
+from socialsite.repository import graph, statuses
+from timeline.management.commands.bench_web import (
+    connection_owners,
+    in_process_getter,
+    logged_in_cookies,
+    parse_wrk,
+    per_worker,
+)
 
 
 class _KeepAliveHandler(http.server.BaseHTTPRequestHandler):
@@ -131,3 +140,26 @@ def test_wrk_output_counts_error_answers_and_socket_errors():
     result = parse_wrk(WRK_OUTPUT_NOT_FOUND, cpu=0.1)
     assert result.statuses == {"non-2xx/3xx": 1256, 200: 0}
     assert result.errors == 4  # 3 read errors and a timeout
+
+
+def test_a_spread_reader_is_logged_in_as_the_login_view_logs_people_in(r, alice, bob):
+    graph.follow(r, alice["id"], bob["id"])
+    statuses.post_status(r, bob["id"], "hello from bob")
+    cookies = logged_in_cookies(alice["id"])
+    assert f"sessionid={alice['id']}." in cookies and "csrftoken=" in cookies
+    page = in_process_getter()("/", cookies).decode()
+    assert ">@alice</a>" in page and "hello from bob" in page
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"spread": 5},  # not --in-process
+        {"spread": 5, "in_process": True, "redis_url": "redis://127.0.0.1:1/0"},
+        {"spread": 50, "in_process": True, "spread_users": 20},
+    ],
+)
+def test_spread_needs_in_process_a_throwaway_redis_and_enough_users(options):
+    # Refused before anything starts: the demo network would replace a given server's data.
+    with pytest.raises(CommandError, match="--spread needs --in-process"):
+        call_command("bench_web", **options)

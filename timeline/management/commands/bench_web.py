@@ -14,7 +14,10 @@
 
 With --in-process it measures instead the CPU time per request of both pages through
 Django's WSGI handler in its own process: no server, no network, and little influence
-from other work on the machine.
+from other work on the machine. --spread N adds, in the same process, a demo network
+(seed_demo) and the home pages of N of its users, each a different timeline, against one
+user's page again and again: what the per-process memory of statuses and markup saves
+the repeated page and a site's pages do not all get.
 
 Everything it starts runs on 127.0.0.1 and is stopped at the end, also on Ctrl-C or
 SIGTERM. See docs/bench_web.md for figures and the gunicorn settings they support.
@@ -28,6 +31,7 @@ import importlib.metadata
 import io
 import os
 import platform
+import random
 import re
 import resource
 import secrets
@@ -45,11 +49,14 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.core.handlers.wsgi import WSGIHandler
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.test import Client
+from django.test import Client, RequestFactory
 from redis.cluster import RedisCluster
 from redis.utils import HIREDIS_AVAILABLE
 
+from accounts import auth
+from accounts.session_store import SessionStore
 from socialsite import connection, embedded_redis
 from socialsite.benchmarks import loadgen
 from socialsite.repository import client, graph, statuses, timelines, users
@@ -213,6 +220,20 @@ class Command(BaseCommand):
             help="instead: CPU time per request of each page through Django's WSGI handler"
             " in this process (no server, no network; steady on a busy machine)",
         )
+        parser.add_argument(
+            "--spread",
+            type=int,
+            default=0,
+            metavar="READERS",
+            help="with --in-process: then, on a demo network (seed_demo), the home pages of"
+            " this many of its users in turn against one user's page again and again",
+        )
+        parser.add_argument(
+            "--spread-users",
+            type=int,
+            default=20_000,
+            help="the demo network's users for --spread (20 follows and 10 statuses each)",
+        )
 
     def handle(self, *args, **options):
         if options["tool"] in ("wrk", "both") and not shutil.which("wrk"):
@@ -224,6 +245,14 @@ class Command(BaseCommand):
             raise CommandError("--seconds must be in (0, 600] and --warmup in [0, 60]")
         if not (1 <= options["connections"] <= 1000 and 1 <= options["repeat"] <= 20):
             raise CommandError("--connections must be in [1, 1000] and --repeat in [1, 20]")
+        if options["spread"] and not (
+            options["in_process"] and not options["redis_url"]
+            and 1 <= options["spread"] <= options["spread_users"] <= 1_000_000
+        ):  # fmt: skip
+            raise CommandError(
+                "--spread needs --in-process and the throwaway Redis (the demo network"
+                " replaces everything in it), and 1 <= --spread <= --spread-users <= 1,000,000"
+            )
         configs = [
             GunicornConfig(
                 options["worker_class"],
@@ -242,7 +271,10 @@ class Command(BaseCommand):
             self.print_header(options, url)
             seeded = self.seed(r, options["followers"])
             if options["in_process"]:
-                return self.print_in_process(self.measure_in_process(r, seeded, options))
+                self.print_in_process(self.measure_in_process(r, seeded, options))
+                if options["spread"]:
+                    self.print_spread(self.measure_spread(options), options)
+                return
             for index, config in enumerate(configs):
                 with self.gunicorn(config, url, options, workdir) as (process, port):
                     self.stdout.write(f"\n{config}")
@@ -467,24 +499,10 @@ class Command(BaseCommand):
         if browser.post("/accounts/login/", form).status_code != 302:
             raise CommandError("logging in failed")
         cookies = "; ".join(f"{name}={morsel.value}" for name, morsel in browser.cookies.items())
-        handler = WSGIHandler()
+        wsgi_get = in_process_getter()
 
         def get(path):
-            environ = {
-                "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "",
-                "SERVER_NAME": HOST, "SERVER_PORT": "80", "HTTP_HOST": HOST,
-                "HTTP_COOKIE": cookies, "SERVER_PROTOCOL": "HTTP/1.1",
-                "wsgi.input": io.BytesIO(), "wsgi.url_scheme": "http",
-            }  # fmt: skip
-            answer = []
-            response = handler(
-                environ, lambda status, headers, exc_info=None: answer.append(status)
-            )
-            body = b"".join(response)
-            response.close()
-            if not answer[0].startswith("200"):
-                raise CommandError(f"GET {path} answered {answer[0]}")
-            return body
+            return wsgi_get(path, cookies)
 
         if get("/").decode().count(STATUS_ARTICLE) != HOME_AUTHORS:
             raise CommandError(f"the home page does not show {HOME_AUTHORS} statuses")
@@ -498,6 +516,50 @@ class Command(BaseCommand):
                 used = (time.process_time() - started) / requests_per_round
                 best[path] = min(best[path], used * 1000)
         return best
+
+    def measure_spread(self, options, pages_per_round=500, rounds=6):
+        """CPU ms per home page on a demo network: {"first visits": [ms], "one reader":
+        [ms per round, ...], "spread": [...]}.
+
+        First each of --spread readers' pages once, which this process has remembered
+        nothing of (statuses, authors, their markup). Then, in alternating rounds, one
+        reader's page again and again (what the figures above measure) against the same
+        readers' pages in random turn, each a different timeline, as a site serves them.
+        """
+        network = options["spread_users"]
+        started = time.perf_counter()
+        # The same network as `seed_demo --users N` with its default proportions.
+        call_command(
+            "seed_demo", users=network, follows=20 * network, statuses=10 * network,
+            flush=True, stdout=io.StringIO(),
+        )  # fmt: skip
+        r = connection.get_redis()
+        rng = random.Random(1)
+        readers = rng.sample(range(1, network + 1), options["spread"])
+        cookies = [logged_in_cookies(users.get_user_id(r, f"user{n}")) for n in readers]
+        seconds = time.perf_counter() - started
+        self.stdout.write(
+            f"\nA demo network of {network:,} users (seed_demo, {seconds:.0f} s), {len(cookies):,}"
+            f" of them logged in; CPU time per home page ({rounds} rounds of {pages_per_round}"
+            " pages, alternating, after the first visits):"
+        )
+        get = in_process_getter()
+        started = time.process_time()
+        for cookie in cookies:
+            get("/", cookie)
+        first = (time.process_time() - started) / len(cookies) * 1000
+        results = {"first visits": [first], "one reader": [], "spread": []}
+        for _ in range(rounds):
+            batches = {
+                "one reader": [cookies[0]] * pages_per_round,
+                "spread": [rng.choice(cookies) for _ in range(pages_per_round)],
+            }
+            for name, batch in batches.items():
+                started = time.process_time()
+                for cookie in batch:
+                    get("/", cookie)
+                results[name].append((time.process_time() - started) / len(batch) * 1000)
+        return results
 
     def measure_posting(self, r, port, seeded, options):
         """Latency of each POST /statuses/, one after the other, as the poster.
@@ -565,6 +627,24 @@ class Command(BaseCommand):
         for path, ms in best.items():
             self.stdout.write(f"  GET {path:<10} {ms:7.3f} ms")
         self.stdout.write(f"  home/healthz: {best['/healthz'] / best['/']:.1%}")
+
+    def print_spread(self, results, options):
+        readers = f"{options['spread']:,} readers"
+        self.stdout.write(
+            f"  {'first visits of ' + readers:<36} {results['first visits'][0]:.3f} ms"
+        )
+        medians = {}
+        for name, label in (("one reader", "one reader's page"), ("spread", readers + " in turn")):
+            times = sorted(results[name])
+            medians[name] = times[len(times) // 2]
+            self.stdout.write(
+                f"  {label:<36} {medians[name]:.3f} ms (median; fastest round {times[0]:.3f})"
+            )
+        one = medians["one reader"]
+        self.stdout.write(
+            f"  in turn / one reader: {medians['spread'] / one:.2f}x;"
+            f" first visits / one reader: {results['first visits'][0] / one:.2f}x"
+        )
 
     def print_pages(self, results_by_tool):
         for tool, (results, round_ratios) in results_by_tool.items():
@@ -638,6 +718,42 @@ def version(package):
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
         return "not installed"
+
+
+def in_process_getter():
+    """get(path, cookies): the body of a GET through a WSGIHandler of this process,
+    which must answer 200."""
+    handler = WSGIHandler()
+
+    def get(path, cookies):
+        environ = {
+            "REQUEST_METHOD": "GET", "PATH_INFO": path, "QUERY_STRING": "",
+            "SERVER_NAME": HOST, "SERVER_PORT": "80", "HTTP_HOST": HOST,
+            "HTTP_COOKIE": cookies, "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.input": io.BytesIO(), "wsgi.url_scheme": "http",
+        }  # fmt: skip
+        answer = []
+        response = handler(environ, lambda status, headers, exc_info=None: answer.append(status))
+        body = b"".join(response)
+        response.close()
+        if not answer[0].startswith("200"):
+            raise CommandError(f"GET {path} answered {answer[0]}")
+        return body
+
+    return get
+
+
+def logged_in_cookies(uid):
+    """The Cookie header of a browser logged in as ``uid``: a session made as the login
+    view makes one (accounts.auth.login), without a password, and its CSRF cookie."""
+    request = RequestFactory().get("/")
+    request.session = SessionStore()
+    auth.login(request, auth.load_user(uid))
+    request.session.save()
+    return (
+        f"{settings.SESSION_COOKIE_NAME}={request.session.session_key};"
+        f" {settings.CSRF_COOKIE_NAME}={request.META['CSRF_COOKIE']}"
+    )
 
 
 def rate_of(measurement):
