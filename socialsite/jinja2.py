@@ -30,6 +30,7 @@ from django.utils.functional import LazyObject
 from django.utils.html import format_html
 from jinja2 import Environment
 
+from socialsite.memory import make_room
 from timeline import jinja_helpers
 
 
@@ -121,8 +122,7 @@ def _renew_csrf_cookie_daily(request, secret):
     every = min(CSRF_COOKIE_RENEW_SECONDS, (settings.CSRF_COOKIE_AGE or math.inf) / 10)
     if now - _csrf_cookie_renewed.get(key, -math.inf) < every:
         return
-    if len(_csrf_cookie_renewed) >= CSRF_COOKIES_REMEMBERED:
-        _csrf_cookie_renewed.clear()
+    make_room(_csrf_cookie_renewed, CSRF_COOKIES_REMEMBERED)
     _csrf_cookie_renewed[key] = now
     # The middleware then sends the cookie again, as after get_token.
     request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
@@ -264,8 +264,7 @@ def remembered_form_fields(render, form):
     key = (form_class, form_class.blank_markup_key())
     markup = _blank_forms.get(key)
     if markup is None:
-        if len(_blank_forms) >= REMEMBERED_BLANK_FORMS:
-            _blank_forms.clear()
+        make_room(_blank_forms, REMEMBERED_BLANK_FORMS)
         markup = _blank_forms[key] = render(form_class())
     return markup
 

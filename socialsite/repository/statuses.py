@@ -3,6 +3,7 @@
 import enum
 import time
 
+from ..memory import make_room
 from . import events, fanout, jobs, keys, scripts
 from .limits import (
     DELETED_NOTE_MS,
@@ -147,8 +148,7 @@ def _read_or_confirm(r, unknown, to_confirm, remembered, now):
 def _remember(entries):
     if not entries:
         return
-    if len(_known) + len(entries) > KNOWN_STATUSES:
-        _known.clear()  # crude, but bounded, and rare once warm
+    make_room(_known, KNOWN_STATUSES, len(entries))
     _known.update(entries)
 
 

@@ -6,6 +6,7 @@ a password): ``credentials:{uid}`` holds it, apart from the public ``user:{uid}`
 
 import time
 
+from ..memory import make_room
 from . import keys
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
@@ -123,8 +124,7 @@ def get_authors(r, uids):
             found[uid] = cached[0]
         else:
             missing.append(uid)
-    if len(_authors) + len(missing) > AUTHOR_CACHE_SIZE:
-        _authors.clear()  # crude, but bounded, and rare once warm
+    make_room(_authors, AUTHOR_CACHE_SIZE, len(missing))
     for uid, user in get_users(r, missing).items():
         author = found[uid] = {"id": uid, "login": user["login"], "name": user["name"]}
         _authors[uid] = (author, now + AUTHOR_CACHE_SECONDS)
