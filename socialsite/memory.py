@@ -1,5 +1,5 @@
-"""What a process remembers between requests (statuses, authors, rendered markup) is
-kept in plain dicts, bounded by make_room below.
+"""What a process remembers between requests (statuses, authors, rendered markup, the
+stream server's author names) is kept in plain dicts, bounded by make_room below.
 
 A dict keeps its keys in the order they were first put in, so its first keys are its
 oldest. Forgetting all of them when full, as these memories once did, threw the entries

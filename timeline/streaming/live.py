@@ -20,6 +20,7 @@ from django.utils.http import is_same_domain
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
+from socialsite.memory import make_room
 from socialsite.repository import graph, users
 
 from .hub import Format
@@ -179,7 +180,6 @@ class LiveHome:
         if cached is None or cached[1] < now:
             user = await asyncio.to_thread(users.get_user, self.redis, event.uid)
             name = user["name"] if user else event.status.get("login", "")
-            if len(self.author_names) >= AUTHOR_NAME_CACHE_SIZE:
-                self.author_names.clear()  # crude, but bounded and rarely hit
+            make_room(self.author_names, AUTHOR_NAME_CACHE_SIZE)
             cached = self.author_names[event.uid] = (name, now + AUTHOR_NAME_SECONDS)
         event.author_name = cached[0]
