@@ -1,21 +1,12 @@
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
+
+from socialsite.redirects import redirect_to_next, safe_next
 
 from . import auth
 from .decorators import login_required
 from .forms import LoginForm, PasswordChangeForm, SignupForm
-
-
-def safe_next(request, default="/"):
-    """The ``next`` parameter if it points into this site, else ``default``."""
-    target = request.POST.get("next") or request.GET.get("next")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return default
 
 
 @require_http_methods(["GET", "POST"])
@@ -38,12 +29,12 @@ def signup(request):
 def login(request):
     next_url = safe_next(request)
     if request.user.is_authenticated:
-        return redirect(next_url)
+        return redirect_to_next(request)
     form = LoginForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         auth.login(request, form.user)
         messages.success(request, f"Welcome back, {form.user.name}.")
-        return redirect(next_url)
+        return redirect_to_next(request)
     status = 400 if form.errors else 200
     context = {"form": form, "next": next_url}
     return render(request, "accounts/login.html", context, status=status)

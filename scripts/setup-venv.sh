@@ -1,6 +1,7 @@
 # Sourced by ./run and ./run-tests: make .venv with Python 3.11+ and install the
-# requirements into it, again only when a requirements file changed.
-# Usage: setup_venv requirements.txt
+# pinned requirements (a lock file: exact versions and their hashes) into it, again
+# only when a lock file changed.
+# Usage: setup_venv requirements.lock
 setup_venv() {
     local requirements="$1"
     local python="${PYTHON:-}"
@@ -21,11 +22,11 @@ setup_venv() {
         echo "Creating .venv with $python ..."
         "$python" -m venv .venv
     fi
-    local stamp=".venv/.installed-$(cat requirements*.txt | sha256sum | cut -c1-16)-$(basename "$requirements")"
+    local stamp=".venv/.installed-$(cat requirements*.lock | sha256sum | cut -c1-16)-$(basename "$requirements")"
     if [ ! -f "$stamp" ]; then
         echo "Installing $requirements into .venv ..."
         .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-        .venv/bin/python -m pip install --quiet --disable-pip-version-check -r "$requirements"
+        .venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r "$requirements"
         touch "$stamp"
     fi
 }

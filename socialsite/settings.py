@@ -200,7 +200,10 @@ CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-SECURE_HSTS_PRELOAD = False
+# Preloading (browsers' built-in HSTS list) binds the domain and all its subdomains to
+# HTTPS for months and is slow to undo: the operator's choice, off unless asked for.
+# `check --deploy` warns (security.W021) while it is off.
+SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
 if env_bool("BEHIND_PROXY", False):
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 
-from socialsite.repository import fanout, graph, jobs, keys, statuses, timelines
+from socialsite.repository import fanout, graph, jobs, keys, statuses, timelines, worker
 from tests.conftest import make_user
 
 
@@ -56,7 +56,7 @@ def test_a_large_fan_out_reaches_every_follower_through_plans_and_batches(r, ali
     followers = add_followers(r, alice["id"], 95)
     sid = statuses.post_status(r, alice["id"], "to everyone", inline_limit=7)
     assert len(receivers(r, sid, followers)) == 7
-    done = fanout.work_until_idle(r)
+    done = worker.work_until_idle(r)
     # 88 deferred followers: plans of 3 batches of 10 chain three times, 9 deliver jobs.
     assert done >= 12
     assert receivers(r, sid, followers) == set(followers)
@@ -72,12 +72,12 @@ def test_each_job_run_twice_leaves_identical_state(r, alice, small_batches):
     while queue:
         job = queue.pop(0)
         ran.append(job.data)
-        followups = fanout.run_job(r, job)
+        followups = worker.run_job(r, job)
         jobs.complete(r, job, followups)
         queue += jobs.read(r, "tester", count=100, block_ms=None)
     once = all_homes(r, followers)
     for data in ran:  # as if every worker died before completing, and all were retried
-        fanout.HANDLERS[data["kind"]](r, data)
+        worker.HANDLERS[data["kind"]](r, data)
     assert all_homes(r, followers) == once
     assert receivers(r, sid, followers) == set(followers)
 
@@ -94,7 +94,7 @@ def test_follows_and_unfollows_during_a_fan_out_are_respected(r, alice, small_ba
     newcomers = [make_user(r, f"new{i}") for i in range(2)]
     for person in newcomers:
         graph.follow(r, person["id"], alice["id"])
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     for fan in fans:
         expected = [] if fan in leavers else [sid]
         assert timelines.home_ids(r, fan["id"]) == expected, fan["login"]
@@ -160,22 +160,22 @@ def test_follows_in_one_millisecond_are_each_reached_once(r, alice, small_batche
     for fan in fans:
         graph.follow(r, fan["id"], alice["id"])
     sid = statuses.post_status(r, alice["id"], "same instant", inline_limit=3)
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert [timelines.home_ids(r, fan["id"]) for fan in fans] == [[sid]] * len(fans)
 
 
 def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, monkeypatch):
     followers = add_followers(r, alice["id"], 12)
     sid = statuses.post_status(r, alice["id"], "unlucky", inline_limit=2)
-    real_deliver = fanout.HANDLERS["deliver"]
+    real_deliver = worker.HANDLERS["deliver"]
 
     def broken(r, job):
         raise ConnectionError("the network is down")
 
-    monkeypatch.setitem(fanout.HANDLERS, "deliver", broken)
+    monkeypatch.setitem(worker.HANDLERS, "deliver", broken)
     jobs.ensure_group(r)
     for _ in range(10):  # claim_idle_ms=0: retry at once instead of after 30 s
-        fanout.work(r, "w1", block_ms=None, claim_idle_ms=0, max_attempts=3)
+        worker.work(r, "w1", block_ms=None, claim_idle_ms=0, max_attempts=3)
     state = jobs.status(r)
     assert (state["dead"], state["in_flight"], state["waiting"]) == (1, 0, 0)
     (letter,) = jobs.dead_letters(r)
@@ -184,9 +184,9 @@ def test_a_failing_job_is_retried_then_dead_lettered_then_replayed(r, alice, mon
     assert "the network is down" in letter["reason"]
     assert len(receivers(r, sid, followers)) == 2
 
-    monkeypatch.setitem(fanout.HANDLERS, "deliver", real_deliver)
+    monkeypatch.setitem(worker.HANDLERS, "deliver", real_deliver)
     assert jobs.replay_dead(r) == 1
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert receivers(r, sid, followers) == set(followers)
     assert jobs.status(r)["dead"] == 0
 
@@ -230,7 +230,7 @@ def test_with_no_inline_part_every_follower_is_reached_by_the_workers(r, alice, 
     followers = add_followers(r, alice["id"], 25)
     sid = statuses.post_status(r, alice["id"], "all deferred", inline_limit=0)
     assert receivers(r, sid, followers) == set()
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert receivers(r, sid, followers) == set(followers)
 
 
@@ -251,8 +251,8 @@ def test_jobs_of_one_fan_out_run_together_and_one_bad_job_holds_back_no_other(
 
     monkeypatch.setattr(fanout, "deliver", deliver)
     jobs.ensure_group(r)
-    fanout.work(r, "w1", block_ms=None)  # the plan job
-    assert fanout.work(r, "w1", block_ms=None) == 2  # the 3 jobs: tried together, then alone
+    worker.work(r, "w1", block_ms=None)  # the plan job
+    assert worker.work(r, "w1", block_ms=None) == 2  # the 3 jobs: tried together, then alone
     assert calls == [30, 10, 10, 10]
     assert receivers(r, sid, followers) == set(followers[:10] + followers[20:])
     state = jobs.status(r)
@@ -264,7 +264,7 @@ def test_delete_cleans_every_followers_home_as_deferred_work(r, alice, small_bat
     sid = statuses.post_status(r, alice["id"], "oops", inline_limit=40)
     assert receivers(r, sid, followers) == set(followers)
     statuses.delete_status(r, alice["id"], sid)
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert receivers(r, sid, followers) == set()
 
 
@@ -272,7 +272,7 @@ def test_a_fan_out_of_a_status_deleted_meanwhile_delivers_nothing(r, alice, smal
     followers = add_followers(r, alice["id"], 30)
     sid = statuses.post_status(r, alice["id"], "gone quickly", inline_limit=5)
     statuses.delete_status(r, alice["id"], sid)
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert receivers(r, sid, followers) == set()
 
 
@@ -285,7 +285,7 @@ def test_unfollow_refills_home_with_older_statuses_of_those_still_followed(r, al
     assert timelines.home_ids(r, alice["id"]) == list(range(2000, 1000, -1))
     graph.unfollow(r, alice["id"], bob["id"])
     assert timelines.home_ids(r, alice["id"]) == list(range(1500, 1000, -1))
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert timelines.home_ids(r, alice["id"]) == list(range(1500, 500, -1))
 
 

@@ -3,7 +3,7 @@
 import threading
 import time
 
-from socialsite.repository import fanout, graph, keys, statuses, timelines, users
+from socialsite.repository import fanout, graph, keys, statuses, timelines, users, worker
 from socialsite.repository.limits import DELETED_NOTE_MS, STATUS_TRUST_SECONDS
 from tests.conftest import make_user
 
@@ -44,7 +44,7 @@ def test_followers_beyond_the_inline_limit_are_reached_too(r, alice):
         graph.follow(r, fan["id"], alice["id"])
     sid = statuses.post_status(r, alice["id"], "to everyone", inline_limit=3)
     assert [timelines.home_ids(r, fan["id"]) for fan in fans] == [[sid]] * 3 + [[]] * 4
-    assert fanout.work_until_idle(r) >= 2  # the plan, then its deliver job
+    assert worker.work_until_idle(r) >= 2  # the plan, then its deliver job
     for fan in fans:
         assert timelines.home_ids(r, fan["id"]) == [sid]
 
@@ -73,7 +73,7 @@ def test_delete_removes_the_status_everywhere_and_uncounts_it(r, alice, bob):
     assert statuses.get_status(r, gone) is None
     assert timelines.profile_ids(r, alice["id"]) == [keep]
     assert timelines.home_ids(r, alice["id"]) == [keep]
-    fanout.work_until_idle(r)  # followers' timelines are cleaned as deferred work
+    worker.work_until_idle(r)  # followers' timelines are cleaned as deferred work
     assert timelines.home_ids(r, bob["id"]) == [keep]
     assert users.get_user(r, alice["id"])["posts"] == 1
 

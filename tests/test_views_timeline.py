@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from socialsite.repository import fanout, graph, keys, statuses, timelines, users
+from socialsite.repository import graph, keys, statuses, timelines, users, worker
 from tests.conftest import PASSWORD, make_user
 
 LANDING_TEXT = "Short posts from the people you follow"
@@ -440,7 +440,7 @@ def test_it_deletes_own_status_everywhere(r, alice_client, alice, bob, carol):
     assert timelines.profile_ids(r, alice["id"]) == [kept]
     assert timelines.home_ids(r, alice["id"]) == [kept]
     # Followers' timelines are cleaned by the fan-out worker (deferred work).
-    fanout.work_until_idle(r)
+    worker.work_until_idle(r)
     assert timelines.home_ids(r, bob["id"]) == [kept]
     assert timelines.home_ids(r, carol["id"]) == [kept]
 

@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required
-from accounts.views import safe_next
 from socialsite.connection import get_redis
 from socialsite.jinja2 import BlankForm
+from socialsite.redirects import redirect_to_next
 from socialsite.repository import graph, statuses, timelines, users
 
 from .forms import StatusForm
@@ -92,7 +92,7 @@ def delete_status(request, status_id):
     if result is statuses.DeleteResult.NOT_OWNER:
         raise PermissionDenied("You can only delete your own statuses.")
     messages.success(request, "Your status is deleted.")
-    return redirect(safe_next(request, reverse("profile", args=[request.user.login])))
+    return redirect_to_next(request, reverse("profile", args=[request.user.login]))
 
 
 @require_GET
@@ -161,7 +161,7 @@ def _follow_action(request, login, action):
     else:
         level, text = FOLLOW_MESSAGES[result]
         messages.add_message(request, level, text.format(login=other["login"]))
-    return redirect(safe_next(request, reverse("profile", args=[other["login"]])))
+    return redirect_to_next(request, reverse("profile", args=[other["login"]]))
 
 
 @require_POST

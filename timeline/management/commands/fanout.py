@@ -14,7 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from socialsite.connection import get_redis
-from socialsite.repository import fanout, jobs
+from socialsite.repository import jobs, worker
 from socialsite.repository.limits import JOBS_PER_STEP
 
 
@@ -97,7 +97,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Fan-out worker {name} started.")
         done = 0
         while not self.stopping:
-            step = fanout.work(
+            step = worker.work(
                 r,
                 name,
                 block_ms=1000,

@@ -1,0 +1,105 @@
+"""The fan-out worker's step: take jobs from the stream, run each with its handler,
+complete it with its follow-up jobs (``manage.py fanout`` loops over ``work``).
+
+Handlers: ``plan``, ``deliver`` and ``remove`` (fanout.py) spread a status over, or
+take it out of, followers' home timelines; ``refill`` (timelines.refill_home) tops a
+home timeline up after an unfollow. This module sits above both, so that neither has
+to know the other.
+"""
+
+import logging
+
+from . import fanout, jobs, timelines
+from .limits import JOBS_PER_STEP
+
+log = logging.getLogger(__name__)
+
+
+def refill(r, job):
+    timelines.refill_home(r, job["uid"])
+    return []
+
+
+HANDLERS = {
+    "plan": fanout.plan,
+    "deliver": fanout.deliver_range,
+    "remove": fanout.remove_range,
+    "refill": refill,
+}
+
+
+def run_job(r, job):
+    """Do one job; return the follow-up jobs it produced."""
+    return HANDLERS[job.kind](r, job.data)
+
+
+def _run_together(batch):
+    """``batch`` cut into lists of jobs to run as one: deliver jobs of one status
+    together (deliver_ranges), every other job alone."""
+    groups = {}
+    for job in batch:
+        together = (job.data["author"], job.data["sid"]) if job.kind == "deliver" else job.id
+        groups.setdefault(together, []).append(job)
+    return list(groups.values())
+
+
+def _run(r, group):
+    """Follow-up jobs for each job of ``group`` (see _run_together)."""
+    if len(group) == 1:
+        return [run_job(r, group[0])]
+    fanout.deliver_ranges(r, [job.data for job in group])
+    return [[] for _ in group]
+
+
+def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
+         max_attempts=jobs.MAX_ATTEMPTS, jobs_per_step=JOBS_PER_STEP):  # fmt: skip
+    """One step of a worker: run the stale jobs it can claim, else up to
+    ``jobs_per_step`` new ones.
+
+    Returns the number of jobs completed. A job that raises stays pending and is
+    retried (by whoever claims it) until its last attempt, which dead-letters it.
+    Jobs run together (deliver_ranges) that fail are tried again one by one at once,
+    so one bad job cannot take the others down with it.
+    """
+    batch = jobs.claim_stale(r, consumer, claim_idle_ms, max_attempts) or jobs.read(
+        r, consumer, count=jobs_per_step, block_ms=block_ms
+    )
+    done = 0
+    for group in _run_together(batch):
+        try:
+            followups = _run(r, group)
+        except Exception as error:
+            if len(group) == 1:
+                _failed(r, group[0], error, max_attempts)
+                continue
+            log.warning("%d fan-out jobs run together failed; running each alone", len(group))
+            followups = []
+            for job in group:
+                try:
+                    followups.append(run_job(r, job))
+                except Exception as error:
+                    _failed(r, job, error, max_attempts)
+                    followups.append(None)
+        for job, its_followups in zip(group, followups, strict=True):
+            if its_followups is not None:
+                jobs.complete(r, job, its_followups)
+                done += 1
+    return done
+
+
+def _failed(r, job, error, max_attempts):
+    """Log a job that raised; dead-letter it if that was its last attempt."""
+    log.error(
+        "fan-out job %s failed (attempt %s): %s", job.id, job.attempts, job.data, exc_info=error
+    )
+    if job.attempts >= max_attempts:
+        jobs.dead_letter(r, job, f"{type(error).__name__}: {error}")
+
+
+def work_until_idle(r, consumer="inline", max_jobs=1_000_000):
+    """Run jobs in this process until none is waiting (tests, demo seeding)."""
+    jobs.ensure_group(r)
+    done = 0
+    while done < max_jobs and (step := work(r, consumer, block_ms=None)):
+        done += step
+    return done

@@ -1,0 +1,170 @@
+"""The private internals of libraries that the code relies on, one test each.
+
+requirements.txt allows compatible releases (``~=``); a new release may change what is
+not part of a library's public API. Each test here names the code that relies on an
+internal and fails if the library no longer provides it as that code uses it, so an
+upgrade that breaks one is caught here rather than in production.
+"""
+
+import inspect
+import logging
+
+import jinja2
+import pytest
+import redis
+import uvicorn
+from django.contrib.sessions.backends.base import VALID_KEY_CHARS, SessionBase
+from django.http import HttpResponse
+from django.middleware import csrf
+from django.utils.functional import SimpleLazyObject
+from redis.commands import CoreCommands
+from redis.connection import AbstractConnection
+
+# --- redis-py: socialsite.repository.client.round_trip -------------------------------
+
+
+def test_redis_py_packs_commands_sends_them_and_parses_each_reply(r, redis_backend):
+    """round_trip packs a batch with ``connection.pack_commands``, sends it with
+    ``send_packed_command`` and reads each reply with ``Redis.parse_response(connection,
+    command_name, **options)``, on a connection it makes from the pool's
+    ``connection_class`` and ``connection_kwargs``."""
+    if redis_backend.cluster:
+        pytest.skip("on a cluster round_trip uses redis-py's public pipeline")
+    pool = r.connection_pool
+    connection = pool.connection_class(**pool.connection_kwargs)
+    try:
+        packed = connection.pack_commands([("SET", "{t}:k", "v"), ("ZADD", "{t}:z", 1.5, "m"),
+                                           ("ZRANGE", "{t}:z", 0, -1, "WITHSCORES")])  # fmt: skip
+        connection.send_packed_command(packed)
+        assert r.parse_response(connection, "SET") is True
+        assert r.parse_response(connection, "ZADD") == 1
+        assert r.parse_response(connection, "ZRANGE", withscores=True) == [("m", 1.5)]
+    finally:
+        connection.disconnect()
+
+
+def test_redis_py_command_methods_go_through_execute_command():
+    """client._Batch subclasses CoreCommands and records what its command methods
+    pass to ``execute_command`` (the arguments, and options such as withscores)."""
+    calls = []
+
+    class Recorder(CoreCommands):
+        def execute_command(self, *args, **options):
+            calls.append((args, options))
+
+    Recorder().zrange("z", 0, -1, withscores=True)
+    Recorder().hgetall("h")
+    assert calls[0][0][:4] == ("ZRANGE", "z", 0, -1) and calls[0][1].get("withscores")
+    assert calls[1][0] == ("HGETALL", "h")
+
+
+def test_redis_py_sends_every_packed_command_through_send_packed_command():
+    """tests/conftest.py's ``round_trips`` fixture counts round trips by wrapping
+    ``AbstractConnection.send_packed_command(self, command, check_health=True)``."""
+    parameters = list(inspect.signature(AbstractConnection.send_packed_command).parameters)
+    assert parameters[:3] == ["self", "command", "check_health"]
+    assert issubclass(redis.Connection, AbstractConnection)
+
+
+# --- Django sessions: accounts.session_store.SessionStore ----------------------------
+
+
+def test_django_session_base_keeps_the_internals_the_redis_store_uses(r):
+    """SessionStore reads ``_session_cache`` (loaded or not), calls
+    ``_get_or_create_session_key()``, ``_get_session(no_load=...)``, overrides
+    ``_get_new_session_key()`` and sets ``_session_key``; keys use VALID_KEY_CHARS."""
+    from accounts.session_store import SessionStore
+
+    store = SessionStore()
+    assert not hasattr(store, "_session_cache")  # not loaded yet: read_along relies on it
+    store["x"] = 1
+    assert store._session_cache == {"x": 1}
+    assert store._get_session(no_load=True) == {"x": 1}
+    assert "no_load" in inspect.signature(SessionBase._get_session).parameters
+    key = store._get_or_create_session_key()
+    assert key and set(key) <= set(VALID_KEY_CHARS)
+    store._session_key = None  # the property's setter accepts None (an unknown key)
+    assert store.session_key is None
+    assert SessionBase._get_new_session_key is not SessionStore._get_new_session_key
+
+
+# --- Django CSRF: socialsite.jinja2.masked_csrf_token ------------------------------------
+
+
+def test_django_csrf_masks_as_the_site_does(rf):
+    """masked_csrf_token reads the secret from ``request.META["CSRF_COOKIE"]``, masks it
+    with CSRF_ALLOWED_CHARS and CSRF_SECRET_LENGTH as Django's _mask_cipher_secret does,
+    and asks for the cookie to be sent with ``request.META["CSRF_COOKIE_NEEDS_UPDATE"]``."""
+    from socialsite.jinja2 import masked_csrf_token
+
+    secret = csrf._get_new_csrf_string()
+    assert len(secret) == csrf.CSRF_SECRET_LENGTH and set(secret) <= set(csrf.CSRF_ALLOWED_CHARS)
+    request = rf.get("/")
+    request.META["CSRF_COOKIE"] = secret
+    token = masked_csrf_token(request)
+    assert len(token) == 2 * csrf.CSRF_SECRET_LENGTH
+    assert csrf._unmask_cipher_token(token) == secret
+    assert request.META["CSRF_COOKIE_NEEDS_UPDATE"] is True
+
+    middleware = csrf.CsrfViewMiddleware(lambda request: HttpResponse())
+    response = middleware.process_response(request, HttpResponse())
+    assert response.cookies[csrf.settings.CSRF_COOKIE_NAME].value == secret
+
+
+# --- Django's lazy objects: socialsite.jinja2.viewer -----------------------------------
+
+
+def test_django_lazy_objects_keep_what_they_wrap_in_wrapped():
+    """viewer() unwraps request.user, a SimpleLazyObject, through ``_wrapped``."""
+    lazy = SimpleLazyObject(lambda: {"id": 1})
+    assert lazy["id"] == 1
+    assert lazy._wrapped == {"id": 1}
+
+
+# --- Jinja2: socialsite.jinja2._Environment ------------------------------------------------
+
+
+def test_jinja2_builds_a_templates_globals_with_make_globals():
+    """_Environment overrides ``Environment.make_globals(d)`` to give each template one
+    plain dict of globals."""
+    calls = []
+
+    class Recording(jinja2.Environment):
+        def make_globals(self, d):
+            calls.append(d)
+            return super().make_globals(d)
+
+    env = Recording(loader=jinja2.DictLoader({"t.html": "{{ x }}"}))
+    env.globals["x"] = "global"
+    assert env.get_template("t.html").render() == "global"
+    assert calls
+    assert list(inspect.signature(jinja2.Environment.make_globals).parameters) == ["self", "d"]
+
+
+# --- uvicorn: timeline.management.commands.stream and timeline.streaming.app ------------
+
+
+def test_uvicorn_server_shuts_down_through_an_overridable_coroutine():
+    """StreamServer overrides ``uvicorn.Server.shutdown(self, sockets=None)`` to end the
+    streams before uvicorn waits for connections; Config takes
+    ``timeout_graceful_shutdown``."""
+    shutdown = uvicorn.Server.shutdown
+    assert inspect.iscoroutinefunction(shutdown)
+    assert list(inspect.signature(shutdown).parameters) == ["self", "sockets"]
+    assert "timeout_graceful_shutdown" in inspect.signature(uvicorn.Config).parameters
+
+
+def test_uvicorn_reports_an_unfinished_response_with_the_message_the_app_filters():
+    """QuietIncompleteResponses drops uvicorn's "ASGI callable returned without
+    completing response" error, logged when a slow client is cut off."""
+    from uvicorn.protocols.http import h11_impl, httptools_impl
+
+    from timeline.streaming.app import QuietIncompleteResponses
+
+    for module in (httptools_impl, h11_impl):
+        assert "ASGI callable returned without completing response" in inspect.getsource(module)
+    record = logging.LogRecord(
+        "uvicorn.error", logging.ERROR, __file__, 1,
+        "ASGI callable returned without completing response.", None, None,
+    )  # fmt: skip
+    assert not QuietIncompleteResponses().filter(record)
