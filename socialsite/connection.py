@@ -22,12 +22,22 @@ def redis_url():
 
 
 def get_redis():
+    """The process's client for pages and short commands: each wait for Redis bounded
+    by REDIS_TIMEOUT_MS, one retry."""
     global _client
     if _client is None:
         with _lock:
             if _client is None:
-                _client = client.connect(redis_url(), cluster=settings.REDIS_CLUSTER)
+                _client = new_redis(settings.REDIS_TIMEOUT_MS / 1000, retries=1)
     return _client
+
+
+def new_redis(timeout=None, retries=None):
+    """A client of its own, for a long-running command whose waits differ from a
+    page's (a worker's blocking reads, bulk loads): see client.connect."""
+    return client.connect(
+        redis_url(), cluster=settings.REDIS_CLUSTER, timeout=timeout, retries=retries
+    )
 
 
 def use_redis(redis_client):

@@ -1,8 +1,21 @@
 """Error pages a person can read, for the cases Django leaves bare."""
 
+import logging
+import sys
+
 from django.core.exceptions import BadRequest
+from django.http import HttpResponse
 from django.shortcuts import render
+from django.template import loader
 from django.views.defaults import bad_request as django_bad_request
+from django.views.defaults import server_error as django_server_error
+
+from socialsite.repository.client import OUTAGE_ERRORS
+
+log = logging.getLogger(__name__)
+
+# What a 503 tells browsers and proxies: try again after this many seconds.
+RETRY_AFTER_SECONDS = 5
 
 
 def bad_request(request, exception):
@@ -32,3 +45,43 @@ class MethodNotAllowedPageMiddleware:
             page["Allow"] = response.get("Allow", "")
             return page
         return response
+
+
+def service_unavailable(request):
+    """503 for a request that met a Redis outage: the site is briefly unavailable, and
+    for a POST, what was sent may or may not have been saved.
+
+    Rendered without the request's context: anything that reads the session or the
+    user would go to Redis again.
+    """
+    page = loader.render_to_string("503.html", {"was_post": request.method == "POST"})
+    response = HttpResponse(page, status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+class RedisOutageMiddleware:
+    """Answer 503 rather than 500 when a view meets a Redis outage (even with DEBUG on);
+    server_error does the same for one met outside the view (the session's save)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, OUTAGE_ERRORS):
+            log.warning("Redis unreachable during %s %s: %s", request.method, request.path,
+                        exception)  # fmt: skip
+            return service_unavailable(request)
+        return None
+
+
+def server_error(request):
+    """handler500: a Redis outage met outside a view is a 503 too; anything else is
+    Django's 500 page (templates/500.html)."""
+    if isinstance(sys.exc_info()[1], OUTAGE_ERRORS):
+        return service_unavailable(request)
+    return django_server_error(request)

@@ -82,6 +82,10 @@ if REDIS_CLUSTER and not REDIS_URL:
     raise ImproperlyConfigured("REDIS_CLUSTER=true needs REDIS_URL naming a cluster node")
 if REDIS_URL and not REDIS_URL.startswith(("redis://", "rediss://", "unix://")):
     raise ImproperlyConfigured("REDIS_URL must start with redis://, rediss:// or unix://")
+# How long a page waits for Redis (connecting, then each reply), in milliseconds, before
+# it answers 503; a dropped connection is tried once more. Redis answers a page's
+# commands in well under a millisecond: this only bounds an outage's cost.
+REDIS_TIMEOUT_MS = env_int("REDIS_TIMEOUT_MS", 800, minimum=10)
 EMBEDDED_REDIS_DIR = DATA_DIR / "redis"
 
 # No SQL database at all.
@@ -130,6 +134,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "socialsite.errors.MethodNotAllowedPageMiddleware",
+    "socialsite.errors.RedisOutageMiddleware",
 ]
 
 ROOT_URLCONF = "socialsite.urls"
@@ -157,7 +162,7 @@ TEMPLATES = [
 # Sessions live in Redis through the repository (accounts/session_store.py).
 SESSION_ENGINE = "accounts.session_store"
 SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 60 * 60 * 24 * 14, minimum=60)
-MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+MESSAGE_STORAGE = "socialsite.messages.BoundedSessionStorage"
 
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"

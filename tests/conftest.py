@@ -54,9 +54,12 @@ def redis_client(redis_backend):
 
 
 @pytest.fixture(autouse=True)
-def r(redis_client, settings):
-    """The repository's client, on empty servers; Django code uses it too."""
+def r(redis_client, redis_backend, settings):
+    """The repository's client, on empty servers; Django code uses it too (and the
+    clients commands make of their own connect to the same servers)."""
     settings.PASSWORD_HASHERS = ["tests.hashers.QuickArgon2PasswordHasher"]
+    settings.REDIS_URL = redis_backend.url
+    settings.REDIS_CLUSTER = redis_backend.cluster
     repository_client.flush_all(redis_client)
     connection.use_redis(redis_client)
     yield redis_client

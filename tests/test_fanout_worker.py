@@ -353,7 +353,8 @@ def test_a_worker_killed_mid_job_loses_and_doubles_nothing(r, alice, redis_backe
     assert all(len(home) == 1 for home in homes.values())
     assert jobs.status(r) | {"consumers": []} == {
         "waiting": 0, "in_flight": 0, "dead": 0, "oldest_waiting_seconds": None,
-        "oldest_in_flight_seconds": None, "consumers": [],
+        "oldest_in_flight_seconds": None, "reclaimed": 0, "most_deliveries": 0,
+        "failing": 0, "consumers": [],
     }  # fmt: skip
 
 

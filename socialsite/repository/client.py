@@ -11,7 +11,15 @@ from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.commands import CoreCommands
-from redis.exceptions import ConnectionError, ResponseError, TimeoutError
+from redis.exceptions import (
+    ClusterDownError,
+    ConnectionError,
+    RedisClusterException,
+    ResponseError,
+    TimeoutError,
+    TryAgainError,
+)
+from redis.retry import Retry
 
 from . import users
 
@@ -19,17 +27,38 @@ from . import users
 # tell them apart from the site's short-lived connections.
 PUBSUB_CLIENT_NAME = "socialsite-stream"
 
+# Errors that mean Redis is unreachable (down, restarting, loading its data, frozen, a
+# cluster without a master for a slot), not that a command was wrong: callers wait and
+# try again, or answer 503. BusyLoadingError is a ConnectionError.
+OUTAGE_ERRORS = (
+    ConnectionError,
+    TimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    RedisClusterException,
+)
 
-def connect(url, cluster=False):
+
+def connect(url, cluster=False, timeout=None, retries=None):
     """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes.
 
     With ``cluster=True`` the URL names any node of a Redis Cluster; the client finds
     the others. Clients are thread-safe and pool their connections: make one per
     process and share it.
+
+    ``timeout`` (seconds) bounds connecting and each reply, ``retries`` how often a
+    command is sent again, at once, on a connection error or timeout; None keeps
+    redis-py's defaults (5 s; ten retries with a growing pause), which suit batch work
+    but keep a request waiting for a minute when Redis is frozen.
     """
+    options = {"decode_responses": True}
+    if timeout is not None:
+        options.update(socket_timeout=timeout, socket_connect_timeout=timeout)
+    if retries is not None:
+        options["retry"] = Retry(NoBackoff(), retries)
     if cluster:
-        return RedisCluster.from_url(url, decode_responses=True)
-    return redis.Redis.from_url(url, decode_responses=True)
+        return RedisCluster.from_url(url, **options)
+    return redis.Redis.from_url(url, **options)
 
 
 def connect_pubsub(url):
@@ -76,6 +105,15 @@ def pubsub_urls(r, url):
 
 def is_cluster(r):
     return isinstance(r, RedisCluster)
+
+
+def ping_every_node(r):
+    """PING the server, or every node of a cluster; raises an OUTAGE_ERRORS error if
+    one does not answer."""
+    if is_cluster(r):
+        r.ping(target_nodes=RedisCluster.ALL_NODES)
+    else:
+        r.ping()
 
 
 def connected_clients(r):

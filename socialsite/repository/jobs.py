@@ -3,8 +3,10 @@
 Any number of workers, on any number of machines, read from one group, so each job
 goes to one worker at a time. A job stays "pending" (in flight) until its worker
 completes it; a worker that dies leaves it pending, and after ``min_idle_ms`` another
-worker claims it. A job attempted ``max_attempts`` times goes to the dead-letter
-stream, where an operator can look at it and replay it.
+worker claims it, as often as that happens: being claimed is not failing. A job whose
+run raised an error is counted (keys.JOB_FAILURES) and tried again; after
+``max_attempts`` failed runs it goes to the dead-letter stream with its last error,
+where an operator can look at it and replay it.
 
 A job is a small JSON object in the entry's single field ``job``. Handlers must be
 idempotent: a job may run more than once (its worker died before completing it).
@@ -18,17 +20,20 @@ from redis.exceptions import ResponseError
 
 from . import keys, scripts
 
-# Give a job this many tries before it goes to the dead-letter stream.
+# A job whose runs raised an error this many times goes to the dead-letter stream.
 MAX_ATTEMPTS = 5
 # A pending job idle this long is taken to belong to a dead worker and is claimed.
 CLAIM_IDLE_MS = 30_000
+# A consumer (a worker's name in the group) idle this long with nothing pending is a
+# worker that stopped or died: it is removed from the group (prune_consumers).
+CONSUMER_FORGET_MS = 24 * 60 * 60 * 1000
 
 
 @dataclass
 class Job:
     id: str  # the stream entry id, "<ms>-<seq>"
     data: dict
-    attempts: int = 1
+    deliveries: int = 1  # how many times the group handed it out, claims included
 
     @property
     def kind(self):
@@ -55,8 +60,8 @@ def enqueue(r, *jobs):
     return pipe.execute()
 
 
-def _job(entry_id, fields, attempts=1):
-    return Job(entry_id, json.loads(fields["job"]), attempts)
+def _job(entry_id, fields, deliveries=1):
+    return Job(entry_id, json.loads(fields["job"]), deliveries)
 
 
 def read(r, consumer, count=1, block_ms=1000):
@@ -77,16 +82,18 @@ def complete(r, job, followups=()):
     """Mark ``job`` done and queue ``followups`` with it, in one step (complete_job.lua)."""
     scripts.COMPLETE_JOB(
         r,
-        [keys.JOBS],
+        [keys.JOBS, keys.JOB_FAILURES],
         [keys.JOBS_GROUP, job.id, *(json.dumps(followup) for followup in followups)],
     )
 
 
-def claim_stale(r, consumer, min_idle_ms=CLAIM_IDLE_MS, max_attempts=MAX_ATTEMPTS, count=10):
-    """Take over jobs left pending longer than ``min_idle_ms`` (their worker died).
+def claim_stale(r, consumer, min_idle_ms=CLAIM_IDLE_MS, count=10):
+    """Take over jobs left pending longer than ``min_idle_ms`` (their worker died, or
+    their last run failed); return them, to be run by ``consumer``.
 
-    Jobs already attempted ``max_attempts`` times are dead-lettered instead. Returns
-    the claimed jobs, to be run by ``consumer``.
+    There is no limit on claims: a job that keeps being claimed is one whose workers
+    keep dying, and it is retried until it completes or fails ``max_attempts`` times
+    (fail). XCLAIM re-checks the idle time, so two workers never both take one job.
     """
     try:
         stale = r.xpending_range(
@@ -96,34 +103,35 @@ def claim_stale(r, consumer, min_idle_ms=CLAIM_IDLE_MS, max_attempts=MAX_ATTEMPT
         if "NOGROUP" not in str(error):
             raise
         return []
-    claimed = []
-    for entry in stale:
-        entry_id, attempts = entry["message_id"], entry["times_delivered"]
-        if attempts >= max_attempts:
-            entries = r.xrange(keys.JOBS, entry_id, entry_id)
-            if entries:
-                dead_letter(r, _job(*entries[0], attempts), f"gave up after {attempts} attempts")
-            continue
-        # XCLAIM re-checks the idle time, so two workers never both take one job.
-        for claimed_id, fields in r.xclaim(
-            keys.JOBS, keys.JOBS_GROUP, consumer, min_idle_ms, [entry_id]
-        ):
-            if fields:  # an entry deleted meanwhile comes back without fields
-                claimed.append(_job(claimed_id, fields, attempts + 1))
-    return claimed
+    if not stale:
+        return []
+    deliveries = {entry["message_id"]: entry["times_delivered"] for entry in stale}
+    claimed = r.xclaim(keys.JOBS, keys.JOBS_GROUP, consumer, min_idle_ms, list(deliveries))
+    return [
+        _job(entry_id, fields, deliveries[entry_id] + 1)
+        for entry_id, fields in claimed
+        if fields  # an entry deleted meanwhile comes back without fields
+    ]
 
 
-def dead_letter(r, job, reason):
-    """Move ``job`` to the dead-letter stream (dead_letter.lua)."""
-    scripts.DEAD_LETTER(
+def fail(r, job, error, max_attempts=MAX_ATTEMPTS):
+    """Count a run of ``job`` that raised ``error``; at ``max_attempts`` failed runs
+    move it to the dead-letter stream with the error (fail_job.lua).
+
+    Returns the failed runs so far, 0 if it was dead-lettered now, -1 if it had been
+    completed meanwhile (by a worker that claimed it while this one ran it).
+    """
+    return scripts.FAIL_JOB(
         r,
-        [keys.JOBS, keys.DEAD_JOBS],
-        [keys.JOBS_GROUP, job.id, json.dumps(job.data), job.attempts, reason[:500]],
-    )
+        [keys.JOBS, keys.DEAD_JOBS, keys.JOB_FAILURES],
+        [keys.JOBS_GROUP, job.id, json.dumps(job.data), max_attempts, error[:500],
+         job.deliveries],
+    )  # fmt: skip
 
 
 def dead_letters(r, count=100):
-    """The oldest dead-lettered jobs: [{id, job, attempts, reason, original_id}]."""
+    """The oldest dead-lettered jobs: [{id, job, attempts, reason, original_id,
+    deliveries}] (attempts: the runs that failed; deliveries: claims included)."""
     return [
         {"id": entry_id, **fields, "job": json.loads(fields["job"])}
         for entry_id, fields in r.xrange(keys.DEAD_JOBS, count=count)
@@ -151,7 +159,10 @@ def status(r):
     waiting: queued and not yet read; in_flight: read and not completed; dead: in the
     dead-letter stream; oldest_waiting_seconds / oldest_in_flight_seconds: ages by
     the stream ids (their first part is the time they were queued, in ms); consumers:
-    workers known to the group with their pending counts and idle times.
+    workers known to the group with their pending counts and idle times;
+    reclaimed: in-flight jobs handed out more than once (their worker died, or a run
+    failed), most_deliveries: the most times one was handed out, failing: queued jobs
+    with at least one failed run. The claim figures look at the oldest 100 in flight.
     """
     now = time.time()
     length, dead = r.xlen(keys.JOBS), r.xlen(keys.DEAD_JOBS)
@@ -169,10 +180,15 @@ def status(r):
             oldest_waiting = _age_seconds(after[0][0], now)
     oldest_in_flight = None
     consumers = []
+    reclaimed, most_deliveries = 0, 0
     if in_flight:
         summary = r.xpending(keys.JOBS, keys.JOBS_GROUP)
         if summary.get("min"):
             oldest_in_flight = _age_seconds(summary["min"], now)
+        pending = r.xpending_range(keys.JOBS, keys.JOBS_GROUP, min="-", max="+", count=100)
+        handed_out = [entry["times_delivered"] for entry in pending]
+        reclaimed = sum(1 for times in handed_out if times > 1)
+        most_deliveries = max(handed_out, default=0)
     if group.get("name"):
         consumers = [
             {"name": c["name"], "pending": c["pending"], "idle_ms": c["idle"]}
@@ -184,6 +200,9 @@ def status(r):
         "dead": dead,
         "oldest_waiting_seconds": oldest_waiting,
         "oldest_in_flight_seconds": oldest_in_flight,
+        "reclaimed": reclaimed,
+        "most_deliveries": most_deliveries,
+        "failing": r.hlen(keys.JOB_FAILURES),
         "consumers": consumers,
     }
 
@@ -193,6 +212,23 @@ def _groups(r):
         return r.xinfo_groups(keys.JOBS)
     except ResponseError:
         return []  # no stream yet
+
+
+def prune_consumers(r, idle_ms=CONSUMER_FORGET_MS):
+    """Remove from the group the consumers idle ``idle_ms`` or more with nothing
+    pending: workers that stopped or died. Returns their names.
+
+    A live worker is never that idle (it reads every second or so), and a consumer
+    with pending jobs is kept until another worker has claimed them.
+    """
+    try:
+        known = r.xinfo_consumers(keys.JOBS, keys.JOBS_GROUP)
+    except ResponseError:
+        return []  # no stream or group yet
+    gone = [c["name"] for c in known if c["pending"] == 0 and c["idle"] >= idle_ms]
+    for name in gone:
+        r.xgroup_delconsumer(keys.JOBS, keys.JOBS_GROUP, name)
+    return gone
 
 
 def forget_consumer(r, consumer):

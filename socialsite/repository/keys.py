@@ -146,4 +146,6 @@ def session_user_id(session_key):
 # to the other atomically.
 JOBS = "fanout:{queue}:jobs"
 DEAD_JOBS = "fanout:{queue}:dead"
+# HASH: stream id of a queued job -> how many of its runs raised an error so far.
+JOB_FAILURES = "fanout:{queue}:failures"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)

@@ -50,7 +50,7 @@ REMOVE_OWN_STATUS = Script("remove_own_status")
 RELEASE_LOCK = Script("release_lock")
 HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
-DEAD_LETTER = Script("dead_letter")
+FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
 
 ALL = [
@@ -64,7 +64,7 @@ ALL = [
     RELEASE_LOCK,
     HOME_PAGE,
     COMPLETE_JOB,
-    DEAD_LETTER,
+    FAIL_JOB,
     REPLAY_DEAD,
 ]
 

@@ -10,6 +10,7 @@ to know the other.
 import logging
 
 from . import fanout, jobs, timelines
+from .client import OUTAGE_ERRORS
 from .limits import JOBS_PER_STEP
 
 log = logging.getLogger(__name__)
@@ -56,18 +57,23 @@ def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
     """One step of a worker: run the stale jobs it can claim, else up to
     ``jobs_per_step`` new ones.
 
-    Returns the number of jobs completed. A job that raises stays pending and is
-    retried (by whoever claims it) until its last attempt, which dead-letters it.
-    Jobs run together (deliver_ranges) that fail are tried again one by one at once,
-    so one bad job cannot take the others down with it.
+    Returns the number of jobs completed. A job that raises stays pending, its failure
+    counted; it is retried (by whoever claims it) until its ``max_attempts``-th failure
+    dead-letters it (jobs.fail). Jobs run together (deliver_ranges) that fail are tried
+    again one by one at once, so one bad job cannot take the others down with it.
+
+    Redis itself unreachable (client.OUTAGE_ERRORS) is not a job's failure: it is
+    raised to the caller, which waits for Redis to come back; the jobs stay pending.
     """
-    batch = jobs.claim_stale(r, consumer, claim_idle_ms, max_attempts) or jobs.read(
+    batch = jobs.claim_stale(r, consumer, claim_idle_ms) or jobs.read(
         r, consumer, count=jobs_per_step, block_ms=block_ms
     )
     done = 0
     for group in _run_together(batch):
         try:
             followups = _run(r, group)
+        except OUTAGE_ERRORS:
+            raise
         except Exception as error:
             if len(group) == 1:
                 _failed(r, group[0], error, max_attempts)
@@ -77,6 +83,8 @@ def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
             for job in group:
                 try:
                     followups.append(run_job(r, job))
+                except OUTAGE_ERRORS:
+                    raise
                 except Exception as error:
                     _failed(r, job, error, max_attempts)
                     followups.append(None)
@@ -88,12 +96,12 @@ def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
 
 
 def _failed(r, job, error, max_attempts):
-    """Log a job that raised; dead-letter it if that was its last attempt."""
-    log.error(
-        "fan-out job %s failed (attempt %s): %s", job.id, job.attempts, job.data, exc_info=error
-    )
-    if job.attempts >= max_attempts:
-        jobs.dead_letter(r, job, f"{type(error).__name__}: {error}")
+    """Log a job that raised, and count the failure (dead-lettering it at the last)."""
+    failures = jobs.fail(r, job, f"{type(error).__name__}: {error}", max_attempts)
+    if failures == -1:
+        return  # completed meanwhile by a worker that claimed it
+    outcome = "dead-lettered" if failures == 0 else f"failure {failures} of {max_attempts}"
+    log.error("fan-out job %s failed (%s): %s", job.id, outcome, job.data, exc_info=error)
 
 
 def work_until_idle(r, consumer="inline", max_jobs=1_000_000):

@@ -1,5 +1,6 @@
 -- Finish a job: queue its follow-up jobs, acknowledge it and delete it, in one step.
--- KEYS[1] = fanout:{queue}:jobs  (STREAM)
+-- KEYS[1] = fanout:{queue}:jobs      (STREAM)
+-- KEYS[2] = fanout:{queue}:failures  (HASH: job stream id -> failed runs)
 -- ARGV[1] = the consumer group
 -- ARGV[2] = the finished job's stream id
 -- ARGV[3..] = follow-up jobs, each a JSON text
@@ -13,4 +14,5 @@ for i = 3, #ARGV do
 end
 redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])
 redis.call('XDEL', KEYS[1], ARGV[2])
+redis.call('HDEL', KEYS[2], ARGV[2])
 return #ARGV - 2

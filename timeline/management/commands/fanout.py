@@ -1,21 +1,37 @@
 """``manage.py fanout``: a fan-out worker. Run as many as needed, on any machines.
 
 Also: ``--status`` prints the queue's state, ``--dead`` lists dead letters and
-``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the job in
-hand, then stops.
+``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the jobs in
+hand, then stops; nothing else stops it: while Redis is unreachable it waits (logging
+once per outage) and goes on when Redis is back.
 """
 
 import json
+import logging
 import os
 import signal
 import socket
+import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from socialsite.connection import get_redis
+from socialsite.connection import new_redis
 from socialsite.repository import jobs, worker
+from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
+
+log = logging.getLogger(__name__)
+
+# How long one blocking read waits for a job, and the socket timeout around it.
+READ_BLOCK_MS = 1000
+READ_TIMEOUT_SECONDS = READ_BLOCK_MS / 1000 + 4
+# Waits between attempts while Redis is unreachable: quick at first (a restart takes
+# a moment), then backing off so that a long outage costs little.
+OUTAGE_FIRST_WAIT = 0.1
+OUTAGE_MAX_WAIT = 5.0
+# How often a worker removes the group's consumers that stopped or died.
+PRUNE_EVERY_SECONDS = 3600
 
 
 class Command(BaseCommand):
@@ -54,7 +70,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        r = get_redis()
+        # Its own client: a blocking read must not time out, and the worker's loop,
+        # not redis-py's retries, rides out an outage.
+        r = new_redis(timeout=READ_TIMEOUT_SECONDS, retries=0)
         if options["status"]:
             return self.print_status(r, as_json=options["json"])
         if options["dead"]:
@@ -75,12 +93,17 @@ class Command(BaseCommand):
         age = state["oldest_waiting_seconds"]
         self.stdout.write(f"waiting jobs:    {state['waiting']}")
         self.stdout.write(f"in flight:       {state['in_flight']}")
+        self.stdout.write(
+            f"reclaimed:       {state['reclaimed']} in flight were handed out again "
+            f"(at most {state['most_deliveries']} times)"
+        )
+        self.stdout.write(f"failing:         {state['failing']} queued jobs have failed runs")
         self.stdout.write(f"dead letters:    {state['dead']}")
         self.stdout.write("oldest waiting:  " + ("-" if age is None else f"{age:.1f} s"))
         for consumer in state["consumers"]:
             self.stdout.write(
                 f"worker {consumer['name']}: {consumer['pending']} in flight, "
-                f"idle {consumer['idle_ms'] / 1000:.1f} s"
+                f"last read {consumer['idle_ms'] / 1000:.1f} s ago"
             )
 
     def run_worker(self, r, options):
@@ -93,22 +116,55 @@ class Command(BaseCommand):
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
-        jobs.ensure_group(r)
         self.stdout.write(f"Fan-out worker {name} started.")
-        done = 0
+        done, outage_wait, next_prune = 0, None, 0.0
         while not self.stopping:
-            step = worker.work(
-                r,
-                name,
-                block_ms=1000,
-                claim_idle_ms=options["claim_idle_ms"],
-                max_attempts=options["max_attempts"],
-                jobs_per_step=options["jobs_per_step"],
-            )
+            try:
+                if time.monotonic() >= next_prune:
+                    jobs.ensure_group(r)
+                    jobs.prune_consumers(r)
+                    next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+                step = self.step(r, name, options)
+            except OUTAGE_ERRORS as error:
+                outage_wait = self.wait_out(error, outage_wait)
+                continue
+            if outage_wait is not None:
+                log.warning("Fan-out worker %s: Redis is reachable again.", name)
+                outage_wait = None
             done += step
-            if options["exit_when_idle"] and step == 0:
-                state = jobs.status(r)
-                if state["waiting"] == 0 and state["in_flight"] == 0:
-                    break
-        jobs.forget_consumer(r, name)
+            if options["exit_when_idle"] and step == 0 and self.queue_is_empty(r):
+                break
+        try:
+            jobs.forget_consumer(r, name)
+        except OUTAGE_ERRORS:
+            pass  # prune_consumers removes it later
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
+
+    def step(self, r, name, options):
+        """One step of the worker (worker.work); the number of jobs it completed."""
+        return worker.work(
+            r,
+            name,
+            block_ms=READ_BLOCK_MS,
+            claim_idle_ms=options["claim_idle_ms"],
+            max_attempts=options["max_attempts"],
+            jobs_per_step=options["jobs_per_step"],
+        )
+
+    def queue_is_empty(self, r):
+        state = jobs.status(r)
+        return state["waiting"] == 0 and state["in_flight"] == 0
+
+    def wait_out(self, error, previous_wait):
+        """Sleep before trying Redis again (logged at the outage's first error only);
+        returns the wait, doubled from ``previous_wait`` up to OUTAGE_MAX_WAIT. A stop
+        signal ends the sleep at once."""
+        if previous_wait is None:
+            log.warning("Fan-out worker: Redis is unreachable (%s); waiting for it.", error)
+            wait = OUTAGE_FIRST_WAIT
+        else:
+            wait = min(previous_wait * 2, OUTAGE_MAX_WAIT)
+        deadline = time.monotonic() + wait
+        while not self.stopping and time.monotonic() < deadline:
+            time.sleep(min(0.05, wait))
+        return wait

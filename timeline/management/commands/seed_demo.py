@@ -14,7 +14,7 @@ import time
 from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 
-from socialsite.connection import get_redis
+from socialsite.connection import new_redis
 from socialsite.repository import bulk, client, graph, keys, timelines, users
 from socialsite.repository.limits import HOME_TIMELINE_SIZE
 
@@ -80,7 +80,7 @@ class Command(BaseCommand):
         parser.add_argument("--flush", action="store_true", help="delete ALL data in Redis first")
 
     def handle(self, *args, **options):
-        r = get_redis()
+        r = new_redis()
         if options["users"] < 2:
             raise CommandError("--users must be at least 2")
         if options["flush"]:

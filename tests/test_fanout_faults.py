@@ -1,0 +1,139 @@
+"""The fan-out under faults: claims are not failures, completed jobs are never
+dead-lettered, stopped workers leave the group, and a worker outlives Redis outages."""
+
+import signal
+import time
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from socialsite import embedded_redis
+from socialsite.repository import client, jobs, keys, statuses, worker
+from tests.test_fanout_worker import add_followers, receivers, start_worker, wait_for
+
+
+def hand_out(r, consumer):
+    """Read the next job for ``consumer`` as a worker would, and run nothing."""
+    (job,) = jobs.read(r, consumer, count=1, block_ms=None)
+    return job
+
+
+def test_a_job_claimed_from_dead_workers_again_and_again_is_never_dead_lettered(r, alice):
+    followers = add_followers(r, alice["id"], 5)
+    sid = statuses.post_status(r, alice["id"], "claimed often", inline_limit=1)
+    jobs.ensure_group(r)
+    hand_out(r, "dead0")
+    for attempt in range(1, 12):  # far more claims than FANOUT_MAX_ATTEMPTS (5)
+        (job,) = jobs.claim_stale(r, f"dead{attempt}", min_idle_ms=0)
+        assert job.deliveries == attempt + 1
+    state = jobs.status(r)
+    assert (state["in_flight"], state["reclaimed"], state["most_deliveries"]) == (1, 1, 12)
+    out = StringIO()
+    call_command("fanout", "--status", stdout=out)
+    assert "1 in flight were handed out again (at most 12 times)" in out.getvalue()
+
+    assert worker.work(r, "survivor", block_ms=None, claim_idle_ms=0, max_attempts=5) == 1
+    worker.work_until_idle(r)
+    assert receivers(r, sid, followers) == set(followers)
+    assert jobs.status(r)["dead"] == 0
+
+
+def test_only_failed_runs_count_and_the_last_error_is_recorded(r, alice):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "fails twice", inline_limit=1)
+    jobs.ensure_group(r)
+    job = hand_out(r, "w1")
+    assert jobs.fail(r, job, "ValueError: first", max_attempts=3) == 1
+    (job,) = jobs.claim_stale(r, "w2", min_idle_ms=0)  # a claim adds no failure
+    assert jobs.fail(r, job, "ValueError: second", max_attempts=3) == 2
+    assert jobs.status(r)["failing"] == 1
+    (job,) = jobs.claim_stale(r, "w3", min_idle_ms=0)
+    assert jobs.fail(r, job, "ValueError: third", max_attempts=3) == 0
+    (letter,) = jobs.dead_letters(r)
+    assert (letter["attempts"], letter["deliveries"]) == ("3", "3")
+    assert letter["reason"] == "ValueError: third"
+    state = jobs.status(r)
+    assert (state["in_flight"], state["failing"], state["dead"]) == (0, 0, 1)
+
+
+def test_a_job_completed_by_another_worker_is_not_dead_lettered_by_a_late_failure(r, alice):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "completed elsewhere", inline_limit=1)
+    jobs.ensure_group(r)
+    slow = hand_out(r, "slow")  # still running it when another worker claims it
+    (claimed,) = jobs.claim_stale(r, "fast", min_idle_ms=0)
+    jobs.complete(r, claimed, worker.run_job(r, claimed))
+    assert jobs.fail(r, slow, "TimeoutError: too slow", max_attempts=1) == -1
+    state = jobs.status(r)
+    assert (state["dead"], state["failing"]) == (0, 0)
+
+
+def test_a_completed_job_forgets_its_failures(r, alice):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "fails once", inline_limit=1)
+    jobs.ensure_group(r)
+    job = hand_out(r, "w1")
+    jobs.fail(r, job, "ValueError: once", max_attempts=5)
+    assert r.hlen(keys.JOB_FAILURES) == 1
+    jobs.complete(r, job, worker.run_job(r, job))
+    assert r.hlen(keys.JOB_FAILURES) == 0
+
+
+def test_consumers_idle_with_nothing_pending_are_removed_from_the_group(r, alice):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "one job", inline_limit=1)
+    statuses.post_status(r, alice["id"], "another", inline_limit=1)
+    jobs.ensure_group(r)
+    hand_out(r, "holding")  # died holding a job: kept until someone claims it
+    done = hand_out(r, "idle")  # completed its job, then stopped
+    jobs.complete(r, done)
+    time.sleep(0.01)
+    assert jobs.prune_consumers(r, idle_ms=5) == ["idle"]
+    assert [c["name"] for c in jobs.status(r)["consumers"]] == ["holding"]
+    assert jobs.prune_consumers(r, idle_ms=60_000) == []
+
+
+def test_redis_errors_are_outages_not_job_failures(r, alice, monkeypatch):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "outage", inline_limit=1)
+    jobs.ensure_group(r)
+
+    def unreachable(r, job):
+        raise client.OUTAGE_ERRORS[0]("Connection refused")
+
+    monkeypatch.setitem(worker.HANDLERS, "plan", unreachable)
+    with pytest.raises(client.OUTAGE_ERRORS):
+        worker.work(r, "w1", block_ms=None)
+    state = jobs.status(r)
+    assert (state["in_flight"], state["failing"], state["dead"]) == (1, 0, 0)
+
+
+def test_a_worker_waits_out_a_redis_restart_and_delivers_afterwards(r, tmp_path, alice):
+    """A worker of its own on a Redis of its own, killed (SIGKILL) and started again on
+    the same port: the same worker process delivers a post made afterwards."""
+    server = embedded_redis.RedisServer(tmp_path / "redis").start()
+    other = client.connect(server.url)
+    backend = type("Backend", (), {"url": server.url, "cluster": False})
+    proc = start_worker(backend, "--name", "steadfast")
+    try:
+        wait_for(lambda: other.exists(keys.JOBS))  # the worker made its group: it is up
+        server.stop()
+        time.sleep(1.5)  # the worker meets the outage: refused connections
+        assert proc.poll() is None
+        server.start()
+        other = client.connect(server.url)
+        users_made = [other.incr(keys.USER_IDS) for _ in range(2)]
+        poster, fan = users_made
+        other.hset(keys.user(poster), mapping={"id": poster, "login": "poster", "name": "P",
+                   "followers": 0, "following": 0, "posts": 0, "signup": 0})  # fmt: skip
+        add_followers(other, poster, 3, first_uid=fan + 100)
+        sid = statuses.post_status(other, poster, "after the restart", inline_limit=1)
+        wait_for(lambda: len(receivers(other, sid, range(fan + 100, fan + 103))) == 3, 30)
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+        server.stop()
+    assert "Redis is unreachable" in output and "reachable again" in output
+    assert output.count("Redis is unreachable") == 1  # logged once for the outage
