@@ -9,7 +9,18 @@ import pytest
 from django.core.management import call_command
 
 from socialsite import embedded_redis
-from socialsite.repository import client, jobs, keys, statuses, worker
+from socialsite.repository import (
+    client,
+    fanout,
+    jobs,
+    keys,
+    locks,
+    scripts,
+    statuses,
+    timelines,
+    users,
+    worker,
+)
 from tests.test_fanout_worker import add_followers, receivers, start_worker, wait_for
 
 
@@ -137,3 +148,93 @@ def test_a_worker_waits_out_a_redis_restart_and_delivers_afterwards(r, tmp_path,
         server.stop()
     assert "Redis is unreachable" in output and "reachable again" in output
     assert output.count("Redis is unreachable") == 1  # logged once for the outage
+
+
+# --- a post is whole or absent ---------------------------------------------------------
+
+
+def unfinished(r):
+    pipe = r.pipeline(transaction=False)
+    for key in keys.all_unfinished_posts():
+        pipe.hgetall(key)
+    return {int(sid) for notes in pipe.execute() for sid in notes}
+
+
+def test_a_post_leaves_no_unfinished_note_behind(r, alice):
+    add_followers(r, alice["id"], 5)
+    statuses.post_status(r, alice["id"], "whole", inline_limit=2)
+    statuses.post_status(r, alice["id"], "all inline", inline_limit=10)
+    assert unfinished(r) == set()
+
+
+def test_a_post_whose_request_died_mid_fan_out_is_finished_by_the_workers(r, alice, monkeypatch):
+    followers = add_followers(r, alice["id"], 30)
+
+    def die(*args):
+        raise SystemExit("the web worker was killed")
+
+    monkeypatch.setattr(fanout, "deliver", die)
+    with pytest.raises(SystemExit):
+        statuses.post_status(r, alice["id"], "half delivered", inline_limit=10)
+    monkeypatch.undo()
+    (sid,) = unfinished(r)
+    assert receivers(r, sid, followers) == set()
+    assert statuses.finish_unfinished(r, grace_ms=60_000) == 0  # too recent: still posting
+    assert statuses.finish_unfinished(r, grace_ms=0) == 1
+    worker.work_until_idle(r)
+    assert receivers(r, sid, followers) == set(followers)
+    assert all(timelines.home_ids(r, f).count(sid) == 1 for f in followers)
+    assert unfinished(r) == set() and jobs.status(r)["dead"] == 0
+
+
+def test_a_post_that_died_before_its_status_was_written_is_taken_back(r, alice):
+    add_followers(r, alice["id"], 3)
+    sid = r.incr(keys.STATUS_IDS)
+    scripts.ADD_OWN_STATUS(  # the first write of a post, and nothing after it
+        r,
+        [keys.profile(alice["id"]), keys.home(alice["id"]), keys.user(alice["id"]),
+         keys.followers(alice["id"]), keys.unfinished_posts(alice["id"])],
+        [sid, 1000, 200, alice["id"], 0],
+    )  # fmt: skip
+    assert users.get_user(r, alice["id"])["posts"] == 1
+    assert statuses.finish_unfinished(r, grace_ms=0) == 1
+    assert timelines.profile_ids(r, alice["id"]) == []
+    assert users.get_user(r, alice["id"])["posts"] == 0
+    assert unfinished(r) == set() and jobs.backlog(r) == 0
+
+
+def test_one_worker_sweeps_at_a_time(r, alice):
+    with locks.hold(r, keys.UNFINISHED_SWEEP_LOCK):
+        assert statuses.finish_unfinished(r, grace_ms=0) == 0
+
+
+def test_the_same_form_sent_twice_posts_once(r, alice):
+    followers = add_followers(r, alice["id"], 3)
+    first = statuses.post_status(r, alice["id"], "once", posting_key="k1")
+    again = statuses.post_status(r, alice["id"], "once", posting_key="k1")
+    assert again == first
+    assert timelines.profile_ids(r, alice["id"]) == [first]
+    assert users.get_user(r, alice["id"])["posts"] == 1
+    other = statuses.post_status(r, alice["id"], "once", posting_key="k2")
+    assert other != first
+    assert receivers(r, other, followers) == set(followers)
+
+
+def test_a_form_sent_again_after_its_first_request_died_posts_it_under_its_first_id(
+    r, alice, monkeypatch
+):
+    followers = add_followers(r, alice["id"], 3)
+
+    def die(*args, **kwargs):
+        raise SystemExit("killed before the status was written")
+
+    monkeypatch.setattr(scripts, "run_pipeline", die)
+    with pytest.raises(SystemExit):
+        statuses.post_status(r, alice["id"], "retry me", posting_key="k1")
+    monkeypatch.undo()
+    claimed = int(r.get(keys.posting_key(alice["id"], "k1")))
+    sid = statuses.post_status(r, alice["id"], "retry me", posting_key="k1")
+    assert sid == claimed
+    assert statuses.get_status(r, sid)["message"] == "retry me"
+    assert receivers(r, sid, followers) == set(followers)
+    assert users.get_user(r, alice["id"])["posts"] == 1

@@ -119,6 +119,30 @@ def all_deleted_statuses():
     return [f"deleted:{{s{index}}}" for index in range(USER_SHARDS)]
 
 
+def unfinished_posts(uid):
+    """HASH: status id -> JSON {author, upto, at} for each status of the users of
+    ``uid``'s shard that is on its author's profile but whose fan-out is not yet queued
+    in full. add_own_status.lua writes the entry in the same step as the profile, the
+    posting request deletes it once the deferred job is queued, and the fan-out
+    workers finish any left behind by a request that died (statuses.finish_unfinished)."""
+    return f"unfinished:{shard(uid)}"
+
+
+def all_unfinished_posts():
+    """The unfinished_posts key of every shard."""
+    return [f"unfinished:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+def posting_key(uid, key):
+    """STRING: the status id posted by the form submission ``key`` of user ``uid``
+    (limits.POSTING_KEY_SECONDS): the same form sent again posts nothing new."""
+    return f"posting:{shard(uid)}:{uid}:{key}"
+
+
+# STRING: held (SET NX PX) by the one fan-out worker sweeping unfinished posts.
+UNFINISHED_SWEEP_LOCK = "unfinished:sweep-lock"
+
+
 def session(session_key):
     """STRING: one Django session's signed data, expiring with the session.
 

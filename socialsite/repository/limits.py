@@ -45,3 +45,13 @@ DELETED_NOTE_MS = 3600 * 1000
 # Anything deleted since the memory was last confirmed is still noted, since notes live
 # DELETED_NOTE_MS, six times longer; past this the memory is confirmed again (EXISTS).
 STATUS_TRUST_SECONDS = 600
+
+# A post still unfinished this long after it was made (keys.unfinished_posts) belongs
+# to a request that died; a posting request normally finishes within milliseconds.
+# The fan-out workers then queue its fan-out over all followers at posting time.
+UNFINISHED_POST_GRACE_MS = 60 * 1000
+
+# How long a form submission's key is remembered (keys.posting_key): a browser that
+# sends the same form again within this long, after an error or a double click, does
+# not post twice.
+POSTING_KEY_SECONDS = 24 * 3600

@@ -1,16 +1,19 @@
 """Statuses: posting (with fan-out), reading and deleting them (sections 8.1.2 and 8.4)."""
 
 import enum
+import json
 import time
 
 from ..memory import make_room
-from . import events, fanout, jobs, keys, scripts
+from . import events, fanout, jobs, keys, locks, scripts
 from .limits import (
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     INLINE_FANOUT_LIMIT,
+    POSTING_KEY_SECONDS,
     STATUS_TRUST_SECONDS,
+    UNFINISHED_POST_GRACE_MS,
 )
 
 
@@ -30,19 +33,25 @@ def _decode_status(data):
     return status
 
 
-def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
+def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=None, **data):
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
 
     Extra keyword fields (``location="lat,lon"``...) are stored with the status, as
-    the book's ``**data``. Steps, each safe to retry:
-    1. One round trip: the author's login, and a new id (INCR status:id:).
-    2. One round trip: write status:<id>; add the id to the author's profile and home
-       and count the post (add_own_status.lua); read the first ``inline_limit``
-       followers and the newest follower's score (all in the author's slot).
+    the book's ``**data``. ``posting_key`` names one form submission: the same key
+    again (a resubmitted form) posts nothing new and returns the status it posted.
+    Steps, each safe to retry:
+    1. One round trip: the author's login, and a new id (INCR status:id:). With a
+       posting key, one more: claim the key for that id, or find the id it names.
+    2. One round trip: add the id to the author's profile and home, count the post and
+       note it as unfinished with the newest follower's score (add_own_status.lua);
+       write status:<id>; read the first ``inline_limit`` followers. Readers skip an
+       id whose hash is not written yet.
     3. One round trip: deliver to those followers (fanout.deliver).
     4. If there are more: one job for the fan-out workers covering everyone who
-       followed after the last inline follower and up to now (fanout.plan_job).
-    5. Publish the status for the streaming API.
+       followed after the last inline follower, up to the newest at posting time.
+    5. Clear the unfinished note and publish the status for the streaming API.
+    Should the request die between 2 and 5, the workers find the note and queue the
+    fan-out over every follower at posting time (finish_unfinished).
     """
     pipe = r.pipeline(transaction=False)
     pipe.hget(keys.user(uid), "login")
@@ -50,6 +59,12 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
     login, sid = pipe.execute()
     if not login:
         return None
+    if posting_key is not None:
+        earlier = _claim_posting_key(r, uid, posting_key, sid)
+        if earlier is not None:
+            if r.exists(keys.status(earlier)):
+                return earlier  # posted by the first submission
+            sid = earlier  # that submission died before storing it: store it now
     status = {
         **{name: str(value) for name, value in data.items() if value not in (None, "")},
         "message": message,
@@ -60,25 +75,81 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, **data):
     }
 
     def fill(pipe):
-        pipe.hset(keys.status(sid), mapping=status)
+        # The note first, then the hash: whatever prefix of these writes survives a
+        # crash (Redis applies and logs them in order) is one the workers can finish.
         scripts.ADD_OWN_STATUS.queue(
             pipe,
-            [keys.profile(uid), keys.home(uid), keys.user(uid)],
-            [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK],
-        )
+            [keys.profile(uid), keys.home(uid), keys.user(uid), keys.followers(uid),
+             keys.unfinished_posts(uid)],
+            [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, int(time.time() * 1000)],
+        )  # fmt: skip
+        pipe.hset(keys.status(sid), mapping=status)
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
         )
-        pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
 
-    _, _, followers, newest = scripts.run_pipeline(r, fill)
+    (_, upto), _, followers = scripts.run_pipeline(r, fill)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers])
-    # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
-    last_inline = int(followers[-1][1]) if followers else None
-    if newest and (last_inline is None or newest[0][1] > last_inline):
-        jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, int(newest[0][1])))
+    if upto >= 0:
+        # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
+        last_inline = int(followers[-1][1]) if followers else None
+        if last_inline is None or upto > last_inline:
+            jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, upto))
+        # Only once the job is queued: until then the note stands for it.
+        r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status)
     return sid
+
+
+def _claim_posting_key(r, uid, posting_key, sid):
+    """Make form submission ``posting_key`` of ``uid`` name status ``sid``; or, if an
+    earlier request claimed it, return the status id that one chose."""
+    key = keys.posting_key(uid, posting_key)
+    pipe = r.pipeline(transaction=False)  # one slot: one node, in order
+    pipe.set(key, sid, nx=True, ex=POSTING_KEY_SECONDS)
+    pipe.get(key)
+    claimed, named = pipe.execute()
+    return None if claimed else int(named)
+
+
+def finish_unfinished(r, grace_ms=UNFINISHED_POST_GRACE_MS):
+    """Queue the fan-out of every post left unfinished for ``grace_ms`` (its request
+    died after the status became visible); return how many were finished.
+
+    For a stored status, one plan job over every follower at posting time (those
+    already reached get the id again, which changes nothing). A status whose hash was
+    never written was never shown: it is taken off the profile and uncounted. The
+    fan-out workers call this now and then; one sweeps at a time.
+    """
+    try:
+        with locks.hold(r, keys.UNFINISHED_SWEEP_LOCK, wait_seconds=0, expire_ms=60_000):
+            return _finish_unfinished(r, grace_ms)
+    except locks.LockBusy:
+        return 0  # another worker is sweeping
+
+
+def _finish_unfinished(r, grace_ms):
+    shard_keys = keys.all_unfinished_posts()
+    pipe = r.pipeline(transaction=False)
+    for key in shard_keys:
+        pipe.hgetall(key)
+    due_before = time.time() * 1000 - grace_ms
+    due = [
+        (key, int(sid), json.loads(note))
+        for key, notes in zip(shard_keys, pipe.execute(), strict=True)
+        for sid, note in notes.items()
+        if json.loads(note)["at"] <= due_before
+    ]
+    for key, sid, note in due:
+        author = note["author"]
+        if r.exists(keys.status(sid)):
+            jobs.enqueue(r, fanout.plan_job("deliver", author, sid, None, int(note["upto"])))
+        else:
+            scripts.REMOVE_OWN_STATUS(
+                r, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
+            )
+        r.hdel(key, sid)
+    return len(due)
 
 
 def get_status(r, sid):

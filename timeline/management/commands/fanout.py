@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from socialsite.connection import new_redis
-from socialsite.repository import jobs, worker
+from socialsite.repository import jobs, statuses, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -32,6 +32,9 @@ OUTAGE_FIRST_WAIT = 0.1
 OUTAGE_MAX_WAIT = 5.0
 # How often a worker removes the group's consumers that stopped or died.
 PRUNE_EVERY_SECONDS = 3600
+# How often a worker looks for posts whose request died before their fan-out was
+# queued (statuses.finish_unfinished; one worker at a time does it).
+SWEEP_EVERY_SECONDS = 10
 
 
 class Command(BaseCommand):
@@ -117,13 +120,16 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         self.stdout.write(f"Fan-out worker {name} started.")
-        done, outage_wait, next_prune = 0, None, 0.0
+        done, outage_wait, next_prune, next_sweep = 0, None, 0.0, 0.0
         while not self.stopping:
             try:
                 if time.monotonic() >= next_prune:
                     jobs.ensure_group(r)
                     jobs.prune_consumers(r)
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
+                if time.monotonic() >= next_sweep:
+                    statuses.finish_unfinished(r)
+                    next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
                 outage_wait = self.wait_out(error, outage_wait)
