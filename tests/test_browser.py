@@ -19,7 +19,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment; the browser
     expect = None  # fixture then skips (or fails when CI=true)
 
-from tests.conftest import PASSWORD
+from tests.support.helpers import PASSWORD
 
 SCREENSHOT = "/tmp/socialsite-home.png"
 TIMEOUT_MS = 15_000

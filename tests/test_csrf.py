@@ -4,35 +4,17 @@ Without a token each action answers 403 and changes nothing; with the token from
 page it works.
 """
 
-import re
-
 import pytest
 from django.test import Client
 
 from socialsite.repository import graph, statuses, timelines, users
-from tests.conftest import PASSWORD
+from tests.support.helpers import PASSWORD, csrf_token, log_in
 
 FORM_EXPIRED = "That form has expired"
 
 
-def token_from(response):
-    match = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', response.content.decode())
-    assert match, "the page has no CSRF token"
-    return match.group(1)
-
-
 def csrf_client():
     return Client(enforce_csrf_checks=True)
-
-
-def log_in(client, login):
-    token = token_from(client.get("/accounts/login/"))
-    response = client.post(
-        "/accounts/login/",
-        {"username": login, "password": PASSWORD, "csrfmiddlewaretoken": token},
-    )
-    assert response.status_code == 302
-    return client
 
 
 def is_logged_in_as(client, login):
@@ -60,7 +42,7 @@ def test_posting_needs_a_token(r, alice_client, alice):
 
 
 def test_posting_works_with_the_token_from_the_page(r, alice_client, alice):
-    token = token_from(alice_client.get("/"))
+    token = csrf_token(alice_client.get("/"))
     response = alice_client.post("/statuses/", {"message": "real", "csrfmiddlewaretoken": token})
     assert response.status_code == 302
     [sid] = timelines.profile_ids(r, alice["id"])
@@ -68,7 +50,7 @@ def test_posting_works_with_the_token_from_the_page(r, alice_client, alice):
 
 
 def test_posting_works_with_the_token_in_a_header(r, alice_client, alice):
-    token = token_from(alice_client.get("/"))
+    token = csrf_token(alice_client.get("/"))
     response = alice_client.post("/statuses/", {"message": "ajax"}, headers={"X-CSRFToken": token})
     assert response.status_code == 302
     assert len(timelines.profile_ids(r, alice["id"])) == 1
@@ -84,7 +66,7 @@ def test_a_wrong_token_is_refused(r, alice_client, alice):
 
 def test_a_token_from_before_login_is_refused_after_it(r, alice):
     client = csrf_client()
-    old_token = token_from(client.get("/accounts/login/"))
+    old_token = csrf_token(client.get("/accounts/login/"))
     client.post(
         "/accounts/login/",
         {"username": "alice", "password": PASSWORD, "csrfmiddlewaretoken": old_token},
@@ -104,7 +86,7 @@ def test_deleting_needs_a_token(r, alice_client, alice):
 
 def test_deleting_works_with_the_token_from_the_page(r, alice_client, alice):
     sid = statuses.post_status(r, alice["id"], "delete me")
-    token = token_from(alice_client.get(f"/@alice/{sid}/"))
+    token = csrf_token(alice_client.get(f"/@alice/{sid}/"))
     response = alice_client.post(f"/statuses/{sid}/delete/", {"csrfmiddlewaretoken": token})
     assert response.status_code == 302
     assert statuses.get_status(r, sid) is None
@@ -117,7 +99,7 @@ def test_following_needs_a_token(r, alice_client, alice, bob):
 
 
 def test_following_works_with_the_token_from_the_page(r, alice_client, alice, bob):
-    token = token_from(alice_client.get("/@bob/"))
+    token = csrf_token(alice_client.get("/@bob/"))
     response = alice_client.post("/@bob/follow/", {"csrfmiddlewaretoken": token})
     assert response.status_code == 302
     assert graph.is_following(r, alice["id"], bob["id"])
@@ -136,7 +118,7 @@ def test_logging_out_needs_a_token(alice_client):
 
 
 def test_logging_out_works_with_the_token_from_the_page(alice_client):
-    token = token_from(alice_client.get("/"))
+    token = csrf_token(alice_client.get("/"))
     response = alice_client.post("/accounts/logout/", {"csrfmiddlewaretoken": token})
     assert response.status_code == 302
     assert not is_logged_in_as(alice_client, "alice")
@@ -184,7 +166,7 @@ def test_signing_up_needs_a_token(r):
 
 def test_signing_up_works_with_the_token_from_the_page(r):
     client = csrf_client()
-    token = token_from(client.get("/accounts/signup/"))
+    token = csrf_token(client.get("/accounts/signup/"))
     response = client.post(
         "/accounts/signup/",
         {
@@ -232,7 +214,7 @@ def test_a_page_still_sends_a_new_cookie_when_the_browser_has_none(alice_client,
     del alice_client.cookies[settings.CSRF_COOKIE_NAME]
     response = alice_client.get("/")
     assert settings.CSRF_COOKIE_NAME in response.cookies
-    token = token_from(response)
+    token = csrf_token(response)
     posted = alice_client.post(
         "/statuses/", {"message": "still works", "csrfmiddlewaretoken": token}
     )

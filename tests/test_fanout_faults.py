@@ -8,7 +8,6 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from socialsite import embedded_redis
 from socialsite.repository import (
     client,
     fanout,
@@ -21,6 +20,7 @@ from socialsite.repository import (
     users,
     worker,
 )
+from tests.support.redis_servers import RedisServer
 from tests.test_fanout_worker import add_followers, receivers, start_worker, wait_for
 
 
@@ -123,7 +123,7 @@ def test_redis_errors_are_outages_not_job_failures(r, alice, monkeypatch):
 def test_a_worker_waits_out_a_redis_restart_and_delivers_afterwards(r, tmp_path, alice):
     """A worker of its own on a Redis of its own, killed (SIGKILL) and started again on
     the same port: the same worker process delivers a post made afterwards."""
-    server = embedded_redis.RedisServer(tmp_path / "redis").start()
+    server = RedisServer(tmp_path / "redis").start()
     other = client.connect(server.url)
     backend = type("Backend", (), {"url": server.url, "cluster": False})
     proc = start_worker(backend, "--name", "steadfast")

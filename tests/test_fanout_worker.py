@@ -12,7 +12,7 @@ from django.conf import settings
 from django.core.management import call_command
 
 from socialsite.repository import fanout, graph, jobs, keys, statuses, timelines, worker
-from tests.conftest import make_user
+from tests.support.helpers import make_user
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client
 
 from socialsite.repository import statuses
-from tests.conftest import PASSWORD
+from tests.support.helpers import log_in
 
 VALUES = [
     "", " ", "x", "-1", "0", "1", "profile", "home", "login", "99999999999999999999999",
@@ -77,9 +77,7 @@ def visitors(r, alice, bob):
     """An anonymous browser and one logged in as alice; a status of bob's exists."""
     sid = statuses.post_status(r, bob["id"], "hello")
     anonymous = Client(raise_request_exception=False)
-    logged_in = Client(raise_request_exception=False)
-    response = logged_in.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
-    assert response.status_code == 302
+    logged_in = log_in(Client(raise_request_exception=False), "alice")
     return {"anonymous": anonymous, "alice": logged_in}, sid
 
 

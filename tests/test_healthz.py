@@ -1,6 +1,6 @@
 """GET /healthz: the liveness check operators point load balancers at."""
 
-from tests.conftest import PASSWORD, make_user
+from tests.support.helpers import PASSWORD, make_user
 
 
 def test_it_answers_ok_in_plain_text(client):

@@ -12,8 +12,6 @@ in development. The browser is Debian's chromium (CHROMIUM_PATH points elsewhere
 Without a browser the test is skipped, except when CI=true: there it fails.
 """
 
-import re
-
 import pytest
 
 try:
@@ -22,26 +20,16 @@ except ImportError:  # pragma: no cover - depends on the environment; the browse
     expect = None  # fixture then skips (or fails when CI=true)
 
 from socialsite.repository import graph
-from tests.conftest import PASSWORD
-from timeline.streaming.harness import StreamServerProcess
+from tests.support.helpers import log_in_browser
 
 TIMEOUT_MS = 15_000
 
 
 @pytest.fixture(scope="module")
-def stream_server(redis_backend, live_server, tmp_path_factory):
-    from django.conf import settings
-
-    server = StreamServerProcess(
-        redis_backend.url,
-        redis_backend.cluster,
-        log_path=tmp_path_factory.mktemp("stream") / "stream.log",
-        # The site's key, to read its signed sessions; its port, for the CORS check.
-        env={"SECRET_KEY": settings.SECRET_KEY},
-        site_port=int(live_server.url.rsplit(":", 1)[1]),
-    ).start()
-    yield server
-    server.stop()
+def stream_server_options(live_server):
+    """This module's stream_server (tests/conftest.py): the site's port, for the CORS
+    check (its SECRET_KEY, to read the site's signed sessions, it always has)."""
+    return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
 
 
 @pytest.fixture
@@ -51,20 +39,15 @@ def person(request, live_server, stream_server, settings):
     settings.STREAM_PUBLIC_URL = ""
     contexts = []
 
-    def log_in(login):
+    def logged_in(login):
         browser = request.getfixturevalue("browser")
         context = browser.new_context(base_url=live_server.url)
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
-        page = context.new_page()
-        page.goto("/accounts/login/")
-        page.get_by_label(re.compile(r"^Login name:?$")).fill(login)
-        page.get_by_label(re.compile(r"^Password:?$")).fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
+        log_in_browser(context.new_page(), login)
         return context
 
-    yield log_in
+    yield logged_in
     for context in contexts:
         context.close()
 

@@ -12,15 +12,15 @@ import threading
 import pytest
 from django.core.management import CommandError, call_command
 
-from socialsite.benchmarks import loadgen
-from socialsite.repository import graph, statuses
-from timeline.management.commands.bench_web import (
+from benchmarks import loadgen
+from benchmarks.web import (
     connection_owners,
     in_process_getter,
     logged_in_cookies,
     parse_wrk,
     per_worker,
 )
+from socialsite.repository import graph, statuses
 
 
 class _KeepAliveHandler(http.server.BaseHTTPRequestHandler):

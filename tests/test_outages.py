@@ -7,17 +7,18 @@ import time
 import pytest
 from django.test import Client
 
-from socialsite import connection, embedded_redis
+from socialsite import connection
 from socialsite.messages import MAX_MESSAGES
 from socialsite.repository import client as repository_client
-from tests.conftest import PASSWORD
+from tests.support.helpers import log_in, make_user
+from tests.support.redis_servers import RedisServer
 
 
 @pytest.fixture
 def own_server(tmp_path, settings):
     """A Redis server of the test's own that it may kill or freeze; the site's client
     points at it with the site's timeouts, and at the tests' servers again afterwards."""
-    server = embedded_redis.RedisServer(tmp_path / "redis").start()
+    server = RedisServer(tmp_path / "redis").start()
     previous = connection.get_redis()
     connection.use_redis(
         repository_client.connect(server.url, timeout=settings.REDIS_TIMEOUT_MS / 1000, retries=1)
@@ -30,13 +31,8 @@ def own_server(tmp_path, settings):
 
 
 def logged_in_client(r, login="alice"):
-    from tests.conftest import make_user
-
     make_user(r, login)
-    browser = Client(raise_request_exception=False)
-    response = browser.post("/accounts/login/", {"username": login, "password": PASSWORD})
-    assert response.status_code == 302
-    return browser
+    return log_in(Client(raise_request_exception=False), login)
 
 
 def test_readyz_says_redis_is_ok(client):

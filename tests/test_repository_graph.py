@@ -6,7 +6,7 @@ import pytest
 
 from socialsite.repository import graph, keys, statuses, timelines, users
 from socialsite.repository.limits import HOME_TIMELINE_SIZE
-from tests.conftest import make_user
+from tests.support.helpers import make_user
 
 
 def counts(r, uid):

@@ -5,7 +5,7 @@ import time
 
 from socialsite.repository import fanout, graph, keys, statuses, timelines, users, worker
 from socialsite.repository.limits import DELETED_NOTE_MS, STATUS_TRUST_SECONDS
-from tests.conftest import make_user
+from tests.support.helpers import make_user
 
 
 def test_post_stores_the_status_with_its_fields(r, alice):

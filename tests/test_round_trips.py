@@ -7,7 +7,7 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite.repository import graph, statuses, users
-from tests.conftest import PASSWORD, make_user
+from tests.support.helpers import PASSWORD, make_user
 
 # Single server: one pipeline holds the session, its user and password hash (the
 # session's key names the user, session_store) and the page's ids with deleted statuses

@@ -96,7 +96,7 @@ def test_data_is_stored_as_json_and_sessions_stored_signed_still_load(r):
 
 
 def test_a_logged_in_sessions_key_names_its_user_and_lives_in_their_slot(r, client, alice):
-    from tests.conftest import PASSWORD
+    from tests.support.helpers import PASSWORD
 
     client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
     key = client.cookies["sessionid"].value
@@ -108,7 +108,7 @@ def test_a_logged_in_sessions_key_names_its_user_and_lives_in_their_slot(r, clie
 
 def test_loading_a_session_that_names_its_user_reads_the_user_too(r, client, alice, round_trips):
     from accounts.auth import user_from_session
-    from tests.conftest import PASSWORD
+    from tests.support.helpers import PASSWORD
 
     client.post("/accounts/login/", {"username": "alice", "password": PASSWORD})
     key = client.cookies["sessionid"].value

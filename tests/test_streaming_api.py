@@ -15,12 +15,12 @@ from urllib.parse import urlencode
 
 import pytest
 
-from socialsite import embedded_redis
 from socialsite.repository import client as redis_client
 from socialsite.repository import events, statuses, users
-from tests.conftest import make_user
+from tests.support.helpers import make_user, post
+from tests.support.redis_servers import RedisServer
+from tests.support.streams import StreamClosed, StreamConnection, StreamServerProcess
 from timeline.streaming import filters
-from timeline.streaming.harness import StreamClosed, StreamConnection, StreamServerProcess
 
 # Short enough for the tests to see keep-alives, long enough not to drown them.
 KEEPALIVE_SECONDS = 1
@@ -29,17 +29,9 @@ CLIENT_BUFFER = 50
 
 
 @pytest.fixture(scope="module")
-def stream_server(redis_backend, tmp_path_factory):
-    log = tmp_path_factory.mktemp("stream") / "stream.log"
-    server = StreamServerProcess(
-        redis_backend.url,
-        redis_backend.cluster,
-        log_path=log,
-        keepalive=KEEPALIVE_SECONDS,
-        client_buffer=CLIENT_BUFFER,
-    ).start()
-    yield server
-    server.stop()
+def stream_server_options():
+    """This module's stream_server (tests/conftest.py)."""
+    return {"keepalive": KEEPALIVE_SECONDS, "client_buffer": CLIENT_BUFFER}
 
 
 def sample(server, identifier="tester", percent=100, **options):
@@ -61,10 +53,6 @@ def filtered(server, identifier="tester", **fields):
         body=urlencode(fields),
         headers={"Content-Type": "application/x-www-form-urlencoded"},
     )
-
-
-def post(r, user, message, **data):
-    return statuses.post_status(r, user["id"], message, **data)
 
 
 def delete(r, user, sid):
@@ -380,7 +368,7 @@ def test_a_slow_client_is_dropped_and_a_fast_one_keeps_receiving(r, stream_serve
 
 def test_the_stream_survives_a_redis_restart(tmp_path, settings):
     """Its own Redis server (restartable, also on a cluster run) and stream server."""
-    redis_server = embedded_redis.RedisServer(tmp_path / "redis").start()
+    redis_server = RedisServer(tmp_path / "redis").start()
     own = redis_client.connect(redis_server.url)
     server = StreamServerProcess(
         redis_server.url, log_path=tmp_path / "stream.log", keepalive=KEEPALIVE_SECONDS
@@ -423,28 +411,6 @@ def test_sigterm_ends_every_stream_cleanly_then_the_process(redis_backend, tmp_p
     assert stream.read_json() is None  # the final chunk: a clean end of the response
     assert stream.ended
     stream.close()
-
-
-def test_the_books_design_holds_one_subscription_per_client(redis_backend, tmp_path, alice, r):
-    """``--subscription client``, kept for the benchmark's comparison, still works."""
-    others = events.subscriber_count(r)  # this module's stream server, for one
-    server = StreamServerProcess(
-        redis_backend.url,
-        redis_backend.cluster,
-        log_path=tmp_path / "stream.log",
-        subscription="client",
-    ).start()
-    streams = []
-    try:
-        streams = [sample(server, f"client {n}") for n in range(3)]
-        server.wait_until(lambda health: health["subscriptions"] == 3)
-        assert events.subscriber_count(r) == others + 3
-        sid = post(r, alice, "to each their own")
-        assert [stream.read_json()["id"] for stream in streams] == [sid] * 3
-    finally:
-        for stream in streams:
-            stream.close()
-        server.stop()
 
 
 def test_users_can_be_followed_by_the_thousand(r, stream_server):

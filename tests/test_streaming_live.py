@@ -10,42 +10,27 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from socialsite.repository import graph, statuses, users
-from tests.conftest import PASSWORD
-from timeline.streaming.harness import StreamConnection, StreamServerProcess
+from tests.support.helpers import log_in, post
+from tests.support.streams import StreamConnection
 
 SITE_PORT = 8123  # the port pages are on, as far as the CORS check knows
 REFRESH_SECONDS = 1  # how often a live stream re-reads follows and its session
 
 
 @pytest.fixture(scope="module")
-def stream_server(redis_backend, tmp_path_factory, django_settings_secret_key):
-    server = StreamServerProcess(
-        redis_backend.url,
-        redis_backend.cluster,
-        log_path=tmp_path_factory.mktemp("stream") / "stream.log",
-        env={
-            # The same key as the site's, or its signed sessions would not load.
-            "SECRET_KEY": django_settings_secret_key,
-            "CSRF_TRUSTED_ORIGINS": "https://*.example.org",
-        },
-        site_port=SITE_PORT,
-        live_refresh=REFRESH_SECONDS,
-        keepalive=1,
-    ).start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture(scope="module")
-def django_settings_secret_key():
-    from django.conf import settings
-
-    return settings.SECRET_KEY
+def stream_server_options():
+    """This module's stream_server (tests/conftest.py), which has the site's SECRET_KEY
+    to read its signed sessions."""
+    return {
+        "env": {"CSRF_TRUSTED_ORIGINS": "https://*.example.org"},
+        "site_port": SITE_PORT,
+        "live_refresh": REFRESH_SECONDS,
+        "keepalive": 1,
+    }
 
 
 def session_cookie(client, settings, login):
-    response = client.post("/accounts/login/", {"username": login, "password": PASSWORD})
-    assert response.status_code == 302
+    log_in(client, login)
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
@@ -64,10 +49,6 @@ def alice_live(client, settings, stream_server, alice):
     with live(stream_server, session_cookie(client, settings, "alice")) as stream:
         assert stream.status == 200
         yield stream
-
-
-def post(r, user, message, **data):
-    return statuses.post_status(r, user["id"], message, **data)
 
 
 def follow_while_connected(r, stream, user, other):

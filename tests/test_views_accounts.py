@@ -7,16 +7,10 @@ import pytest
 from django.test import Client
 
 from socialsite.repository import sessions, users
-from tests.conftest import PASSWORD, make_user
+from tests.support.helpers import PASSWORD, log_in, make_user
 
 NEW_PASSWORD = "a brand new passphrase 42"
 LOGIN_ERROR = "That login name and password do not match an account."
-
-
-def log_in(client, login, password=PASSWORD):
-    response = client.post("/accounts/login/", {"username": login, "password": password})
-    assert response.status_code == 302, response.content.decode()
-    return response
 
 
 def sign_up(client, username="dinah", name="Dinah Cat", password=PASSWORD, password2=None):

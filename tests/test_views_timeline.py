@@ -9,18 +9,12 @@ import pytest
 from django.test import Client
 
 from socialsite.repository import graph, keys, statuses, timelines, users, worker
-from tests.conftest import PASSWORD, make_user
+from tests.support.helpers import log_in, make_user, post
 
 LANDING_TEXT = "Short posts from the people you follow"
 # The message of a 400, escaped as templates escape it (Jinja2 writes ' as &#39;).
 MALFORMED_CURSOR = "The page link is malformed: &#39;before&#39; must be a number."
 OLDER_LINK = re.compile(r'<a rel="next" href="\?before=(\d+)">Older</a>')
-
-
-def log_in(client, login, password=PASSWORD):
-    response = client.post("/accounts/login/", {"username": login, "password": password})
-    assert response.status_code == 302, response.content.decode()
-    return client
 
 
 def html_of(response):
@@ -50,10 +44,6 @@ def counts(response):
 def user_counts(r, user):
     fresh = users.get_user(r, user["id"])
     return fresh["posts"], fresh["followers"], fresh["following"]
-
-
-def post(r, user, message, **data):
-    return statuses.post_status(r, user["id"], message, **data)
 
 
 def page_through(client, path):

@@ -7,6 +7,4 @@ pages' feed, as an ASGI application run by ``manage.py stream``.
   each with a bounded queue; subscribing again after Redis restarts.
 - app.py: the ASGI application: routes, errors, streaming responses.
 - live.py: the logged-in home page's Server-Sent Events (sessions, CORS, names).
-- harness.py: running a stream server process and reading its streams, for the tests
-  and the benchmark (manage.py bench_stream).
 """

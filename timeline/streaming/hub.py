@@ -4,8 +4,7 @@ The book gives every streaming client its own SUBSCRIBE (listing 8.15): a thousa
 clients are a thousand Redis connections, and every event is sent, decoded and
 filtered a thousand times. Here a process subscribes once (Hub), decodes each event
 once, runs every client's filter in memory and queues the matching events' bytes to
-the clients that want them. PerClientHub keeps the book's design, for the benchmark
-to compare with.
+the clients that want them.
 
 Each client's queue is bounded (Client.limit events): a client that cannot keep up
 is disconnected rather than allowed to hold an ever-growing backlog, and since the
@@ -127,8 +126,9 @@ class Client:
             self.writer.cancel()
 
 
-class BaseHub:
-    """The clients of one process, their keep-alives, and stopping them."""
+class Hub:
+    """The clients of one process: one subscription for them all, events fanned out
+    in memory, keep-alives, and stopping them."""
 
     def __init__(self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None):
         self.urls = list(urls)
@@ -174,18 +174,19 @@ class BaseHub:
     @property
     def subscribed(self):
         """Whether events can reach the clients now (for the health check)."""
-        raise NotImplementedError
+        return self.stats["subscriptions"] > 0
 
     @property
     def subscriptions(self):
         """How many Redis subscriptions the process holds."""
-        raise NotImplementedError
+        return self.stats["subscriptions"]
 
     # --- running ---
 
     async def start(self):
-        """Start the background work: subscribing and keep-alives."""
+        """Start the background work: keep-alives, and the subscription."""
         self.tasks.append(asyncio.create_task(self._send_keepalives()))
+        self.tasks.append(asyncio.create_task(self._follow_channel(self.dispatch)))
 
     def close_clients(self):
         """End every stream politely and accept no new ones (the server is stopping)."""
@@ -212,7 +213,7 @@ class BaseHub:
                 if now - client.last_offer >= self.keepalive:
                     self.deliver(client, client.format.keepalive)
 
-    async def _follow_channel(self, on_event, label):
+    async def _follow_channel(self, on_event):
         """Subscribe to the status channel and pass each event's text to ``on_event``,
         for ever: when the connection is lost, subscribe again (trying the next URL
         of ``self.urls``, all of a cluster's nodes) after a growing pause."""
@@ -223,7 +224,7 @@ class BaseHub:
             pubsub = None
             try:
                 pubsub = await events.subscribe(redis)
-                self._subscription_changed(+1, url, label, attempt)
+                self._subscription_changed(+1, url, attempt)
                 delay = RECONNECT_FIRST_DELAY
                 try:
                     async for text in events.listen(pubsub):
@@ -234,11 +235,10 @@ class BaseHub:
                             # failing a name lookup) must not end the subscription.
                             log.exception("Could not hand out a status event: %.200s", text)
                 finally:
-                    self._subscription_changed(-1, url, label, attempt)
+                    self._subscription_changed(-1, url, attempt)
             except (RedisError, OSError) as exc:
                 log.warning(
-                    "Redis subscription%s on %s failed (%s); subscribing again in %.1f s.",
-                    label,
+                    "Redis subscription on %s failed (%s); subscribing again in %.1f s.",
                     redacted(url),
                     exc,
                     delay,
@@ -247,8 +247,7 @@ class BaseHub:
                 # Not a network failure: a bug or a bad setting. Loudly, but keep
                 # trying: the clients are better served by a retry than by silence.
                 log.exception(
-                    "Redis subscription%s on %s broke; trying again in %.1f s.",
-                    label,
+                    "Redis subscription on %s broke; trying again in %.1f s.",
                     redacted(url),
                     delay,
                 )
@@ -258,11 +257,11 @@ class BaseHub:
             await asyncio.sleep(delay)
             delay = min(delay * 2, RECONNECT_MAX_DELAY)
 
-    def _subscription_changed(self, change, url, label, attempt):
+    def _subscription_changed(self, change, url, attempt):
         self.stats["subscriptions"] += change
         if change > 0 and attempt:
             self.stats["resubscribed"] += 1
-            log.info("Subscribed again%s on %s.", label, redacted(url))
+            log.info("Subscribed again on %s.", redacted(url))
 
     def decode(self, text):
         """The StatusEvent published as ``text``, or None (logged) if malformed."""
@@ -280,32 +279,6 @@ class BaseHub:
             # A bug in one filter must not stop the events of every other client.
             log.exception("Streaming filter of client %r failed on event %s", client.name, event.id)
             return False
-
-
-async def _close_quietly(pubsub, redis):
-    for resource in (pubsub, redis):
-        if resource is None:
-            continue
-        try:
-            await resource.aclose()
-        except (RedisError, OSError):
-            pass  # the connection is gone already, which is all we wanted
-
-
-class Hub(BaseHub):
-    """One subscription for the whole process; events fanned out in memory."""
-
-    async def start(self):
-        await super().start()
-        self.tasks.append(asyncio.create_task(self._follow_channel(self.dispatch, "")))
-
-    @property
-    def subscribed(self):
-        return self.stats["subscriptions"] > 0
-
-    @property
-    def subscriptions(self):
-        return self.stats["subscriptions"]
 
     async def dispatch(self, text):
         """Decode one event, and queue it to every client whose filter matches."""
@@ -338,47 +311,11 @@ class Hub(BaseHub):
         await asyncio.sleep(0)
 
 
-class PerClientHub(BaseHub):
-    """The book's design (listing 8.15): every client subscribes on its own, and
-    decodes and filters every event itself. Kept only so that the benchmark can
-    measure what one subscription per process saves."""
-
-    def __init__(self, urls, **options):
-        super().__init__(urls, **options)
-        self.subscribers = {}
-
-    @property
-    def subscribed(self):
-        return True
-
-    @property
-    def subscriptions(self):
-        return self.stats["subscriptions"]
-
-    def add(self, client):
-        if not super().add(client):
-            return False
-
-        async def on_event(text):
-            event = self.decode(text)
-            if event is not None and self.matches(client, event) and not client.closing:
-                if self.prepare is not None and client.format.needs_author_name:
-                    await self.prepare(event)
-                self.deliver(client, client.format.bytes_for(event))
-
-        label = f" of client {client.name}"
-        self.subscribers[client] = asyncio.create_task(self._follow_channel(on_event, label))
-        return True
-
-    def remove(self, client):
-        super().remove(client)
-        task = self.subscribers.pop(client, None)
-        if task is not None:
-            task.cancel()
-
-    async def stop(self):
-        tasks = list(self.subscribers.values())
-        for client in list(self.subscribers):
-            self.remove(client)
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await super().stop()
+async def _close_quietly(pubsub, redis):
+    for resource in (pubsub, redis):
+        if resource is None:
+            continue
+        try:
+            await resource.aclose()
+        except (RedisError, OSError):
+            pass  # the connection is gone already, which is all we wanted

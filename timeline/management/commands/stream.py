@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
-from timeline.streaming.hub import Hub, PerClientHub, redacted
+from timeline.streaming.hub import Hub, redacted
 from timeline.streaming.live import REFRESH_SECONDS, LiveHome
 
 # Streams that have not ended this long after the stop signal (their clients stopped
@@ -38,6 +38,10 @@ class StreamServer(uvicorn.Server):
 
 class Command(BaseCommand):
     help = "Run a streaming API server (statuses/sample.json, statuses/filter.json, live/home)."
+
+    # The hub that hands the events out to the clients: a subclass of this command can
+    # run the same server with another one.
+    hub_class = Hub
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -64,13 +68,6 @@ class Command(BaseCommand):
             help="events a client may fall behind by before it is disconnected",
         )
         parser.add_argument(
-            "--subscription",
-            choices=["process", "client"],
-            default="process",
-            help="one Redis subscription per process (the default), or per client as "
-            "in the book (for the benchmark's comparison only)",
-        )
-        parser.add_argument(
             "--live-refresh",
             type=float,
             default=REFRESH_SECONDS,
@@ -82,7 +79,6 @@ class Command(BaseCommand):
         """The StreamingApp for these options, on the site's Redis and settings."""
         redis = get_redis()
         url = redis_url()
-        hub_class = Hub if options["subscription"] == "process" else PerClientHub
         live = LiveHome(
             redis,
             cookie_name=settings.SESSION_COOKIE_NAME,
@@ -91,7 +87,7 @@ class Command(BaseCommand):
             site_port=options["site_port"],
             refresh_seconds=options["live_refresh"],
         )
-        hub = hub_class(
+        hub = self.hub_class(
             redis_client.pubsub_urls(redis, url),
             client_buffer=options["client_buffer"],
             keepalive=options["keepalive"],
@@ -122,8 +118,7 @@ class Command(BaseCommand):
 
         self.stdout.write(
             f"Streaming server on http://{options['host']}:{options['port']}/ "
-            f"(Redis {redacted(url)}, one subscription per {options['subscription']}; "
-            "Ctrl-C stops it)"
+            f"(Redis {redacted(url)}; Ctrl-C stops it)"
         )
         server.run()
         self.stdout.write("Streaming server stopped.")

@@ -1,8 +1,9 @@
 """Running a stream server process and reading its streams over real sockets.
 
 For the tests and the benchmark (manage.py bench_stream), which both drive the real
-``manage.py stream`` in a process of its own, as production runs it. No Django here:
-the server's configuration goes through its environment and options.
+``manage.py stream`` in a process of its own, as production runs it (the benchmark
+also ``manage.py bench_stream_server``, the same server with the book's design). No
+Django here: the server's configuration goes through its environment and options.
 """
 
 import json
@@ -16,14 +17,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .ports import free_port
+
 MANAGE_PY = Path(__file__).resolve().parents[2] / "manage.py"
-
-
-def free_port():
-    """A TCP port on the loopback interface that nobody listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class StreamServerProcess:
@@ -31,10 +27,15 @@ class StreamServerProcess:
 
     ``options`` become command-line options (``client_buffer=10`` gives
     ``--client-buffer 10``); ``env`` is added to this process's environment.
+    ``command`` names another command that takes the same options (the benchmark's
+    ``bench_stream_server``).
     """
 
-    def __init__(self, redis_url, cluster=False, log_path=None, env=None, **options):
+    def __init__(
+        self, redis_url, cluster=False, log_path=None, env=None, command="stream", **options
+    ):
         self.redis_url = redis_url
+        self.command = command
         self.cluster = cluster
         self.port = options.pop("port", None) or free_port()
         self.options = options
@@ -49,7 +50,7 @@ class StreamServerProcess:
 
     def start(self, timeout=30.0):
         """Start the server and wait until it is subscribed to Redis."""
-        argv = [sys.executable, str(MANAGE_PY), "stream", "--port", str(self.port)]
+        argv = [sys.executable, str(MANAGE_PY), self.command, "--port", str(self.port)]
         for name, value in self.options.items():
             argv += [f"--{name.replace('_', '-')}", str(value)]
         env = {

@@ -288,8 +288,8 @@ def run(host, port, request, connections=32, seconds=10.0, warmup=0.0, max_reque
     processes' CPU counters, say).
     """
     # The objects alive now (all of Django, in bench_web) are left out of the garbage
-    # collector's full passes while the load runs: such a pass paused this process for
-    # 33 to 47 ms once in each 10 s run, holding up every connection's answer at once.
+    # collector's full passes while the load runs: a pass over them all pauses this
+    # process long enough to hold up every connection's answer at once.
     # (Unfrozen afterwards only if nothing was frozen before: a caller's freeze stays.)
     frozen_by_us = gc.get_freeze_count() == 0
     gc.collect()

@@ -4,8 +4,8 @@ For each follower count, on one throwaway Redis (or --redis-url), in one run:
 - ours: statuses.post_status (1000 followers inline, as in a request) plus N
   ``manage.py fanout`` worker processes for the rest; timed from the post until no
   job is left and the last follower's home timeline holds the status;
-- the book: listings 8.6/8.7 (socialsite/benchmarks/book.py), its deferred passes
-  run by one worker as chapter 6's queue does; timed the same way;
+- the book: listings 8.6/8.7 (book.py), its deferred passes run by one worker as
+  chapter 6's queue does; timed the same way;
 - raw ceiling: pipelined ZADDs of the status into every follower's timeline from one
   client, 1000 a pipeline, with nothing else (no follower reads, no trimming).
 Home timelines start empty; followers are written in bulk beforehand.
@@ -19,35 +19,22 @@ import tempfile
 import time
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from socialsite import embedded_redis
-from socialsite.benchmarks import book
+from benchmarks import book
 from socialsite.repository import bulk, client, jobs, statuses, timelines
-from socialsite.repository.limits import JOBS_PER_STEP
+from tests.support.redis_servers import RedisServer
 
 
-class Command(BaseCommand):
-    help = "Measure fan-out rate: socialsite's workers vs the book's algorithm vs raw ZADDs."
+class FanoutBenchmark:
+    """One run of ``manage.py bench_fanout`` with its options (a dict)."""
 
-    def add_arguments(self, parser):
-        parser.add_argument("--followers", default="10000,100000,1000000")
-        parser.add_argument("--workers", default="2", help="worker processes, e.g. 1,2,3")
-        parser.add_argument(
-            "--jobs-per-step",
-            default=str(JOBS_PER_STEP),
-            help="the workers' --jobs-per-step, e.g. 1,5 to compare",
-        )
-        parser.add_argument("--redis-url", default="", help="default: a throwaway server")
-        parser.add_argument("--skip-book", action="store_true")
-        parser.add_argument(
-            "--repeat",
-            type=int,
-            default=1,
-            help="measure everything N times, alternating, and compare each one's best",
-        )
+    def __init__(self, stdout, stderr):
+        # The command's output wrappers: each write() is a line.
+        self.stdout = stdout
+        self.stderr = stderr
 
-    def handle(self, *args, **options):
+    def run(self, options):
         sizes = [int(n) for n in options["followers"].split(",")]
         worker_counts = [int(n) for n in options["workers"].split(",")]
         steps = [int(n) for n in options["jobs_per_step"].split(",")]
@@ -55,7 +42,7 @@ class Command(BaseCommand):
             server = None
             url = options["redis_url"]
             if not url:
-                server = embedded_redis.RedisServer(tmp).start()
+                server = RedisServer(tmp).start()
                 url = server.url
             try:
                 r = client.connect(url)

@@ -23,7 +23,6 @@ Everything it starts runs on 127.0.0.1 and is stopped at the end, also on Ctrl-C
 SIGTERM. See docs/bench_web.md for figures and the gunicorn settings they support.
 """
 
-import argparse
 import contextlib
 import http.client
 import http.cookies
@@ -50,23 +49,25 @@ from django.conf import settings
 from django.contrib.auth.hashers import make_password
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.test import Client, RequestFactory
 from redis.cluster import RedisCluster
 from redis.utils import HIREDIS_AVAILABLE
 
 from accounts import auth
 from accounts.session_store import SessionStore
-from socialsite import connection, embedded_redis
-from socialsite.benchmarks import loadgen
+from benchmarks import loadgen
+from socialsite import connection
 from socialsite.repository import client, graph, statuses, timelines, users
+from tests.support.ports import free_port
+from tests.support.redis_servers import RedisServer
 
 HOST = "127.0.0.1"
 HOME_AUTHORS = 30  # one page: settings.TIMELINE_PAGE_SIZE
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 STATUS_ARTICLE = 'class="status"'
-# The load generators of --tool. wrk (C, two threads) takes a third of the built-in
-# client's CPU per request, which on a 2-core machine is CPU the server gets back.
+# The load generators of --tool. wrk (C, two threads) spends less CPU per request than
+# the built-in client, which on a small machine is CPU the server gets back.
 TOOL_NAMES = {"python": "built-in asyncio client", "wrk": "wrk"}
 MESSAGE = (
     "Trying the new release of the timeline this morning: pages feel quick, posting too."
@@ -168,74 +169,20 @@ class Browser:
         self.connection.close()
 
 
-class Command(BaseCommand):
-    help = "Benchmark the pages through gunicorn: home page vs /healthz, and posting."
+# The configuration docs/bench_web.md recommends for 2 cores (see the figures there):
+# the command's defaults.
+DEFAULT_CONFIG = GunicornConfig("sync", 5, 1, reuse_port=False)
 
-    # The configuration docs/bench_web.md recommends for 2 cores (see the figures there).
-    DEFAULT = GunicornConfig("sync", 5, 1, reuse_port=False)
 
-    def add_arguments(self, parser):
-        parser.add_argument("--seconds", type=float, default=10.0, help="per measurement")
-        parser.add_argument("--warmup", type=float, default=2.0, help="unrecorded, before each")
-        parser.add_argument("--connections", type=int, default=32)
-        parser.add_argument(
-            "--repeat",
-            type=int,
-            default=1,
-            help="measure each page this many times, alternating, and keep the fastest run",
-        )
-        parser.add_argument("--worker-class", default=self.DEFAULT.worker_class)
-        parser.add_argument("--workers", type=int, default=self.DEFAULT.workers)
-        parser.add_argument("--threads", type=int, default=self.DEFAULT.threads)
-        parser.add_argument(
-            "--reuse-port",
-            action=argparse.BooleanOptionalAction,
-            default=self.DEFAULT.reuse_port,
-            help="a listening socket per worker, so the kernel spreads connections evenly",
-        )
-        parser.add_argument(
-            "--also",
-            action="append",
-            default=[],
-            metavar="CLASS:WORKERS[:THREADS][:reuse-port]",
-            help="another gunicorn configuration to measure in the same run (repeatable)",
-        )
-        parser.add_argument("--followers", type=int, default=1000, help="the poster's")
-        parser.add_argument(
-            "--max-posts", type=int, default=2000, help="posting stops after this many"
-        )
-        parser.add_argument(
-            "--tool",
-            choices=["python", "wrk", "both"],
-            default="python",
-            help="load generator: the built-in asyncio client, wrk (apt-get install wrk), or"
-            " both, alternating, each page's figures and verdict given for each",
-        )
-        parser.add_argument("--redis-url", default="", help="an existing server (not flushed)")
-        parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
-        parser.add_argument("--skip-posting", action="store_true")
-        parser.add_argument(
-            "--in-process",
-            action="store_true",
-            help="instead: CPU time per request of each page through Django's WSGI handler"
-            " in this process (no server, no network; steady on a busy machine)",
-        )
-        parser.add_argument(
-            "--spread",
-            type=int,
-            default=0,
-            metavar="READERS",
-            help="with --in-process: then, on a demo network (seed_demo), the home pages of"
-            " this many of its users in turn against one user's page again and again",
-        )
-        parser.add_argument(
-            "--spread-users",
-            type=int,
-            default=20_000,
-            help="the demo network's users for --spread (20 follows and 10 statuses each)",
-        )
+class WebBenchmark:
+    """One run of ``manage.py bench_web`` with its options (a dict)."""
 
-    def handle(self, *args, **options):
+    def __init__(self, stdout, stderr):
+        # The command's output wrappers: each write() is a line.
+        self.stdout = stdout
+        self.stderr = stderr
+
+    def run(self, options):
         if options["tool"] in ("wrk", "both") and not shutil.which("wrk"):
             raise CommandError("wrk is not installed (Debian: apt-get install -y wrk)")
         if options["cluster"] and not options["redis_url"]:
@@ -290,7 +237,7 @@ class Command(BaseCommand):
     def start_redis(self, options, workdir, stack):
         if options["redis_url"]:
             return options["redis_url"]
-        server = embedded_redis.RedisServer(workdir / "redis").start()
+        server = RedisServer(workdir / "redis").start()
         stack.callback(server.stop)
         return server.url
 
@@ -332,7 +279,7 @@ class Command(BaseCommand):
     @contextlib.contextmanager
     def gunicorn(self, config, redis_url, options, workdir):
         """gunicorn serving the site on a free loopback port, stopped on the way out."""
-        port = embedded_redis.free_port()
+        port = free_port()
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": os.environ.get(

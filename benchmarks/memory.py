@@ -15,25 +15,24 @@ server time per insert, for socialsite's layout and the book's, on one Redis.
 import tempfile
 import time
 
-from django.core.management.base import BaseCommand
-
+from benchmarks import book
 from socialsite import embedded_redis
-from socialsite.benchmarks import book
 from socialsite.repository import bulk, client, fanout, keys, statuses
 from socialsite.repository.limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+from tests.support.redis_servers import RedisServer
 
 
-class Command(BaseCommand):
-    help = "Measure memory per timeline entry and per status, and server time per insert."
+class MemoryBenchmark:
+    """One run of ``manage.py bench_memory`` with its options (a dict)."""
 
-    def add_arguments(self, parser):
-        parser.add_argument("--timelines", type=int, default=1000)
-        parser.add_argument("--rounds", type=int, default=400)
-        parser.add_argument("--statuses", type=int, default=20000)
+    def __init__(self, stdout, stderr):
+        # The command's output wrappers: each write() is a line.
+        self.stdout = stdout
+        self.stderr = stderr
 
-    def handle(self, *args, **options):
+    def run(self, options):
         with tempfile.TemporaryDirectory() as tmp:
-            server = embedded_redis.RedisServer(tmp).start()
+            server = RedisServer(tmp).start()
             try:
                 r = client.connect(server.url)
                 info = r.info("server")

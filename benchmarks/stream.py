@@ -2,7 +2,8 @@
 
 1. Starts a throwaway Redis (unless --redis-url) and creates --posters users.
 2. For each design (one Redis subscription per process, then the book's one per
-   client; --design picks one): starts ``manage.py stream`` on a free loopback port,
+   client; --design picks one): starts ``manage.py stream``, or for the book's
+   ``manage.py bench_stream_server`` (book_stream.py), on a free loopback port,
    opens --clients streaming connections with assorted filters (sample, track,
    follow, locations), posts --rate statuses a second for --seconds through the
    repository (statuses.post_status, as the site does), and records, for every line
@@ -29,16 +30,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
-from socialsite import embedded_redis
 from socialsite.repository import client as redis_client
 from socialsite.repository import events, statuses, users
+from tests.support.redis_servers import RedisServer
+from tests.support.streams import StreamServerProcess
 from timeline.streaming import filters
-from timeline.streaming.harness import StreamServerProcess
 from timeline.streaming.hub import redacted
 
 HOST = "127.0.0.1"
+# The command that serves each design: one Redis subscription per process (the
+# product's), or per client (the book's).
+SERVERS = {"process": "stream", "client": "bench_stream_server"}
 # The words statuses are made of and clients track: a small vocabulary, so that a
 # tracked word turns up in a few percent of statuses, as a popular topic would.
 VOCABULARY = """
@@ -150,37 +154,15 @@ class BenchClient(asyncio.Protocol):
             self.ready.set_exception(ConnectionError("closed before answering"))
 
 
-class Command(BaseCommand):
-    help = "Benchmark the streaming server: delivery delay, clients, memory; vs the book's design."
+class StreamBenchmark:
+    """One run of ``manage.py bench_stream`` with its options (a dict)."""
 
-    def add_arguments(self, parser):
-        parser.add_argument("--clients", type=int, default=1000, help="streaming clients")
-        parser.add_argument("--rate", type=float, default=100.0, help="statuses posted a second")
-        parser.add_argument("--seconds", type=float, default=20.0, help="posting time per design")
-        parser.add_argument("--warmup", type=float, default=2.0, help="first seconds not measured")
-        parser.add_argument("--posters", type=int, default=100, help="users who post")
-        parser.add_argument(
-            "--firehose", type=int, default=10, help="clients of the whole firehose (100%%)"
-        )
-        parser.add_argument(
-            "--compare-clients",
-            type=int,
-            default=None,
-            help="clients for the book's design (default: --clients)",
-        )
-        parser.add_argument(
-            "--design",
-            choices=["both", "process", "client"],
-            default="both",
-            help="one subscription per process (ours), per client (the book's), or both",
-        )
-        parser.add_argument(
-            "--redis-url", default="", help="use this Redis (it gets users and statuses)"
-        )
-        parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
-        parser.add_argument("--seed", type=int, default=1, help="random seed for the workload")
+    def __init__(self, stdout, stderr):
+        # The command's output wrappers: each write() is a line.
+        self.stdout = stdout
+        self.stderr = stderr
 
-    def handle(self, *args, **options):
+    def run(self, options):
         if options["clients"] < 1 or options["rate"] <= 0 or options["seconds"] <= 0:
             raise CommandError("--clients, --rate and --seconds must be positive")
         if options["warmup"] >= options["seconds"]:
@@ -190,15 +172,15 @@ class Command(BaseCommand):
             redis_server = None
             url, cluster = options["redis_url"], options["cluster"]
             if not url:
-                redis_server = embedded_redis.RedisServer(workdir / "redis").start()
+                redis_server = RedisServer(workdir / "redis").start()
                 url, cluster = redis_server.url, False
             try:
-                self.run(url, cluster, workdir, options)
+                self.measure(url, cluster, workdir, options)
             finally:
                 if redis_server is not None:
                     redis_server.stop()
 
-    def run(self, url, cluster, workdir, options):
+    def measure(self, url, cluster, workdir, options):
         r = redis_client.connect(url, cluster=cluster)
         rng = random.Random(options["seed"])
         posters = self.create_posters(r, options["posters"])
@@ -303,7 +285,7 @@ class Command(BaseCommand):
         result = RunResult(design, len(specs))
         connections_before = redis_client.connected_clients(r)
         server = StreamServerProcess(
-            url, cluster, log_path=workdir / f"stream-{design}.log", subscription=design
+            url, cluster, log_path=workdir / f"stream-{design}.log", command=SERVERS[design]
         ).start()
         try:
             rss_before = server.rss_bytes()

@@ -1,0 +1,31 @@
+"""``manage.py bench_fanout``: fan-out rate, ours against the book's and the raw ceiling
+(benchmarks/fanout.py)."""
+
+from django.core.management.base import BaseCommand
+
+from benchmarks.fanout import FanoutBenchmark
+from socialsite.repository.limits import JOBS_PER_STEP
+
+
+class Command(BaseCommand):
+    help = "Measure fan-out rate: socialsite's workers vs the book's algorithm vs raw ZADDs."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--followers", default="10000,100000,1000000")
+        parser.add_argument("--workers", default="2", help="worker processes, e.g. 1,2,3")
+        parser.add_argument(
+            "--jobs-per-step",
+            default=str(JOBS_PER_STEP),
+            help="the workers' --jobs-per-step, e.g. 1,5 to compare",
+        )
+        parser.add_argument("--redis-url", default="", help="default: a throwaway server")
+        parser.add_argument("--skip-book", action="store_true")
+        parser.add_argument(
+            "--repeat",
+            type=int,
+            default=1,
+            help="measure everything N times, alternating, and compare each one's best",
+        )
+
+    def handle(self, *args, **options):
+        FanoutBenchmark(self.stdout, self.stderr).run(options)

@@ -1,0 +1,18 @@
+"""``manage.py bench_memory``: bytes per home-timeline entry and per status, and server
+time per insert, ours against the book's layout (benchmarks/memory.py)."""
+
+from django.core.management.base import BaseCommand
+
+from benchmarks.memory import MemoryBenchmark
+
+
+class Command(BaseCommand):
+    help = "Measure memory per timeline entry and per status, and server time per insert."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--timelines", type=int, default=1000)
+        parser.add_argument("--rounds", type=int, default=400)
+        parser.add_argument("--statuses", type=int, default=20000)
+
+    def handle(self, *args, **options):
+        MemoryBenchmark(self.stdout, self.stderr).run(options)

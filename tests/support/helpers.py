@@ -1,0 +1,59 @@
+"""Helpers the test modules share: users, logging in, posting.
+
+Fixtures (the personas alice, bob and carol, the Redis servers, the stream server) are
+in tests/conftest.py; these are plain functions.
+"""
+
+import re
+
+from django.contrib.auth.hashers import make_password
+
+from socialsite.repository import statuses, users
+
+# Every test user's password.
+PASSWORD = "correct horse battery staple"
+
+CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def make_user(r, login, name=None):
+    """A signed-up user (with PASSWORD) as the repository's dict."""
+    uid = users.create_user(r, login, name or login.title(), make_password(PASSWORD))
+    return users.get_user(r, uid)
+
+
+def csrf_token(response):
+    """The CSRF token of the form on a page."""
+    match = CSRF_INPUT.search(response.content.decode())
+    assert match, "the page has no CSRF token"
+    return match.group(1)
+
+
+def log_in(client, login, password=PASSWORD):
+    """Log ``client`` (Django's test client) in through the login form; return it.
+
+    A client that enforces CSRF checks, as browsers do, first loads the form for its
+    token, as a browser would.
+    """
+    form = {"username": login, "password": password}
+    if client.handler.enforce_csrf_checks:
+        form["csrfmiddlewaretoken"] = csrf_token(client.get("/accounts/login/"))
+    response = client.post("/accounts/login/", form)
+    assert response.status_code == 302, response.content.decode()
+    return client
+
+
+def log_in_browser(page, login, password=PASSWORD):
+    """Log in through the login form in ``page`` (Playwright's, on the live server)."""
+    from playwright.sync_api import expect  # only the browser tests have it
+
+    page.goto("/accounts/login/")
+    page.get_by_label(re.compile(r"^Login name:?$")).fill(login)
+    page.get_by_label(re.compile(r"^Password:?$")).fill(password)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
+
+
+def post(r, user, message, **data):
+    """``user`` posts ``message`` through the repository; the status id."""
+    return statuses.post_status(r, user["id"], message, **data)
