@@ -131,7 +131,8 @@ class StreamConnection:
 
     Decodes chunked transfer encoding by hand, so that tests see what a client sees:
     the status line, the headers, each line of the body as it comes, the final chunk
-    (``ended``) or a connection cut without it (StreamClosed).
+    (``ended``) or a connection cut without it (StreamClosed). ``source`` is the local
+    address to connect from.
     """
 
     def __init__(
@@ -144,8 +145,12 @@ class StreamConnection:
         host="127.0.0.1",
         timeout=10.0,
         receive_buffer=None,
+        source=None,
     ):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if source is not None:
+            # Another loopback address (127.0.0.2, ...): another client, to the server.
+            self.sock.bind((source, 0))
         if receive_buffer is not None:
             # Set before connecting, so that the TCP window is small from the start.
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)

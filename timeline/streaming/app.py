@@ -27,6 +27,7 @@ from socialsite.repository import users
 from . import filters
 from .filters import RequestError
 from .hub import Format
+from .limits import RETRY_AFTER_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +71,12 @@ class StreamingApp:
     repository client, used from threads) resolves follow's logins; ``live`` (a
     live.LiveHome) serves /live/home, which is absent when it is None."""
 
-    def __init__(self, hub, redis, live=None):
+    def __init__(self, hub, redis, live=None, max_streams=None):
         self.hub = hub
         self.redis = redis
         self.live = live
+        # Streams at a time; past it new ones get 429 (limits.ConnectionLimits).
+        self.max_streams = max_streams
         self.routes = {
             "/statuses/sample.json": ({"GET"}, self.sample),
             "/statuses/filter.json": ({"POST"}, self.filter),
@@ -102,6 +105,8 @@ class StreamingApp:
             extra = []
             if error.status == 405:
                 extra.append((b"allow", ", ".join(sorted(route[0])).encode()))
+            if error.status == 429:
+                extra.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
             await send_text(send, error.status, error.message, extra)
         except ClientGone:
             pass
@@ -231,6 +236,11 @@ class StreamingApp:
     ):
         """Answer 200 and send the events ``match`` accepts until the client goes
         away, falls too far behind, or the server stops."""
+        if self.max_streams is not None and len(self.hub.clients) >= self.max_streams:
+            raise RequestError(
+                429, f"This server streams to as many clients as it can ({self.max_streams}); "
+                "try again in a few seconds."
+            )  # fmt: skip
         self.connection_count += 1
         client = self.hub.client(match, format, f"{name} #{self.connection_count}")
         if not self.hub.add(client):

@@ -16,6 +16,7 @@ from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
 from timeline.streaming.hub import Hub, redacted
+from timeline.streaming.limits import ConnectionLimits
 from timeline.streaming.live import REFRESH_SECONDS, LiveHome
 
 # Streams that have not ended this long after the stop signal (their clients stopped
@@ -73,6 +74,24 @@ class Command(BaseCommand):
             default=REFRESH_SECONDS,
             help="seconds between two checks of a live page's session and follows",
         )
+        parser.add_argument(
+            "--max-clients",
+            type=int,
+            default=settings.STREAM_MAX_CLIENTS,
+            help="streams at a time; new ones past it are answered 429",
+        )
+        parser.add_argument(
+            "--max-per-address",
+            type=int,
+            default=settings.STREAM_MAX_PER_ADDRESS,
+            help="connections one client address may hold",
+        )
+        parser.add_argument(
+            "--request-timeout",
+            type=float,
+            default=settings.STREAM_REQUEST_TIMEOUT,
+            help="seconds a new connection has to send its request before it is closed",
+        )
         parser.add_argument("--access-log", action="store_true", help="log every request")
 
     def build_app(self, options):
@@ -93,14 +112,21 @@ class Command(BaseCommand):
             keepalive=options["keepalive"],
             prepare=live.prepare,
         )
-        return StreamingApp(hub, redis, live), url
+        return StreamingApp(hub, redis, live, max_streams=options["max_clients"]), url
 
     def handle(self, *args, **options):
         app, url = self.build_app(options)
+        limits = ConnectionLimits(
+            max_streams=options["max_clients"],
+            per_address=options["max_per_address"],
+            request_timeout=options["request_timeout"],
+        )
+        limits.raise_open_files_limit()
         config = uvicorn.Config(
             app,
             host=options["host"],
             port=options["port"],
+            http=limits.protocol_class(),
             lifespan="on",
             access_log=options["access_log"],
             # Django's LOGGING configures the loggers (uvicorn's included).
