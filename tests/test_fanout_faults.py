@@ -1,9 +1,11 @@
 """The fan-out under faults: claims are not failures, completed jobs are never
 dead-lettered, stopped workers leave the group, and a worker outlives Redis outages."""
 
+import random
 import signal
 import time
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -238,3 +240,48 @@ def test_a_form_sent_again_after_its_first_request_died_posts_it_under_its_first
     assert statuses.get_status(r, sid)["message"] == "retry me"
     assert receivers(r, sid, followers) == set(followers)
     assert users.get_user(r, alice["id"])["posts"] == 1
+
+
+# --- real worker processes killed again and again ----------------------------------------
+
+SLOW_REDIS = Path(__file__).parent / "support" / "slow_redis"
+
+
+def test_a_fan_out_survives_its_workers_killed_mid_job_again_and_again(r, alice, redis_backend):
+    followers = add_followers(r, alice["id"], 20_000)
+    sid = statuses.post_status(r, alice["id"], "through fifteen crashes", inline_limit=100)
+    slow = {"PYTHONPATH": str(SLOW_REDIS), "SOCIALSITE_TEST_REDIS_DELAY_MS": "150"}
+    rng = random.Random(15)
+    kills_mid_job = 0
+    for attempt in range(60):
+        if kills_mid_job >= 15 or jobs.backlog(r) == 0:
+            break
+        name = f"doomed{attempt}"
+        doomed = start_worker(
+            redis_backend, "--name", name, "--claim-idle-ms", "300", "--jobs-per-step", "1",
+            env=slow,
+        )  # fmt: skip
+        try:
+            wait_for(lambda name=name: holds_a_job(r, name) or jobs.backlog(r) == 0, 30)
+            time.sleep(rng.uniform(0, 0.3))  # somewhere inside the job
+            mid_job = holds_a_job(r, name)
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait()
+        kills_mid_job += mid_job
+    assert kills_mid_job >= 15
+    survivor = start_worker(
+        redis_backend, "--name", "survivor", "--claim-idle-ms", "300", "--exit-when-idle"
+    )
+    output, _ = survivor.communicate(timeout=180)
+    assert survivor.returncode == 0, output
+    assert receivers(r, sid, followers) == set(followers)
+    sample = followers[:: len(followers) // 200]
+    assert all(timelines.home_ids(r, f) == [sid] for f in sample)  # once, nothing else
+    state = jobs.status(r)
+    assert (state["dead"], state["in_flight"], state["waiting"], state["failing"]) == (0, 0, 0, 0)
+
+
+def holds_a_job(r, consumer):
+    """Whether worker ``consumer`` has a job in flight."""
+    return any(c["name"] == consumer and c["pending"] for c in jobs.status(r)["consumers"])

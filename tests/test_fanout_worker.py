@@ -304,12 +304,15 @@ def test_status_command_reports_the_queue(r, alice, small_batches):
 # --- real worker processes ----------------------------------------------------------------
 
 
-def start_worker(redis_backend, *args):
+def start_worker(redis_backend, *args, env=None):
+    """``manage.py fanout *args`` in a process of its own, on the tests' Redis; ``env``
+    adds to its environment."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "socialsite.settings",
         "REDIS_URL": redis_backend.url,
         "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
+        **(env or {}),
     }
     return subprocess.Popen(
         [sys.executable, str(settings.BASE_DIR / "manage.py"), "fanout", *args],
