@@ -3,6 +3,7 @@ dead-lettered, stopped workers leave the group, and a worker outlives Redis outa
 
 import random
 import signal
+import threading
 import time
 from io import StringIO
 from pathlib import Path
@@ -285,3 +286,54 @@ def test_a_fan_out_survives_its_workers_killed_mid_job_again_and_again(r, alice,
 def holds_a_job(r, consumer):
     """Whether worker ``consumer`` has a job in flight."""
     return any(c["name"] == consumer and c["pending"] for c in jobs.status(r)["consumers"])
+
+
+def test_redis_killed_during_a_burst_of_posts_loses_no_delivery_of_a_stored_status(tmp_path):
+    """Four clients post as fast as they can (each author has 1,500 followers: 1,000
+    inline, the rest deferred) while Redis is SIGKILLed; it starts again from its
+    append-only file, the workers sweep and run, and then every status Redis kept is
+    in the home timeline of every follower of its author."""
+    server = RedisServer(tmp_path / "redis", append_only=True).start()
+    setup = client.connect(server.url)
+    authors = []
+    for index in range(4):
+        uid = setup.incr(keys.USER_IDS)
+        setup.hset(keys.user(uid), mapping={"id": uid, "login": f"a{index}", "name": "A",
+                   "followers": 0, "following": 0, "posts": 0, "signup": 0})  # fmt: skip
+        authors.append((uid, add_followers(setup, uid, 1500, first_uid=10_000 * (index + 1))))
+    setup.config_set("appendfsync", "everysec")
+    stop, posted = threading.Event(), []
+
+    def poster(uid):
+        r = client.connect(server.url, timeout=0.5, retries=0)
+        while not stop.is_set():
+            try:
+                posted.append(statuses.post_status(r, uid, "burst"))
+            except client.OUTAGE_ERRORS:
+                time.sleep(0.01)
+
+    threads = [threading.Thread(target=poster, args=(uid,)) for uid, _ in authors]
+    for thread in threads:
+        thread.start()
+    try:
+        wait_for(lambda: len(posted) >= 40, 30)
+        server.stop()  # SIGKILL, in the middle of posts
+        time.sleep(0.3)
+        stop.set()
+        for thread in threads:
+            thread.join()
+    finally:
+        stop.set()
+    server.start()  # from the append-only file
+    r = client.connect(server.url)
+    statuses.finish_unfinished(r, grace_ms=0)
+    worker.work_until_idle(r)
+    kept = 0
+    for uid, followers in authors:
+        for sid in timelines.profile_ids(r, uid):
+            if r.exists(keys.status(sid)):
+                kept += 1
+                assert receivers(r, sid, followers) == set(followers), sid
+    assert kept >= 20
+    assert unfinished(r) == set() and jobs.status(r)["dead"] == 0
+    server.stop()

@@ -25,11 +25,14 @@ from .ports import free_port
 class RedisServer:
     """One redis-server child process on a loopback TCP port, data in ``data_dir``."""
 
-    def __init__(self, data_dir, port=None, cluster=False):
+    def __init__(self, data_dir, port=None, cluster=False, append_only=False):
+        """``append_only``: keep an append-only file, fsynced every second as in
+        production, so that a killed server starts again with what it had logged."""
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port(cluster)
         self.cluster = cluster
+        self.append_only = append_only
         self.process = None
 
     @property
@@ -42,7 +45,8 @@ class RedisServer:
             "bind": "127.0.0.1",
             "dir": str(self.data_dir),
             "save": '""',
-            "appendonly": "no",
+            "appendonly": "yes" if self.append_only else "no",
+            "appendfsync": "everysec",
             "logfile": str(self.data_dir / "redis.log"),
             **SERVER_SETTINGS,
         }
