@@ -1,21 +1,11 @@
 from django.contrib import messages
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import auth
 from .decorators import login_required
 from .forms import LoginForm, PasswordChangeForm, SignupForm
-
-
-def safe_next(request, default="/"):
-    """The ``next`` parameter if it points into this site, else ``default``."""
-    target = request.POST.get("next") or request.GET.get("next")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return default
+from .redirects import safe_next
 
 
 @require_http_methods(["GET", "POST"])

@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required
-from accounts.views import safe_next
+from accounts.redirects import safe_next
 from socialsite.connection import get_redis
-from socialsite.jinja2 import BlankForm
+from socialsite.form_markup import BlankForm
 from socialsite.repository import graph, statuses, timelines, users
 
 from .forms import StatusForm

@@ -13,7 +13,7 @@ from redis.cluster import RedisCluster
 from redis.commands import CoreCommands
 from redis.exceptions import ConnectionError, ResponseError, TimeoutError
 
-from . import users
+from .. import memory
 
 # How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
 # tell them apart from the site's short-lived connections.
@@ -190,7 +190,4 @@ def flush_all(r):
     else:
         r.flushall(asynchronous=True)
     # Ids start again from 1: what this process remembers of old users and statuses is wrong.
-    from . import statuses  # here: statuses imports this module
-
-    users.forget_authors()
-    statuses.forget_statuses()
+    memory.forget_all()
