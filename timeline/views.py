@@ -24,7 +24,7 @@ DRAFT_SESSION_KEY = "status_draft"
 def _cursor(request):
     """The ``before`` cursor of a paged list, or None for the first page."""
     if not request.META.get("QUERY_STRING"):
-        return None  # the first page, most often: no QueryDict to build (~10 us)
+        return None  # the first page, most often: no QueryDict to build
     value = request.GET.get("before")
     if value is None:
         return None
