@@ -1,10 +1,13 @@
 """The Jinja2 environment of the site's templates (settings.TEMPLATES).
 
-Jinja2 rather than Django's template language for speed alone: rendering a logged-in home
-page (30 statuses) cost 6 to 8 ms of CPU with Django's, about 1.7 ms with these (figures
-in docs/bench_web.md). Autoescaping is on, as in Django:
-every value is escaped unless it is already HTML-safe (format_html, escape and Django's
-own filters return SafeStrings, which Jinja2 respects through ``__html__``).
+Jinja2 rather than Django's template language for speed alone: a logged-in home page
+renders several times faster (figures in docs/bench_web.md). Autoescaping is on, as in
+Django: every value is escaped unless it is already HTML-safe (format_html, escape and
+Django's own filters return SafeStrings, which Jinja2 respects through ``__html__``).
+
+This module is the top of the templates' imports: it installs the helpers of
+timeline.jinja_helpers and socialsite.form_markup, and nothing imports it but
+settings.TEMPLATES (views take what they need from those modules).
 
 Django's Jinja2 backend puts ``request``, ``csrf_input`` and ``csrf_token`` in every
 context rendered with a request, plus what the context processors of settings.TEMPLATES
@@ -12,7 +15,9 @@ give (``messages``, and ``csrf_input`` once more with ``viewer``, ``urls``, ``ur
 ``status_links``: page_context below).
 
 Links: ``{{ urls.home }}`` for a view whose URL takes no arguments, ``{{ url("profile",
-login) }}`` for one that does (NamedUrls says why two ways).
+login) }}`` for one that does (NamedUrls says why two ways). The functools.lru_cache
+on _reverse, _named_urls and _static are not memories (socialsite.memory): they keep
+what pure functions give for their arguments, which is never stale.
 """
 
 import functools
@@ -21,7 +26,6 @@ import os
 import time
 
 from django.conf import settings
-from django.forms.widgets import Input, Textarea
 from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
 from django.template.defaultfilters import truncatechars
 from django.templatetags.static import static as django_static
@@ -30,7 +34,8 @@ from django.utils.functional import LazyObject
 from django.utils.html import format_html
 from jinja2 import Environment
 
-from socialsite.memory import make_room
+from socialsite import form_markup
+from socialsite.memory import Memory
 from timeline import jinja_helpers
 
 
@@ -63,15 +68,17 @@ class _PageCsrfInput:
 
 # How often this process sends a CSRF cookie again to renew its age (settings.
 # CSRF_COOKIE_AGE, a year by default): once a day, or ten times in the cookie's age if
-# that is shorter; when it did is remembered by hash of the cookie's secret. Django sends
-# the cookie again with every page that shows a form, for that renewal alone, and making
-# the Set-Cookie header was 4% of a home page's CPU. A day's slack on a year's age
-# changes nothing: the cookie is also set anew whenever it is missing or malformed and at
-# each log-in, and a process that restarts or forgets (the memory is bounded) only
-# renews it sooner.
+# that is shorter; when it did is remembered by hash of the cookie's secret, for a day at
+# most. Django sends the cookie again with every page that shows a form, for that
+# renewal alone, and making the Set-Cookie header is a noticeable part of a home page's
+# CPU. A day's slack on a year's age changes nothing: the cookie is also set anew
+# whenever it is missing or malformed and at each log-in, and a process that restarts or
+# forgets (the memory is bounded) only renews it sooner.
 CSRF_COOKIE_RENEW_SECONDS = 24 * 60 * 60
-CSRF_COOKIES_REMEMBERED = 100_000
-_csrf_cookie_renewed = {}
+CSRF_COOKIES_REMEMBERED = 100_000  # ~150 bytes each: ~15 MB per process at most
+_csrf_cookie_renewed = Memory(
+    "csrf cookie renewals", CSRF_COOKIES_REMEMBERED, ttl=CSRF_COOKIE_RENEW_SECONDS
+)
 
 # Random bytes below this map evenly onto the allowed characters (4 x 62 = 248).
 _UNBIASED_BYTES = 256 - 256 % len(CSRF_ALLOWED_CHARS)
@@ -97,10 +104,10 @@ def masked_csrf_token(request):
     new random mask, as Django masks it (its middleware unmasks it on POST).
 
     Django draws each of the mask's 32 characters with its own call to the system's
-    random source (secrets.choice) and adds them in a Python loop: 4% of a home page's
-    CPU. Here one os.urandom call gives them all, by rejection sampling (so each is as
-    evenly drawn), and table look-ups made once do the rest. A request without a secret
-    yet goes to Django, which makes one. The cookie is sent again to renew its age once
+    random source (secrets.choice) and adds them in a Python loop. Here one os.urandom
+    call gives them all, by rejection sampling (so each is as evenly drawn), and table
+    look-ups made once do the rest. A request without a secret yet goes to Django,
+    which makes one. The cookie is sent again to renew its age once
     a day (CSRF_COOKIE_RENEW_SECONDS), where get_token has it sent with every page.
     """
     secret = request.META.get("CSRF_COOKIE")
@@ -122,8 +129,7 @@ def _renew_csrf_cookie_daily(request, secret):
     every = min(CSRF_COOKIE_RENEW_SECONDS, (settings.CSRF_COOKIE_AGE or math.inf) / 10)
     if now - _csrf_cookie_renewed.get(key, -math.inf) < every:
         return
-    make_room(_csrf_cookie_renewed, CSRF_COOKIES_REMEMBERED)
-    _csrf_cookie_renewed[key] = now
+    _csrf_cookie_renewed.put(key, now)
     # The middleware then sends the cookie again, as after get_token.
     request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
 
@@ -132,7 +138,7 @@ def page_context(request):
     """Context processor (settings.TEMPLATES): the page's ``viewer`` and ``csrf_input``
     (replacing the backend's), and its own ``urls``, ``url()`` and ``status_links()``,
     which take the script prefix and URLconf looked up here, once (they are
-    context-local values, 6 us to look up), rather than each time. These shadow the
+    context-local values, slow to look up), rather than each time. These shadow the
     globals of the same names, which a template rendered without a request (or a macro
     imported without context) uses.
     """
@@ -152,9 +158,9 @@ def viewer(request):
     had a user (a 400 for a bad Host header, say).
 
     Every page shows who is logged in, so the user is loaded now as it would be a few
-    lines further down anyway. An attribute read through the lazy object costs 2.7 us,
-    on the user itself 0.7 us (a template reading one ten times, timed), and the
-    templates read the viewer's several times a page.
+    lines further down anyway. An attribute read through the lazy object costs several
+    times one read on the user itself, and the templates read the viewer's several
+    times a page.
     """
     user = getattr(request, "user", None)
     if isinstance(user, LazyObject):
@@ -168,9 +174,8 @@ class NamedUrls:
     no arguments, as an attribute: reversed the first time, then kept on the object.
 
     A call from a template costs far more than the reverse() it makes once remembered:
-    Jinja2 first asks each callable whether it wants the context. Five links of the home
-    page read so rather than called took 57,000 of its 2.6 M instructions out (callgrind;
-    docs/bench_web.md). An unknown name raises NoReverseMatch, as url() does.
+    Jinja2 first asks each callable whether it wants the context. An unknown name raises
+    NoReverseMatch, as url() does.
     """
 
     def __init__(self, prefix, urlconf):
@@ -203,9 +208,9 @@ class _PresentNamedUrls:
 def url(name, *args):
     """``{{ url("profile", login) }}``: what Django's ``{% url 'profile' login %}`` gives.
 
-    Remembered per URLconf and script prefix (reverse() costs 15 to 40 us, and a home
-    page calls this eight times): a URL depends on nothing else. Bounded, since the
-    arguments may be anyone's login.
+    Remembered per URLconf and script prefix (reverse() is slow, and a home page calls
+    this several times): a URL depends on nothing else. Bounded, since the arguments
+    may be anyone's login.
     """
     return _url(get_script_prefix(), get_urlconf(), name, *args)
 
@@ -222,7 +227,7 @@ def _reverse(name, args, prefix, urlconf):
 
 def static(path):
     """``{{ static("css/site.css") }}``: Django's static(), remembered per path, static
-    files storage and STATIC_URL (about 45 us each, three on every page)."""
+    files storage and STATIC_URL (slow, and on every page)."""
     storage = settings.STORAGES.get("staticfiles", {}).get("BACKEND")
     return _static(path, storage, settings.STATIC_URL)
 
@@ -233,84 +238,15 @@ def _static(path, storage, static_url):
     return django_static(path)
 
 
-# Markup of blank forms, by what it shows: see remembered_form_fields.
-_blank_forms = {}
-REMEMBERED_BLANK_FORMS = 256
-
-
-class BlankForm:
-    """What a view passes for a blank (unbound, default) form of ``form_class`` whose
-    markup is the same every time: remembered_form_fields writes it out once per
-    process, and the form itself is made only then (making one deep-copies its fields:
-    3% of a home page's CPU).
-
-    The class says with its classmethod ``blank_markup_key()`` what its blank markup
-    depends on besides the class (settings it reads, say); nothing else may change it.
-    """
-
-    __slots__ = ("form_class",)
-
-    def __init__(self, form_class):
-        self.form_class = form_class
-
-
-def remembered_form_fields(render, form):
-    """``render(form)`` (_form_fields.html's fresh_form_fields); for a BlankForm the
-    markup of a new form of its class, from this process's memory if it has been
-    written out before. Any other form (with its data and errors) is made afresh."""
-    if not isinstance(form, BlankForm):
-        return render(form)
-    form_class = form.form_class
-    key = (form_class, form_class.blank_markup_key())
-    markup = _blank_forms.get(key)
-    if markup is None:
-        make_room(_blank_forms, REMEMBERED_BLANK_FORMS)
-        markup = _blank_forms[key] = render(form_class())
-    return markup
-
-
-# Django widget templates that are input.html and nothing else: _form_fields.html writes
-# those widgets' markup itself. Any other widget is rendered by Django.
-_PLAIN_INPUT_TEMPLATES = frozenset(
-    f"django/forms/widgets/{kind}.html"
-    for kind in (
-        "text password email url number search tel hidden date datetime time color"
-    ).split()
-)
-
-
-def form_widget(field):
-    """What Django's widget template gets for a form field (a BoundField): ``type``,
-    ``name``, ``value`` and ``attrs``, worked out by Django's own code so that the
-    attributes and their order are those of ``{{ field }}``, plus ``kind``: "input",
-    "textarea", or None for a widget _form_fields.html leaves to Django.
-
-    Rendering a field through Django's widget templates cost 0.3 to 0.5 ms; this and the
-    macro a few microseconds.
-    """
-    widget = field.field.widget
-    attrs = field.build_widget_attrs({}, widget)
-    if field.auto_id and "id" not in widget.attrs:
-        attrs.setdefault("id", field.auto_id)
-    context = widget.get_context(field.html_name, field.value(), attrs)["widget"]
-    if isinstance(widget, Textarea):
-        context["kind"] = "textarea"
-    elif isinstance(widget, Input) and widget.template_name in _PLAIN_INPUT_TEMPLATES:
-        context["kind"] = "input"
-    else:
-        context["kind"] = None
-    return context
-
-
 class _Environment(Environment):
     def make_globals(self, d):
         # A template's globals as a plain dict of the environment's and its own, where
         # Jinja2 makes a ChainMap of the two. Every render copies them, and every
-        # ``{% from ... import ... %}`` compares them with the importing template's:
-        # through a ChainMap's Python-level lookups that was 4 to 5% of a home page's
-        # CPU. What the ChainMap would add, seeing the environment's globals change
-        # after a template is loaded, is not needed: environment() below sets them all
-        # before any template is loaded (as Jinja2's documentation asks anyway).
+        # ``{% from ... import ... %}`` compares them with the importing template's,
+        # which through a ChainMap's Python-level lookups is slow. What the ChainMap
+        # would add, seeing the environment's globals change after a template is
+        # loaded, is not needed: environment() below sets them all before any template
+        # is loaded (as Jinja2's documentation asks anyway).
         return {**self.globals, **(d or {})}
 
 
@@ -324,10 +260,9 @@ def environment(**options):
         url=url,
         urls=_PresentNamedUrls(),
         static=static,
-        form_widget=form_widget,
-        remembered_form_fields=remembered_form_fields,
+        form_widget=form_markup.form_widget,
+        remembered_form_fields=form_markup.remembered_form_fields,
         status_links=jinja_helpers.StatusLinks,
-        remembered_status=jinja_helpers.remembered_status,
         status_list_markup=jinja_helpers.status_list_markup,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,

@@ -73,7 +73,7 @@ def test_authors_are_read_once_then_remembered_for_a_while(r, round_trips, monke
     r.hset(keys.user(bob), "name", "Robert")
     assert users.get_authors(r, [bob])[bob]["name"] == "Bob"
     later = time.monotonic() + users.AUTHOR_CACHE_SECONDS + 1
-    monkeypatch.setattr(users.time, "monotonic", lambda: later)
+    monkeypatch.setattr(time, "monotonic", lambda: later)
     assert users.get_authors(r, [bob])[bob]["name"] == "Robert"
 
 

@@ -6,7 +6,8 @@ or per pipeline per server), so this measures what the network sees.
 
 import pytest
 
-from socialsite.repository import graph, statuses, users
+from socialsite import memory
+from socialsite.repository import graph, statuses
 from tests.support.helpers import PASSWORD, make_user
 
 # Single server: one pipeline holds the session, its user and password hash (the
@@ -57,8 +58,7 @@ def test_home_page_costs_the_same_for_one_status_and_for_thirty(
     with_thirty = cost(client, "/", round_trips)
     page = client.get("/").content.decode()
     assert page.count('class="status"') == 30
-    statuses.forget_statuses()
-    users.forget_authors()
+    memory.forget_all()
     round_trips["n"] = 0
     client.get("/")
     if not redis_backend.cluster:

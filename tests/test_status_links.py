@@ -95,16 +95,3 @@ def test_urls_gives_what_url_gives_and_refuses_an_unknown_name():
         engines["jinja2"].from_string("{{ urls.no_such_view }}").render({})
     # Names with a leading underscore are the object's own, never view names.
     assert engines["jinja2"].from_string("{{ urls._prefix is defined }}").render({}) == "False"
-
-
-@pytest.mark.parametrize("prefix", ["/", "/social/"])
-def test_the_link_templates_for_live_updates_are_what_reverse_gives(prefix):
-    # static/js/live.js puts the login in for "__login__" and the id for "/0/".
-    set_script_prefix(prefix)
-    try:
-        links = StatusLinks()
-        assert links.profile_template == reverse("profile", args=["__login__"])
-        assert links.status_template == reverse("status_detail", args=["__login__", 0])
-        assert links.delete_template == reverse("delete_status", args=[0])
-    finally:
-        set_script_prefix("/")

@@ -4,6 +4,8 @@ The stream server authenticates with the site's session cookie, as the pages do:
 tests log in through the site (Django's test client) and present that cookie.
 """
 
+import json
+import re
 import time
 
 import pytest
@@ -94,24 +96,77 @@ def test_it_sends_server_sent_events(alice_live):
     assert alice_live.read_line(timeout=10) == ": keep-alive"
 
 
+def status_event(stream):
+    """The data of the next event, which must be a status."""
+    kind, data = stream.read_event()
+    assert kind == "status"
+    return json.loads(data)
+
+
 def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, carol, alice_live):
     # Followed after connecting: the stream learns of it within REFRESH_SECONDS.
     follow_while_connected(r, alice_live, alice, bob)
     post(r, carol, "alice does not follow carol")
-    by_bob = post(r, bob, "Can we fix it?", location="51.5,-0.12")
+    by_bob = post(r, bob, "Can we <fix> it? 'Yes' & \"we\" can", location="51.5,-0.12")
     own = post(r, alice, "my own\nsecond line")
-    kind, data = alice_live.read_event()
-    assert kind == "status"
-    assert data == (
-        f'{{"id": {by_bob}, "uid": {bob["id"]}, "login": "bob", "name": "Bob Builder", '
-        f'"message": "Can we fix it?", "posted": {statuses.get_status(r, by_bob)["posted"]}, '
-        '"location": "51.5,-0.12"}'
-    )
-    kind, data = alice_live.read_event()
-    assert kind == "status"
-    assert f'"id": {own}' in data
-    assert '"name": "Alice Liddell"' in data
-    assert '"message": "my own\\nsecond line"' in data
+    event = status_event(alice_live)
+    assert set(event) == {"id", "html"} and event["id"] == by_bob
+    html = event["html"]
+    assert html.startswith(f'<article class="status" id="status-{by_bob}" ')
+    assert html.endswith("</article>")
+    assert (
+        '<a class="author" href="/@bob/"><strong>Bob Builder</strong>'
+        ' <span class="login">@bob</span></a>'
+    ) in html
+    assert f'<a class="when" href="/@bob/{by_bob}/">' in html and ">now</time>" in html
+    assert "Can we &lt;fix&gt; it? &#x27;Yes&#x27; &amp; &quot;we&quot; can" in html
+    assert "<fix>" not in html
+    assert '<p class="location">&#x1F4CD; 51.5,-0.12</p>' in html
+    assert "<form" not in html  # not hers: no delete form
+    event = status_event(alice_live)
+    assert event["id"] == own
+    html = event["html"]
+    assert "<strong>Alice Liddell</strong>" in html and "my own<br>second line" in html
+    # Her own: a delete form, whose CSRF token the page's script fills in.
+    assert f'<form method="post" action="/statuses/{own}/delete/" class="inline delete">' in html
+    assert '<input type="hidden" name="csrfmiddlewaretoken" value="">' in html
+    assert '<input type="hidden" name="next" value="/">' in html
+
+
+def test_a_live_status_is_the_markup_the_page_shows_for_it(client, r, alice, bob, alice_live):
+    # One macro makes both: whatever a status shows on a page, it shows live.
+    follow_while_connected(r, alice_live, alice, bob)
+    by_bob = post(r, bob, "Same <b>markup</b>\nlive & on the page", location="48.8566,2.3522")
+    own = post(r, alice, "mine, with its delete form")
+    live_html = {}
+    for _ in range(2):
+        event = status_event(alice_live)
+        live_html[event["id"]] = event["html"]
+    page = client.get("/").content.decode()  # alice's home page
+
+    def shown(sid):
+        article = re.search(rf'<article class="status" id="status-{sid}".*?</article>', page, re.S)
+        return article.group(0)
+
+    assert live_html[by_bob] == shown(by_bob)
+    # Her own: the same but for the page's CSRF token, which the live page puts in.
+    token = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
+    assert token.search(shown(own))
+    assert live_html[own] == token.sub(r'\1"', shown(own))
+
+
+def test_a_status_whose_markup_cannot_be_made_is_left_out(caplog):
+    from timeline.streaming.filters import StatusEvent
+    from timeline.streaming.live import ServerSentEvents
+
+    def broken(event, own):
+        raise ValueError("no such field")
+
+    events = ServerSentEvents(broken).for_viewer(1)
+    assert events.bytes_for(StatusEvent({"id": 5, "uid": 2})) == b": status 5 left out\n\n"
+    assert "Could not make the markup of status 5" in caplog.text
+    deleted = StatusEvent({"id": 5, "uid": 2, "deleted": True})
+    assert events.bytes_for(deleted) == b'event: delete\ndata: {"id": 5}\n\n'
 
 
 def test_it_sends_the_deletions_of_those_statuses(r, alice, bob, alice_live):

@@ -97,41 +97,68 @@ def test_a_page_shows_one_csrf_token_in_all_its_forms(rf):
     assert re.findall(r'value="([^"]+)"', template.render(request=rf.get("/")))[0] != tokens[0]
 
 
-def test_status_markup_is_made_once_and_never_shown_stale():
+STATUS_LIST = engines["jinja2"].from_string(
+    '{% from "_status.html" import status_list %}'
+    "{{ status_list(items, request, csrf_input, status_links()) }}"
+)
+STATUS_ARTICLE = engines["jinja2"].from_string(
+    '{% from "_status.html" import status_article %}'
+    "{{ status_article(status, status_links(), when, token_input, delete_next) }}"
+)
+ARTICLE_MACRO = engines["jinja2"].env.get_template("_status.html").module.status_article
 
+
+def viewer_request(rf, uid, path="/"):
+    request = rf.get(path)
+    request.user = SimpleNamespace(id=uid)
+    return request
+
+
+def articles_of(html):
+    return re.findall(r"<article.*?</article>", html, re.DOTALL)
+
+
+def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def render(status, links, when):
+    def article(status, links, when, csrf_input, delete_next):
         made.append(when)
-        return f"<p>{status['author']['name']} {when}</p>"
+        return Markup("<p>{} {}</p>").format(status["author"]["name"], when)
 
     now = datetime.datetime.now(datetime.UTC).timestamp()
-    status = {"id": 7, "posted": now - 30, "message": "hi", "location": "",
+    status = {"id": 7, "uid": 9, "posted": now - 30, "message": "hi", "location": "",
               "author": {"login": "alice", "name": "Alice"}}  # fmt: skip
-    first = jinja_helpers.remembered_status(render, status)
-    assert jinja_helpers.remembered_status(render, dict(status)) == first
+    request, links = viewer_request(rf, 1), StatusLinks()
+
+    def show(status):
+        return jinja_helpers.status_list_markup([status], request, "", links, None, article)
+
+    first = show(status)
+    assert show(dict(status)) == first
     assert made == ["now"]  # the second time from memory
     renamed = {**status, "author": {"login": "alice", "name": "Alice B."}}
-    assert jinja_helpers.remembered_status(render, renamed) == "<p>Alice B. now</p>"
+    assert show(renamed) == "<p>Alice B. now</p>"
     older = {**status, "posted": now - 300}
-    assert jinja_helpers.remembered_status(render, older) == "<p>Alice 5m</p>"
-    assert made == ["now", "now", "5m"]
+    assert show(older) == "<p>Alice 5m</p>"
+    # Any field the status has counts, not only those shown today.
+    assert show({**older, "likes": 3}) == "<p>Alice 5m</p>"
+    assert made == ["now", "now", "5m", "5m"]
 
 
 def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
     status = {"id": 3, "uid": 9, "posted": 1_700_000_000.5, "location": "1.5,2.5",
               "message": "<script>alert('x')</script>\nsecond line",
               "author": {"login": "bob", "name": "Bob <b>&</b>"}}  # fmt: skip
-    page = engines["jinja2"].from_string(
-        '{% from "_status.html" import status_article %}'
-        "{{ status_article(status, request, csrf_input) }}"
+    request = viewer_request(rf, 1)
+    first = STATUS_LIST.render({"items": [status]}, request)
+    assert STATUS_LIST.render({"items": [status]}, request) == first
+    fresh = STATUS_ARTICLE.render(
+        {"status": status, "when": reltime(status["posted"]), "token_input": None}, request
     )
-    request = rf.get("/")
-    request.user = SimpleNamespace(id=1)
-    first = page.render({"status": status}, request)
-    assert page.render({"status": status}, request) == first
+    assert first == fresh
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;<br>second line" in first
     assert "Bob &lt;b&gt;&amp;&lt;/b&gt;" in first and "<b>" not in first
+    assert 'href="/@bob/"' in first and 'href="/@bob/3/"' in first
     assert first.count('class="status-head"') == 1 and "Delete" not in first
 
 
@@ -144,56 +171,78 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
         {"id": 4, "uid": 9, "posted": posted, "message": "<i>his</i>", "author": bob},
         {"id": 3, "uid": 9, "posted": posted, "message": "his too", "author": bob},
     ]  # fmt: skip
-    request = rf.get("/")
-    request.user = SimpleNamespace(id=1)
-    page = engines["jinja2"].from_string(
-        '{% from "_status.html" import status_list %}'
-        "{{ status_list(items, request, csrf_input, status_links()) }}"
-    )
-    html = page.render({"items": items}, request)
-    articles = html.split("<article")[1:]
+    request = viewer_request(rf, 1, "/?before=6")
+    html = STATUS_LIST.render({"items": items}, request)
+    articles = articles_of(html)
     assert [re.search(r'id="status-(\d+)"', a).group(1) for a in articles] == ["5", "4", "3"]
-    assert 'action="/statuses/5/delete/"' in articles[0] and "csrfmiddlewaretoken" in articles[0]
+    assert 'action="/statuses/5/delete/"' in articles[0]
+    assert '<input type="hidden" name="next" value="/?before=6">' in articles[0]
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', articles[0]).group(1)
+    assert len(token) == 64  # the page's own token, not a blank one
     assert not any("<form" in article for article in articles[1:])
     assert "&lt;i&gt;his&lt;/i&gt;" in html and "<i>" not in html and "<b>" not in html
-    # Another viewer's statuses look as status_article makes them (spacing aside).
-    single = engines["jinja2"].from_string(
-        '{% from "_status.html" import status_article %}'
-        "{{ status_article(status, request, csrf_input) }}"
-    )
-    for status, article in zip(items[1:], articles[1:], strict=True):
-        assert " ".join(single.render({"status": status}, request).split()) == " ".join(
-            f"<article{article}".split()
-        )
+    # Each is exactly what the status_article macro makes of it.
+    for status, article in zip(items, articles, strict=True):
+        own = status["uid"] == 1
+        context = {"status": status, "when": "1m", "delete_next": "/?before=6",
+                   "token_input": Markup(
+                       '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
+                   ).format(token) if own else None}  # fmt: skip
+        assert STATUS_ARTICLE.render(context, request) == article
+    # Shown again (from memory), the viewer's own status gets this page's new token.
+    again = articles_of(STATUS_LIST.render({"items": items}, request))
+    assert again[1:] == articles[1:]
+    assert again[0] != articles[0] and "csrfmiddlewaretoken" in again[0]
+    assert 'value=""' not in again[0]
 
 
 def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
-    # The macros make Markup; a plain string (from any other renderer) is escaped.
+    # The macro makes Markup; a plain string (from any other renderer) is escaped.
     posted = datetime.datetime.now(datetime.UTC).timestamp()
     me, bo = {"login": "me", "name": "Me"}, {"login": "bo", "name": "Bo"}
     items = [
         {"id": 987_001, "uid": 1, "posted": posted, "message": "a", "author": me},
         {"id": 987_002, "uid": 2, "posted": posted, "message": "b", "author": bo},
     ]  # fmt: skip
-    request = rf.get("/")
-    request.user = SimpleNamespace(id=1)
+    request = viewer_request(rf, 1)
 
-    def own(status, *args):
-        return Markup("<article>mine</article>")
-
-    def public(status, links, when):
+    def article(status, links, when, csrf_input, delete_next):
+        if csrf_input is not None:
+            return Markup("<article>mine</article>")
         return "<b>not markup</b>"
 
-    html = jinja_helpers.status_list_markup(
-        items, request, "", StatusLinks(), None, own=own, public=public
-    )
+    html = jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
     assert html == "<article>mine</article>\n&lt;b&gt;not markup&lt;/b&gt;"
     assert isinstance(html, Markup)
-    public = lambda status, links, when: Markup("<article>his</article>")  # noqa: E731
+
+    def article(status, links, when, csrf_input, delete_next):
+        mine = csrf_input is not None
+        return Markup("<article>mine</article>") if mine else Markup("<article>his</article>")
+
     items[1]["id"] = 987_003  # not the markup remembered above
     assert jinja_helpers.status_list_markup(
-        items, request, "", StatusLinks(), None, own=own, public=public
+        items, request, "", StatusLinks(), None, article
     ) == Markup("<article>mine</article>\n<article>his</article>")
+
+    def article(status, links, when, csrf_input, delete_next):
+        return "<b>mine</b>" if csrf_input is not None else Markup("<article>his</article>")
+
+    items[0]["id"] = 987_004  # the viewer's own, not markup: escaped with its page token
+    assert jinja_helpers.status_list_markup(
+        items, request, "", StatusLinks(), None, article
+    ) == Markup("&lt;b&gt;mine&lt;/b&gt;\n<article>his</article>")
+
+
+def test_a_page_token_replaces_the_blank_one_and_nothing_else(rf):
+    # A message that looks like the blank input is escaped, so only the form's changes.
+    status = {"id": 8, "uid": 1, "posted": 1_700_000_000.0, "author": {"login": "me", "name": "Me"},
+              "message": '<input type="hidden" name="csrfmiddlewaretoken" value="">'}  # fmt: skip
+    page_input = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="T0KEN">')
+    html = jinja_helpers.status_list_markup(
+        [status], viewer_request(rf, 1), page_input, StatusLinks(), "/", ARTICLE_MACRO
+    )
+    assert html.count('value="T0KEN"') == 1 and 'value=""' not in html
+    assert '<p class="message">&lt;input type=&quot;hidden&quot;' in html
 
 
 FORM_FIELDS = engines["jinja2"].from_string(
@@ -208,13 +257,13 @@ REMEMBERED_FORM_FIELDS = engines["jinja2"].from_string(
 
 
 def test_a_blank_status_form_is_remembered_and_the_same_as_made_fresh(settings):
-    from socialsite import jinja2 as site_jinja2
+    from socialsite import form_markup
 
-    blank = site_jinja2.BlankForm(StatusForm)
+    blank = form_markup.BlankForm(StatusForm)
     remembered = REMEMBERED_FORM_FIELDS.render({"form": blank})
     fresh = FORM_FIELDS.render({"form": StatusForm()}).split("|")[1]
     assert remembered == fresh and 'data-max-length="' in fresh
-    assert any(key[0] is StatusForm for key in site_jinja2._blank_forms)
+    assert (StatusForm, StatusForm.blank_markup_key()) in form_markup._blank_forms
     settings.STATUS_MAX_LENGTH = 17  # what the class says its markup depends on
     remembered = REMEMBERED_FORM_FIELDS.render({"form": blank})
     assert 'data-max-length="17"' in remembered
@@ -222,13 +271,13 @@ def test_a_blank_status_form_is_remembered_and_the_same_as_made_fresh(settings):
 
 
 def test_forms_other_than_blank_forms_are_made_afresh():
-    from socialsite import jinja2 as site_jinja2
+    from socialsite import form_markup
 
-    site_jinja2._blank_forms.clear()
+    form_markup._blank_forms.clear()
     for form in (StatusForm({"message": "", "location": "<b>"}), LoginForm(), StatusForm()):
         remembered, fresh = FORM_FIELDS.render({"form": form}).split("|")
         assert remembered == fresh
-    assert site_jinja2._blank_forms == {}
+    assert len(form_markup._blank_forms) == 0
     bound = FORM_FIELDS.render({"form": StatusForm({"message": ""})}).split("|")[0]
     assert "Write something before posting." in bound
 

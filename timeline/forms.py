@@ -45,7 +45,7 @@ class StatusForm(forms.Form):
 
     @classmethod
     def blank_markup_key(cls):
-        # The blank form's markup (socialsite/jinja2.BlankForm) changes only with the
+        # The blank form's markup (socialsite/form_markup.BlankForm) changes only with the
         # length limit, the one thing __init__ sets that the class does not.
         return settings.STATUS_MAX_LENGTH
 

@@ -1,4 +1,14 @@
-"""The filters and functions the timeline templates use (installed by socialsite.jinja2)."""
+"""The filters and functions the timeline templates use (installed by socialsite.jinja2),
+and the status component's Python side.
+
+A status becomes markup in one place, _status.html's status_article macro, for every
+page and for the live page's events alike. status_list_markup (pages) and
+status_article (the stream server) call it and remember what it made; StatusLinks and
+the filters below make its links quickly.
+
+The functools.lru_cache on _url_pattern is not a memory (socialsite.memory): it keeps
+what reverse() gives for its arguments, which is never stale.
+"""
 
 import datetime
 import functools
@@ -11,8 +21,9 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.html import escape
 from markupsafe import Markup
+from markupsafe import escape as as_markup
 
-from socialsite.memory import make_room
+from socialsite.memory import Memory
 
 
 def reltime(posted, now=None):
@@ -55,9 +66,9 @@ def stream_port():
 
 
 # --- links in the status markup ----------------------------------------------------------
-# url() calls reverse(), about 25 us each, which a home page would do 60 times (two links
-# per status). StatusLinks reverses each pattern once per URLconf and script prefix, with
-# placeholders, then puts the login and the id in: the same URLs for a few us.
+# url() calls reverse(), which a home page would do 60 times (two links per status), and
+# that is slow. StatusLinks reverses each pattern once per URLconf and script prefix,
+# with placeholders, then puts the login and the id in: the same URLs, far faster.
 _LOGIN_SLOT = "__login__"
 _ID_SLOT = 9_876_543_210_123  # digits that no login placeholder contains
 _ID_TEXT = str(_ID_SLOT)
@@ -109,21 +120,7 @@ class StatusLinks:
     @property
     def patterns(self):
         """What the links depend on besides the login and the id."""
-        return self._profile, self._status
-
-    # The same links for static/js/live.js (the home page's data attributes), which puts
-    # the login in for "__login__" and the id for "/0/": "/@__login__/0/".
-    @property
-    def profile_template(self):
-        return self._profile
-
-    @property
-    def status_template(self):
-        return self._status.replace(_ID_TEXT, "0", 1)
-
-    @property
-    def delete_template(self):
-        return self._delete.replace(_ID_TEXT, "0", 1)
+        return self._profile, self._status, self._delete
 
 
 def profile_url(login, links=None):
@@ -142,57 +139,88 @@ def delete_url(status, links=None):
     return (links or StatusLinks()).delete(status["id"])
 
 
-# Rendered status markup by everything it shows: see remembered_status.
-REMEMBERED_STATUSES = 20_000  # ~1.5 KB each with its key: ~30 MB per process at most
-_remembered = {}
+# --- the status component ------------------------------------------------------------------
+# The one per-page part of a status's markup is the CSRF token of its delete form (the
+# viewer's own statuses only). The markup is made with this blank one; whoever shows it
+# puts the page's token in: status_list_markup on the server, static/js/live.js in the
+# browser. User content is escaped in the markup, so this is the only <input> of its
+# kind there.
+BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="">')
+
+# Markup made by status_article, by (status id, relative time, link patterns, the delete
+# form's ``next`` or None): (the status it was made from, its markup). A status whose
+# fields differ from those remembered (an author's new name, any field a template
+# shows) is made again, so an entry is never shown stale.
+REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per process at most
+_remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-def remembered_status(render, status, links=None, part="content"):
-    """``render(status, links, when)`` (_status.html's status_content or public_article,
-    named by ``part``), from this process's memory when it has made the same markup
-    before.
+def status_article(article, status, links, delete_next=None, when=None):
+    """``status`` (a dict with its ``author``) as markup, by the macro ``article``
+    (_status.html's status_article): with a delete form when ``delete_next`` (where
+    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT).
 
-    The key holds everything the markup shows (id, time, author's login and name,
-    message, location, the relative time, the URL patterns), so an entry is never stale:
-    a changed name or a new "5m" is a new key, and the oldest are forgotten when the
-    memory is full (socialsite.memory.make_room). Rendering a status takes about 21 us,
-    a hit a few. Single dict operations are atomic, so threads may share it.
+    The stream server sends this as it is, for live pages; status_list_markup
+    remembers it. ``when`` is the relative time ("5m"), worked out here by default.
     """
-    links = links or StatusLinks()
-    author = status["author"]
-    when = reltime(status["posted"])
-    key = (part, status["id"], status["posted"], author["login"], author["name"],
-           status["message"], status.get("location"), when, links.patterns)  # fmt: skip
-    markup = _remembered.get(key)
-    if markup is None:
-        make_room(_remembered, REMEMBERED_STATUSES)
-        markup = _remembered[key] = render(status, links, when)
-    return markup
+    if when is None:
+        when = reltime(status["posted"])
+    own = delete_next is not None
+    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next)
 
 
-def status_list_markup(statuses, request, csrf_input, links, delete_next, *, own, public):
-    """The markup of a page's statuses (_status.html's status_list): ``public(status,
-    links, when)`` remembered for statuses the viewer did not write, ``own(status,
-    request, csrf_input, links, delete_next)`` made afresh for those they did. Both are
-    the template's macros, so everything is escaped there."""
+def with_csrf_input(markup, csrf_input):
+    """Status ``markup`` with a delete form (status_article with ``delete_next``),
+    its blank CSRF input replaced by the page's ``csrf_input``. Both are markup
+    (HTML-safe) or escaped here, and so is the result."""
+    return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input), 1)
+
+
+def status_list_markup(statuses, request, csrf_input, links, delete_next, article):
+    """The markup of a page's statuses (_status.html's status_list), each by the macro
+    ``article`` (status_article), from this process's memory when it has made the same
+    before. The viewer's own statuses carry a delete form with the page's CSRF token,
+    which sends them back to ``delete_next`` (by default this page).
+
+    A popular status appears on many pages, and making its markup costs several times
+    what finding it remembered does: for a home page, most of its rendering.
+    """
     viewer_id = request.user.id
-    articles = [
-        own(status, request, csrf_input, links, delete_next)
-        if status["uid"] == viewer_id
-        else remembered_status(public, status, links, "article")
-        for status in statuses
-    ]
-    if all(type(article) is Markup for article in articles):
-        # All escaped markup (the macros made them), so joined they are too. Markup.join
-        # would ask each to escape itself: 28 us for a page of 30, against 2 us here.
+    patterns = links.patterns
+    own_next = None
+    keys = []
+    for status in statuses:
+        if status["uid"] == viewer_id:
+            if own_next is None:
+                own_next = delete_next or request.get_full_path()
+            keys.append((status["id"], reltime(status["posted"]), patterns, own_next))
+        else:
+            keys.append((status["id"], reltime(status["posted"]), patterns, None))
+    remembered = _remembered.get_many(keys)
+    made = {}
+    articles = []
+    for status, key in zip(statuses, keys, strict=True):
+        entry = remembered.get(key)
+        if entry is None or entry[0] != status:
+            markup = status_article(article, status, links, key[3], key[1])
+            entry = made[key] = (dict(status), markup)
+        markup = entry[1]
+        if key[3] is not None:
+            markup = with_csrf_input(markup, csrf_input)
+        articles.append(markup)
+    if made:
+        _remembered.put_many(made)
+    if all(type(part) is Markup for part in articles):
+        # All escaped markup (the macro made them), so joined they are too. Markup.join
+        # would ask each to escape itself, which costs more than the join.
         return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
     return Markup("\n").join(articles)
 
 
 def linebreaksbr(text):
     """Django's linebreaksbr filter: the text escaped, each line break as <br>. Most
-    statuses have no line break, and for them escape() alone gives the same, for a third
-    of the filter's cost."""
+    statuses have no line break, and for them escape() alone gives the same, for a
+    fraction of the filter's cost."""
     text = str(text)
     if "\n" in text or "\r" in text:
         return defaultfilters.linebreaksbr(text)

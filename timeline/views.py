@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
-from socialsite.jinja2 import BlankForm
+from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import graph, statuses, timelines, users
 
@@ -24,7 +24,7 @@ DRAFT_SESSION_KEY = "status_draft"
 def _cursor(request):
     """The ``before`` cursor of a paged list, or None for the first page."""
     if not request.META.get("QUERY_STRING"):
-        return None  # the first page, most often: no QueryDict to build (~10 us)
+        return None  # the first page, most often: no QueryDict to build
     value = request.GET.get("before")
     if value is None:
         return None

@@ -21,7 +21,7 @@ from redis.exceptions import (
 )
 from redis.retry import Retry
 
-from . import users
+from .. import memory
 
 # How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
 # tell them apart from the site's short-lived connections.
@@ -157,7 +157,7 @@ def round_trip(r, fill):
     outside redis-py's pipeline and pool: every logged-in page makes one such round
     trip first, and redis-py's pipeline took as much CPU around it (taking a pooled
     connection, which polls the socket; retry, metrics and event hooks) as the round
-    trip itself: measured 0.19 ms of CPU against 0.10 ms here (docs/bench_web.md).
+    trip itself, about twice what it costs here (docs/bench_web.md).
     The replies are parsed exactly as redis-py parses them. A dropped connection is
     made anew and the whole batch sent once more, so, as with redis-py's retries, the
     commands must be safe to repeat. A thread's connection closes when the thread
@@ -228,7 +228,4 @@ def flush_all(r):
     else:
         r.flushall(asynchronous=True)
     # Ids start again from 1: what this process remembers of old users and statuses is wrong.
-    from . import statuses  # here: statuses imports this module
-
-    users.forget_authors()
-    statuses.forget_statuses()
+    memory.forget_all()

@@ -4,7 +4,7 @@ import enum
 import json
 import time
 
-from ..memory import make_room
+from ..memory import Memory
 from . import events, fanout, jobs, keys, locks, scripts
 from .limits import (
     DELETED_NOTE_MS,
@@ -162,10 +162,11 @@ def get_status(r, sid):
 # that each still exists. A profile page then costs 30 EXISTS with integer answers
 # instead of 30 hashes to send and parse, and a home page, whose ids home_page.lua has
 # already filtered through the deletion notes, nothing at all for statuses confirmed in
-# the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL:
-# client.flush_all calls forget_statuses.
+# the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL,
+# which empties every memory (client.flush_all).
 KNOWN_STATUSES = 50_000  # ~0.5 KB each: ~25 MB per process at most
-_known = {}  # {sid: (decoded status, monotonic time last confirmed)}; dict ops are atomic
+# {sid: (decoded status, monotonic time last confirmed)}
+_known = Memory("statuses", KNOWN_STATUSES)
 
 
 def get_statuses(r, sids, deletions_skipped=False):
@@ -180,13 +181,14 @@ def get_statuses(r, sids, deletions_skipped=False):
     if not sids:
         return []
     now = time.monotonic()
-    # A snapshot: another thread may empty _known meanwhile.
-    remembered = {sid: _known.get(sid) for sid in sids}
-    unknown = [sid for sid, entry in remembered.items() if not entry]
+    remembered = _known.get_many(sids)
+    unknown = []
+    if len(remembered) < len(sids):
+        unknown = [sid for sid in dict.fromkeys(sids) if sid not in remembered]
     to_confirm = [
         sid
         for sid, entry in remembered.items()
-        if entry and not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS)
+        if not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS)
     ]
     if unknown or to_confirm:
         _read_or_confirm(r, unknown, to_confirm, remembered, now)
@@ -206,26 +208,14 @@ def _read_or_confirm(r, unknown, to_confirm, remembered, now):
     for sid, exists in zip(to_confirm, replies, strict=False):
         if not exists:
             remembered[sid] = None
-            _known.pop(sid, None)
+            _known.forget(sid)
     confirmed = {sid: (remembered[sid][0], now) for sid in to_confirm if remembered[sid]}
     for sid, data in zip(unknown, replies[len(to_confirm) :], strict=True):
         status = _decode_status(data)
         remembered[sid] = (status, now) if status else None
         if status:
             confirmed[sid] = remembered[sid]
-    _remember(confirmed)
-
-
-def _remember(entries):
-    if not entries:
-        return
-    make_room(_known, KNOWN_STATUSES, len(entries))
-    _known.update(entries)
-
-
-def forget_statuses():
-    """Empty this process's memory of statuses (after a FLUSHALL: ids may be reused)."""
-    _known.clear()
+    _known.put_many(confirmed)
 
 
 def _note_deleted(r, sid):

@@ -6,12 +6,12 @@ a password): ``credentials:{uid}`` holds it, apart from the public ``user:{uid}`
 
 import time
 
-from ..memory import make_room
+from ..memory import Memory
 from . import keys
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
 # page of 30 statuses needs no read for authors it has shown lately. No one can rename
-# themselves yet; if that comes, a new name shows within this long, as on live pages.
+# themselves yet; if that comes, a new name shows within this long, on pages and live.
 AUTHOR_CACHE_SECONDS = 60.0
 AUTHOR_CACHE_SIZE = 50_000  # ~200 bytes each: ~10 MB per process at most
 
@@ -104,9 +104,8 @@ def get_users(r, uids):
     return {user["id"]: user for user in users if user}
 
 
-# {uid: (author, expires)} for get_authors, shared by a process's threads: single
-# dict operations are atomic, and a lost update only costs a read.
-_authors = {}
+# {uid: {id, login, name}} for get_authors.
+_authors = Memory("authors", AUTHOR_CACHE_SIZE, ttl=AUTHOR_CACHE_SECONDS)
 
 
 def get_authors(r, uids):
@@ -114,26 +113,27 @@ def get_authors(r, uids):
     this process's recent reads where it can; missing users are left out.
 
     The home page shows 30 statuses by a few dozen authors, the same ones page after
-    page: remembering them spares a round trip and 30 hashes on most pages.
+    page: remembering them spares a round trip and 30 hashes on most pages. The dicts
+    are shared: callers must not change them.
     """
-    now = time.monotonic()
-    found, missing = {}, []
-    for uid in dict.fromkeys(int(uid) for uid in uids):
-        cached = _authors.get(uid)
-        if cached and cached[1] > now:
-            found[uid] = cached[0]
-        else:
-            missing.append(uid)
-    make_room(_authors, AUTHOR_CACHE_SIZE, len(missing))
-    for uid, user in get_users(r, missing).items():
-        author = found[uid] = {"id": uid, "login": user["login"], "name": user["name"]}
-        _authors[uid] = (author, now + AUTHOR_CACHE_SECONDS)
+    uids = list(dict.fromkeys(int(uid) for uid in uids))
+    found = _authors.get_many(uids)
+    if len(found) < len(uids):
+        missing = [uid for uid in uids if uid not in found]
+        read = {
+            uid: {"id": uid, "login": user["login"], "name": user["name"]}
+            for uid, user in get_users(r, missing).items()
+        }
+        _authors.put_many(read)
+        found.update(read)
     return found
 
 
-def forget_authors():
-    """Empty this process's author cache (after a FLUSHALL: ids may be reused)."""
-    _authors.clear()
+def remembered_authors(uids):
+    """What get_authors would give for ``uids`` from this process's memory alone,
+    without asking Redis: for the stream server's event loop, which must not wait on
+    Redis for authors it has just shown."""
+    return _authors.get_many(int(uid) for uid in uids)
 
 
 def get_user_and_password_hash(r, uid):

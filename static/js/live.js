@@ -7,8 +7,10 @@
 // bar ("2 new statuses") so that the page does not move under the reader; a click
 // shows them. Deleted statuses disappear at once.
 //
-// Statuses are built with createElement and textContent only, never innerHTML: their
-// text is other people's. The markup is templates/_status.html's.
+// Each status comes as its markup, made and escaped on the server by the same macro
+// as the page's own statuses (templates/_status.html), and is inserted as it is. The
+// author's own statuses carry a delete form whose CSRF token is blank: this page's
+// goes in.
 (function () {
   "use strict";
   var timeline = document.getElementById("timeline");
@@ -17,7 +19,6 @@
   // A tab left open for days must not hoard statuses: past this many, the oldest
   // waiting ones are forgotten (a reload shows them all anyway).
   var MAX_PENDING = 200;
-  var myUid = Number(timeline.getAttribute("data-user-id"));
   var pending = []; // received, not shown yet
   var bar = document.createElement("button");
   bar.type = "button";
@@ -37,85 +38,20 @@
     return new URL(base.replace(/\/+$/, "") + "/live/home", location.href).href;
   }
 
-  function link(template, status) {
-    // The page's URLs, reversed by Django with placeholders: "/@__login__/0/".
-    return template.replace("__login__", encodeURIComponent(status.login))
-      .replace("/0/", "/" + status.id + "/");
-  }
-
-  function element(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
-  function relativeTime(posted) {
-    // As the reltime template filter writes it.
-    var seconds = Date.now() / 1000 - posted;
-    if (seconds < 60) return "now";
-    if (seconds < 3600) return Math.floor(seconds / 60) + "m";
-    if (seconds < 86400) return Math.floor(seconds / 3600) + "h";
-    return Math.floor(seconds / 86400) + "d";
-  }
-
-  function hiddenInput(name, value) {
-    var input = element("input");
-    input.type = "hidden";
-    input.name = name;
-    input.value = value;
-    return input;
-  }
-
-  function deleteForm(status) {
-    // The page's forms all carry a CSRF token; any of them will do for this one.
-    var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
-    if (!token) return null;
-    var form = element("form", "inline delete");
-    form.method = "post";
-    form.action = link(timeline.getAttribute("data-delete-url"), status);
-    form.appendChild(hiddenInput("csrfmiddlewaretoken", token.value));
-    form.appendChild(hiddenInput("next", location.pathname + location.search));
-    var button = element("button", "link danger", "Delete");
-    button.type = "submit";
-    form.appendChild(button);
-    return form;
-  }
-
   function renderStatus(status) {
-    var article = element("article", "status");
-    article.id = "status-" + status.id;
-    article.setAttribute("data-status-id", status.id);
-
-    var head = element("header", "status-head");
-    var author = element("a", "author");
-    author.href = link(timeline.getAttribute("data-profile-url"), status);
-    author.appendChild(element("strong", null, status.name));
-    author.appendChild(document.createTextNode(" "));
-    author.appendChild(element("span", "login", "@" + status.login));
-    head.appendChild(author);
-    head.appendChild(document.createTextNode(" · "));
-    var when = element("a", "when");
-    when.href = link(timeline.getAttribute("data-status-url"), status);
-    var iso = new Date(status.posted * 1000).toISOString();
-    var time = element("time", null, relativeTime(status.posted));
-    time.dateTime = iso;
-    time.title = iso;
-    when.appendChild(time);
-    head.appendChild(when);
-    article.appendChild(head);
-
-    // The linebreaksbr filter's rendering: each line a text node, <br> between.
-    var message = element("p", "message");
-    String(status.message).split(/\r\n|\r|\n/).forEach(function (line, i) {
-      if (i) message.appendChild(document.createElement("br"));
-      message.appendChild(document.createTextNode(line));
-    });
-    article.appendChild(message);
-    if (status.location) article.appendChild(element("p", "location", "📍 " + status.location));
-    if (status.uid === myUid) {
-      var form = deleteForm(status);
-      if (form) article.appendChild(form);
+    // A <template> parses the markup without running or loading anything in it.
+    var template = document.createElement("template");
+    template.innerHTML = status.html;
+    var article = template.content.firstElementChild;
+    var blank = article && article.querySelector('form input[name="csrfmiddlewaretoken"]');
+    if (blank) {
+      // The page's forms all carry its CSRF token; any of them will do for this one.
+      var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
+      if (token) {
+        blank.value = token.value;
+      } else {
+        blank.form.remove();
+      }
     }
     return article;
   }
@@ -132,9 +68,9 @@
     // Oldest first, each on top: the newest ends up first, as on the timeline.
     pending.sort(function (a, b) { return a.id - b.id; });
     pending.forEach(function (status) {
-      if (!document.getElementById("status-" + status.id)) {
-        timeline.insertBefore(renderStatus(status), timeline.firstChild);
-      }
+      if (document.getElementById("status-" + status.id)) return;
+      var article = renderStatus(status);
+      if (article) timeline.insertBefore(article, timeline.firstChild);
     });
     pending = [];
     updateBar();

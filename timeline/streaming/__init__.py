@@ -6,5 +6,7 @@ pages' feed, as an ASGI application run by ``manage.py stream``.
 - hub.py: one Redis subscription per process, fanned out in memory to the clients,
   each with a bounded queue; subscribing again after Redis restarts.
 - app.py: the ASGI application: routes, errors, streaming responses.
-- live.py: the logged-in home page's Server-Sent Events (sessions, CORS, names).
+- live.py: the logged-in home page's Server-Sent Events (sessions, CORS, statuses'
+  markup).
+- limits.py: connection limits uvicorn does not have (request timeout, per address, total).
 """

@@ -224,7 +224,7 @@ class StreamingApp:
             send,
             home,
             f"@{user.login}",
-            format=self.live.format,
+            format=self.live.format_for(user),
             headers=cors,
             background=keep_up_to_date,
         )

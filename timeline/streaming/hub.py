@@ -45,10 +45,11 @@ def redacted(url):
 
 class Format:
     """How one kind of client wants events written: the streaming API's JSON lines
-    (app.JSON_LINES) or the live pages' Server-Sent Events (live.SERVER_SENT_EVENTS).
+    (app.JSON_LINES) or the live pages' Server-Sent Events (live.ServerSentEvents).
 
-    ``needs_author_name``: rendering a post needs ``event.author_name``, which the
-    hub's ``prepare`` hook fills in (once per event, whatever the number of clients).
+    ``needs_author_name``: rendering a post needs ``event.author`` (its author's login
+    and name), which the hub's ``prepare`` hook fills in (once per event, whatever the
+    number of clients).
     """
 
     content_type = b"application/octet-stream"

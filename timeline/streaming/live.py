@@ -5,69 +5,88 @@ or deleted by someone they follow, or by themselves, as it happens. static/js/li
 shows them on the home page. This module holds what that needs from Django, called
 from threads since Django's session and auth code is synchronous: the session lookup
 (with the site's session cookie and accounts.auth's checks), the CORS check for the
-development setup where pages and stream are on different ports, and the authors'
-display names.
+development setup where pages and stream are on different ports, and each status's
+markup, made by the pages' own macro (templates/_status.html).
 """
 
 import asyncio
 import json
-import time
+import logging
 from urllib.parse import urlsplit
 
 from django.http.cookie import parse_cookie
 from django.http.request import split_domain_port, validate_host
+from django.template import engines
+from django.urls import reverse
 from django.utils.http import is_same_domain
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
-from socialsite.memory import make_room
 from socialsite.repository import graph, users
+from timeline import jinja_helpers
 
 from .hub import Format
+
+log = logging.getLogger(__name__)
 
 # How often a live connection re-reads whom its user follows, and checks that its
 # session is still logged in: a follow made in another tab shows up within this
 # long, and a logout elsewhere ends the stream within this long.
 REFRESH_SECONDS = 30.0
-# Authors' display names are cached this long: a renamed user's new name reaches
-# the live pages within a minute, and a busy author costs one lookup a minute.
-AUTHOR_NAME_SECONDS = 60.0
-AUTHOR_NAME_CACHE_SIZE = 10_000
 # Browsers reconnect after this many milliseconds when the connection drops.
 RECONNECT_MILLISECONDS = 5000
 
 
 class ServerSentEvents(Format):
-    """``event: status`` with the fields _status.html shows, ``event: delete`` with the
-    id; a comment as keep-alive (EventSource ignores it, proxies see traffic)."""
+    """``event: status`` with the status's markup, ``event: delete`` with its id; a
+    comment as keep-alive (EventSource ignores it, proxies see traffic).
+
+    A status's data is ``{"id": ID, "html": "<article ...>"}``: the markup a page shows
+    for it (``status_html(event, own)``, LiveHome.status_html). Its author's own
+    connections get the variant with a delete form, whose CSRF token is blank: the
+    page's script puts the page's own in. A deletion's data is ``{"id": ID}``.
+
+    One instance per connection (``for_viewer``), each knowing whose connection it is;
+    the bytes of each event are made once per variant, whatever the number of
+    connections.
+    """
 
     content_type = b"text/event-stream; charset=utf-8"
     needs_author_name = True
     keepalive = b": keep-alive\n\n"
     opening = f"retry: {RECONNECT_MILLISECONDS}\n\n".encode()
 
-    def render(self, event):
+    def __init__(self, status_html, viewer_id=None):
+        self.status_html = status_html
+        self.viewer_id = viewer_id
+
+    def for_viewer(self, uid):
+        """The format of a connection of user ``uid``."""
+        return ServerSentEvents(self.status_html, uid)
+
+    def bytes_for(self, event):
+        own = not event.deleted and event.uid == self.viewer_id
+        key = (self.status_html, own)
+        data = event.rendered.get(key)
+        if data is None:
+            data = event.rendered[key] = self.render(event, own)
+        return data
+
+    def render(self, event, own=False):
         if event.deleted:
             kind, payload = "delete", {"id": event.id}
         else:
-            status = event.status
-            kind, payload = (
-                "status",
-                {
-                    "id": event.id,
-                    "uid": event.uid,
-                    "login": status.get("login", ""),
-                    "name": getattr(event, "author_name", None) or status.get("login", ""),
-                    "message": event.message,
-                    "posted": status.get("posted"),
-                    "location": status.get("location", ""),
-                },
-            )
+            try:
+                html = self.status_html(event, own)
+            except Exception:
+                # A malformed event must not stop the others (nor this one's clients
+                # of other formats). A comment instead, which EventSource ignores; the
+                # page shows the status on its next load.
+                log.exception("Could not make the markup of status %s", event.id)
+                return f": status {event.id} left out\n\n".encode()
+            kind, payload = "status", {"id": event.id, "html": str(html)}
         # json.dumps escapes newlines, so the data always fits on one "data:" line.
         return f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
-
-
-SERVER_SENT_EVENTS = ServerSentEvents()
 
 
 class HomeFilter:
@@ -83,9 +102,7 @@ class HomeFilter:
 
 class LiveHome:
     """What the /live/home endpoint asks of the site: who is logged in, whom they
-    follow, which page origins may read the stream, and authors' names."""
-
-    format = SERVER_SENT_EVENTS
+    follow, which page origins may read the stream, and statuses' markup."""
 
     def __init__(
         self,
@@ -103,7 +120,12 @@ class LiveHome:
         self.trusted_origins = list(trusted_origins)
         self.site_port = site_port
         self.refresh_seconds = refresh_seconds
-        self.author_names = {}
+        self.format = ServerSentEvents(self.status_html)
+        # The links of the markup, with Django's script prefix outside a request
+        # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
+        self.links = jinja_helpers.StatusLinks()
+        self.home_url = reverse("home")
+        self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 
     # --- who is asking ---
 
@@ -171,15 +193,28 @@ class LiveHome:
             ]
         return headers
 
-    # --- authors' names ---
+    def format_for(self, user):
+        """The event format of a connection of ``user``."""
+        return self.format.for_viewer(user.id)
+
+    # --- statuses' markup ---
 
     async def prepare(self, event):
-        """Give ``event`` its author's display name (the hub's prepare hook)."""
-        now = time.monotonic()
-        cached = self.author_names.get(event.uid)
-        if cached is None or cached[1] < now:
-            user = await asyncio.to_thread(users.get_user, self.redis, event.uid)
-            name = user["name"] if user else event.status.get("login", "")
-            make_room(self.author_names, AUTHOR_NAME_CACHE_SIZE)
-            cached = self.author_names[event.uid] = (name, now + AUTHOR_NAME_SECONDS)
-        event.author_name = cached[0]
+        """Give ``event`` its author (id, login and name) for its markup (the hub's
+        prepare hook): from this process's memory of authors, or read from Redis in a
+        thread, so that the event loop never waits on Redis for it."""
+        authors = users.remembered_authors([event.uid])
+        if not authors:
+            authors = await asyncio.to_thread(users.get_authors, self.redis, [event.uid])
+        event.author = authors.get(event.uid)
+
+    def status_html(self, event, own):
+        """The markup of ``event``'s status, as a page shows it (_status.html's
+        status_article); ``own``: the variant with the delete form, for its author."""
+        author = getattr(event, "author", None)
+        if author is None:  # the author is gone, or could not be read: the login stands in
+            login = str(event.status.get("login", ""))
+            author = {"id": event.uid, "login": login, "name": login}
+        status = {**event.status, "author": author}
+        delete_next = self.home_url if own else None
+        return jinja_helpers.status_article(self.article, status, self.links, delete_next)
