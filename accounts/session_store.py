@@ -54,8 +54,8 @@ class SessionStore(SessionBase):
         return self.decode(data)
 
     def encode(self, session_dict):
-        # Plain JSON, where Django's stores sign (HMAC) and compress: decoding that was
-        # 6% of a home page's CPU. A signature would guard the data against someone who
+        # Plain JSON, where Django's stores sign (HMAC) and compress, which every page
+        # would pay for (docs/decisions/0011). A signature would guard the data against someone who
         # can write to Redis, who could write anything else there too; and JSON, unlike
         # pickle, cannot run code however it was tampered with.
         return json.dumps(session_dict, separators=(",", ":"))

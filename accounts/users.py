@@ -56,7 +56,7 @@ class AnonymousUser:
 
 @functools.lru_cache(maxsize=4096)
 def _session_auth_hash(password_hash, secret_key):
-    # Remembered: every logged-in request checks it, and deriving it (two SHA-256
-    # passes) was 3% of a home page's CPU. The key holds all it depends on.
+    # Remembered: every logged-in request checks it, and deriving it takes two SHA-256
+    # passes. The key holds all it depends on.
     key_salt = "accounts.users.SiteUser.get_session_auth_hash"
     return salted_hmac(key_salt, password_hash, secret=secret_key, algorithm="sha256").hexdigest()

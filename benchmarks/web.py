@@ -20,7 +20,8 @@ user's page again and again: what the per-process memory of statuses and markup 
 the repeated page and a site's pages do not all get.
 
 Everything it starts runs on 127.0.0.1 and is stopped at the end, also on Ctrl-C or
-SIGTERM. See docs/bench_web.md for figures and the gunicorn settings they support.
+SIGTERM. docs/benchmarks.md has the method and figures; docs/decisions/0013 the gunicorn
+settings they support.
 """
 
 import contextlib
@@ -169,8 +170,7 @@ class Browser:
         self.connection.close()
 
 
-# The configuration docs/bench_web.md recommends for 2 cores (see the figures there):
-# the command's defaults.
+# The configuration recommended for 2 cores (docs/decisions/0013): the command's defaults.
 DEFAULT_CONFIG = GunicornConfig("sync", 5, 1, reuse_port=False)
 
 

@@ -14,8 +14,7 @@ class SocialsiteConfig(AppConfig):
 
     def ready(self):
         # Housekeeping Django does around every request, left out where it has nothing
-        # to do: together about 30 us of each request's CPU, also of the cheapest ones
-        # (docs/bench_web.md).
+        # to do: it costs even the cheapest request (docs/decisions/0018).
         if all(db["ENGINE"] == NO_DATABASE for db in connections.settings.values()):
             # No SQL database (all data is in Redis): only a placeholder connection.
             signals.request_started.disconnect(reset_queries)

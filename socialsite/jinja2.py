@@ -1,7 +1,7 @@
 """The Jinja2 environment of the site's templates (settings.TEMPLATES).
 
 Jinja2 rather than Django's template language for speed alone: a logged-in home page
-renders several times faster (figures in docs/bench_web.md). Autoescaping is on, as in
+renders several times faster (docs/decisions/0010). Autoescaping is on, as in
 Django: every value is escaped unless it is already HTML-safe (format_html, escape and
 Django's own filters return SafeStrings, which Jinja2 respects through ``__html__``).
 

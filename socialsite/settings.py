@@ -149,7 +149,7 @@ ROOT_URLCONF = "socialsite.urls"
 WSGI_APPLICATION = "socialsite.wsgi.application"
 
 # Jinja2, for speed: Django's template language cost most of a home page's CPU
-# (socialsite/jinja2.py, docs/bench_web.md). The backend itself puts request,
+# (socialsite/jinja2.py, docs/decisions/0010). The backend itself puts request,
 # csrf_input and csrf_token in every context rendered with a request. Error pages
 # (404.html, 403_csrf.html, ...) are found through it as well.
 TEMPLATES = [

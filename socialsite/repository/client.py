@@ -157,7 +157,7 @@ def round_trip(r, fill):
     outside redis-py's pipeline and pool: every logged-in page makes one such round
     trip first, and redis-py's pipeline took as much CPU around it (taking a pooled
     connection, which polls the socket; retry, metrics and event hooks) as the round
-    trip itself, about twice what it costs here (docs/bench_web.md).
+    trip itself, about twice what it costs here (docs/decisions/0007).
     The replies are parsed exactly as redis-py parses them. A dropped connection is
     made anew and the whole batch sent once more, so, as with redis-py's retries, the
     commands must be safe to repeat. A thread's connection closes when the thread

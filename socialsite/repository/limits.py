@@ -11,7 +11,7 @@ HOME_TIMELINE_SIZE = 1000
 HOME_TIMELINE_SLACK = 200
 
 # Followers who get a new status within the posting request (the book's 1000: that
-# covers 99.9% of authors). The rest is deferred work (fanout.defer_remaining).
+# covers 99.9% of authors). The rest is deferred work (fanout.plan_job).
 # Django's INLINE_FANOUT_LIMIT setting overrides it per call.
 INLINE_FANOUT_LIMIT = 1000
 
@@ -20,8 +20,8 @@ INLINE_FANOUT_LIMIT = 1000
 FANOUT_BATCH_SIZE = 1000
 
 # Jobs a worker takes from the stream at once. Deliver jobs of one status among them
-# are delivered together (fanout.deliver_ranges): fewer, bigger script calls. Measured
-# with manage.py bench_fanout --jobs-per-step 1,5 (README): 1.3x to 1.4x the rate of one a step.
+# are delivered together (fanout.deliver_ranges): fewer, bigger script calls
+# (docs/decisions/0006; manage.py bench_fanout --jobs-per-step 1,5 compares).
 JOBS_PER_STEP = 5
 
 # Deliver jobs one plan job cuts at most (200 x 1000 = 200,000 followers). Bounds the
