@@ -954,3 +954,28 @@ def test_a_malformed_page_link_keeps_the_draft(alice_client, r, alice):
     alice_client.post("/statuses/", {"message": "x" * 281})
     assert alice_client.get("/?before=abc").status_code == 400
     assert "x" * 281 in html_of(alice_client.get("/"))
+
+
+POSTING_KEY_INPUT = re.compile(r'name="posting_key" value="([A-Za-z0-9_-]{22})"')
+
+
+def test_the_same_form_sent_twice_posts_once(r, client, alice):
+    log_in(client, "alice")
+    key = POSTING_KEY_INPUT.search(html_of(client.get("/"))).group(1)
+    for _ in range(2):  # a retry after an error, or a double click
+        response = client.post("/statuses/", {"message": "only once", "posting_key": key})
+        assert response.status_code == 302
+    assert len(timelines.profile_ids(r, alice["id"])) == 1
+    # Each showing of the form has a key of its own: a new form posts anew.
+    other = POSTING_KEY_INPUT.search(html_of(client.get("/"))).group(1)
+    assert other != key
+    client.post("/statuses/", {"message": "only once", "posting_key": other})
+    assert len(timelines.profile_ids(r, alice["id"])) == 2
+
+
+def test_a_form_without_a_valid_posting_key_still_posts(r, client, alice):
+    log_in(client, "alice")
+    for key in ("", "short", "x" * 200, "<b>bold</b>-and-22-chars"):
+        response = client.post("/statuses/", {"message": f"key {key!r}", "posting_key": key})
+        assert response.status_code == 302
+    assert len(timelines.profile_ids(r, alice["id"])) == 4

@@ -1,6 +1,9 @@
 """The pages and actions of the social network. Each view: checks, one repository call,
 a response. All Redis work happens in socialsite.repository."""
 
+import re
+import secrets
+
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import BadRequest, PermissionDenied
@@ -16,6 +19,9 @@ from socialsite.redirects import redirect_to_next
 from socialsite.repository import graph, statuses, timelines, users
 
 from .forms import StatusForm
+
+# What new_posting_key makes: 22 URL-safe characters.
+POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
 
 # Where a rejected post's text waits to be shown again in the form (Post/Redirect/Get).
 DRAFT_SESSION_KEY = "status_draft"
@@ -41,6 +47,19 @@ def _user_or_404(login):
     return user
 
 
+def new_posting_key():
+    """A fresh key for one showing of the status form: the same form sent twice (a
+    retry after an error, a double click) posts once (statuses.post_status)."""
+    return secrets.token_urlsafe(16)
+
+
+def posting_key_of(request):
+    """The form's posting key, or None if it has none or not one this site made (the
+    status is then posted without the protection: nothing is refused for it)."""
+    key = request.POST.get("posting_key", "")
+    return key if POSTING_KEY.fullmatch(key) else None
+
+
 @require_GET
 def home(request):
     before = _cursor(request)  # first: a malformed link must not cost the saved draft
@@ -56,7 +75,7 @@ def home(request):
         get_redis(), request.user.id, before=before, count=count, ids_read=ids_read
     )
     # The newest page (no cursor) gets live updates; an older page stays as it is.
-    context = {"form": form, "page": page, "live": before is None}
+    context = {"form": form, "page": page, "live": before is None, "posting_key": new_posting_key()}
     return render(request, "timeline/home.html", context)
 
 
@@ -77,6 +96,7 @@ def post_status(request):
         request.user.id,
         form.cleaned_data["message"],
         inline_limit=settings.INLINE_FANOUT_LIMIT,
+        posting_key=posting_key_of(request),
         location=form.cleaned_data["location"],
     )
     messages.success(request, "Your status is posted.")
