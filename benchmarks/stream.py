@@ -284,8 +284,15 @@ class StreamBenchmark:
     def run_design(self, r, url, cluster, workdir, design, specs, posters, options):
         result = RunResult(design, len(specs))
         connections_before = redis_client.connected_clients(r)
+        # Every client connects from 127.0.0.1: the per-address limit, made for clients
+        # on the internet, must let them all in (and /health with them).
         server = StreamServerProcess(
-            url, cluster, log_path=workdir / f"stream-{design}.log", command=SERVERS[design]
+            url,
+            cluster,
+            log_path=workdir / f"stream-{design}.log",
+            command=SERVERS[design],
+            max_per_address=options["clients"] + 100,
+            max_clients=options["clients"] + 100,
         ).start()
         try:
             rss_before = server.rss_bytes()
