@@ -18,10 +18,12 @@ reads through asyncio.to_thread), so every operation holds the memory's lock. A 
 reads many entries of one memory at once: ``get_many`` and ``put_many`` take the lock
 (and read the clock) once for all of them.
 
-Every memory is a cachetools.LRUCache, which keeps the order of use and makes room. A
-memory with a ttl keeps each value with the time it expires, and treats an expired
-entry as forgotten (and forgets it) when it is read: cachetools' TTLCache would do the
-same with twice the work per read, and a home page reads 30 authors.
+Every memory is a collections.OrderedDict kept in order of use: a read moves its key to
+the end, and room is made by dropping from the front. Both are single calls into C, and
+a home page makes about a hundred reads; cachetools' LRUCache, which keeps the same
+order through Python-level methods, made the page measurably slower
+(docs/decisions/0009). A memory with a ttl keeps each value with the time it expires,
+and treats an expired entry as forgotten (and forgets it) when it is read.
 
 ``forget_all()`` empties every memory: after a FLUSHALL, when ids start again from 1,
 what a process remembers of the old ones is wrong.
@@ -36,8 +38,9 @@ No Django here: the repository uses this module.
 import threading
 import time
 import weakref
+from collections import OrderedDict
 
-from cachetools import Cache, LRUCache
+_MISSING = object()
 
 # Every live Memory by name; a memory that is garbage collected leaves it.
 _registry = weakref.WeakValueDictionary()
@@ -62,8 +65,9 @@ class Memory:
 
     def __init__(self, name, size, ttl=None):
         self.name, self.size, self.ttl = name, size, ttl
-        # {key: value}, or with a ttl {key: (value, monotonic time it expires)}
-        self._cache = LRUCache(size)
+        # {key: value}, or with a ttl {key: (value, monotonic time it expires)}; the
+        # least recently used first.
+        self._cache = OrderedDict()
         self._lock = threading.Lock()
         with _registry_lock:
             if _registry.get(name) is not None:
@@ -82,23 +86,23 @@ class Memory:
         """{key: value} for those of ``keys`` that are remembered."""
         found = {}
         cache = self._cache
-        read = cache.__getitem__
+        read, used = cache.get, cache.move_to_end
         with self._lock:
             if self.ttl is None:
                 for key in keys:
-                    try:
-                        found[key] = read(key)
-                    except KeyError:
-                        pass
+                    value = read(key, _MISSING)
+                    if value is not _MISSING:
+                        used(key)
+                        found[key] = value
                 return found
             now = _monotonic()
             for key in keys:
-                try:
-                    value, expires = read(key)
-                except KeyError:
+                entry = read(key)
+                if entry is None:
                     continue
-                if expires > now:
-                    found[key] = value
+                if entry[1] > now:
+                    used(key)
+                    found[key] = entry[0]
                 else:
                     del cache[key]
         return found
@@ -110,14 +114,19 @@ class Memory:
     def put_many(self, items):
         """Remember each (key, value) of the mapping ``items``."""
         cache = self._cache
+        used = cache.move_to_end
         with self._lock:
             if self.ttl is None:
                 for key, value in items.items():
                     cache[key] = value
+                    used(key)
             else:
                 expires = _monotonic() + self.ttl
                 for key, value in items.items():
                     cache[key] = (value, expires)
+                    used(key)
+            while len(cache) > self.size:
+                cache.popitem(last=False)
 
     def forget(self, key):
         """Forget ``key``, if remembered."""
@@ -134,7 +143,7 @@ class Memory:
         with self._lock:
             if key not in self._cache:
                 return False
-            return self.ttl is None or Cache.__getitem__(self._cache, key)[1] > _monotonic()
+            return self.ttl is None or self._cache[key][1] > _monotonic()
 
     def __len__(self):
         """How many entries the memory holds, the expired ones not yet forgotten too."""
