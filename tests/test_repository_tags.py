@@ -135,3 +135,26 @@ def test_a_tag_page_skips_a_status_whose_hash_is_gone(r, alice):
     lost = post(r, alice, "#skip lost")
     r.delete(keys.status(lost))  # as a delete that died before taking it off the tag
     assert [s["id"] for s in timelines.tag_page(r, "skip").items] == [kept]
+
+
+def test_demo_statuses_have_entities_and_tag_timelines(r):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    call_command("seed_demo", users=20, follows=60, statuses=400, stdout=StringIO())
+    redis_tagged = tags.tag_ids(r, "redis")
+    assert redis_tagged  # 15% of demo statuses carry one of 7 tags
+    for sid in redis_tagged:
+        status = statuses.get_status(r, sid)
+        assert "#redis" in status["message"]
+        assert entities.tags(statuses.status_entities(status)) == ["redis"]
+    mentioning = [
+        status
+        for status in statuses.get_statuses(r, range(1, 401))
+        if status["message"].startswith("@")
+    ]
+    assert mentioning
+    for status in mentioning:
+        [mention] = statuses.status_entities(status)["user_mentions"]
+        assert mention["screen_name"].lower() == r.hget(keys.user(mention["id"]), "login").lower()
