@@ -179,8 +179,8 @@ def tag(request, tag):
         url = reverse("tag", args=[normalized])
         query = request.META.get("QUERY_STRING")
         return redirect(f"{url}?{query}" if query else url, permanent=True)
-    page = timelines.tag_page(get_redis(), normalized, before=before,
-                              count=settings.TIMELINE_PAGE_SIZE)  # fmt: skip
+    count = settings.TIMELINE_PAGE_SIZE
+    page = timelines.tag_page(get_redis(), normalized, before=before, count=count)
     return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 
 

@@ -286,6 +286,7 @@ def delete_status(r, uid, sid):
         return DeleteResult.NOT_FOUND
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
+    status_tags = entities.tags(status_entities(status))
 
     def fill(pipe):
         scripts.REMOVE_OWN_STATUS.queue(
@@ -294,7 +295,6 @@ def delete_status(r, uid, sid):
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
         tags.queue_remove(pipe, sid, status_tags)
 
-    status_tags = entities.tags(status_entities(status))
     _, newest, *_ = scripts.run_pipeline(r, fill)
     _note_deleted(r, sid)
     r.delete(keys.status(sid))
