@@ -274,6 +274,7 @@ def environment(**options):
         isotime=jinja_helpers.isotime,
         reltime=jinja_helpers.reltime,
         linebreaksbr=jinja_helpers.linebreaksbr,
+        message_html=jinja_helpers.message_html,
         # Django's (Jinja2's truncate counts otherwise); the result is escaped as usual.
         truncatechars=truncatechars,
     )

@@ -45,6 +45,7 @@ ENDPOINTS = [
     ("POST", "/accounts/password/", ["old_password", "new_password1", "new_password2"]),
     ("POST", "/accounts/logout/", ["next"]),
     ("GET", "/healthz", []),
+    ("GET", "/tags/{login}/", ["before"]),  # {login}: any word of a path, here a tag
     ("GET", "/readyz", []),
 ]
 

@@ -76,3 +76,22 @@ def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis
     if not redis_backend.cluster:
         assert count == PROFILE_PAGE_ROUND_TRIPS
     assert count <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+# Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE) and an
+# EXISTS of each status this process has shown (one pipeline): the statuses come from
+# memory once confirmed, and authors from memory.
+TAG_PAGE_ROUND_TRIPS = 3
+
+
+def test_tag_page_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    statuses.post_status(r, authors[0]["id"], "the only #one")
+    with_one = cost(client, "/tags/one/", round_trips)
+    for author in authors:
+        statuses.post_status(r, author["id"], f"#thirty from @{author['login']} https://a.io")
+    with_thirty = cost(client, "/tags/thirty/", round_trips)
+    assert client.get("/tags/thirty/").content.decode().count('class="status"') == 30
+    if not redis_backend.cluster:
+        assert with_one == with_thirty == TAG_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, TAG_PAGE_ROUND_TRIPS, pipelines=2)

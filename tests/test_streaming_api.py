@@ -84,6 +84,7 @@ def test_sample_streams_each_status_as_one_json_line_in_chunks(r, stream_server,
         "message": "Hello, streaming world",
         "posted": pytest.approx(time.time(), abs=60),
         "location": "48.8566,2.3522",
+        "entities": {"hashtags": [], "user_mentions": [], "urls": []},
     }
 
 
@@ -150,6 +151,38 @@ def test_track_matches_a_phrase_whose_words_all_occur_in_any_case(r, stream_serv
             post(r, alice, "#Django, at last!"),
         ]
         assert ids(stream, 2) == wanted
+
+
+def test_each_status_carries_its_entities_in_twitters_format(r, stream_server, alice, bob):
+    with sample(stream_server) as stream:
+        message = "🙂 @bob @nobody #Redis https://redis.io/docs/latest/develop/data-types/"
+        post(r, alice, message)
+        line = stream.read_json()
+    assert line["message"] == message
+    assert line["entities"] == {
+        "hashtags": [{"text": "Redis", "indices": [15, 21]}],
+        "user_mentions": [{"screen_name": "bob", "id": bob["id"], "indices": [2, 6]}],
+        "urls": [
+            {
+                "url": "https://redis.io/docs/latest/develop/data-types/",
+                "expanded_url": "https://redis.io/docs/latest/develop/data-types/",
+                "display_url": "redis.io/docs/latest/develop/d…",
+                "indices": [22, 70],
+            }
+        ],
+    }
+
+
+def test_track_matches_a_hashtag_with_or_without_its_sign(r, stream_server, alice):
+    with (
+        filtered(stream_server, "with sign", track="#redis") as with_sign,
+        filtered(stream_server, "without", track="redis") as without,
+    ):
+        plain = post(r, alice, "redis, the word")  # a word: only for "redis"
+        post(r, alice, "a#redis is no tag, #django is another")
+        tagged = [post(r, alice, "#Redis's data types"), post(r, alice, "ＷＯＷ ＃ＲＥＤＩＳ")]
+        assert ids(with_sign, 2) == tagged
+        assert ids(without, 3) == [plain, *tagged]
 
 
 def test_follow_matches_statuses_by_a_login_or_mentioning_it(r, stream_server, alice, bob, carol):

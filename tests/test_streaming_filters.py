@@ -217,3 +217,65 @@ def test_it_rejects_a_bad_box(value):
 def test_at_most_25_boxes():
     assert len(filters.parse_locations([",".join(["0,0,1,1"] * 25)])) == 25
     refused(413, filters.parse_locations, [",".join(["0,0,1,1"] * 26)])
+
+
+# --- hashtags (entities stored with the status) ---
+
+
+def tagged(message):
+    """An event as published for ``message``: its entities packed as posting packs them."""
+    from socialsite.repository import entities
+
+    status = {"id": 1, "uid": 1, "login": "alice", "message": message, "posted": 1.0}
+    packed = entities.pack(entities.parse(message, {}))
+    if packed:
+        status["entities"] = packed
+    return StatusEvent(status)
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["#Redis's fast", "I ＃ＲＥＤＩＳ", "(#redis)", "#REDIS, then", "#redis"],
+)
+@pytest.mark.parametrize("phrase", ["#redis", "redis", "#Redis", "＃Ｒｅｄｉｓ", "REDIS"])
+def test_track_matches_a_hashtag_with_or_without_its_sign(message, phrase):
+    assert filters.TrackFilter([phrase])(tagged(message))
+
+
+def test_track_with_a_sign_wants_the_hashtag_not_the_word():
+    track = filters.TrackFilter(["#redis"])
+    assert not track(tagged("redis without a sign"))
+    assert not track(tagged("a#redis is no hashtag"))
+    assert filters.TrackFilter(["redis"])(tagged("redis without a sign"))
+
+
+def test_track_phrases_mix_hashtags_and_words():
+    track = filters.TrackFilter(["#redis cluster"])
+    assert track(tagged("a CLUSTER of #Redis's nodes"))
+    assert not track(tagged("#redis alone"))
+
+
+def test_an_event_gives_its_entities_in_twitters_format():
+    assert tagged("#a https://b.io").entities == {
+        "hashtags": [{"text": "a", "indices": [0, 2]}],
+        "user_mentions": [],
+        "urls": [
+            {
+                "url": "https://b.io",
+                "expanded_url": "https://b.io",
+                "display_url": "b.io",
+                "indices": [3, 15],
+            }
+        ],
+    }
+    assert event("#old status, no field").entities == {
+        "hashtags": [],
+        "user_mentions": [],
+        "urls": [],
+    }
+
+
+@pytest.mark.parametrize(("word", "tracked"), [("#Redis", "#redis"), ("＃ＲＥＤＩＳ", "#redis"),
+                                               ("Straße", "strasse"), ("#", "#")])  # fmt: skip
+def test_track_words_read_as_event_words_are(word, tracked):
+    assert filters.track_word(word) == tracked

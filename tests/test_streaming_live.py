@@ -155,6 +155,23 @@ def test_a_live_status_is_the_markup_the_page_shows_for_it(client, r, alice, bob
     assert live_html[own] == token.sub(r'\1"', shown(own))
 
 
+def test_a_live_status_links_its_mentions_tags_and_links_as_the_page_does(
+    client, r, alice, bob, alice_live
+):
+    sid = post(r, alice, "🙂 @bob <b>#Redis</b> https://redis.io/\n#two")
+    live_html = status_event(alice_live)["html"]
+    assert '<a class="mention" href="/@bob/">@bob</a>' in live_html
+    assert '&lt;b&gt;<a class="hashtag" href="/tags/redis/">#Redis</a>&lt;/b&gt;' in live_html
+    assert (
+        '<a href="https://redis.io/" rel="nofollow noopener noreferrer ugc">redis.io/</a>'
+        '<br><a class="hashtag" href="/tags/two/">#two</a>'
+    ) in live_html
+    page = client.get("/").content.decode()  # alice's home page
+    message = re.compile(r'<p class="message">.*?</p>', re.S)
+    shown = re.search(rf'<article class="status" id="status-{sid}".*?</article>', page, re.S)
+    assert message.search(live_html).group(0) == message.search(shown.group(0)).group(0)
+
+
 def test_a_status_whose_markup_cannot_be_made_is_left_out(caplog):
     from timeline.streaming.filters import StatusEvent
     from timeline.streaming.live import ServerSentEvents

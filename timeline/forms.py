@@ -1,6 +1,8 @@
 from django import forms
 from django.conf import settings
 
+from socialsite.repository import entities, limits
+
 
 def parse_location(value):
     """ "lat,lon" -> (lat, lon) as floats within range; ValidationError otherwise."""
@@ -50,10 +52,22 @@ class StatusForm(forms.Form):
         return settings.STATUS_MAX_LENGTH
 
     def clean_message(self):
-        message = self.cleaned_data["message"]
-        if len(message) > self.max_length:
+        # A line break as one character, as the form's counter sees it (browsers send
+        # a textarea's line breaks as CR LF).
+        message = self.cleaned_data["message"].replace("\r\n", "\n")
+        length = entities.weighted_length(message)
+        if length > self.max_length:
+            links = ""
+            if entities.link_spans(message):
+                links = f", every link counting as {entities.URL_WEIGHT}"
             raise forms.ValidationError(
-                f"A status is at most {self.max_length} characters; this one has {len(message)}."
+                f"A status is at most {self.max_length} characters{links}; this one has {length}."
+            )
+        written_limit = max(self.max_length, limits.MESSAGE_MAX_CHARACTERS)
+        if len(message) > written_limit:
+            raise forms.ValidationError(
+                f"A status is at most {written_limit} characters as written, links in "
+                f"full; this one has {len(message)}. Shorten its links."
             )
         return message
 

@@ -14,16 +14,18 @@ import datetime
 import functools
 import re
 import time
+from urllib.parse import quote
 
 from django.conf import settings
 from django.template import defaultfilters
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
-from django.utils.html import escape
+from django.utils.html import escape, format_html
 from markupsafe import Markup
 from markupsafe import escape as as_markup
 
 from socialsite.memory import Memory
+from socialsite.repository import entities
 
 
 def reltime(posted, now=None):
@@ -70,6 +72,7 @@ def stream_port():
 # that is slow. StatusLinks reverses each pattern once per URLconf and script prefix,
 # with placeholders, then puts the login and the id in: the same URLs, far faster.
 _LOGIN_SLOT = "__login__"
+_TAG_SLOT = "__tag__"
 _ID_SLOT = 9_876_543_210_123  # digits that no login placeholder contains
 _ID_TEXT = str(_ID_SLOT)
 # Logins are letters, digits and underscores (accounts.forms.LOGIN_PATTERN), which need no
@@ -91,7 +94,7 @@ class StatusLinks:
     ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
     """
 
-    __slots__ = ("_profile", "_status", "_delete")
+    __slots__ = ("_profile", "_status", "_delete", "_tag")
 
     def __init__(self, prefix=None, urlconf=None):
         """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
@@ -101,6 +104,7 @@ class StatusLinks:
         self._profile = _url_pattern("profile", (_LOGIN_SLOT,), prefix, urlconf)
         self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
         self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
+        self._tag = _url_pattern("tag", (_TAG_SLOT,), prefix, urlconf)
 
     def profile(self, login):
         login = str(login)
@@ -117,10 +121,15 @@ class StatusLinks:
     def delete(self, sid):
         return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
 
+    def tag(self, normalized):
+        """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded
+        as reverse() would."""
+        return self._tag.replace(_TAG_SLOT, quote(normalized, safe=""), 1)
+
     @property
     def patterns(self):
-        """What the links depend on besides the login and the id."""
-        return self._profile, self._status, self._delete
+        """What the links depend on besides the login, the id and the tag."""
+        return self._profile, self._status, self._delete, self._tag
 
 
 def profile_url(login, links=None):
@@ -215,6 +224,53 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
         # would ask each to escape itself, which costs more than the join.
         return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
     return Markup("\n").join(articles)
+
+
+# rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the
+# page it opens gets neither this window (noopener) nor this page's address (noreferrer).
+_LINK_REL = "nofollow noopener noreferrer ugc"
+
+
+def message_html(status, links=None):
+    """``{{ status|message_html(links) }}``: the status's message as markup, its
+    mentions linked to profiles, its hashtags to their tag pages and its links to
+    themselves (shown as display_url), from the entities parsed when it was posted
+    (entities.py); a status without them (none, or posted before there were) as plain
+    text, as linebreaksbr. Every piece is escaped here: text, link texts, addresses.
+    """
+    message = str(status["message"])
+    packed = status.get("entities")
+    if not packed:
+        return linebreaksbr(message)
+    links = links or StatusLinks()
+    parts = []
+    shown = 0
+    for start, end, kind, entity in entities.in_order(entities.unpack(message, packed)):
+        link = _entity_link(kind, entity, message[start:end], links)
+        if link is None:
+            continue  # shown as text, with what comes after it
+        parts.append(linebreaksbr(message[shown:start]))
+        parts.append(link)
+        shown = end
+    parts.append(linebreaksbr(message[shown:]))
+    # Each part is escaped markup (a SafeString): Markup's join keeps it as it is.
+    return Markup("").join(parts)
+
+
+def _entity_link(kind, entity, text, links):
+    """The markup of one entity, or None to show it as text."""
+    if kind == "url":
+        return format_html('<a href="{}" rel="{}">{}</a>', entity["expanded_url"], _LINK_REL,
+                           entity["display_url"])  # fmt: skip
+    if kind == "mention":
+        if not _PLAIN_LOGIN.fullmatch(entity["screen_name"]):
+            return None
+        href = links.profile(entity["screen_name"])
+        return format_html('<a class="mention" href="{}">{}</a>', href, text)
+    tag = entities.normalize_tag(entity["text"])
+    if not entities.is_tag(tag):
+        return None
+    return format_html('<a class="hashtag" href="{}">{}</a>', links.tag(tag), text)
 
 
 def linebreaksbr(text):

@@ -16,7 +16,7 @@ from accounts.decorators import login_required
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
-from socialsite.repository import graph, statuses, timelines, users
+from socialsite.repository import entities, graph, statuses, timelines, users
 
 from .forms import StatusForm
 
@@ -161,6 +161,27 @@ def status_detail(request, login, status_id):
     if status["author"] is None:
         raise Http404("There is no such status.")
     return render(request, "timeline/status_detail.html", {"status": status})
+
+
+@require_GET
+def tag(request, tag):
+    """The statuses with hashtag ``tag``, newest first. The tag is compared as
+    normalized (NFKC, lower case): another spelling of it is sent to the normalized
+    one's URL, the one its links use."""
+    normalized = entities.normalize_tag(tag)
+    if not entities.is_tag(normalized):
+        raise Http404(
+            f"There is no tag #{tag[:80]}: a tag is 1 to {entities.MAX_TAG_LENGTH} letters, "
+            "digits and underscores, with at least one letter."
+        )
+    before = _cursor(request)
+    if normalized != tag:
+        url = reverse("tag", args=[normalized])
+        query = request.META.get("QUERY_STRING")
+        return redirect(f"{url}?{query}" if query else url, permanent=True)
+    count = settings.TIMELINE_PAGE_SIZE
+    page = timelines.tag_page(get_redis(), normalized, before=before, count=count)
+    return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 
 
 FOLLOW_MESSAGES = {

@@ -8,9 +8,11 @@ Modules, one per concern:
 - keys: the name of every key; limits: the sizes that bound data and work
 - users: accounts and password hashes; sessions: Django's session data
 - statuses: posting, reading and deleting statuses
-- timelines: reading home and profile timelines; paging: cursor pages
+- timelines: reading home, profile and tag timelines; paging: cursor pages
 - graph: follow, unfollow and the follower/following lists
 - fanout: delivering statuses to followers' home timelines
 - events: publishing posts and deletions for the streaming API
 - scripts, lua/: the Lua scripts; locks: a short Redis lock
+- entities: mentions, hashtags and links in a message (plain Python, no Redis);
+  tags: writing tag timelines (timelines reads them)
 """

@@ -13,8 +13,8 @@ import heapq
 import time
 from collections import defaultdict
 
-from . import keys
-from .limits import HOME_TIMELINE_SIZE
+from . import entities, keys
+from .limits import HOME_TIMELINE_SIZE, TAG_TIMELINE_SIZE
 
 # Commands per pipeline: big enough to amortize round trips, small enough to keep
 # client and server buffers modest.
@@ -96,12 +96,25 @@ def reserve_status_ids(r, count):
 
 def add_statuses(r, statuses):
     """Store statuses (dicts with id, uid, login, message, posted, ...), put them on
-    their authors' profiles and count them. Ids must come from reserve_status_ids."""
+    their authors' profiles and count them, and on the timelines of the tags in their
+    ``entities`` (packed, as entities.pack makes them; optional), each kept to its
+    newest TAG_TIMELINE_SIZE. Ids must come from reserve_status_ids."""
     _pipelined(r, statuses, lambda p, status: p.hset(keys.status(status["id"]), mapping=status))
     profiles = defaultdict(dict)
+    tagged = defaultdict(dict)
     for status in statuses:
         profiles[status["uid"]][str(status["id"])] = status["id"]
+        if status.get("entities"):
+            for tag in entities.tags(entities.unpack(status["message"], status["entities"])):
+                tagged[tag][str(status["id"])] = status["id"]
     _add_and_count(r, profiles, keys.profile, "posts")
+
+    def add_to_tag(pipe, item):
+        tag, ids = item
+        pipe.zadd(keys.tag(tag), ids)
+        pipe.zremrangebyrank(keys.tag(tag), 0, -TAG_TIMELINE_SIZE - 1)
+
+    _pipelined(r, list(tagged.items()), add_to_tag, chunk=500)
 
 
 def set_homes(r, homes):

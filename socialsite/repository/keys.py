@@ -102,8 +102,18 @@ def follow_lock(uid):
 
 
 def status(sid):
-    """HASH: message, posted, id, uid, login, and optional fields such as location."""
+    """HASH: message, posted, id, uid, login, and optional fields: location; entities
+    (the message's mentions, hashtags and links, packed as entities.pack makes them,
+    left out when there are none and in statuses posted before there were entities)."""
     return f"status:{sid}"
+
+
+def tag(normalized):
+    """ZSET: ids of the newest limits.TAG_TIMELINE_SIZE statuses with the hashtag
+    ``normalized`` (entities.normalize_tag), scored by id. The tag is its own hash tag
+    (after "#", so that no tag shares its name with a user shard's {sN}): the key is in
+    no author's slot, and any key a tag may add later can share its slot."""
+    return f"tag:{{#{normalized}}}"
 
 
 def deleted_statuses(uid):

@@ -55,3 +55,13 @@ UNFINISHED_POST_GRACE_MS = 60 * 1000
 # sends the same form again within this long, after an error or a double click, does
 # not post twice.
 POSTING_KEY_SECONDS = 24 * 3600
+
+# A tag timeline (keys.tag) keeps the newest this many statuses with the tag, like a
+# home timeline: bounded memory per tag however popular it is. Older statuses fall off
+# the tag's page but stay on their authors' profiles.
+TAG_TIMELINE_SIZE = 1000
+
+# The most characters a message may have as written, whatever its weighted length
+# (entities.weighted_length counts every link as 23): bounds a status's size when its
+# links are long. The status form refuses longer ones.
+MESSAGE_MAX_CHARACTERS = 1000

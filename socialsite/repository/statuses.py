@@ -5,7 +5,7 @@ import json
 import time
 
 from ..memory import Memory
-from . import events, fanout, jobs, keys, locks, scripts
+from . import entities, events, fanout, jobs, keys, locks, scripts, tags, users
 from .limits import (
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
@@ -39,13 +39,18 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     Extra keyword fields (``location="lat,lon"``...) are stored with the status, as
     the book's ``**data``. ``posting_key`` names one form submission: the same key
     again (a resubmitted form) posts nothing new and returns the status it posted.
+    The message's mentions, hashtags and links are parsed here, once (entities.py),
+    and kept with the status in its ``entities`` field (entities.pack; status_entities
+    gives them back in Twitter's format).
     Steps, each safe to retry:
-    1. One round trip: the author's login, and a new id (INCR status:id:). With a
-       posting key, one more: claim the key for that id, or find the id it names.
+    1. One round trip: the author's login, a new id (INCR status:id:), and the ids of
+       the logins the message mentions. With a posting key, one more: claim the key
+       for that id, or find the id it names.
     2. One round trip: add the id to the author's profile and home, count the post and
        note it as unfinished with the newest follower's score (add_own_status.lua);
-       write status:<id>; read the first ``inline_limit`` followers. Readers skip an
-       id whose hash is not written yet.
+       write status:<id>; read the first ``inline_limit`` followers; and, in their own
+       slots, add the id to the timeline of each of its hashtags (tags.queue_add).
+       Readers skip an id whose hash is not written yet.
     3. One round trip: deliver to those followers (fanout.deliver).
     4. If there are more: one job for the fan-out workers covering everyone who
        followed after the last inline follower, up to the newest at posting time.
@@ -53,17 +58,26 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     Should the request die between 2 and 5, the workers find the note and queue the
     fan-out over every follower at posting time (finish_unfinished).
     """
+    found = entities.find(message)
+    mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
     pipe.hget(keys.user(uid), "login")
     pipe.incr(keys.STATUS_IDS)
-    login, sid = pipe.execute()
+    if mentioned:
+        users.queue_user_ids(pipe, mentioned)
+    login, sid, *mentioned_ids = pipe.execute()
     if not login:
         return None
+    user_ids = users.user_ids_read(mentioned, mentioned_ids[0]) if mentioned else {}
+    parsed = entities.build(message, found, user_ids)
+    status_tags = entities.tags(parsed)
     if posting_key is not None:
         earlier = _claim_posting_key(r, uid, posting_key, sid)
         if earlier is not None:
-            if r.exists(keys.status(earlier)):
-                return earlier  # posted by the first submission
+            posted = get_status(r, earlier)
+            if posted is not None:  # posted by the first submission
+                _add_to_tags_again(r, posted)
+                return earlier
             sid = earlier  # that submission died before storing it: store it now
     status = {
         **{name: str(value) for name, value in data.items() if value not in (None, "")},
@@ -73,6 +87,9 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
         "uid": uid,
         "login": login,
     }
+    packed = entities.pack(parsed)
+    if packed:
+        status["entities"] = packed
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
@@ -87,8 +104,9 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
         )
+        tags.queue_add(pipe, sid, status_tags)
 
-    (_, upto), _, followers = scripts.run_pipeline(r, fill)
+    (_, upto), _, followers, *_ = scripts.run_pipeline(r, fill)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers])
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
@@ -99,6 +117,24 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
         r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status)
     return sid
+
+
+def _add_to_tags_again(r, status):
+    """Add ``status`` to its tags' timelines once more: the request that posted it may
+    have died before it did (on a cluster a pipeline's commands on one node can fail
+    while those on another succeed). Nothing is sent for a status without tags."""
+    status_tags = entities.tags(status_entities(status))
+    if status_tags:
+        pipe = r.pipeline(transaction=False)
+        tags.queue_add(pipe, status["id"], status_tags)
+        pipe.execute()
+
+
+def status_entities(status):
+    """The entities of ``status`` (a status dict) in Twitter's format: its mentions,
+    hashtags and links as parsed when it was posted (none for a status posted before
+    statuses had entities)."""
+    return entities.unpack(status.get("message", ""), status.get("entities"))
 
 
 def _claim_posting_key(r, uid, posting_key, sid):
@@ -235,8 +271,10 @@ def delete_status(r, uid, sid):
 
     1. Read the status and check its owner.
     2. Take it off the author's profile and home and uncount it
-       (remove_own_status.lua; a retry after a crash does not uncount it twice), and
-       read the newest follower's score, in one round trip.
+       (remove_own_status.lua; a retry after a crash does not uncount it twice), take
+       it off its hashtags' timelines (tags.queue_remove, their own slots), and read
+       the newest follower's score, in one round trip. The hash is still there: a
+       retry after a crash finds the status and does all of this again.
     3. Note the deletion in every shard (home pages skip it from now on, even from a
        process's memory of statuses), then delete the hash (other readers skip ids
        without a hash).
@@ -248,14 +286,16 @@ def delete_status(r, uid, sid):
         return DeleteResult.NOT_FOUND
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
+    status_tags = entities.tags(status_entities(status))
 
     def fill(pipe):
         scripts.REMOVE_OWN_STATUS.queue(
             pipe, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid]
         )
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
+        tags.queue_remove(pipe, sid, status_tags)
 
-    _, newest = scripts.run_pipeline(r, fill)
+    _, newest, *_ = scripts.run_pipeline(r, fill)
     _note_deleted(r, sid)
     r.delete(keys.status(sid))
     if newest:

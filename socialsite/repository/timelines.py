@@ -1,4 +1,4 @@
-"""Reading home and profile timelines: a page of statuses with their authors.
+"""Reading home, profile and tag timelines: a page of statuses with their authors.
 
 Status ids come from INCR, so they are unique and in posting order: ordering by id is
 ordering by time, with no ties, which makes cursor paging exact (see paging.py).
@@ -94,6 +94,14 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
 def profile_page(r, uid, before=None, count=30):
     """A page of the statuses ``uid`` posted (newest first) and a cursor."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
+    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
+
+
+def tag_page(r, tag, before=None, count=30):
+    """A page of the statuses with hashtag ``tag`` (normalized: entities.normalize_tag),
+    newest first, and a cursor: as profile_page, from the tag's timeline (keys.tag,
+    written by tags.py); statuses deleted since are skipped (no hash)."""
+    pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count)
     return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
 
 

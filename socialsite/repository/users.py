@@ -77,8 +77,18 @@ def get_user_ids(r, logins):
     wanted = list(dict.fromkeys(login.lower() for login in logins))
     if not wanted:
         return {}
-    found = r.hmget(keys.LOGINS, wanted)
-    return {login: int(uid) for login, uid in zip(wanted, found, strict=True) if uid}
+    return user_ids_read(wanted, r.hmget(keys.LOGINS, wanted))
+
+
+def queue_user_ids(pipe, lowercased_logins):
+    """Queue get_user_ids's read on ``pipe``, for a caller that reads it along with
+    other things; user_ids_read decodes its reply. ``lowercased_logins``: not empty."""
+    pipe.hmget(keys.LOGINS, lowercased_logins)
+
+
+def user_ids_read(lowercased_logins, reply):
+    """get_user_ids's answer from the reply to queue_user_ids."""
+    return {login: int(uid) for login, uid in zip(lowercased_logins, reply, strict=True) if uid}
 
 
 def get_user(r, uid):

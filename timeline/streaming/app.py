@@ -46,7 +46,8 @@ STREAM_HEADERS = [
 
 
 class JsonLines(Format):
-    """The streaming API's format: a status's fields as one line of JSON, or
+    """The streaming API's format: a status's fields as one line of JSON, its
+    ``entities`` in Twitter's format (StatusEvent.entities), or
     ``{"id": ID, "deleted": true}`` for a deletion; a blank line as keep-alive."""
 
     # One JSON document per line ("JSON Lines", also known as NDJSON).
@@ -56,7 +57,7 @@ class JsonLines(Format):
     def render(self, event):
         if event.deleted:
             return json.dumps({"id": event.id, "deleted": True}).encode() + b"\n"
-        return json.dumps(event.status).encode() + b"\n"
+        return json.dumps({**event.status, "entities": event.entities}).encode() + b"\n"
 
 
 JSON_LINES = JsonLines()

@@ -1,6 +1,7 @@
 """The streaming API's filters (section 8.5.3) and the checks on their parameters.
 
-Plain Python: no Django, no Redis, no asyncio. A filter is a callable that takes a
+Plain Python: no Django, no Redis, no asyncio (repository.entities is plain Python
+too: it unpacks a status's stored entities). A filter is a callable that takes a
 StatusEvent and says whether its client wants it. Deletions go through the same
 filter as posts (the book's trick): a client is told of the deletion of exactly the
 statuses it was sent, without the server remembering what it sent to whom.
@@ -13,6 +14,9 @@ import json
 import math
 import random
 import re
+import unicodedata
+
+from socialsite.repository import entities
 
 # Limits per connection, as Twitter's filter endpoint had them: they bound the work
 # each event costs the server per client.
@@ -82,15 +86,28 @@ class StatusEvent:
         return str(self.status.get("message", ""))
 
     @functools.cached_property
+    def entities(self):
+        """The status's mentions, hashtags and links in Twitter's format, from its
+        stored ``entities`` field (entities.unpack: none for a status without one)."""
+        return entities.unpack(self.message, self.status.get("entities"))
+
+    @functools.cached_property
     def words(self):
         """The message's whitespace-separated words, casefolded, with and without the
-        punctuation around them: "Hello, world!" gives hello, hello, world and world!."""
+        punctuation around them: "Hello, world!" gives hello, hello, world and world!.
+        Each hashtag also as its tag, with and without "#": "＃Ｒｅｄｉｓ's" gives
+        redis and #redis (track_word reads a tracked word the same way)."""
         words = set()
         for token in self.message.casefold().split():
             words.add(token)
             core = WORD_EDGES.sub("", token)
             if core:
                 words.add(core)
+        if "entities" in self.status:
+            for tag in entities.tags(self.entities):
+                tag = tag.casefold()
+                words.add(tag)
+                words.add("#" + tag)
         return words
 
     @functools.cached_property
@@ -126,11 +143,21 @@ class SampleFilter:
         return event.id % 100 in self.keep
 
 
+def track_word(word):
+    """A word of a ``track`` phrase as StatusEvent.words has it: casefolded, and a
+    hashtag ("#Redis", "＃Ｒｅｄｉｓ") as its normalized tag after "#"."""
+    if word[:1] in "#＃" and len(word) > 1:
+        return "#" + unicodedata.normalize("NFKC", word[1:]).casefold()
+    return word.casefold()
+
+
 class TrackFilter:
-    """Statuses containing every word of at least one phrase, ignoring case."""
+    """Statuses containing every word of at least one phrase, ignoring case. A word
+    matches a hashtag with or without its "#": "redis" and "#redis" both match the
+    hashtag #Redis."""
 
     def __init__(self, phrases):
-        self.groups = [frozenset(phrase.casefold().split()) for phrase in phrases]
+        self.groups = [frozenset(map(track_word, phrase.split())) for phrase in phrases]
 
     def __call__(self, event):
         words = event.words

@@ -15,7 +15,7 @@ from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
 
 from socialsite.connection import new_redis
-from socialsite.repository import bulk, client, graph, keys, timelines, users
+from socialsite.repository import bulk, client, entities, graph, keys, timelines, users
 from socialsite.repository.limits import HOME_TIMELINE_SIZE
 
 # Public on purpose: demo accounts are for trying the site out, never for real use.
@@ -170,6 +170,8 @@ class Command(BaseCommand):
         now = time.time()
         times = sorted(now - rng.random() * days * 86_400 for _ in range(count))
         profiles = {uid: [] for uid in uids}
+        # Mentions are resolved as posting resolves them, from every demo login.
+        ids_by_login = {login.lower(): uid for uid, login in logins.items()}
         progress = Progress(self.stdout, "statuses", count)
         for start in range(0, count, 100_000):
             size = min(100_000, count - start)
@@ -181,6 +183,9 @@ class Command(BaseCommand):
                           "message": self.message(rng, following[uid], logins)}  # fmt: skip
                 if rng.random() < 0.1:
                     status["location"] = f"{rng.uniform(-60, 70):.4f},{rng.uniform(-180, 180):.4f}"
+                packed = entities.pack(entities.parse(status["message"], ids_by_login))
+                if packed:
+                    status["entities"] = packed
                 batch.append(status)
                 profiles[uid].append(sid)
             bulk.add_statuses(r, batch)
