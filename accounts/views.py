@@ -21,8 +21,8 @@ def signup(request):
         counted = throttling.count(request, "signup")
         if throttling.is_refused(counted):
             form.add_error(None, counted.message)
-            return throttling.too_many_requests(request, counted, "accounts/signup.html",
-                                                {"form": form})  # fmt: skip
+            template, context = "accounts/signup.html", {"form": form}
+            return throttling.too_many_requests(request, counted, template, context)
         uid = form.save()
         if uid is not None:
             user = auth.load_user(uid)
