@@ -28,7 +28,7 @@ def signup(request):
             user = auth.load_user(uid)
             auth.login(request, user)
             messages.success(request, f"Welcome, {user.name}! Your account is ready.")
-            return redirect("home")
+            return throttling.set_headers(redirect("home"), counted)
     status = 400 if form.errors else 200
     return render(request, "accounts/signup.html", {"form": form}, status=status)
 

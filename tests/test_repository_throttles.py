@@ -113,16 +113,6 @@ def test_the_same_use_sent_again_counts_once(r, clock):
     assert scripts.THROTTLE(r, [COUNTER], [int(T0 * 1000), 5, 300_000, "use-2"])[1] == 2
 
 
-def test_hit_many_counts_several_counters_in_one_round_trip(r, clock, round_trips, redis_backend):
-    counters = [keys.address_throttle("login", "203.0.113.7"), keys.login_throttle("x", "bob")]
-    throttles.hit_many(r, [(c, 1, 60) for c in counters])  # scripts loaded
-    round_trips["n"] = 0
-    verdicts = throttles.hit_many(r, [(c, 1, 60) for c in counters])
-    assert [v.allowed for v in verdicts] == [False, False]
-    if not redis_backend.cluster:  # on a cluster, one pipeline per node
-        assert round_trips["n"] == 1
-
-
 def test_a_login_counter_ignores_case():
     assert throttles.login_counter("login_failures", "Alice") == throttles.login_counter(
         "login_failures", "ALICE"

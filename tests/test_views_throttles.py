@@ -317,7 +317,8 @@ def sign_up(client, username, name="Dinah Cat", password=PASSWORD):
 
 def test_signups_from_one_address_are_throttled(limits, hashings, r):
     limits(signup=(2, 1800))
-    assert sign_up(browser(), "dinah").status_code == 302
+    first = sign_up(browser(), "dinah")
+    assert first.status_code == 302 and first["X-RateLimit-Remaining"] == "1"
     assert sign_up(browser(), "erin").status_code == 302
     hashed = hashings["n"]
     response = sign_up(browser(), "fanny", name="Fanny Price")

@@ -100,22 +100,6 @@ def hit(r, counter, limit, period_seconds):
     return _verdict(reply, counter, limit, int(period_seconds * 1000), token)
 
 
-def hit_many(r, uses):
-    """hit() for several (counter, limit, period_seconds), in one round trip (a
-    pipeline: on a cluster, one per node); their Verdicts in the same order."""
-    calls = [(counter, limit, period, _new_token()) for counter, limit, period in uses]
-
-    def fill(pipe):
-        for counter, limit, period, token in calls:
-            scripts.THROTTLE.queue(pipe, *_call(counter, limit, period, token))
-
-    replies = scripts.run_pipeline(r, fill)
-    return [
-        _verdict(reply, counter, limit, int(period * 1000), token)
-        for reply, (counter, limit, period, token) in zip(replies, calls, strict=True)
-    ]
-
-
 def refund(r, verdict):
     """Give back the use ``verdict`` counted (a log-in that succeeded is no failed
     log-in), if its window still runs; True if given back. Nothing for a refused use."""
