@@ -5,6 +5,7 @@ from django import forms
 from django.contrib.auth import password_validation
 from django.contrib.auth.hashers import make_password
 
+from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.repository import users
 
@@ -123,13 +124,34 @@ class LoginForm(forms.Form):
 
     error_message = "That login name and password do not match an account."
 
+    def __init__(self, data=None, *, request=None, refusal=None, **kwargs):
+        """``refusal``: what the throttle on the request's address counted
+        (socialsite.throttling.count), or None. ``request``: whose failed log-ins the
+        throttle on login names counts. After cleaning, ``refusal`` is the Counted that
+        refused the attempt, or None if none did."""
+        super().__init__(data, **kwargs)
+        self.request = request
+        self.refusal = refusal if throttling.is_refused(refusal) else None
+
     def clean(self):
         cleaned = super().clean()
+        if self.refusal is not None:
+            raise forms.ValidationError(self.refusal.message, code="throttled")
         login, password = cleaned.get("username"), cleaned.get("password")
         if login and password:
+            # Counted as a failure before the password is hashed, given back if it
+            # turns out right: attempts at once (from many addresses) cannot pass the
+            # limit while their hashes are worked out.
+            failure = None
+            if self.request is not None:
+                failure = throttling.count(self.request, "login_failures", login=login)
+            if throttling.is_refused(failure):
+                self.refusal = failure
+                raise forms.ValidationError(failure.message, code="throttled")
             self.user = auth.authenticate(login, password)
             if self.user is None:
                 raise forms.ValidationError(self.error_message, code="invalid_login")
+            throttling.refund(failure)
         return cleaned
 
 
@@ -143,18 +165,26 @@ class PasswordChangeForm(forms.Form):
     new_password1 = password_field("New password")
     new_password2 = password_field("New password again")
 
-    def __init__(self, user, *args, **kwargs):
+    def __init__(self, user, *args, refusal=None, **kwargs):
+        """``refusal``: what the password change throttle counted for this attempt
+        (socialsite.throttling.count), or None; if it refuses the attempt, the form
+        is invalid with its message and no password is checked."""
         self.user = user
+        self.refusal = refusal if throttling.is_refused(refusal) else None
         super().__init__(*args, **kwargs)
 
     def clean_old_password(self):
         old = self.cleaned_data["old_password"]
+        if self.refusal is not None:
+            return old  # not checked: clean() says why
         if auth.authenticate(self.user.login, old) is None:
             raise forms.ValidationError("Your current password was entered incorrectly.")
         return old
 
     def clean(self):
         cleaned = super().clean()
+        if self.refusal is not None:
+            raise forms.ValidationError(self.refusal.message, code="throttled")
         password1, password2 = cleaned.get("new_password1"), cleaned.get("new_password2")
         if password1 and password2 and password1 != password2:
             self.add_error("new_password2", "The two passwords differ.")

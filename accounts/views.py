@@ -2,6 +2,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from socialsite import throttling
 from socialsite.redirects import redirect_to_next, safe_next
 
 from . import auth
@@ -15,12 +16,19 @@ def signup(request):
         return redirect("home")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        # Counted once the form is valid: each of these is about to make an account
+        # (and hash its password).
+        counted = throttling.count(request, "signup")
+        if throttling.is_refused(counted):
+            form.add_error(None, counted.message)
+            template, context = "accounts/signup.html", {"form": form}
+            return throttling.too_many_requests(request, counted, template, context)
         uid = form.save()
         if uid is not None:
             user = auth.load_user(uid)
             auth.login(request, user)
             messages.success(request, f"Welcome, {user.name}! Your account is ready.")
-            return redirect("home")
+            return throttling.set_headers(redirect("home"), counted)
     status = 400 if form.errors else 200
     return render(request, "accounts/signup.html", {"form": form}, status=status)
 
@@ -30,14 +38,20 @@ def login(request):
     next_url = safe_next(request)
     if request.user.is_authenticated:
         return redirect_to_next(request)
-    form = LoginForm(request.POST or None)
+    # Every attempt counts against the client's address, before anything else: a
+    # refused one costs no password hashing (LoginForm.clean).
+    attempt = throttling.count(request, "login") if request.method == "POST" else None
+    form = LoginForm(request.POST or None, request=request, refusal=attempt)
     if request.method == "POST" and form.is_valid():
         auth.login(request, form.user)
         messages.success(request, f"Welcome back, {form.user.name}.")
-        return redirect_to_next(request)
-    status = 400 if form.errors else 200
+        return throttling.set_headers(redirect_to_next(request), attempt)
     context = {"form": form, "next": next_url}
-    return render(request, "accounts/login.html", context, status=status)
+    if form.refusal is not None:
+        return throttling.too_many_requests(request, form.refusal, "accounts/login.html", context)
+    status = 400 if form.errors else 200
+    response = render(request, "accounts/login.html", context, status=status)
+    return throttling.set_headers(response, attempt)
 
 
 @require_POST
@@ -50,10 +64,17 @@ def logout(request):
 @require_http_methods(["GET", "POST"])
 @login_required
 def password_change(request):
-    form = PasswordChangeForm(request.user, request.POST or None)
+    # Counted before the form checks the current password (a hash).
+    attempt = throttling.count(request, "password_change") if request.method == "POST" else None
+    form = PasswordChangeForm(request.user, request.POST or None, refusal=attempt)
     if request.method == "POST" and form.is_valid():
         auth.change_password(request, request.user, form.cleaned_data["new_password1"])
         messages.success(request, "Your password is changed. Your other sessions have ended.")
-        return redirect("home")
+        return throttling.set_headers(redirect("home"), attempt)
+    context = {"form": form}
+    if form.refusal is not None:
+        template = "accounts/password_change.html"
+        return throttling.too_many_requests(request, form.refusal, template, context)
     status = 400 if form.errors else 200
-    return render(request, "accounts/password_change.html", {"form": form}, status=status)
+    response = render(request, "accounts/password_change.html", context, status=status)
+    return throttling.set_headers(response, attempt)

@@ -100,6 +100,53 @@ TIMELINE_PAGE_SIZE = 30
 FANOUT_CLAIM_IDLE_MS = env_int("FANOUT_CLAIM_IDLE_MS", 30_000, minimum=100)
 FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 
+# --- throttles (socialsite/throttling.py, README "Running it in public") ---------------
+_PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def env_throttle(name, default):
+    """(limit, period in seconds) from "LIMIT/PERIOD", the period in seconds or with a
+    unit s, m, h or d ("300/3h"); "off": None, not counted at all."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    if value == "off":
+        return None
+    limit, _, period = value.partition("/")
+    unit = period[-1:] if period[-1:] in _PERIOD_UNITS else ""
+    number = period[: len(period) - len(unit)]
+    if not (limit.isascii() and limit.isdigit() and number.isascii() and number.isdigit()):
+        raise ImproperlyConfigured(f"{name} must be LIMIT/PERIOD (300/3h) or off, not {value!r}")
+    limit, period = int(limit), int(number) * _PERIOD_UNITS[unit]
+    if limit < 1 or period < 1:
+        raise ImproperlyConfigured(f"{name} needs a limit and a period of at least 1")
+    return limit, period
+
+
+# Each throttle: (uses allowed, in a window of this many seconds), or None for off.
+# Who is counted for each is socialsite/throttling.py's THROTTLE_RULES. The numbers are
+# Mastodon's (config/initializers/rack_attack.rb, app/lib/rate_limiter.rb).
+THROTTLES = {
+    # Per client address (loopback spared unless BEHIND_PROXY): every log-in attempt...
+    "login": env_throttle("THROTTLE_LOGIN", (25, 5 * 60)),
+    # ...and per attempted login name, whatever the address: failed log-ins.
+    "login_failures": env_throttle("THROTTLE_LOGIN_FAILURES", (25, 60 * 60)),
+    # Per client address: sign-ups (valid forms, each about to make an account).
+    "signup": env_throttle("THROTTLE_SIGNUP", (5, 30 * 60)),
+    # Per account (loopback spared unless BEHIND_PROXY): password change attempts.
+    "password_change": env_throttle("THROTTLE_PASSWORD_CHANGE", (10, 10 * 60)),
+    # Per account, from any address: every attempt.
+    "statuses": env_throttle("THROTTLE_STATUSES", (300, 3 * 60 * 60)),
+    "follows": env_throttle("THROTTLE_FOLLOWS", (400, 24 * 60 * 60)),
+    "deletions": env_throttle("THROTTLE_DELETIONS", (30, 30 * 60)),
+    "reports": env_throttle("THROTTLE_REPORTS", (400, 24 * 60 * 60)),
+    "search": env_throttle("THROTTLE_SEARCH", (300, 5 * 60)),
+    "autocomplete": env_throttle("THROTTLE_AUTOCOMPLETE", (300, 5 * 60)),
+}
+# true behind a reverse proxy: the client's address is the last one of
+# X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.
+BEHIND_PROXY = env_bool("BEHIND_PROXY", False)
+
 # --- streaming ----------------------------------------------------------------------
 # The streaming server (manage.py stream): the API of section 8.5 and the live pages.
 # Where browsers reach it. Empty: the page's own host name on STREAM_PORT (./run's
@@ -217,7 +264,7 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # HTTPS for months and is slow to undo: the operator's choice, off unless asked for.
 # `check --deploy` warns (security.W021) while it is off.
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
-if env_bool("BEHIND_PROXY", False):
+if BEHIND_PROXY:
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 

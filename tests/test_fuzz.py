@@ -58,6 +58,8 @@ HEADERS = {
     "HTTP_ACCEPT": ["text/event-stream", "*/*;q=x", ""],
     "CONTENT_TYPE": ["text/plain", "multipart/form-data", "application/json"],
     "HTTP_IF_NONE_MATCH": ["*", '"x"'],
+    # The client's address, as the throttles read it (socialsite/throttling.py).
+    "REMOTE_ADDR": ["203.0.113.7", "2001:db8::1", "::ffff:10.0.0.1", "not an address", ""],
 }
 
 

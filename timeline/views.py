@@ -17,6 +17,7 @@ from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import entities, graph, statuses, timelines, users
+from socialsite.throttling import throttle, too_many_requests
 
 from .forms import StatusForm
 
@@ -79,7 +80,19 @@ def home(request):
     return render(request, "timeline/home.html", context)
 
 
+def _posting_refused(request, counted):
+    """429 for a post over the statuses throttle: the status form on a page of its own,
+    with the text sent and the reason, ready to be sent again once the wait is over
+    (with the same posting key: it still posts once)."""
+    form = StatusForm(request.POST)
+    form.is_valid()
+    form.add_error(None, counted.message)
+    context = {"form": form, "posting_key": posting_key_of(request) or new_posting_key()}
+    return too_many_requests(request, counted, "timeline/compose.html", context)
+
+
 @require_POST
+@throttle("statuses", refused=_posting_refused)
 @login_required
 def post_status(request):
     form = StatusForm(request.POST)
@@ -104,6 +117,7 @@ def post_status(request):
 
 
 @require_POST
+@throttle("deletions")
 @login_required
 def delete_status(request, status_id):
     result = statuses.delete_status(get_redis(), request.user.id, status_id)
@@ -206,6 +220,7 @@ def _follow_action(request, login, action):
 
 
 @require_POST
+@throttle("follows")
 @login_required
 def follow(request, login):
     return _follow_action(request, login, graph.follow)

@@ -183,3 +183,28 @@ DEAD_JOBS = "fanout:{queue}:dead"
 # HASH: stream id of a queued job -> how many of its runs raised an error so far.
 JOB_FAILURES = "fanout:{queue}:failures"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
+
+
+# --- throttles (repository/throttles.py): one HASH per counter ----------------------
+# Each holds ``start`` (ms, when its window began), ``count`` (uses counted in that
+# window) and ``last`` (the token of the last use counted, so that a use sent again
+# after a dropped connection is not counted twice); it expires when its window ends.
+
+
+def account_throttle(uid, name):
+    """HASH (start, count, last): user ``uid``'s uses of throttle ``name`` (statuses,
+    follows, ...) in the present window, in the user's slot: a logged-in request can
+    count it in the round trip that reads its session (throttles.AccountHitRead)."""
+    return f"throttle:{shard(uid)}:{uid}:{name}"
+
+
+def address_throttle(name, address):
+    """HASH (start, count, last): uses of throttle ``name`` from one client address (an
+    IPv4 address, or an IPv6 /64 network such as ``2001:db8:1:2::/64``)."""
+    return f"throttle:address:{name}:{address}"
+
+
+def login_throttle(name, login):
+    """HASH (start, count, last): uses of throttle ``name`` against one attempted login
+    name (lowercased), whatever the address: failed log-ins."""
+    return f"throttle:login:{name}:{login}"

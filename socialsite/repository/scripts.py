@@ -52,6 +52,8 @@ HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
 FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
+THROTTLE = Script("throttle")
+UNTHROTTLE = Script("unthrottle")
 
 ALL = [
     ADD_EDGE,
@@ -66,6 +68,8 @@ ALL = [
     COMPLETE_JOB,
     FAIL_JOB,
     REPLAY_DEAD,
+    THROTTLE,
+    UNTHROTTLE,
 ]
 
 
