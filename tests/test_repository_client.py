@@ -98,3 +98,28 @@ def test_a_finished_threads_connection_is_closed(single_server):
     while client.connected_clients(r) > before and time.monotonic() < deadline:
         time.sleep(0.05)
     assert client.connected_clients(r) <= before
+
+
+def _commands_served(r):
+    """{command: calls} summed over every node (INFO commandstats)."""
+    nodes = r.get_primaries() if client.is_cluster(r) else [r]
+    totals = {}
+    for node in nodes:
+        conn = node.redis_connection if client.is_cluster(r) else node
+        for name, stats in conn.info("commandstats").items():
+            totals[name] = totals.get(name, 0) + stats["calls"]
+    return totals
+
+
+def test_scripts_in_a_pipeline_are_routed_without_asking_a_server_for_their_keys(r):
+    # On a cluster, redis-py would send COMMAND GETKEYS before each EVALSHA of a
+    # pipeline (client._RedisCluster): one more round trip per script call.
+    from socialsite.repository import statuses, users
+
+    uid = users.create_user(r, "alice", "Alice", "x")
+    statuses.post_status(r, uid, "the scripts are loaded by now")
+    before = _commands_served(r)
+    statuses.post_status(r, uid, "hello")
+    after = _commands_served(r)
+    assert after.get("cmdstat_evalsha", 0) > before.get("cmdstat_evalsha", 0)
+    assert after.get("cmdstat_command", 0) == before.get("cmdstat_command", 0)

@@ -8,9 +8,11 @@ from urllib.parse import urlsplit, urlunsplit
 import redis
 import redis.asyncio
 from redis.asyncio.retry import Retry as AsyncRetry
+from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.commands import CoreCommands
+from redis.commands.policies import BasePolicyResolver, StaticPolicyResolver
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
@@ -39,6 +41,39 @@ OUTAGE_ERRORS = (
 )
 
 
+class _ScriptPolicyResolver(BasePolicyResolver):
+    """Routes EVAL and EVALSHA by their keys, read from the command itself.
+
+    redis-py's cluster pipeline knows no policy for them and asks a server to find a
+    command's keys (COMMAND GETKEYS) before sending it: one more round trip for every
+    script call in a pipeline, which is most of posting and fan-out. With a keyed
+    policy it calls determine_slot, which reads EVALSHA's keys from its numkeys
+    argument without asking."""
+
+    _KEYED = CommandPolicies(
+        request_policy=RequestPolicy.DEFAULT_KEYED, response_policy=ResponsePolicy.DEFAULT_KEYED
+    )
+
+    def __init__(self, fallback=None):
+        policies = {"core": {"eval": self._KEYED, "evalsha": self._KEYED}}
+        super().__init__(policies, fallback or StaticPolicyResolver())
+
+    def with_fallback(self, fallback):
+        return _ScriptPolicyResolver(fallback)
+
+
+class _RedisCluster(RedisCluster):
+    """RedisCluster whose pipelines route scripts as the client does.
+
+    redis-py (8.1) does not hand a cluster's policy_resolver to the pipelines it
+    makes; without it every EVALSHA in a pipeline costs a COMMAND GETKEYS first."""
+
+    def pipeline(self, transaction=None, shard_hint=None):
+        pipe = super().pipeline(transaction, shard_hint)
+        pipe._policy_resolver = self._policy_resolver
+        return pipe
+
+
 def connect(url, cluster=False, timeout=None, retries=None):
     """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes.
 
@@ -57,7 +92,7 @@ def connect(url, cluster=False, timeout=None, retries=None):
     if retries is not None:
         options["retry"] = Retry(NoBackoff(), retries)
     if cluster:
-        return RedisCluster.from_url(url, **options)
+        return _RedisCluster.from_url(url, policy_resolver=_ScriptPolicyResolver(), **options)
     return redis.Redis.from_url(url, **options)
 
 
