@@ -7,8 +7,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 import redis.asyncio
-from redis.asyncio.retry import Retry as AsyncRetry
 from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.commands import CoreCommands
