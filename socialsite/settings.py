@@ -157,6 +157,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
+    "socialsite.security_headers.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -223,6 +225,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 # --- production hardening (all on when DEBUG is off, except HTTPS redirect) ----------
+# Headers on every response: these from Django's SecurityMiddleware and
+# XFrameOptionsMiddleware, a Content-Security-Policy, a Permissions-Policy and pages'
+# Cache-Control from socialsite/security_headers.py.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
@@ -233,11 +238,15 @@ HTTPS = env_bool("HTTPS", False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
+# Health checks keep answering over plain HTTP: load balancers and supervisors probe
+# the process directly, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-# Preloading (browsers' built-in HSTS list) binds the domain and all its subdomains to
-# HTTPS for months and is slow to undo: the operator's choice, off unless asked for.
-# `check --deploy` warns (security.W021) while it is off.
+# Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
+# the domain and all its subdomains to HTTPS for months and is slow to undo: the
+# operator's choice, off unless asked for. The README's production settings ask for
+# it; `check --deploy` warns (security.W021) while it is off.
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
 if env_bool("BEHIND_PROXY", False):
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.
