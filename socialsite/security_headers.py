@@ -111,11 +111,12 @@ setting_changed.connect(_settings_changed)
 
 class SecurityHeadersMiddleware:
     """Send the Content-Security-Policy and Permissions-Policy on every response, and
-    ``Cache-Control: private, no-store`` on every HTML page that does not say otherwise.
+    ``Cache-Control: private, no-store`` on every HTML response that sets no caching of
+    its own (pages, error pages, redirects).
 
-    Responses of other types (/healthz, /readyz, redirects' empty bodies are HTML too
-    but harmless) keep their own caching headers; static files never come through
-    here (the proxy serves them, or runserver's static handler in development).
+    Other responses (/healthz and /readyz, plain text) keep their own; static files
+    never come through here (the proxy serves them, or runserver's static handler in
+    development).
     """
 
     def __init__(self, get_response):
