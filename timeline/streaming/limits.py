@@ -33,6 +33,7 @@ def too_many_requests(text):
         "HTTP/1.1 429 Too Many Requests\r\n"
         f"Retry-After: {RETRY_AFTER_SECONDS}\r\n"
         "Content-Type: text/plain; charset=utf-8\r\n"
+        "X-Content-Type-Options: nosniff\r\n"
         f"Content-Length: {len(body)}\r\n"
         "Connection: close\r\n\r\n"
     )

@@ -1,0 +1,16 @@
+"""The site's settings for the benchmarks: production's (DEBUG off), with the two values
+production must be given made up here, so that `manage.py bench_* --settings
+benchmarks.settings` needs nothing else.
+
+Each benchmark starts its own Redis servers and passes their URLs to the processes it
+starts, and to its own code; REDIS_URL names a port nothing listens on until then, so
+nothing can reach the embedded Redis in var/ by mistake. The secret is made for this run.
+"""
+
+import os
+import secrets
+
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")
+
+from socialsite.settings import *  # noqa: E402, F403

@@ -1,0 +1,18 @@
+"""The site's settings for the tests: production's (DEBUG off), with the two values
+production must be given made up here.
+
+The tests start their own Redis servers (tests/conftest.py) and point settings.REDIS_URL
+at them in every test; each process they start (these settings, through the inherited
+DJANGO_SETTINGS_MODULE) is given its server's URL in REDIS_URL. Without one, REDIS_URL
+names a port nothing listens on: a process that is not told where its Redis is fails at
+once, rather than starting the embedded Redis in var/. The secret is made for the run
+and inherited, so a stream server reads the sessions the test client signed.
+"""
+
+import os
+import secrets
+
+os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
+os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")
+
+from socialsite.settings import *  # noqa: E402, F403
