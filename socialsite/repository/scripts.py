@@ -52,6 +52,9 @@ HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
 FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
+FOLLOW_CHECK = Script("follow_check", preludes=["hide"])
+SET_BLOCK = Script("set_block", preludes=["hide"])
+SET_MUTE = Script("set_mute", preludes=["hide"])
 
 ALL = [
     ADD_EDGE,
@@ -66,6 +69,9 @@ ALL = [
     COMPLETE_JOB,
     FAIL_JOB,
     REPLAY_DEAD,
+    FOLLOW_CHECK,
+    SET_BLOCK,
+    SET_MUTE,
 ]
 
 

@@ -40,8 +40,8 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     the book's ``**data``. ``posting_key`` names one form submission: the same key
     again (a resubmitted form) posts nothing new and returns the status it posted.
     Steps, each safe to retry:
-    1. One round trip: the author's login, and a new id (INCR status:id:). With a
-       posting key, one more: claim the key for that id, or find the id it names.
+    1. One round trip: the author's login and privacy, and a new id (INCR status:id:).
+       With a posting key, one more: claim the key for that id, or find the id it names.
     2. One round trip: add the id to the author's profile and home, count the post and
        note it as unfinished with the newest follower's score (add_own_status.lua);
        write status:<id>; read the first ``inline_limit`` followers. Readers skip an
@@ -54,9 +54,9 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     fan-out over every follower at posting time (finish_unfinished).
     """
     pipe = r.pipeline(transaction=False)
-    pipe.hget(keys.user(uid), "login")
+    pipe.hmget(keys.user(uid), ["login", "private"])
     pipe.incr(keys.STATUS_IDS)
-    login, sid = pipe.execute()
+    (login, private), sid = pipe.execute()
     if not login:
         return None
     if posting_key is not None:
@@ -73,6 +73,10 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
         "uid": uid,
         "login": login,
     }
+    if private == "1":
+        # Posted while the account is private: the streaming API never sends it
+        # (privacy.py).
+        status["private"] = "1"
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
