@@ -20,12 +20,14 @@ step that writes a side also notes it where deliveries and home pages look:
 A mute writes the same notes (set_mute.lua), with the mute's end as score: readers
 ignore a note whose end has passed, and the fan-out workers' sweep (end_mutes) ends
 such mutes and brings the muted user's statuses back, as a follow's backfill does.
+Each change is also published (events.publish_relations_changed), so that the live
+pages of those concerned read their filters again at once.
 """
 
 import enum
 import time
 
-from . import graph, keys, paging, scripts, users
+from . import events, graph, keys, paging, scripts, users
 from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
@@ -90,6 +92,7 @@ def block(r, uid, other_uid):
     now = _now_ms()
     added = _set_block(r, uid, other_uid, now, "block", "blocker")
     _set_block(r, other_uid, uid, now, "block", "blocked")
+    events.publish_relations_changed(r, [uid, other_uid])
     graph.unfollow(r, uid, other_uid)
     graph.unfollow(r, other_uid, uid)
     return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
@@ -107,6 +110,7 @@ def unblock(r, uid, other_uid):
     now = _now_ms()
     removed = _set_block(r, uid, other_uid, now, "unblock", "blocker")
     _set_block(r, other_uid, uid, now, "unblock", "blocked")
+    events.publish_relations_changed(r, [uid, other_uid])
     return BlockResult.UNBLOCKED if removed else BlockResult.NOT_BLOCKED
 
 
@@ -135,6 +139,7 @@ def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
     now = _now_ms() if now_ms is None else int(now_ms)
     ends = 0 if duration_ms is None else now + max(1, int(duration_ms))
     added = _set_mute(r, uid, other_uid, now, "mute", ends)
+    events.publish_relations_changed(r, [uid])
     _take_out_of_home(r, uid, other_uid)
     return MuteResult.MUTED if added else MuteResult.MUTE_CHANGED
 
@@ -146,6 +151,7 @@ def unmute(r, uid, other_uid):
     if uid == other_uid:
         return MuteResult.SELF
     removed = _set_mute(r, uid, other_uid, _now_ms(), "unmute")
+    events.publish_relations_changed(r, [uid])
     restore(r, uid, other_uid)
     return MuteResult.UNMUTED if removed else MuteResult.NOT_MUTED
 
@@ -188,6 +194,7 @@ def end_mutes(r, now_ms=None):
             uid, _, other_uid = ending.partition(":")
             if _set_mute(r, int(uid), int(other_uid), now, "end"):
                 ended += 1
+                events.publish_relations_changed(r, [int(uid)])
                 restore(r, int(uid), int(other_uid), now)
     return ended
 

@@ -38,6 +38,13 @@ def publish_deleted(r, status):
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
 
 
+def publish_relations_changed(r, uids):
+    """Tell the streaming servers that the blocks or mutes of ``uids`` changed: their
+    live pages read whom they get statuses from again at once, rather than at their
+    next periodic refresh (which still comes should this event be lost)."""
+    r.publish(keys.STATUS_CHANNEL, json.dumps({"relations_changed": [int(uid) for uid in uids]}))
+
+
 async def subscribe(ar):
     """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel.
 

@@ -207,8 +207,14 @@ class StreamingApp:
 
         async def keep_up_to_date(client):
             # Whom the user follows changes; so may the session (a logout elsewhere).
+            # A block or mute says so at once (client.refresh, Hub.dispatch).
+            client.viewer_id = user.id
             while True:
-                await asyncio.sleep(self.live.refresh_seconds)
+                try:
+                    await asyncio.wait_for(client.refresh.wait(), self.live.refresh_seconds)
+                except TimeoutError:
+                    pass
+                client.refresh.clear()
                 try:
                     if await self.live.authenticate(session_key) is None:
                         client.close()  # the writer ends the response
