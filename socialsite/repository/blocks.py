@@ -92,7 +92,8 @@ def block(r, uid, other_uid):
     now = _now_ms()
     added = _set_block(r, uid, other_uid, now, "block", "blocker")
     _set_block(r, other_uid, uid, now, "block", "blocked")
-    events.publish_relations_changed(r, [uid, other_uid])
+    pairs = [(uid, other_uid), (other_uid, uid)]
+    events.publish_relations_changed(r, [uid, other_uid], hidden=pairs)
     graph.unfollow(r, uid, other_uid)
     graph.unfollow(r, other_uid, uid)
     return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
@@ -139,7 +140,7 @@ def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
     now = _now_ms() if now_ms is None else int(now_ms)
     ends = 0 if duration_ms is None else now + max(1, int(duration_ms))
     added = _set_mute(r, uid, other_uid, now, "mute", ends)
-    events.publish_relations_changed(r, [uid])
+    events.publish_relations_changed(r, [uid], hidden=[(uid, other_uid)])
     _take_out_of_home(r, uid, other_uid)
     return MuteResult.MUTED if added else MuteResult.MUTE_CHANGED
 

@@ -113,19 +113,28 @@ class StatusEvent:
 
 class RelationsEvent:
     """Users whose blocks or mutes changed (repository.events.publish_relations_changed):
-    their live pages read their filters again at once (Hub.dispatch)."""
+    their live pages drop the authors they no longer get (``hidden``: viewer -> set of
+    authors) and read their filters again (Hub.dispatch)."""
 
-    def __init__(self, uids):
+    def __init__(self, uids, hidden=()):
         self.uids = frozenset(uids)
+        self.hidden = {}
+        for viewer, author in hidden:
+            self.hidden.setdefault(viewer, set()).add(author)
 
     @classmethod
     def from_data(cls, data):
         """The event of ``data``, a decoded JSON object with ``relations_changed``;
         ValueError if malformed."""
-        uids = data["relations_changed"]
+        uids, hidden = data["relations_changed"], data.get("hidden", [])
         if not isinstance(uids, list) or not all(type(uid) is int for uid in uids):
             raise ValueError("relations_changed must be a list of user ids")
-        return cls(uids)
+        if not isinstance(hidden, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(type(uid) is int for uid in pair)
+            for pair in hidden
+        ):
+            raise ValueError("hidden must be a list of [viewer, author] pairs")
+        return cls(uids, hidden)
 
 
 def decode_event(text):

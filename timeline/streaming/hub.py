@@ -93,10 +93,13 @@ class Client:
         self.last_offer = time.monotonic()
         self.closing = False
         self.dropped = False
-        # A live page's: whose home it is, and set when their blocks or mutes change
-        # (its filter is then read again at once: app.live_home).
+        # A live page's: whose home it is (set before it is added to the hub), and an
+        # event set when their blocks or mutes change (its filter is then read again
+        # at once: app.live_home).
         self.viewer_id = None
         self.refresh = asyncio.Event()
+        # Authors hidden by such events since the filter's last refresh began.
+        self.hidden_recently = set()
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
@@ -299,6 +302,10 @@ class Hub:
         if isinstance(event, RelationsEvent):
             for client in self.clients:
                 if client.viewer_id in event.uids:
+                    hidden = event.hidden.get(client.viewer_id)
+                    if hidden and hasattr(client.match, "hide"):
+                        client.match.hide(hidden)  # now, before the next event
+                        client.hidden_recently |= hidden
                     client.refresh.set()
             return
         self.stats["events"] += 1

@@ -101,6 +101,10 @@ class HomeFilter:
         self.uid = uid
         self.uids = (frozenset(following) - frozenset(hidden)) | {uid}
 
+    def hide(self, authors):
+        """Stop matching ``authors``' statuses (a block or mute made just now)."""
+        self.uids = self.uids - (frozenset(authors) - {self.uid})
+
     def __call__(self, event):
         return event.uid in self.uids
 
