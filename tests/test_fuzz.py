@@ -46,6 +46,17 @@ ENDPOINTS = [
     ("POST", "/accounts/logout/", ["next"]),
     ("GET", "/healthz", []),
     ("GET", "/readyz", []),
+    ("POST", "/@{login}/block/", ["next"]),
+    ("POST", "/@{login}/unblock/", ["next"]),
+    ("POST", "/@{login}/mute/", ["duration", "next"]),
+    ("POST", "/@{login}/unmute/", ["next"]),
+    ("GET", "/settings/", []),
+    ("POST", "/settings/", ["private"]),
+    ("GET", "/settings/blocks/", ["before"]),
+    ("GET", "/settings/mutes/", ["before"]),
+    ("GET", "/settings/requests/", ["before"]),
+    ("POST", "/settings/requests/{login}/approve/", ["next"]),
+    ("POST", "/settings/requests/{login}/reject/", ["next"]),
 ]
 
 HEADERS = {
