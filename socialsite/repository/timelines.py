@@ -12,7 +12,8 @@ status hashes (one pipeline) of statuses this process has not read before, or fo
 profile, an EXISTS of those it has (statuses.get_statuses); and the hashes of authors
 this process has not shown in the last minute (one pipeline, often none:
 users.get_authors). A home page of statuses this process has shown lately is the one
-round trip: home_page.lua leaves deleted statuses out (keys.deleted_statuses).
+round trip: home_page.lua leaves deleted statuses out (keys.deleted_statuses), and
+returns the authors the user does not get (keys.hides: blocks, mutes) with the ids.
 """
 
 import heapq
