@@ -193,3 +193,15 @@ def test_visible_statuses_and_is_public(r, private_alice, bob, carol):
     privacy.set_private(r, private_alice["id"], False)
     assert visibility.is_public(r, by_alice)
     assert visibility.visible_statuses(r, None, listed) == listed
+
+
+def test_a_request_of_an_account_deleted_since_is_dropped_when_turning_public(
+    r, private_alice, bob, carol
+):
+    graph.follow(r, bob["id"], private_alice["id"])
+    graph.follow(r, carol["id"], private_alice["id"])
+    r.delete(keys.user(carol["id"]))  # as an account deletion leaves the request
+    assert privacy.set_private(r, private_alice["id"], False) == 1
+    assert graph.follower_ids(r, private_alice["id"]) == {bob["id"]}
+    assert not r.exists(keys.user(carol["id"]))
+    assert requesters(r, private_alice) == []

@@ -54,8 +54,9 @@ def approve_waiting(r, uid, limit=None):
     (how many were approved, whether some are left because of ``limit``).
 
     Each approval is a follow (graph.follow), which answers its request. A request
-    that cannot be approved (a block since) is dropped; one whose requester's follow
-    lock stays busy is left for the owner to approve by hand, or for the next switch.
+    that cannot be approved (a block since, an account deleted since) is dropped; one
+    whose requester's follow lock stays busy is left for the owner to approve by hand,
+    or for the next switch.
     Stops if the account turns private again meanwhile. Safe to run twice at once.
     """
     approved, tried = 0, set()
@@ -66,7 +67,12 @@ def approve_waiting(r, uid, limit=None):
         batch = [other for other in batch if other not in tried]
         if not batch:
             return approved, False
+        existing = users.get_users(r, batch)
         for requester in batch:
+            if requester not in existing:  # the account is gone: so is its request
+                tried.add(requester)
+                r.zrem(keys.follow_requests(uid), requester)
+                continue
             if limit is not None and approved >= limit:
                 return approved, True
             tried.add(requester)

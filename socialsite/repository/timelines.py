@@ -81,11 +81,11 @@ class HomeIdsRead:
         self.hidden = {int(author) for author in hidden} if hidden else set()
 
     def ids_for(self, uid, before, count):
-        """(the ids read, the hidden authors read), if they were read for this very
-        page; else None."""
+        """The ids read, if they were read for this very page; else None. (The
+        authors the user does not get, read with them, are ``hidden``.)"""
         if self.ids is None or (self.uid, self.before, self.count) != (uid, before, count):
             return None
-        return self.ids, self.hidden
+        return self.ids
 
 
 def home_page(r, uid, before=None, count=30, ids_read=None):
@@ -93,10 +93,11 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
 
     ``ids_read``: a HomeIdsRead that may already hold the page's ids.
     """
-    read = ids_read.ids_for(uid, before, count) if ids_read else None
-    if read is None:
-        read = _home_ids_and_hidden(r, uid, before, count + 1, skip_deleted=True)
-    ids, hidden = read
+    ids = ids_read.ids_for(uid, before, count) if ids_read else None
+    if ids is None:
+        ids, hidden = _home_ids_and_hidden(r, uid, before, count + 1, skip_deleted=True)
+    else:
+        hidden = ids_read.hidden
     next_cursor = ids[count - 1] if len(ids) > count else None
     found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
     if hidden:
