@@ -47,6 +47,17 @@ ENDPOINTS = [
     ("GET", "/healthz", []),
     ("GET", "/tags/{login}/", ["before"]),  # {login}: any word of a path, here a tag
     ("GET", "/readyz", []),
+    ("POST", "/@{login}/block/", ["next"]),
+    ("POST", "/@{login}/unblock/", ["next"]),
+    ("POST", "/@{login}/mute/", ["duration", "next"]),
+    ("POST", "/@{login}/unmute/", ["next"]),
+    ("GET", "/settings/", []),
+    ("POST", "/settings/", ["private"]),
+    ("GET", "/settings/blocks/", ["before"]),
+    ("GET", "/settings/mutes/", ["before"]),
+    ("GET", "/settings/requests/", ["before"]),
+    ("POST", "/settings/requests/{login}/approve/", ["next"]),
+    ("POST", "/settings/requests/{login}/reject/", ["next"]),
 ]
 
 HEADERS = {

@@ -7,7 +7,7 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite import memory
-from socialsite.repository import graph, statuses
+from socialsite.repository import blocks, graph, statuses
 from tests.support.helpers import PASSWORD, make_user
 
 # Single server: one pipeline holds the session, its user and password hash (the
@@ -95,3 +95,21 @@ def test_tag_page_costs_a_fixed_number(r, client, reader, round_trips, redis_bac
     if not redis_backend.cluster:
         assert with_one == with_thirty == TAG_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, TAG_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_home_page_of_someone_who_blocks_and_mutes_costs_the_same(
+    r, client, reader, round_trips, redis_backend
+):
+    # The authors hidden from the reader come with the page's ids (home_page.lua).
+    authors = [make_user(r, f"author{i}") for i in range(4)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+        statuses.post_status(r, author["id"], f"from {author['login']}")
+    blocks.mute(r, reader["id"], authors[0]["id"])
+    blocks.block(r, reader["id"], authors[1]["id"])
+    blocks.block(r, authors[2]["id"], reader["id"])
+    count = cost(client, "/", round_trips)
+    assert client.get("/").content.decode().count('class="status"') == 1
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)

@@ -1,3 +1,5 @@
+import datetime
+
 from django import forms
 from django.conf import settings
 
@@ -79,3 +81,47 @@ class StatusForm(forms.Form):
         # Stored normalized ("lat,lon", at most 6 decimals: about 10 cm), the way the
         # streaming filters read it back.
         return f"{_coordinate(lat)},{_coordinate(lon)}"
+
+
+# How long a mute lasts: the form's value -> (what the page says, milliseconds or None
+# for a mute without end).
+MUTE_DURATIONS = {
+    "1h": ("for 1 hour", 3600 * 1000),
+    "1d": ("for 1 day", 24 * 3600 * 1000),
+    "7d": ("for 7 days", 7 * 24 * 3600 * 1000),
+    "forever": ("until you unmute them", None),
+}
+
+
+def mute_until(ends_ms):
+    """How a mute's end reads on a page: "until you unmute them", or "until 14:05 UTC,
+    3 May 2026"."""
+    if not ends_ms:
+        return MUTE_DURATIONS["forever"][0]
+    moment = datetime.datetime.fromtimestamp(ends_ms / 1000, tz=datetime.UTC)
+    return f"until {moment:%H:%M} UTC, {moment.day} {moment:%b %Y}"
+
+
+class MuteForm(forms.Form):
+    duration = forms.ChoiceField(
+        label="Mute",
+        choices=[(value, label) for value, (label, _) in MUTE_DURATIONS.items()],
+        initial="forever",
+        required=False,
+    )
+
+    def clean_duration(self):
+        # No duration given (a form without the field): until unmuted, the default.
+        return self.cleaned_data["duration"] or "forever"
+
+
+class PrivacyForm(forms.Form):
+    private = forms.BooleanField(
+        label="Private account",
+        required=False,
+        help_text=(
+            "Only the followers you approve see your statuses; anyone else who follows "
+            "you sends a request. Making the account public again approves the "
+            "requests waiting."
+        ),
+    )

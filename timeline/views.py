@@ -16,10 +16,10 @@ from accounts.decorators import login_required
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
-from socialsite.repository import entities, graph, statuses, timelines, users
+from socialsite.repository import entities, graph, paging, statuses, timelines, users, visibility
 from socialsite.throttling import throttle, too_many_requests
 
-from .forms import StatusForm
+from .forms import MUTE_DURATIONS, StatusForm, mute_until
 
 # What new_posting_key makes: 22 URL-safe characters.
 POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
@@ -131,19 +131,30 @@ def delete_status(request, status_id):
 
 @require_GET
 def profile(request, login):
+    before = _cursor(request)
     user = _user_or_404(login)
     r = get_redis()
-    page = timelines.profile_page(
-        r, user["id"], before=_cursor(request), count=settings.TIMELINE_PAGE_SIZE
-    )
     viewer = request.user
-    is_following = (
-        viewer.is_authenticated
-        and viewer.id != user["id"]
-        and graph.is_following(r, viewer.id, user["id"])
-    )
-    context = {"profile": user, "page": page, "is_following": is_following}
-    return render(request, "timeline/profile.html", context)
+    # Follows, blocks, mutes and requests between the two, in one round trip.
+    rel = visibility.relationship(r, viewer.id, user["id"])
+    seen = visibility.statuses_visibility(viewer.id, user, rel)
+    page = paging.Page()
+    if seen is visibility.Visibility.VISIBLE:
+        page = timelines.profile_page(
+            r, user["id"], before=before, count=settings.TIMELINE_PAGE_SIZE
+        )
+    context = {
+        "profile": user,
+        "page": page,
+        "is_following": rel.following,
+        "rel": rel,
+        "seen": seen.value,
+        "mute_durations": MUTE_DURATIONS,
+        "mute_until": mute_until(rel.mute_ends) if rel.mute_ends is not None else None,
+    }
+    # Blocked: the page says so, as a refusal; a private account's card is public.
+    status = 403 if seen is visibility.Visibility.BLOCKED else 200
+    return render(request, "timeline/profile.html", context, status=status)
 
 
 def _user_list(request, login, read_page, title):
@@ -174,6 +185,12 @@ def status_detail(request, login, status_id):
     status["author"] = users.get_user(r, status["uid"])
     if status["author"] is None:
         raise Http404("There is no such status.")
+    viewer_id = request.user.id
+    rel = visibility.relationship(r, viewer_id, status["uid"])
+    seen = visibility.statuses_visibility(viewer_id, status["author"], rel)
+    if seen is not visibility.Visibility.VISIBLE:
+        context = {"profile": status["author"], "seen": seen.value}
+        return render(request, "timeline/status_hidden.html", context, status=403)
     return render(request, "timeline/status_detail.html", {"status": status})
 
 
@@ -204,6 +221,27 @@ FOLLOW_MESSAGES = {
     graph.FollowResult.UNFOLLOWED: (messages.SUCCESS, "You no longer follow @{login}."),
     graph.FollowResult.NOT_FOLLOWING: (messages.INFO, "You were not following @{login}."),
     graph.FollowResult.SELF: (messages.ERROR, "You cannot follow or unfollow yourself."),
+    graph.FollowResult.REQUESTED: (
+        messages.SUCCESS,
+        "@{login}'s account is private: you asked to follow them. You will follow them "
+        "once they approve.",
+    ),
+    graph.FollowResult.ALREADY_REQUESTED: (
+        messages.INFO,
+        "You already asked to follow @{login}; they have not answered yet.",
+    ),
+    graph.FollowResult.REQUEST_WITHDRAWN: (
+        messages.SUCCESS,
+        "You withdrew your request to follow @{login}.",
+    ),
+    graph.FollowResult.BLOCKED: (
+        messages.ERROR,
+        "@{login} has blocked you: you cannot follow them.",
+    ),
+    graph.FollowResult.BLOCKING: (
+        messages.ERROR,
+        "You block @{login}: unblock them before following them.",
+    ),
 }
 
 

@@ -38,6 +38,23 @@ def publish_deleted(r, status):
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
 
 
+def publish_relations_changed(r, uids, hidden=()):
+    """Tell the streaming servers that the blocks or mutes of ``uids`` changed: their
+    live pages read whom they get statuses from again at once, rather than at their
+    next periodic refresh (which still comes should this event be lost).
+
+    ``hidden``: (viewer, author) pairs of a new block or mute. A stream server drops
+    the author from the viewer's live filter as it reads the event, before any status
+    published after it: a status posted once the block or mute is made never reaches
+    the viewer's open live page.
+    """
+    event = {
+        "relations_changed": [int(uid) for uid in uids],
+        "hidden": [[int(viewer), int(author)] for viewer, author in hidden],
+    }
+    r.publish(keys.STATUS_CHANNEL, json.dumps(event))
+
+
 async def subscribe(ar):
     """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel.
 

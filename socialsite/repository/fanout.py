@@ -23,10 +23,16 @@ Why this delivers exactly once to every follower at posting time:
 - a job that runs twice (its worker died before completing it) repeats SADDs of ids
   already in the set, which change nothing.
 
+Followers who block the author, are blocked by them or mute them are skipped the same
+way: set_block.lua and set_mute.lua note them in keys.hiding, in the slot of their
+home timeline, and deliver.lua reads that note in the same step as the SADD.
+
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
 whose status hash is gone, so nobody sees a deleted status while that runs.
 """
+
+import time
 
 from . import keys, scripts
 from .limits import (
@@ -45,18 +51,22 @@ def deliver(r, author_uid, sid, follower_uids):
     Followers are grouped by shard: each group's keys share a cluster slot, so one
     call of deliver.lua serves the whole group. A batch of 1000 followers costs at
     most USER_SHARDS script calls instead of 1000, which is most of the fan-out's
-    speed. Returns how many were delivered (followers who unfollowed meanwhile are
-    skipped).
+    speed. Returns how many were delivered (followers who unfollowed meanwhile, and
+    those who block, are blocked by or mute the author, are skipped).
     """
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
-    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK]
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000)]
 
     def fill(pipe):
         for followers in groups:
             homes = keys.homes_in_one_shard(followers)
-            scripts.DELIVER.queue(pipe, [keys.unfollowed(followers[0], author_uid), *homes], args)
+            notes = [
+                keys.unfollowed(followers[0], author_uid),
+                keys.hiding(followers[0], author_uid),
+            ]
+            scripts.DELIVER.queue(pipe, [*notes, *homes], args)
 
     return sum(scripts.run_pipeline(r, fill))
 

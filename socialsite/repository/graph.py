@@ -9,6 +9,9 @@ live in different slots (one per user), so no single step can change both. Inste
 - ``u`` holds a short lock (lock:follow:{u}) while following or unfollowing, so two
   requests of the same user (a double click, two tabs) cannot interleave their steps
   and leave the two sides disagreeing.
+
+A follow is refused while a block stands either way (blocks.py), and a follow of a
+private account is a request until its owner approves it (privacy.py).
 """
 
 import enum
@@ -26,19 +29,59 @@ class FollowResult(enum.Enum):
     ALREADY_FOLLOWING = "already following"
     NOT_FOLLOWING = "not following"
     SELF = "self"
+    # A private account (privacy.py): following it asks its owner first.
+    REQUESTED = "requested"
+    ALREADY_REQUESTED = "already requested"
+    REQUEST_WITHDRAWN = "request withdrawn"  # unfollow of an account only asked for
+    NO_REQUEST = "no request"  # approving a request withdrawn or answered meanwhile
+    # A block (blocks.py) refuses a follow either way.
+    BLOCKED = "blocked"  # the other user blocks this one
+    BLOCKING = "blocking"  # this user blocks the other
+
+
+_CHECKED = {
+    "blocked": FollowResult.BLOCKED,
+    "blocking": FollowResult.BLOCKING,
+    "requested": FollowResult.REQUESTED,
+    "already requested": FollowResult.ALREADY_REQUESTED,
+    "no request": FollowResult.NO_REQUEST,
+}
+
+
+# --- call points for notifications ------------------------------------------------------
+# Notifications are not built here. These are called where a private account's owner
+# is to hear of a request and the requester of its approval; a notifications module
+# below this one fills them in.
+
+
+def notify_follow_requested(r, owner_uid, requester_uid):
+    """NOTIFICATION CALL POINT: ``requester_uid`` asks to follow the private account
+    ``owner_uid`` (called once per request, not for a repeated one)."""
+
+
+def notify_follow_approved(r, requester_uid, owner_uid):
+    """NOTIFICATION CALL POINT: ``owner_uid`` approved the request of ``requester_uid``
+    to follow them (by hand, or by turning the account public)."""
 
 
 def _now_ms():
     return int(time.time() * 1000)
 
 
-def follow(r, uid, other_uid):
+def follow(r, uid, other_uid, approved=False):
     """User ``uid`` follows ``other_uid``; return a FollowResult.
 
-    1. Add other to following:{uid} (and count it), under the lock.
-    2. Add uid to followers:{other} (and count it) and, in the same round trip, read
-       other's newest HOME_TIMELINE_SIZE status ids.
-    3. Add those ids to home:{uid} and trim it to the cap (backfill.lua).
+    0. In other's slot: refuse if a block stands either way; if other is private,
+       record a request instead, unless ``approved`` (other approves uid's request,
+       privacy.approve: refused if there is no request) (follow_check.lua).
+    1. Add other to following:{uid} (and count it), under the lock, unless a block
+       stands either way (checked again in uid's slot: a block made since step 0
+       refuses it here, or, made after this step, undoes it: blocks.block unfollows
+       under this lock).
+    2. Add uid to followers:{other} (and count it; any request of uid's is answered)
+       and, in the same round trip, read other's newest HOME_TIMELINE_SIZE status ids.
+    3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other
+       (backfill.lua).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -46,15 +89,30 @@ def follow(r, uid, other_uid):
         return FollowResult.SELF
     with locks.hold(r, keys.follow_lock(uid)):
         now = _now_ms()
+        checked = scripts.FOLLOW_CHECK(
+            r,
+            [keys.user(other_uid), keys.blocks(other_uid), keys.blocked_by(other_uid),
+             keys.followers(other_uid), keys.follow_requests(other_uid)],
+            [uid, now, int(approved)],
+        )  # fmt: skip
+        if checked != "follow":
+            if checked == "requested":
+                notify_follow_requested(r, other_uid, uid)
+            return _CHECKED[checked]
         added = scripts.ADD_EDGE(
             r,
-            [keys.following(uid), keys.user(uid), keys.unfollowed(uid, other_uid)],
+            [keys.following(uid), keys.user(uid), keys.unfollowed(uid, other_uid),
+             keys.blocks(uid), keys.blocked_by(uid)],
             [other_uid, now, "following", uid],
-        )
+        )  # fmt: skip
+        if added == -1:
+            return FollowResult.BLOCKING if is_blocking(r, uid, other_uid) else FollowResult.BLOCKED
 
         def fill(pipe):
             scripts.ADD_EDGE.queue(
-                pipe, [keys.followers(other_uid), keys.user(other_uid)], [uid, now, "followers"]
+                pipe,
+                [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
+                [uid, now, "followers", uid],
             )
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
 
@@ -62,9 +120,11 @@ def follow(r, uid, other_uid):
         if status_ids:
             scripts.BACKFILL(
                 r,
-                [keys.home(uid), keys.following(uid)],
-                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *status_ids],
+                [keys.home(uid), keys.following(uid), keys.hides(uid)],
+                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, *status_ids],
             )
+    if approved and added:
+        notify_follow_approved(r, uid, other_uid)
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
 
@@ -77,6 +137,8 @@ def unfollow(r, uid, other_uid):
        (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it).
     4. Queue a job to refill home:{uid} (fanout.refill_job).
+    Step 3 also withdraws a request of uid's to follow other (a private account):
+    the result is then REQUEST_WITHDRAWN.
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -89,18 +151,26 @@ def unfollow(r, uid, other_uid):
             [keys.following(uid), keys.user(uid), keys.home(uid), keys.unfollowed(uid, other_uid)],
             [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
         )
-        scripts.REMOVE_EDGE(
-            r, [keys.followers(other_uid), keys.user(other_uid)], [uid, "followers"]
+        _, withdrawn = scripts.REMOVE_EDGE(
+            r,
+            [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
+            [uid, "followers"],
         )
     if removed:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).
         jobs.enqueue(r, fanout.refill_job(uid))
-    return FollowResult.UNFOLLOWED if removed else FollowResult.NOT_FOLLOWING
+        return FollowResult.UNFOLLOWED
+    return FollowResult.REQUEST_WITHDRAWN if withdrawn else FollowResult.NOT_FOLLOWING
 
 
 def is_following(r, uid, other_uid):
     return r.zscore(keys.following(uid), other_uid) is not None
+
+
+def is_blocking(r, uid, other_uid):
+    """Whether ``uid`` blocks ``other_uid``."""
+    return r.zscore(keys.blocks(uid), other_uid) is not None
 
 
 def _page_of_users(r, key, before, count):

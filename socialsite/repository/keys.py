@@ -208,3 +208,67 @@ def login_throttle(name, login):
     """HASH (start, count, last): uses of throttle ``name`` against one attempted login
     name (lowercased), whatever the address: failed log-ins."""
     return f"throttle:login:{name}:{login}"
+
+
+# --- blocks, mutes and private accounts (blocks.py, privacy.py, visibility.py) ----------
+# Whether ``uid`` gets another user's statuses is decided from ``uid``'s own slot: each
+# side of a block is written in its user's slot, and both block directions, mutes and
+# the per-shard notes deliver.lua reads are in the slot of the one who does not get
+# the statuses.
+
+
+def blocks(uid):
+    """ZSET: the users ``uid`` blocks, scored by the block's time in ms (unique per
+    list, as follow scores, so that /settings/blocks/ pages by score)."""
+    return f"blocks:{shard(uid)}:{uid}"
+
+
+def blocked_by(uid):
+    """ZSET: the users who block ``uid``, scored by the block's time in ms: the other
+    side of ``blocks``, in ``uid``'s slot, where ``uid``'s follows are checked."""
+    return f"blocked_by:{shard(uid)}:{uid}"
+
+
+def mutes(uid):
+    """ZSET: the users ``uid`` mutes, scored by when the mute was made, in ms (unique
+    per list, for paging /settings/mutes/)."""
+    return f"mutes:{shard(uid)}:{uid}"
+
+
+def mute_ends(uid):
+    """HASH: user id muted by ``uid`` -> when the mute ends, in ms; 0 for no end."""
+    return f"mute_ends:{shard(uid)}:{uid}"
+
+
+def hides(uid):
+    """ZSET: the authors whose statuses ``uid`` does not get (blocked either way,
+    muted), scored by when that ends, in ms: +inf for a block or a mute without end.
+    Entries whose score has passed count for nothing (a mute that ended); the mute
+    sweep removes them. home_page.lua reads it with every home page."""
+    return f"hides:{shard(uid)}:{uid}"
+
+
+def hiding(uid, author_uid):
+    """ZSET: the users of ``uid``'s shard who do not get ``author_uid``'s statuses,
+    scored as in ``hides``. The key exists only while someone in the shard hides the
+    author: deliver.lua checks it once per shard group (as keys.unfollowed), and only
+    then each follower."""
+    return f"hiding:{shard(uid)}:{author_uid}"
+
+
+def mute_endings(uid):
+    """ZSET: "<muter>:<muted>" for each mute with an end of the users of ``uid``'s
+    shard, scored by the end in ms: the fan-out workers' sweep (blocks.end_mutes)
+    ends the mutes that are due and brings the muted statuses back."""
+    return f"mute_endings:{shard(uid)}"
+
+
+def all_mute_endings():
+    """The mute_endings key of every shard."""
+    return [f"mute_endings:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+def follow_requests(uid):
+    """ZSET: the users asking to follow the private account ``uid``, scored by the
+    request's time in ms (unique per list, for paging /settings/requests/)."""
+    return f"follow_requests:{shard(uid)}:{uid}"

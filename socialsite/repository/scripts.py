@@ -54,6 +54,9 @@ FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
 THROTTLE = Script("throttle")
 UNTHROTTLE = Script("unthrottle")
+FOLLOW_CHECK = Script("follow_check", preludes=["hide"])
+SET_BLOCK = Script("set_block", preludes=["hide"])
+SET_MUTE = Script("set_mute", preludes=["hide"])
 
 ALL = [
     ADD_EDGE,
@@ -70,6 +73,9 @@ ALL = [
     REPLAY_DEAD,
     THROTTLE,
     UNTHROTTLE,
+    FOLLOW_CHECK,
+    SET_BLOCK,
+    SET_MUTE,
 ]
 
 

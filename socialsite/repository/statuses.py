@@ -43,9 +43,9 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     and kept with the status in its ``entities`` field (entities.pack; status_entities
     gives them back in Twitter's format).
     Steps, each safe to retry:
-    1. One round trip: the author's login, a new id (INCR status:id:), and the ids of
-       the logins the message mentions. With a posting key, one more: claim the key
-       for that id, or find the id it names.
+    1. One round trip: the author's login and privacy, a new id (INCR status:id:), and
+       the ids of the logins the message mentions. With a posting key, one more: claim
+       the key for that id, or find the id it names.
     2. One round trip: add the id to the author's profile and home, count the post and
        note it as unfinished with the newest follower's score (add_own_status.lua);
        write status:<id>; read the first ``inline_limit`` followers; and, in their own
@@ -61,11 +61,11 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hget(keys.user(uid), "login")
+    pipe.hmget(keys.user(uid), ["login", "private"])
     pipe.incr(keys.STATUS_IDS)
     if mentioned:
         users.queue_user_ids(pipe, mentioned)
-    login, sid, *mentioned_ids = pipe.execute()
+    (login, private), sid, *mentioned_ids = pipe.execute()
     if not login:
         return None
     user_ids = users.user_ids_read(mentioned, mentioned_ids[0]) if mentioned else {}
@@ -90,6 +90,10 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     packed = entities.pack(parsed)
     if packed:
         status["entities"] = packed
+    if private == "1":
+        # Posted while the account is private: the streaming API never sends it
+        # (privacy.py).
+        status["private"] = "1"
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a

@@ -3,13 +3,14 @@ complete it with its follow-up jobs (``manage.py fanout`` loops over ``work``).
 
 Handlers: ``plan``, ``deliver`` and ``remove`` (fanout.py) spread a status over, or
 take it out of, followers' home timelines; ``refill`` (timelines.refill_home) tops a
-home timeline up after an unfollow. This module sits above both, so that neither has
-to know the other.
+home timeline up after an unfollow; ``approve_requests`` (privacy.approve_waiting)
+approves the follow requests of an account turned public. This module sits above
+them all, so that none has to know the others.
 """
 
 import logging
 
-from . import fanout, jobs, timelines
+from . import fanout, jobs, privacy, timelines
 from .client import OUTAGE_ERRORS
 from .limits import JOBS_PER_STEP
 
@@ -21,11 +22,17 @@ def refill(r, job):
     return []
 
 
+def approve_requests(r, job):
+    privacy.approve_waiting(r, job["uid"])
+    return []
+
+
 HANDLERS = {
     "plan": fanout.plan,
     "deliver": fanout.deliver_range,
     "remove": fanout.remove_range,
     "refill": refill,
+    "approve_requests": approve_requests,
 }
 
 

@@ -214,13 +214,23 @@ class StreamingApp:
 
         async def keep_up_to_date(client):
             # Whom the user follows changes; so may the session (a logout elsewhere).
+            # A block or mute says so at once (client.refresh, Hub.dispatch).
             while True:
-                await asyncio.sleep(self.live.refresh_seconds)
+                try:
+                    await asyncio.wait_for(client.refresh.wait(), self.live.refresh_seconds)
+                except TimeoutError:
+                    pass
+                client.refresh.clear()
+                client.hidden_recently.clear()
                 try:
                     if await self.live.authenticate(session_key) is None:
                         client.close()  # the writer ends the response
                         return
-                    client.match = await self.live.filter_for(user)
+                    fresh = await self.live.filter_for(user)
+                    # A block or mute that came while reading may be missing from
+                    # what was read: it stays applied (and the loop reads again).
+                    fresh.hide(client.hidden_recently)
+                    client.match = fresh
                 except Exception:
                     # Redis away for a moment: keep the old list, try again later.
                     log.exception("Could not refresh the live feed of @%s", user.login)
@@ -234,15 +244,26 @@ class StreamingApp:
             format=self.live.format_for(user),
             headers=cors,
             background=keep_up_to_date,
+            viewer_id=user.id,
         )
 
     # --- streaming a response ---
 
     async def stream(
-        self, scope, receive, send, match, name, format=JSON_LINES, headers=(), background=None
+        self,
+        scope,
+        receive,
+        send,
+        match,
+        name,
+        format=JSON_LINES,
+        headers=(),
+        background=None,
+        viewer_id=None,
     ):
         """Answer 200 and send the events ``match`` accepts until the client goes
-        away, falls too far behind, or the server stops."""
+        away, falls too far behind, or the server stops. ``viewer_id``: the logged-in
+        user a live page's stream is for."""
         if self.max_streams is not None and len(self.hub.clients) >= self.max_streams:
             raise RequestError(
                 429, f"This server streams to as many clients as it can ({self.max_streams}); "
@@ -250,6 +271,7 @@ class StreamingApp:
             )  # fmt: skip
         self.connection_count += 1
         client = self.hub.client(match, format, f"{name} #{self.connection_count}")
+        client.viewer_id = viewer_id
         if not self.hub.add(client):
             raise RequestError(503, "The server is shutting down; connect again.")
         try:

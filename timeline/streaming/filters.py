@@ -66,6 +66,9 @@ class StatusEvent:
         self.id = int(status["id"])
         self.uid = int(status["uid"])
         self.deleted = bool(status.get("deleted"))
+        # Posted while its author's account was private (repository/privacy.py): for
+        # the author's followers only (Hub.dispatch).
+        self.private = status.get("private") == "1"
         # Bytes already rendered for each output format (see hub.Format), so that a
         # thousand clients of one format cost one json.dumps.
         self.rendered = {}
@@ -123,6 +126,41 @@ class StatusEvent:
         except (KeyError, ValueError):
             return None
         return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
+
+
+class RelationsEvent:
+    """Users whose blocks or mutes changed (repository.events.publish_relations_changed):
+    their live pages drop the authors they no longer get (``hidden``: viewer -> set of
+    authors) and read their filters again (Hub.dispatch)."""
+
+    def __init__(self, uids, hidden=()):
+        self.uids = frozenset(uids)
+        self.hidden = {}
+        for viewer, author in hidden:
+            self.hidden.setdefault(viewer, set()).add(author)
+
+    @classmethod
+    def from_data(cls, data):
+        """The event of ``data``, a decoded JSON object with ``relations_changed``;
+        ValueError if malformed."""
+        uids, hidden = data["relations_changed"], data.get("hidden", [])
+        if not isinstance(uids, list) or not all(type(uid) is int for uid in uids):
+            raise ValueError("relations_changed must be a list of user ids")
+        if not isinstance(hidden, list) or not all(
+            isinstance(pair, list) and len(pair) == 2 and all(type(uid) is int for uid in pair)
+            for pair in hidden
+        ):
+            raise ValueError("hidden must be a list of [viewer, author] pairs")
+        return cls(uids, hidden)
+
+
+def decode_event(text):
+    """The StatusEvent or RelationsEvent published as ``text``; ValueError if malformed."""
+    if '"relations_changed"' in text:
+        data = json.loads(text)
+        if isinstance(data, dict) and "relations_changed" in data:
+            return RelationsEvent.from_data(data)
+    return StatusEvent.from_json(text)
 
 
 class SampleFilter:

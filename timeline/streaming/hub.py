@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from socialsite.repository import client as redis_client
 from socialsite.repository import events
 
-from .filters import StatusEvent
+from .filters import RelationsEvent, decode_event
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +50,14 @@ class Format:
     ``needs_author_name``: rendering a post needs ``event.author`` (its author's login
     and name), which the hub's ``prepare`` hook fills in (once per event, whatever the
     number of clients).
+
+    ``shows_private``: clients of this format may get statuses posted while their
+    author's account was private (and their deletions). Only a format whose filters
+    are the viewer's own home timeline (live pages: the author's followers) may.
     """
 
     content_type = b"application/octet-stream"
+    shows_private = False
     # Sent once when the stream starts (Server-Sent Events: the reconnection delay).
     opening = b""
     keepalive = b"\n"
@@ -88,6 +93,13 @@ class Client:
         self.last_offer = time.monotonic()
         self.closing = False
         self.dropped = False
+        # A live page's: whose home it is (set before it is added to the hub), and an
+        # event set when their blocks or mutes change (its filter is then read again
+        # at once: app.live_home).
+        self.viewer_id = None
+        self.refresh = asyncio.Event()
+        # Authors hidden by such events since the filter's last refresh began.
+        self.hidden_recently = set()
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
@@ -265,9 +277,10 @@ class Hub:
             log.info("Subscribed again on %s.", redacted(url))
 
     def decode(self, text):
-        """The StatusEvent published as ``text``, or None (logged) if malformed."""
+        """The StatusEvent (or RelationsEvent) published as ``text``, or None (logged)
+        if malformed."""
         try:
-            return StatusEvent.from_json(text)
+            return decode_event(text)
         except ValueError as exc:
             log.warning("Ignored a malformed status event (%s): %.200s", exc, text)
             return None
@@ -286,12 +299,26 @@ class Hub:
         event = self.decode(text)
         if event is None:
             return
+        if isinstance(event, RelationsEvent):
+            for client in self.clients:
+                if client.viewer_id in event.uids:
+                    hidden = event.hidden.get(client.viewer_id)
+                    if hidden and hasattr(client.match, "hide"):
+                        client.match.hide(hidden)  # now, before the next event
+                        client.hidden_recently |= hidden
+                    client.refresh.set()
+            return
         self.stats["events"] += 1
+        clients = self.clients
+        if event.private:
+            # Never to the streaming API's sample and filter: only to formats that
+            # may show it, whose filters then decide (the author's followers).
+            clients = [client for client in clients if client.format.shows_private]
         try:
             # The hot loop: every client's filter on every event, so kept bare.
-            targets = [client for client in self.clients if client.match(event)]
+            targets = [client for client in clients if client.match(event)]
         except Exception:
-            targets = [client for client in self.clients if self.matches(client, event)]
+            targets = [client for client in clients if self.matches(client, event)]
         if not targets:
             return
         if (

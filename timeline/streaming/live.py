@@ -1,7 +1,8 @@
 """The live home page's feed: Server-Sent Events for a logged-in browser.
 
 ``GET /live/home`` on the streaming server sends a logged-in user every status posted
-or deleted by someone they follow, or by themselves, as it happens. static/js/live.js
+or deleted by someone they follow, or by themselves, as it happens; not those of users
+they block, are blocked by or mute. static/js/live.js
 shows them on the home page. This module holds what that needs from Django, called
 from threads since Django's session and auth code is synchronous: the session lookup
 (with the site's session cookie and accounts.auth's checks), the CORS check for the
@@ -22,7 +23,7 @@ from django.utils.http import is_same_domain
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
-from socialsite.repository import graph, users
+from socialsite.repository import blocks, graph, users
 from timeline import jinja_helpers
 
 from .hub import Format
@@ -53,6 +54,9 @@ class ServerSentEvents(Format):
 
     content_type = b"text/event-stream; charset=utf-8"
     needs_author_name = True
+    # A live page's filter is its viewer's home timeline (HomeFilter): a private
+    # account's statuses reach its followers there, as in their home timelines.
+    shows_private = True
     keepalive = b": keep-alive\n\n"
     opening = f"retry: {RECONNECT_MILLISECONDS}\n\n".encode()
 
@@ -90,11 +94,16 @@ class ServerSentEvents(Format):
 
 
 class HomeFilter:
-    """Statuses by the user or by anyone they follow (their home timeline's rule)."""
+    """Statuses by the user or by anyone they follow, but not by those they do not
+    get (blocked either way, muted): their home timeline's rule."""
 
-    def __init__(self, uid, following):
+    def __init__(self, uid, following, hidden=()):
         self.uid = uid
-        self.uids = frozenset(following) | {uid}
+        self.uids = (frozenset(following) - frozenset(hidden)) | {uid}
+
+    def hide(self, authors):
+        """Stop matching ``authors``' statuses (a block or mute made just now)."""
+        self.uids = self.uids - (frozenset(authors) - {self.uid})
 
     def __call__(self, event):
         return event.uid in self.uids
@@ -147,9 +156,14 @@ class LiveHome:
         return await asyncio.to_thread(lookup)
 
     async def filter_for(self, user):
-        """A HomeFilter for ``user``, with whom they follow now."""
-        following = await asyncio.to_thread(graph.following_ids, self.redis, user.id)
-        return HomeFilter(user.id, following)
+        """A HomeFilter for ``user``, with whom they follow and do not get now."""
+
+        def read():
+            following = graph.following_ids(self.redis, user.id)
+            return following, blocks.hidden_authors(self.redis, user.id)
+
+        following, hidden = await asyncio.to_thread(read)
+        return HomeFilter(user.id, following, hidden)
 
     # --- who may read the stream (CORS) ---
 

@@ -1,15 +1,23 @@
--- Copy a newly followed user's statuses into the follower's home timeline.
+-- Copy a followed user's statuses into the follower's home timeline (after a
+-- follow, or when a mute ends).
 -- KEYS[1] = home:{s}:uid        (SET)
 -- KEYS[2] = following:{s}:uid   (ZSET)
+-- KEYS[3] = hides:{s}:uid       (ZSET: authors uid does not get, until when)
 -- ARGV[1] = the followed user's id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
--- ARGV[4..] = status ids
--- Returns the number of ids added; 0 if the follow was undone in the meantime.
+-- ARGV[4] = now, in ms
+-- ARGV[5..] = status ids
+-- Returns the number of ids added; 0 if the follow was undone in the meantime, or if
+-- the user does not get this author's statuses (muted, blocked either way).
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
     return 0
 end
+local hidden = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if hidden and tonumber(hidden) > tonumber(ARGV[4]) then
+    return 0
+end
 local added = 0
-for i = 4, #ARGV, 1000 do
+for i = 5, #ARGV, 1000 do
     added = added + redis.call('SADD', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
 trim_home(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]))

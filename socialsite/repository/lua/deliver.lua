@@ -1,25 +1,35 @@
 -- Deliver one status to the home timelines of several followers (fan-out).
 -- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
--- KEYS[2..]  = home:{s}:follower      (SET)  one per follower, all in KEYS[1]'s slot
+-- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
+--                                     author's statuses (blocks, mutes), until when
+-- KEYS[3..]  = home:{s}:follower      (SET)  one per follower, all in KEYS[1]'s slot
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
+-- ARGV[4] = now, in ms
 -- Returns how many followers received it. Delivering twice changes nothing: the home
 -- timeline is a set.
 --
 -- The caller read these followers from the author's list a moment ago. Anyone who
 -- unfollowed since is in KEYS[1] (unfollow.lua writes it in the same step as it
--- cleans their home timeline), so they are skipped here. Almost always nobody in
--- the shard did and the key does not exist: one EXISTS per call, not one check per
--- follower, is what makes a delivery cheap.
+-- cleans their home timeline), and anyone who blocked, was blocked by or muted the
+-- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here.
+-- Almost always nobody in the shard did and neither key exists: one EXISTS per call,
+-- not one check per follower, is what makes a delivery cheap.
 local sid = ARGV[1]
-local cap, slack = tonumber(ARGV[2]), tonumber(ARGV[3])
+local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local call = redis.call
-local check = call('EXISTS', KEYS[1]) == 1
+local check = call('EXISTS', KEYS[1], KEYS[2]) > 0
 local delivered = 0
-for i = 2, #KEYS do
+for i = 3, #KEYS do
     local home = KEYS[i]
-    -- The follower's id ends their home key's name (keys.home).
-    if not (check and call('ZSCORE', KEYS[1], string.match(home, '%d+$'))) then
+    local skip = false
+    if check then
+        -- The follower's id ends their home key's name (keys.home).
+        local follower = string.match(home, '%d+$')
+        local hidden = call('ZSCORE', KEYS[2], follower)
+        skip = call('ZSCORE', KEYS[1], follower) or (hidden and tonumber(hidden) > now)
+    end
+    if not skip then
         delivered = delivered + call('SADD', home, sid)
         trim_home(home, cap, slack)
     end

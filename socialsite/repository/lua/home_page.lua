@@ -1,17 +1,24 @@
--- Read a page of a home timeline, newest first, without deleted statuses.
+-- Read a page of a home timeline, newest first, without deleted statuses; and the
+-- authors whose statuses the user does not get.
 -- KEYS[1] = home:{s}:uid     (SET of status ids)
 -- KEYS[2] = deleted:{s}      (ZSET: statuses deleted lately, noted in every shard)
+-- KEYS[3] = hides:{s}:uid    (ZSET: authors the user does not get, until when)
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it
 -- ARGV[4] = "1" to leave out the noted deleted ids (pages), "0" for all (maintenance)
--- Returns the ids, newest first.
+-- ARGV[5] = now, in ms
+-- Returns {the ids, newest first; the ids of the authors hidden now}.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
 -- A deleted status's id stays in followers' timelines until the deferred cleanup
 -- reaches them; skipping the noted ids here means the page's reader need not ask
 -- whether each status still exists (statuses.get_statuses).
+-- Statuses of hidden authors are kept out when delivered, and taken out when a block
+-- or mute is made; the list comes along (empty for nearly everyone) so that the
+-- reader can drop any that slipped in before, without asking for it separately. The
+-- script cannot drop them itself: an author is in the status's hash, in another slot.
 local count, cap = tonumber(ARGV[2]), tonumber(ARGV[3])
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
@@ -40,4 +47,4 @@ for i = first, #ids do
         page[#page + 1] = ids[i]
     end
 end
-return page
+return {page, redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')}

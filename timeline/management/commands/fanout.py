@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from socialsite.connection import new_redis
-from socialsite.repository import jobs, statuses, worker
+from socialsite.repository import blocks, jobs, statuses, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -33,7 +33,8 @@ OUTAGE_MAX_WAIT = 5.0
 # How often a worker removes the group's consumers that stopped or died.
 PRUNE_EVERY_SECONDS = 3600
 # How often a worker looks for posts whose request died before their fan-out was
-# queued (statuses.finish_unfinished; one worker at a time does it).
+# queued (statuses.finish_unfinished; one worker at a time does it), and for mutes
+# whose end has come (blocks.end_mutes: the muted statuses come back).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -129,6 +130,7 @@ class Command(BaseCommand):
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
                 if time.monotonic() >= next_sweep:
                     statuses.finish_unfinished(r)
+                    blocks.end_mutes(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:

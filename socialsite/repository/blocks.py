@@ -1,0 +1,269 @@
+"""Blocks and mutes: whose statuses a user does not get, and who may not follow whom.
+
+A block is mutual in effect: neither user follows the other any more (both follows
+are undone, with their counts), neither may follow the other, and neither gets the
+other's statuses in their home timeline. The blocked user, logged in, cannot see the
+blocker's statuses on any page (visibility.py). A mute only keeps the muted user's
+statuses out of the muter's home timeline, for a while or for good, and changes
+nothing the muted user can see.
+
+Each side of a block is written in its own user's slot (set_block.lua), so that each
+user's follows, home timeline and deliveries are checked within that user's slot. The
+step that writes a side also notes it where deliveries and home pages look:
+- keys.hiding(uid, author) (per shard and author: "who in this shard does not get the
+  author's statuses"), which deliver.lua reads in the same step as each SADD: a
+  fan-out batch read before the block delivers nothing to the blocker once the note
+  is written, and a delivery that landed before is taken out right after;
+- keys.hides(uid), the user's own list, which home_page.lua returns with each page so
+  that a status delivered before the note is dropped when read, and which the refill
+  after an unfollow and the backfill after a follow respect.
+A mute writes the same notes (set_mute.lua), with the mute's end as score: readers
+ignore a note whose end has passed, and the fan-out workers' sweep (end_mutes) ends
+such mutes and brings the muted user's statuses back, as a follow's backfill does.
+Each change is also published (events.publish_relations_changed), so that the live
+pages of those concerned read their filters again at once.
+"""
+
+import enum
+import time
+
+from . import events, graph, keys, paging, scripts, users
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+
+# Mute endings one sweep handles per shard; the rest wait for the next sweep.
+MUTE_ENDINGS_PER_SWEEP = 100
+
+
+class BlockResult(enum.Enum):
+    BLOCKED = "blocked"
+    UNBLOCKED = "unblocked"
+    ALREADY_BLOCKED = "already blocked"
+    NOT_BLOCKED = "not blocked"
+    SELF = "self"
+
+
+class MuteResult(enum.Enum):
+    MUTED = "muted"
+    MUTE_CHANGED = "mute changed"  # muted already: the new end (or none) holds
+    UNMUTED = "unmuted"
+    NOT_MUTED = "not muted"
+    SELF = "self"
+
+
+def _now_ms():
+    return int(time.time() * 1000)
+
+
+def _set_block(r, uid, other_uid, now, action, side):
+    """One side of a block or unblock, in ``uid``'s slot (set_block.lua)."""
+    return scripts.SET_BLOCK(
+        r,
+        [keys.blocks(uid), keys.blocked_by(uid), keys.mute_ends(uid), keys.hides(uid),
+         keys.hiding(uid, other_uid), keys.follow_requests(uid)],
+        [other_uid, uid, now, action, side],
+    )  # fmt: skip
+
+
+def _take_out_of_home(r, uid, author_uid):
+    """Take ``author_uid``'s newest HOME_TIMELINE_SIZE statuses out of ``uid``'s home
+    timeline. Called after the hiding note is written: a status delivered before it is
+    on the author's profile already (a post reaches its profile before any follower),
+    so this read finds it; none delivered after lands."""
+    status_ids = r.zrevrange(keys.profile(author_uid), 0, HOME_TIMELINE_SIZE - 1)
+    if status_ids:
+        r.srem(keys.home(uid), *status_ids)
+
+
+def block(r, uid, other_uid):
+    """User ``uid`` blocks ``other_uid``; return a BlockResult.
+
+    1. Note the block on uid's side, then on other's side (set_block.lua): from each
+       step on, that user's home timeline gets none of the other's statuses, neither
+       can follow the other, and a request of either to follow the other goes.
+    2. Undo both follows, if any (graph.unfollow, under each user's follow lock, with
+       counts and the refill of the home timeline); that also takes each user's
+       statuses out of the other's home timeline.
+    Every step can be repeated: blocking again (after a crash, or LockBusy from step 2)
+    finishes what an earlier attempt left.
+    """
+    uid, other_uid = int(uid), int(other_uid)
+    if uid == other_uid:
+        return BlockResult.SELF
+    now = _now_ms()
+    added = _set_block(r, uid, other_uid, now, "block", "blocker")
+    _set_block(r, other_uid, uid, now, "block", "blocked")
+    pairs = [(uid, other_uid), (other_uid, uid)]
+    events.publish_relations_changed(r, [uid, other_uid], hidden=pairs)
+    graph.unfollow(r, uid, other_uid)
+    graph.unfollow(r, other_uid, uid)
+    return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
+
+
+def unblock(r, uid, other_uid):
+    """User ``uid`` no longer blocks ``other_uid``; return a BlockResult.
+
+    Both may follow each other again; nobody follows anybody by it. A mute of either
+    stays in force (set_block.lua works the notes out again from what remains).
+    """
+    uid, other_uid = int(uid), int(other_uid)
+    if uid == other_uid:
+        return BlockResult.SELF
+    now = _now_ms()
+    removed = _set_block(r, uid, other_uid, now, "unblock", "blocker")
+    _set_block(r, other_uid, uid, now, "unblock", "blocked")
+    events.publish_relations_changed(r, [uid, other_uid])
+    return BlockResult.UNBLOCKED if removed else BlockResult.NOT_BLOCKED
+
+
+def _set_mute(r, uid, other_uid, now, action, ends=0):
+    return scripts.SET_MUTE(
+        r,
+        [keys.mutes(uid), keys.mute_ends(uid), keys.blocks(uid), keys.blocked_by(uid),
+         keys.hides(uid), keys.hiding(uid, other_uid), keys.mute_endings(uid)],
+        [other_uid, uid, now, action, ends],
+    )  # fmt: skip
+
+
+def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
+    """User ``uid`` mutes ``other_uid`` for ``duration_ms`` (None: until unmuted);
+    return a MuteResult.
+
+    1. Note the mute (set_mute.lua): from then on no status of other's is delivered to
+       uid's home timeline.
+    2. Take other's statuses out of uid's home timeline.
+    A follow either way is left as it is; other sees no change anywhere. Muting again
+    sets the new end. ``now_ms``: the time to count the duration from (tests).
+    """
+    uid, other_uid = int(uid), int(other_uid)
+    if uid == other_uid:
+        return MuteResult.SELF
+    now = _now_ms() if now_ms is None else int(now_ms)
+    ends = 0 if duration_ms is None else now + max(1, int(duration_ms))
+    added = _set_mute(r, uid, other_uid, now, "mute", ends)
+    events.publish_relations_changed(r, [uid], hidden=[(uid, other_uid)])
+    _take_out_of_home(r, uid, other_uid)
+    return MuteResult.MUTED if added else MuteResult.MUTE_CHANGED
+
+
+def unmute(r, uid, other_uid):
+    """User ``uid`` no longer mutes ``other_uid``; return a MuteResult. The muted
+    user's statuses come back to the home timeline (restore)."""
+    uid, other_uid = int(uid), int(other_uid)
+    if uid == other_uid:
+        return MuteResult.SELF
+    removed = _set_mute(r, uid, other_uid, _now_ms(), "unmute")
+    events.publish_relations_changed(r, [uid])
+    restore(r, uid, other_uid)
+    return MuteResult.UNMUTED if removed else MuteResult.NOT_MUTED
+
+
+def restore(r, uid, other_uid, now_ms=None):
+    """Bring ``other_uid``'s statuses back to ``uid``'s home timeline, after a mute:
+    what a follow's backfill brings (the newest HOME_TIMELINE_SIZE, cut with the rest
+    of the timeline to its cap), if uid follows other and gets their statuses again
+    (backfill.lua checks both in the same step as it adds). Returns how many came back.
+    """
+    status_ids = r.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+    if not status_ids:
+        return 0
+    now = _now_ms() if now_ms is None else int(now_ms)
+    return scripts.BACKFILL(
+        r,
+        [keys.home(uid), keys.following(uid), keys.hides(uid)],
+        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, *status_ids],
+    )
+
+
+def end_mutes(r, now_ms=None):
+    """End every mute whose end has come, and bring the muted statuses back; return
+    how many ended. The fan-out workers call this every few seconds.
+
+    One round trip reads the due endings of every shard; each is then ended in its
+    muter's slot only if its end has really come (a mute made again meanwhile with a
+    later end, or none, stays). Until then a mute past its end already counts for
+    nothing (readers compare its end with the time), so a late sweep only delays the
+    return of the statuses held back. Safe to run in several workers at once.
+    """
+    now = _now_ms() if now_ms is None else int(now_ms)
+    shard_keys = keys.all_mute_endings()
+    pipe = r.pipeline(transaction=False)
+    for key in shard_keys:
+        pipe.zrangebyscore(key, "-inf", now, start=0, num=MUTE_ENDINGS_PER_SWEEP)
+    ended = 0
+    for due in pipe.execute():
+        for ending in due:
+            uid, _, other_uid = ending.partition(":")
+            if _set_mute(r, int(uid), int(other_uid), now, "end"):
+                ended += 1
+                events.publish_relations_changed(r, [int(uid)])
+                restore(r, int(uid), int(other_uid), now)
+    return ended
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def is_blocking(r, uid, other_uid):
+    """Whether ``uid`` blocks ``other_uid``."""
+    return graph.is_blocking(r, uid, other_uid)
+
+
+def is_blocked_either_way(r, uid, other_uid):
+    """Whether ``uid`` blocks ``other_uid`` or ``other_uid`` blocks ``uid``. One
+    command, in ``uid``'s slot (both directions are noted there).
+
+    For the features that put one user's words before another (replies, mentions,
+    likes, reposts, notifications): refuse or leave out when this is true.
+    """
+    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe.zscore(keys.blocks(uid), other_uid)
+    pipe.zscore(keys.blocked_by(uid), other_uid)
+    return any(score is not None for score in pipe.execute())
+
+
+def hidden_authors(r, uid, now_ms=None):
+    """The ids of the users whose statuses ``uid`` does not get: blocked either way,
+    or muted (until the mute's end). One command, in ``uid``'s slot.
+
+    For any list of statuses put before ``uid`` outside the home timeline (mentions,
+    replies in a thread, tag timelines, search, notifications): leave these authors'
+    out, and reposts of them. The home page reads the same list in its own round trip
+    (home_page.lua).
+    """
+    now = _now_ms() if now_ms is None else int(now_ms)
+    return {int(author) for author in r.zrangebyscore(keys.hides(uid), f"({now}", "+inf")}
+
+
+def blocks_page(r, uid, before=None, count=30):
+    """A page of the users ``uid`` blocks, latest block first, and a cursor."""
+    pairs, next_cursor = paging.read_ids(r, keys.blocks(uid), before, count)
+    found = users.get_users(r, [other for other, _ in pairs])
+    return paging.Page([found[other] for other, _ in pairs if other in found], next_cursor)
+
+
+def mutes_page(r, uid, before=None, count=30, now_ms=None):
+    """A page of the users ``uid`` mutes, latest mute first, and a cursor: each user's
+    dict with ``mute_ends`` (ms; 0: no end). Mutes whose end has passed are left out
+    (the sweep has yet to remove them)."""
+    pairs, next_cursor = paging.read_ids(r, keys.mutes(uid), before, count)
+    ids = [other for other, _ in pairs]
+    ends = r.hmget(keys.mute_ends(uid), ids) if ids else []
+    found = users.get_users(r, ids)
+    now = _now_ms() if now_ms is None else int(now_ms)
+    items = []
+    for other, end in zip(ids, ends, strict=True):
+        end = int(end or 0)
+        if other in found and (end == 0 or end > now):
+            items.append({**found[other], "mute_ends": end})
+    return paging.Page(items, next_cursor)
+
+
+def mute_ends_at(r, uid, other_uid, now_ms=None):
+    """When ``uid``'s mute of ``other_uid`` ends, in ms: 0 for no end, None if ``uid``
+    does not mute ``other_uid`` (or the mute has ended)."""
+    end = r.hget(keys.mute_ends(uid), other_uid)
+    if end is None:
+        return None
+    end = int(end)
+    now = _now_ms() if now_ms is None else int(now_ms)
+    return end if end == 0 or end > now else None

@@ -1,0 +1,116 @@
+"""Whether a viewer may see a user's statuses: the one rule, for every page.
+
+A viewer sees an author's statuses unless
+- the author blocks the viewer (blocks.py): the pages say "You are blocked";
+- the author's account is private (privacy.py) and the viewer is not an approved
+  follower: the statuses are "protected";
+the author always sees their own. A block the viewer made, or a mute, does not hide
+statuses the viewer goes to look at (a profile, a status page); it keeps them out of
+the viewer's home timeline (blocks.py, home_page.lua) and out of lists put before
+them (visible_statuses).
+
+Home timelines need no check at read: a status enters one only through the author's
+followers (fan-out, backfill, refill), every one of them approved, and never for a
+follower who is in a block with the author or mutes them (deliver.lua, backfill.lua).
+The streaming API never sends a status posted while its author was private, and the
+live pages send a user only what their home timeline would get (timeline/streaming).
+
+Everything here reads the account's privacy fresh from its user hash, never from a
+process's memory of authors: an account that turns private is private at once.
+"""
+
+import dataclasses
+import enum
+import time
+
+from . import keys
+
+
+class Visibility(enum.Enum):
+    VISIBLE = "visible"
+    BLOCKED = "blocked"  # the author blocks the viewer
+    PROTECTED = "protected"  # a private account, and the viewer does not follow it
+
+
+@dataclasses.dataclass(frozen=True)
+class Relationship:
+    """What stands between a viewer and another user, as the viewer's pages need it."""
+
+    following: bool = False  # the viewer follows the other user
+    requested: bool = False  # the viewer asks to follow them (a private account)
+    blocking: bool = False  # the viewer blocks them
+    blocked: bool = False  # they block the viewer
+    mute_ends: int | None = None  # the viewer mutes them until then (ms; 0: no end)
+
+
+NONE = Relationship()
+
+
+def relationship(r, viewer_id, other_id, now_ms=None):
+    """The Relationship of ``viewer_id`` to ``other_id`` (NONE for an anonymous viewer
+    or oneself), in one round trip: all but the request are in the viewer's slot."""
+    if viewer_id is None or int(viewer_id) == int(other_id):
+        return NONE
+    pipe = r.pipeline(transaction=False)
+    pipe.zscore(keys.following(viewer_id), other_id)
+    pipe.zscore(keys.blocks(viewer_id), other_id)
+    pipe.zscore(keys.blocked_by(viewer_id), other_id)
+    pipe.hget(keys.mute_ends(viewer_id), other_id)
+    pipe.zscore(keys.follow_requests(other_id), viewer_id)
+    following, blocking, blocked, mute_end, requested = pipe.execute()
+    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    if mute_end is not None and 0 < int(mute_end) <= now:
+        mute_end = None  # ended; the sweep has yet to remove it
+    return Relationship(
+        following=following is not None,
+        requested=requested is not None,
+        blocking=blocking is not None,
+        blocked=blocked is not None,
+        mute_ends=None if mute_end is None else int(mute_end),
+    )
+
+
+def statuses_visibility(viewer_id, author, rel):
+    """Whether ``viewer_id`` (None: a visitor) may see the statuses of ``author`` (a
+    user dict, read fresh), given their Relationship ``rel``: a Visibility."""
+    if viewer_id is not None and int(viewer_id) == author["id"]:
+        return Visibility.VISIBLE
+    if rel.blocked:
+        return Visibility.BLOCKED
+    if author.get("private") == "1" and not rel.following:
+        return Visibility.PROTECTED
+    return Visibility.VISIBLE
+
+
+def is_public(r, status):
+    """Whether ``status`` is for everyone: its author's account is not private now.
+    What reposting and anything else that shows a status beyond its author's
+    followers must check (one command)."""
+    return r.hget(keys.user(status["uid"]), "private") != "1"
+
+
+def visible_statuses(r, viewer_id, statuses, now_ms=None):
+    """``statuses`` (dicts with ``uid``) without those ``viewer_id`` (None: a visitor)
+    may not see, nor those of authors the viewer does not get (blocked either way,
+    muted): for lists of statuses from many authors outside the home timeline (a
+    thread, mentions, a tag, search). One round trip; none for an empty list.
+    """
+    authors = list({status["uid"] for status in statuses} - {viewer_id})
+    if not authors:
+        return list(statuses)
+    pipe = r.pipeline(transaction=False)
+    for author in authors:
+        pipe.hget(keys.user(author), "private")
+    if viewer_id is not None:
+        now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+        pipe.zmscore(keys.following(viewer_id), authors)
+        pipe.zrangebyscore(keys.hides(viewer_id), f"({now}", "+inf")
+    replies = pipe.execute()
+    private = {author for author, flag in zip(authors, replies, strict=False) if flag == "1"}
+    hidden = set()
+    if viewer_id is not None:
+        followed, hides = replies[len(authors) :]
+        private -= {author for author, score in zip(authors, followed, strict=True) if score}
+        hidden = {int(author) for author in hides}
+    unseen = private | hidden
+    return [status for status in statuses if status["uid"] not in unseen]
