@@ -23,6 +23,9 @@ Why this delivers exactly once to every follower at posting time:
 - a job that runs twice (its worker died before completing it) repeats SADDs of ids
   already in the set, which change nothing.
 
+A reply reaches only the followers who also follow the user it replies to, or are
+them (Mastodon's rule); deliver.lua checks that for replies alone.
+
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
 whose status hash is gone, so nobody sees a deleted status while that runs.
@@ -39,7 +42,7 @@ from .limits import (
 # --- the work itself -------------------------------------------------------------------
 
 
-def deliver(r, author_uid, sid, follower_uids):
+def deliver(r, author_uid, sid, follower_uids, replied_to=None):
     """Put status ``sid`` into the home timelines of ``follower_uids``; one round trip.
 
     Followers are grouped by shard: each group's keys share a cluster slot, so one
@@ -47,16 +50,26 @@ def deliver(r, author_uid, sid, follower_uids):
     most USER_SHARDS script calls instead of 1000, which is most of the fan-out's
     speed. Returns how many were delivered (followers who unfollowed meanwhile are
     skipped).
+
+    ``replied_to``: for a reply to someone other than its author, that user's id: the
+    reply reaches only the followers who follow them too, or are them (deliver.lua
+    reads each follower's following list, which shares their home's slot). Any other
+    status costs what it did before replies existed.
     """
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
     args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK]
+    if replied_to is not None:
+        args.append(int(replied_to))
 
     def fill(pipe):
         for followers in groups:
             homes = keys.homes_in_one_shard(followers)
-            scripts.DELIVER.queue(pipe, [keys.unfollowed(followers[0], author_uid), *homes], args)
+            followed = [keys.following(uid) for uid in followers] if replied_to else []
+            scripts.DELIVER.queue(
+                pipe, [keys.unfollowed(followers[0], author_uid), *homes, *followed], args
+            )
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -172,15 +185,20 @@ def deliver_ranges(r, same_status_jobs):
     as many calls as one (manage.py bench_fanout measures it).
     """
     author, sid = same_status_jobs[0]["author"], same_status_jobs[0]["sid"]
-    if not r.exists(keys.status(sid)):
+    # The author's id says that the status exists; who it replies to, whom to check
+    # followers against (the hash never changes, so it is read once per step).
+    posted_by, replied_to = r.hmget(keys.status(sid), ["uid", "in_reply_to_uid"])
+    if posted_by is None:
         return []  # deleted meanwhile: delivering would only plant ids to clean up
+    if replied_to is not None and int(replied_to) == int(posted_by):
+        replied_to = None  # a reply to oneself reaches every follower
     ranges = [(job["after"], job["upto"]) for job in same_status_jobs]
     found = followers_in_ranges(r, author, ranges, FANOUT_BATCH_SIZE)
-    deliver(r, author, sid, [uid for batch, _ in found for uid in batch])
+    deliver(r, author, sid, [uid for batch, _ in found for uid in batch], replied_to)
     for job, (_, resume_after) in zip(same_status_jobs, found, strict=True):
         if resume_after is not None:  # a range bigger than a batch: go on with the rest
             rest = {**job, "after": resume_after}
-            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch))
+            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch, replied_to))
     return []
 
 

@@ -14,8 +14,13 @@ live in different slots (one per user), so no single step can change both. Inste
 import enum
 import time
 
-from . import fanout, jobs, keys, locks, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, UNFOLLOW_MEMORY_MS
+from . import fanout, jobs, keys, locks, notifications, paging, scripts, users
+from .limits import (
+    HOME_TIMELINE_SIZE,
+    HOME_TIMELINE_SLACK,
+    NOTIFICATIONS_KEPT,
+    UNFOLLOW_MEMORY_MS,
+)
 
 LockBusy = locks.LockBusy
 
@@ -32,13 +37,15 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def follow(r, uid, other_uid):
+def follow(r, uid, other_uid, notifications_kept=NOTIFICATIONS_KEPT):
     """User ``uid`` follows ``other_uid``; return a FollowResult.
 
     1. Add other to following:{uid} (and count it), under the lock.
-    2. Add uid to followers:{other} (and count it) and, in the same round trip, read
-       other's newest HOME_TIMELINE_SIZE status ids.
-    3. Add those ids to home:{uid} and trim it to the cap (backfill.lua).
+    2. Add uid to followers:{other} (and count it), notify other (nothing if the
+       notification is there: a repeated follow) and, in the same round trip, read
+       other's newest HOME_TIMELINE_SIZE status ids and which of them are replies.
+    3. Add those ids to home:{uid} and trim it to the cap (backfill.lua), a reply only
+       if uid follows the user it replies to, or is them.
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -56,14 +63,22 @@ def follow(r, uid, other_uid):
             scripts.ADD_EDGE.queue(
                 pipe, [keys.followers(other_uid), keys.user(other_uid)], [uid, now, "followers"]
             )
+            event = notifications.member("follow", uid)
+            notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+            # After the profile, in the same slot: a reply the profile read shows is
+            # listed here too.
+            pipe.zrange(keys.profile_replies(other_uid), 0, -1)
 
-        status_ids = scripts.run_pipeline(r, fill)[1]
+        *_, status_ids, replies = scripts.run_pipeline(r, fill)
         if status_ids:
+            # A reply goes to the script as "<id>:<replied-to user>", to be checked.
+            replied = dict(reply.split(":") for reply in replies)
+            marked = [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
             scripts.BACKFILL(
                 r,
                 [keys.home(uid), keys.following(uid)],
-                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *status_ids],
+                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, *marked],
             )
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
@@ -75,7 +90,8 @@ def unfollow(r, uid, other_uid):
     2. Remove other from following:{uid} (and uncount it) and those ids from
        home:{uid}, and note the unfollow for fan-outs in progress, in one step
        (unfollow.lua).
-    3. Remove uid from followers:{other} (and uncount it).
+    3. Remove uid from followers:{other} (and uncount it), and take back the
+       notification of the follow.
     4. Queue a job to refill home:{uid} (fanout.refill_job).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
@@ -89,9 +105,15 @@ def unfollow(r, uid, other_uid):
             [keys.following(uid), keys.user(uid), keys.home(uid), keys.unfollowed(uid, other_uid)],
             [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
         )
-        scripts.REMOVE_EDGE(
-            r, [keys.followers(other_uid), keys.user(other_uid)], [uid, "followers"]
-        )
+
+        def fill(pipe):
+            scripts.REMOVE_EDGE.queue(
+                pipe, [keys.followers(other_uid), keys.user(other_uid)], [uid, "followers"]
+            )
+            event = notifications.member("follow", uid)
+            notifications.queue_unnotify(pipe, other_uid, [event])
+
+        scripts.run_pipeline(r, fill)
     if removed:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).

@@ -52,6 +52,10 @@ HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
 FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
+ADD_REPLY = Script("add_reply")
+REMOVE_REPLY = Script("remove_reply")
+NOTIFY = Script("notify", preludes=["notifications"])
+UNNOTIFY = Script("unnotify", preludes=["notifications"])
 
 ALL = [
     ADD_EDGE,
@@ -66,6 +70,10 @@ ALL = [
     COMPLETE_JOB,
     FAIL_JOB,
     REPLAY_DEAD,
+    ADD_REPLY,
+    REMOVE_REPLY,
+    NOTIFY,
+    UNNOTIFY,
 ]
 
 

@@ -3,14 +3,27 @@
 -- KEYS[2] = following:{s}:uid   (ZSET)
 -- ARGV[1] = the followed user's id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
--- ARGV[4..] = status ids
+-- ARGV[4] = the user's own id
+-- ARGV[5..] = status ids; a reply as "<id>:<id of the user it replies to>"
 -- Returns the number of ids added; 0 if the follow was undone in the meantime.
+--
+-- A reply is copied only if the user is the one replied to or follows them: the
+-- home timeline's reply rule, as deliver.lua applies it.
 if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
     return 0
 end
+local ids = {}
+for i = 5, #ARGV do
+    local sid, replied_to = string.match(ARGV[i], '^(%d+):(%d+)$')
+    if not sid then
+        ids[#ids + 1] = ARGV[i]
+    elseif replied_to == ARGV[4] or redis.call('ZSCORE', KEYS[2], replied_to) then
+        ids[#ids + 1] = sid
+    end
+end
 local added = 0
-for i = 4, #ARGV, 1000 do
-    added = added + redis.call('SADD', KEYS[1], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+for i = 1, #ids, 1000 do
+    added = added + redis.call('SADD', KEYS[1], unpack(ids, i, math.min(i + 999, #ids)))
 end
 trim_home(KEYS[1], tonumber(ARGV[2]), tonumber(ARGV[3]))
 return added
