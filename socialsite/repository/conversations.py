@@ -169,7 +169,8 @@ def notifications_page(
         if group.kind == "reply":
             to_read.append(group.subject)
     read = {s["id"]: s for s in statuses.get_statuses(r, dict.fromkeys(to_read))}
-    actors = users.get_authors(r, [e.actor for g in groups for e in g.events])
+    # The actors, and the user: the author of the statuses replied to.
+    actors = users.get_authors(r, [uid, *(e.actor for g in groups for e in g.events)])
     for status in read.values():
         status["author"] = actors.get(status["uid"])
 
