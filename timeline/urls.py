@@ -12,4 +12,5 @@ urlpatterns = [
     path("@<str:login>/follow/", views.follow, name="follow"),
     path("@<str:login>/unfollow/", views.unfollow, name="unfollow"),
     path("@<str:login>/<int:status_id>/", views.status_detail, name="status_detail"),
+    path("notifications/", views.notifications_page, name="notifications"),
 ]

@@ -1,6 +1,7 @@
 """The pages and actions of the social network. Each view: checks, one repository call,
 a response. All Redis work happens in socialsite.repository."""
 
+import json
 import re
 import secrets
 
@@ -12,11 +13,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required
+from accounts.decorators import login_required, redirect_to_login
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
-from socialsite.repository import graph, statuses, timelines, users
+from socialsite.repository import conversations, graph, notifications, statuses, timelines, users
 
 from .forms import StatusForm
 
@@ -27,17 +28,25 @@ POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
 DRAFT_SESSION_KEY = "status_draft"
 
 
-def _cursor(request):
-    """The ``before`` cursor of a paged list, or None for the first page."""
+def _cursor(request, name="before"):
+    """The ``before`` (or ``name``) cursor of a paged list, or None for the first page."""
     if not request.META.get("QUERY_STRING"):
         return None  # the first page, most often: no QueryDict to build
-    value = request.GET.get("before")
+    value = request.GET.get(name)
     if value is None:
         return None
     # isascii(): str.isdigit() also accepts digits such as "²" that int() refuses.
     if not (value.isascii() and value.isdigit()) or len(value) > 20:
-        raise BadRequest("The page link is malformed: 'before' must be a number.")
+        raise BadRequest(f"The page link is malformed: '{name}' must be a number.")
     return int(value)
+
+
+def _status_id(value):
+    """A status id given in a form (``in_reply_to``), or None if it is not one."""
+    value = value.strip()
+    if value.isascii() and value.isdigit() and 0 < len(value) <= 19:
+        return int(value)
+    return None
 
 
 def _user_or_404(login):
@@ -79,26 +88,57 @@ def home(request):
     return render(request, "timeline/home.html", context)
 
 
+def _keep_draft(request, in_reply_to=""):
+    """Keep the text of a post that was refused: the page it returns to (the home page,
+    or for a reply the thread's page) shows it again in its form."""
+    request.session[DRAFT_SESSION_KEY] = {
+        "message": request.POST.get("message", ""),
+        "location": request.POST.get("location", ""),
+        "in_reply_to": in_reply_to,
+    }
+
+
 @require_POST
 @login_required
 def post_status(request):
+    """Post a status, or with ``in_reply_to`` (a status id) a reply; a refused one keeps
+    its text (DRAFT_SESSION_KEY) for the page it came from."""
     form = StatusForm(request.POST)
-    if not form.is_valid():
-        # Keep the text: the home page shows it again with the form's errors.
-        request.session[DRAFT_SESSION_KEY] = {
-            "message": request.POST.get("message", ""),
-            "location": request.POST.get("location", ""),
-        }
-        messages.error(request, "Your status was not posted.")
+    replying = "in_reply_to" in request.POST
+    in_reply_to = _status_id(request.POST.get("in_reply_to", "")) if replying else None
+    if replying and in_reply_to is None:
+        _keep_draft(request)
+        messages.error(
+            request, "Your reply was not posted: it does not say which status it replies to."
+        )
         return redirect("home")
-    statuses.post_status(
-        get_redis(),
-        request.user.id,
-        form.cleaned_data["message"],
-        inline_limit=settings.INLINE_FANOUT_LIMIT,
-        posting_key=posting_key_of(request),
-        location=form.cleaned_data["location"],
-    )
+    if not form.is_valid():
+        # A reply goes back to its thread's page (its ``next``), where the form shows it.
+        _keep_draft(request, str(in_reply_to) if replying else "")
+        messages.error(request, f"Your {'reply' if replying else 'status'} was not posted.")
+        return redirect_to_next(request, reverse("home")) if replying else redirect("home")
+    try:
+        sid = statuses.post_status(
+            get_redis(),
+            request.user.id,
+            form.cleaned_data["message"],
+            inline_limit=settings.INLINE_FANOUT_LIMIT,
+            posting_key=posting_key_of(request),
+            in_reply_to=in_reply_to,
+            notifications_kept=settings.NOTIFICATIONS_KEPT,
+            location=form.cleaned_data["location"],
+        )
+    except statuses.ParentGone:
+        _keep_draft(request)
+        messages.error(
+            request,
+            "Your reply was not posted: the status it replies to was deleted, or never "
+            "existed. Your text is in the form below.",
+        )
+        return redirect("home")
+    if replying:
+        messages.success(request, "Your reply is posted.")
+        return redirect("status_detail", request.user.login, sid)
     messages.success(request, "Your status is posted.")
     return redirect("home")
 
@@ -151,16 +191,81 @@ def following(request, login):
     return _user_list(request, login, graph.following_page, "Following")
 
 
+def _reply_prefill(status, viewer_login):
+    """A reply form's first words: "@author " and the others the status mentions (from
+    its ``entities``, when it has them), not the viewer, each once."""
+    logins = [status["author"]["login"]]
+    try:
+        mentions = json.loads(status.get("entities") or "{}").get("user_mentions") or []
+        logins += [str(mention["screen_name"]) for mention in mentions]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        pass  # no entities, or not as expected: the author alone
+    chosen = {}
+    for login in logins:
+        if login.lower() != viewer_login.lower():
+            chosen.setdefault(login.lower(), login)
+    return "".join(f"@{login} " for login in chosen.values())
+
+
 @require_GET
 def status_detail(request, login, status_id):
-    r = get_redis()
-    status = statuses.get_status(r, status_id)
-    if status is None or status["login"].lower() != login.lower():
+    """A status's thread page: its ancestors (up to 40, oldest first), the status, a
+    reply form, and its replies, nested (conversations.thread). A fixed number of round
+    trips whatever the thread's size: the session's (with the user and unread count),
+    then at most five (conversations.thread): tests/test_round_trips.py counts them."""
+    after = _cursor(request, "after")
+    thread = conversations.thread(get_redis(), status_id, after=after)
+    if thread is None or thread.status["login"].lower() != login.lower():
         raise Http404("There is no such status.")
-    status["author"] = users.get_user(r, status["uid"])
-    if status["author"] is None:
-        raise Http404("There is no such status.")
-    return render(request, "timeline/status_detail.html", {"status": status})
+    form = None
+    viewer = request.user
+    if viewer.is_authenticated:
+        draft = request.session.get(DRAFT_SESSION_KEY)
+        if draft and draft.get("in_reply_to") == str(thread.status["id"]):
+            form = StatusForm(request.session.pop(DRAFT_SESSION_KEY))
+        else:
+            form = StatusForm(initial={"message": _reply_prefill(thread.status, viewer.login)})
+    context = {"thread": thread, "form": form, "posting_key": new_posting_key()}
+    return render(request, "timeline/status_detail.html", context)
+
+
+@require_GET
+def notifications_page(request):
+    """The viewer's notifications, newest first, grouped (conversations.notifications_page);
+    ``?type=mention`` (or another kind) lists that kind alone. Viewing the first page of
+    all of them marks them seen. At most four round trips: the session's (which reads the
+    notifications along with the user and unread count), the statuses, the users not
+    shown lately, and marking them seen."""
+    kind = request.GET.get("type") if request.META.get("QUERY_STRING") else None
+    if kind is not None and kind not in notifications.KINDS:
+        raise BadRequest(
+            f"The page link is malformed: 'type' must be one of {', '.join(notifications.KINDS)}."
+        )
+    before = _cursor(request)
+    events_read = notifications.EventsRead()
+    request.session.read_along(events_read)  # before anything loads the session
+    if not request.user.is_authenticated:
+        return redirect_to_login(request)
+    r, viewer = get_redis(), request.user
+    unread = viewer.notifications
+    page = conversations.notifications_page(
+        r,
+        viewer.id,
+        before=before,
+        count=settings.TIMELINE_PAGE_SIZE,
+        kind=kind,
+        # The viewer's blocked and muted users' ids go here (and their keys to
+        # notifications.hidden_actor_keys, for the count).
+        hidden=frozenset(),
+        events=events_read.for_user(viewer.id),
+        read_mark=unread.read,
+    )
+    seen = page.newest if before is None and kind is None else None
+    if (seen is not None and seen > unread.read) or page.gone:
+        count, version = notifications.mark_read(r, viewer.id, seen, page.gone)
+        viewer.notifications = notifications.Unread(count, version, max(unread.read, seen or 0))
+    context = {"page": page, "kind": kind, "kinds": notifications.KINDS}
+    return render(request, "timeline/notifications.html", context)
 
 
 FOLLOW_MESSAGES = {
