@@ -57,6 +57,8 @@ class StatusEvent:
     an event nobody tracks words for never gets split into words.
     """
 
+    kind = "status"
+
     def __init__(self, status):
         self.status = status
         self.id = int(status["id"])
@@ -80,6 +82,15 @@ class StatusEvent:
     @property
     def message(self):
         return str(self.status.get("message", ""))
+
+    @functools.cached_property
+    def replied_to(self):
+        """The id of the user a reply replies to; None for a status that is not one."""
+        replied_to = self.status.get("in_reply_to_uid")
+        try:
+            return None if replied_to is None else int(replied_to)
+        except (TypeError, ValueError):
+            return None
 
     @functools.cached_property
     def words(self):
@@ -106,6 +117,34 @@ class StatusEvent:
         except (KeyError, ValueError):
             return None
         return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
+
+
+class UnreadEvent:
+    """A user's new count of unread notifications, and its version (each change of the
+    user's notifications raises it: a page keeps the highest it has seen). Published by
+    the notification scripts of the repository (notifications.py) on their own channel;
+    routed to that user's live pages alone, never through the filters."""
+
+    kind = "unread"
+
+    def __init__(self, data):
+        self.uid = int(data["unread"])
+        self.count = int(data["count"])
+        self.version = int(data["version"])
+        self.rendered = {}
+
+
+def event_from_json(text):
+    """The StatusEvent or UnreadEvent published as ``text``; ValueError if malformed."""
+    data = json.loads(text)
+    if isinstance(data, dict) and "unread" in data:
+        try:
+            return UnreadEvent(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(
+                f"an unread count needs a numeric user, count and version: {exc}"
+            ) from None
+    return StatusEvent.from_json(text)
 
 
 class SampleFilter:
