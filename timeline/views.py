@@ -88,6 +88,13 @@ def home(request):
     return render(request, "timeline/home.html", context)
 
 
+def mentioned_uids(message):
+    """The ids of the users ``message`` mentions, in order, to notify (post_status
+    notifies the first ten). The mention parser's entities (``user_mentions``, only
+    existing users) feed this; until it is wired in, nobody."""
+    return []
+
+
 def _keep_draft(request, in_reply_to=""):
     """Keep the text of a post that was refused: the page it returns to (the home page,
     or for a reply the thread's page) shows it again in its form."""
@@ -125,6 +132,7 @@ def post_status(request):
             inline_limit=settings.INLINE_FANOUT_LIMIT,
             posting_key=posting_key_of(request),
             in_reply_to=in_reply_to,
+            mentioned_uids=mentioned_uids(form.cleaned_data["message"]),
             notifications_kept=settings.NOTIFICATIONS_KEPT,
             location=form.cleaned_data["location"],
         )
