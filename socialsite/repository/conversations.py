@@ -16,8 +16,9 @@ Statuses this process has read before cost an EXISTS instead of their hash.
 
 The notifications page (``notifications_page``) groups a user's notifications
 (notifications.group) and reads, in one round trip each, the statuses they are about
-and the users who made them. A notification whose status or actor is gone disappears,
-and is returned in ``gone`` for the caller to take out (notifications.mark_read).
+and the users they name (a few per entry, whatever it holds). A notification whose
+status or actor is found gone disappears, and is returned in ``gone`` for the caller
+to take out (notifications.mark_read).
 """
 
 from dataclasses import dataclass, field
@@ -104,20 +105,24 @@ def thread(r, sid, after=None, count=THREAD_PAGE_SIZE):
 # --- notifications -----------------------------------------------------------------------------
 
 # Events of one entry whose statuses are read (the newest): the entry shows the newest
-# one's. The rest are trusted: deleting a status takes its notifications back.
+# one's. The rest are trusted: deleting a status takes its notifications back. Likewise
+# the actors whose names are read: an entry names two, however many it holds.
 STATUSES_READ_PER_ENTRY = 3
+ACTORS_READ_PER_ENTRY = 3
 
 
 @dataclass
 class Entry:
-    """One line of the notifications page: ``kind``; ``actors``, the users who did it
-    (newest first, each once); ``status``, the newest event's status (a reply, the
-    status that mentions) with its author, or None (a follow); ``subject``, for a
-    reply the status replied to, or None (also when deleted); ``count``, the events in
-    the entry; ``newest``, its newest event's score (time in ms); ``unread``."""
+    """One line of the notifications page: ``kind``; ``actors``, the users it names
+    (the newest two, each once), and how many ``others`` did it too; ``status``, the
+    newest event's status (a reply, the status that mentions) with its author, or None
+    (a follow); ``subject``, for a reply the status replied to, or None (also when
+    deleted); ``count``, the events in the entry; ``newest``, its newest event's score
+    (time in ms); ``unread``."""
 
     kind: str
     actors: list
+    others: int
     status: dict | None
     subject: dict | None
     count: int
@@ -163,33 +168,44 @@ def notifications_page(
     next_cursor = groups[count - 1].newest if len(groups) > count else None
     groups = groups[:count]
 
-    to_read = []
+    # Read for each entry: the statuses of its newest events, the status replied to,
+    # and its newest actors (the page names two; a third stands in for a gone one).
+    to_read, to_name = [], [uid]  # the user: the author of the statuses replied to
     for group in groups:
-        to_read += [e.status for e in group.events[:STATUSES_READ_PER_ENTRY] if e.status]
+        newest_events = group.events[:STATUSES_READ_PER_ENTRY]
+        to_read += [event.status for event in newest_events if event.status]
         if group.kind == "reply":
             to_read.append(group.subject)
+        to_name += list(dict.fromkeys(event.actor for event in group.events))[
+            :ACTORS_READ_PER_ENTRY
+        ]
     read = {s["id"]: s for s in statuses.get_statuses(r, dict.fromkeys(to_read))}
-    # The actors, and the user: the author of the statuses replied to.
-    actors = users.get_authors(r, [uid, *(e.actor for g in groups for e in g.events)])
+    named = users.get_authors(r, to_name)
     for status in read.values():
-        status["author"] = actors.get(status["uid"])
+        status["author"] = named.get(status["uid"])
+    looked_up, checked = set(to_read), set(to_name)
 
     entries, gone = [], []
     for group in groups:
         kept = []
         for event in group.events:
-            status_gone = event.status and event.status in to_read and event.status not in read
-            if event.actor not in actors or status_gone:
+            status_gone = event.status in looked_up and event.status not in read
+            if (event.actor in checked and event.actor not in named) or status_gone:
                 gone.append(event.member)
             else:
                 kept.append(event)
         if not kept:
             continue
+        actors = list(dict.fromkeys(event.actor for event in kept))
+        shown = [named[actor] for actor in actors if actor in named][:2]
+        if not shown:
+            continue  # none of its actors could be named: it waits for a later look
         subject = read.get(group.subject) if group.kind == "reply" else None
         entries.append(
             Entry(
                 kind=group.kind,
-                actors=[actors[a] for a in dict.fromkeys(e.actor for e in kept)],
+                actors=shown,
+                others=len(actors) - len(shown),
                 status=read.get(kept[0].status) if kept[0].status else None,
                 subject=subject if subject and subject["author"] else None,
                 count=len(kept),

@@ -71,10 +71,11 @@ def member(kind, actor, status=0, subject=0):
 
 def _event(text, score):
     """The Event a member stands for, or None for one this code cannot read."""
-    parts = text.split(":")
-    if len(parts) != 4 or not all(part.isascii() and part.isdigit() for part in parts[1:]):
+    try:
+        kind, actor, status, subject = text.split(":")
+        return Event(kind, int(actor), int(status), int(subject), int(score))
+    except ValueError:
         return None
-    return Event(parts[0], int(parts[1]), int(parts[2]), int(parts[3]), int(score))
 
 
 # --- writing: queued on a pipeline, in the user's slot -----------------------------------
@@ -185,7 +186,8 @@ class EventsRead:
         self.uid, self.found = None, None
 
     def queue(self, pipe, uid):
-        pipe.zrevrange(keys.notifications(uid), 0, -1, withscores=True)
+        # Scores are whole milliseconds, which Redis writes out in full.
+        pipe.zrevrange(keys.notifications(uid), 0, -1, withscores=True, score_cast_func=int)
 
     def take(self, uid, replies):
         self.uid, self.found = uid, _events(replies[0])
@@ -196,7 +198,9 @@ class EventsRead:
 
 def events(r, uid):
     """Every notification of user ``uid`` as Events, newest first; one round trip."""
-    return _events(r.zrevrange(keys.notifications(uid), 0, -1, withscores=True))
+    return _events(
+        r.zrevrange(keys.notifications(uid), 0, -1, withscores=True, score_cast_func=int)
+    )
 
 
 @dataclass
