@@ -1,5 +1,9 @@
 """Broadcasting posted and deleted statuses to the streaming servers (section 8.5).
 
+Users' unread notification counts travel on a channel of their own
+(keys.NOTIFICATION_CHANNEL), published by the notification scripts themselves
+(notifications.py); a stream server's one subscription takes both channels.
+
 PUBLISH is fire-and-forget: a streaming server that is not subscribed at that moment
 never sees the event. Nothing else in the site depends on these events arriving.
 

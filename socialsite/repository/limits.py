@@ -69,9 +69,10 @@ THREAD_ANCESTORS = 40
 # A thread page's direct replies per page (oldest first), and how many replies of each
 # it shows nested below it, down to THREAD_DEPTH levels; past those, a "more replies"
 # link leads to that status's own page. The reads are one pipeline per level: a fixed
-# number of round trips whatever the thread's size.
+# number of round trips whatever the thread's size; a page shows at most 30 + 60 + 120
+# replies.
 THREAD_PAGE_SIZE = 30
-THREAD_NESTED_REPLIES = 3
+THREAD_NESTED_REPLIES = 2
 THREAD_DEPTH = 3
 
 # Notifications a user keeps, the newest (Django's NOTIFICATIONS_KEPT setting overrides it
