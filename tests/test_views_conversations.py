@@ -191,6 +191,18 @@ def test_the_reply_form_starts_with_the_author_and_the_people_mentioned(
     html = html_of(bob_client.get(f"/@alice/{parent}/"))
     assert re.search(r'<textarea name="message"[^>]*>\n@alice @carol </textarea>', html)
     assert f'<input type="hidden" name="in_reply_to" value="{parent}">' in html
+    # The packed form: spans of the message and ids.
+    packed = {"m": [[3, 7, bob["id"]], [12, 18, carol["id"]]]}
+    other = post(r, alice, "hi @bob and @carol")
+    r.hset(keys.status(other), "entities", json.dumps(packed))
+    html = html_of(bob_client.get(f"/@alice/{other}/"))
+    assert re.search(r'<textarea name="message"[^>]*>\n@alice @carol </textarea>', html)
+    # Entities it cannot read: the author alone.
+    for junk in ("{{{", "[1, 2]", '{"m": [[1]]}', '{"user_mentions": [{}]}'):
+        sid = post(r, alice, "hi @bob")  # a new one: a status's hash is read once
+        r.hset(keys.status(sid), "entities", junk)
+        html = html_of(bob_client.get(f"/@alice/{sid}/"))
+        assert re.search(r'<textarea name="message"[^>]*>\n@alice </textarea>', html), junk
 
 
 def test_anonymous_visitors_are_asked_to_log_in_to_reply(r, client, alice):

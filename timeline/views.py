@@ -199,18 +199,26 @@ def following(request, login):
     return _user_list(request, login, graph.following_page, "Following")
 
 
-def _reply_prefill(status, viewer_login):
-    """A reply form's first words: "@author " and the others the status mentions (from
-    its ``entities``, when it has them), not the viewer, each once."""
-    logins = [status["author"]["login"]]
+def _mentioned_logins(status):
+    """The logins ``status`` mentions, from its ``entities``: Twitter's object
+    (``user_mentions``' ``screen_name``) or the packed form (``"m": [[start, end, id]]``,
+    spans of the message); none for a status without them, or with something else."""
     try:
-        mentions = json.loads(status.get("entities") or "{}").get("user_mentions") or []
-        logins += [str(mention["screen_name"]) for mention in mentions]
+        entities = json.loads(status.get("entities") or "{}")
+        if "user_mentions" in entities:
+            return [str(mention["screen_name"]) for mention in entities["user_mentions"]]
+        message = status["message"]
+        return [message[start:end].lstrip("@") for start, end, *_ in entities.get("m", ())]
     except (ValueError, TypeError, KeyError, AttributeError):
-        pass  # no entities, or not as expected: the author alone
+        return []
+
+
+def _reply_prefill(status, viewer_login):
+    """A reply form's first words: "@author " and the others the status mentions, not
+    the viewer, each once."""
     chosen = {}
-    for login in logins:
-        if login.lower() != viewer_login.lower():
+    for login in [status["author"]["login"], *_mentioned_logins(status)]:
+        if login and login.lower() != viewer_login.lower():
             chosen.setdefault(login.lower(), login)
     return "".join(f"@{login} " for login in chosen.values())
 
