@@ -65,3 +65,11 @@ class StatusForm(forms.Form):
         # Stored normalized ("lat,lon", at most 6 decimals: about 10 cm), the way the
         # streaming filters read it back.
         return f"{_coordinate(lat)},{_coordinate(lon)}"
+
+
+class ReplyForm(StatusForm):
+    """The status form of a thread's page: the same fields and checks, worded for a reply."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["message"].label = "Your reply"

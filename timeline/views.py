@@ -19,7 +19,7 @@ from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import conversations, graph, notifications, statuses, timelines, users
 
-from .forms import StatusForm
+from .forms import ReplyForm, StatusForm
 
 # What new_posting_key makes: 22 URL-safe characters.
 POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
@@ -238,9 +238,9 @@ def status_detail(request, login, status_id):
     if viewer.is_authenticated:
         draft = request.session.get(DRAFT_SESSION_KEY)
         if draft and draft.get("in_reply_to") == str(thread.status["id"]):
-            form = StatusForm(request.session.pop(DRAFT_SESSION_KEY))
+            form = ReplyForm(request.session.pop(DRAFT_SESSION_KEY))
         else:
-            form = StatusForm(initial={"message": _reply_prefill(thread.status, viewer.login)})
+            form = ReplyForm(initial={"message": _reply_prefill(thread.status, viewer.login)})
     context = {"thread": thread, "form": form, "posting_key": new_posting_key()}
     return render(request, "timeline/status_detail.html", context)
 
