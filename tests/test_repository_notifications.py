@@ -185,6 +185,14 @@ def test_replies_to_one_status_within_a_day_are_one_entry(r, alice, bob, carol):
     assert [a["login"] for a in grouped.actors] == ["bob", "carol"]
     assert grouped.status["id"] == last and grouped.subject["id"] == parent
     assert all(e.unread for e in entries)
+    # Seen now: marked, and the same page again shows nothing new.
+    assert unread(r, alice) == 0
+    assert not any(e.unread for e in page(r, alice).entries)
+    # A page of one kind, or an older page, marks nothing.
+    statuses.post_status(r, bob["id"], "four", in_reply_to=parent)
+    page(r, alice, kind="reply")
+    page(r, alice, before=entries[0].newest)
+    assert unread(r, alice) == 1
 
 
 def test_groups_split_a_day_apart():
@@ -231,11 +239,13 @@ def test_a_notification_whose_actor_or_status_is_gone_disappears(r, alice, bob, 
     from socialsite import memory
 
     memory.forget_all()
+    events = notifications.events(r, alice["id"])
     shown = page(r, alice)
     assert shown.entries == []
-    assert sorted(shown.gone) == sorted(e.member for e in notifications.events(r, alice["id"]))
-    notifications.mark_read(r, alice["id"], shown.newest, shown.gone)
+    assert sorted(shown.gone) == sorted(e.member for e in events)
+    # Seeing the page took them out.
     assert notifications.events(r, alice["id"]) == [] and unread(r, alice) == 0
+    assert shown.unread.count == 0
 
 
 @pytest.mark.parametrize("member", ["x", "follow:a:0:0", "follow:1:2", ""])

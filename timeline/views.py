@@ -262,10 +262,9 @@ def notifications_page(request):
     request.session.read_along(events_read)  # before anything loads the session
     if not request.user.is_authenticated:
         return redirect_to_login(request)
-    r, viewer = get_redis(), request.user
-    unread = viewer.notifications
+    viewer = request.user
     page = conversations.notifications_page(
-        r,
+        get_redis(),
         viewer.id,
         before=before,
         count=settings.TIMELINE_PAGE_SIZE,
@@ -274,12 +273,9 @@ def notifications_page(request):
         # notifications.hidden_actor_keys, for the count).
         hidden=frozenset(),
         events=events_read.for_user(viewer.id),
-        read_mark=unread.read,
+        unread=viewer.notifications,
     )
-    seen = page.newest if before is None and kind is None else None
-    if (seen is not None and seen > unread.read) or page.gone:
-        count, version = notifications.mark_read(r, viewer.id, seen, page.gone)
-        viewer.notifications = notifications.Unread(count, version, max(unread.read, seen or 0))
+    viewer.notifications = page.unread  # seen now: the badge shows what is left
     context = {"page": page, "kind": kind, "kinds": notifications.KINDS}
     return render(request, "timeline/notifications.html", context)
 

@@ -134,28 +134,44 @@ class Entry:
 class NotificationsPage:
     """``entries``, newest first; ``next_cursor`` (``before`` for the next page) or
     None; ``newest``, the score of the user's newest notification (of any kind or
-    actor; None without any), up to which viewing the first page marks them seen;
-    ``gone``, the events found to be about a deleted status or user."""
+    actor; None without any); ``gone``, the events found to be about a deleted status
+    or user; ``unread``, the user's notifications.Unread after the page was seen."""
 
     entries: list
     next_cursor: int | None
     newest: int | None
     gone: list
+    unread: notifications.Unread | None = None
 
 
 def notifications_page(
-    r, uid, before=None, count=30, kind=None, hidden=frozenset(), events=None, read_mark=0
+    r, uid, before=None, count=30, kind=None, hidden=frozenset(), events=None, unread=None
 ):
     """A page of user ``uid``'s notifications, grouped (notifications.group), the entries
-    whose newest event scores below ``before`` (None: the newest).
+    whose newest event scores below ``before`` (None: the newest), as the user sees it:
+    the first page of all kinds marks every notification seen, and events found gone
+    are taken out (notifications.mark_read: one round trip, only if either is needed).
 
     ``kind``: only that kind (notifications.KINDS). ``hidden``: ids of users whose
     notifications are left out (such as those the user blocks or mutes). ``events``:
-    the user's notifications if already read (notifications.EventsRead), else they are
-    read here. ``read_mark``: the user's read mark; entries newer are ``unread``.
+    the user's notifications if already read (notifications.EventsRead), and
+    ``unread`` their notifications.Unread (notifications.UnreadRead); else they are
+    read here. Entries newer than the read mark are ``unread``.
     """
     if events is None:
         events = notifications.events(r, uid)
+    if unread is None:
+        unread = notifications.unread(r, uid)
+    page = _page_of_notifications(r, uid, before, count, kind, hidden, events, unread.read)
+    seen = page.newest if before is None and kind is None else None
+    page.unread = unread
+    if (seen is not None and seen > unread.read) or page.gone:
+        count_now, version = notifications.mark_read(r, uid, seen, page.gone)
+        page.unread = notifications.Unread(count_now, version, max(unread.read, seen or 0))
+    return page
+
+
+def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mark):
     newest = events[0].score if events else None
     shown = [
         event
