@@ -107,6 +107,9 @@ def user_from_session(session):
     if not constant_time_compare(session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()):
         session.flush()
         return AnonymousUser()
+    unread = getattr(session, "unread", None)  # read with the session: session_store
+    if unread is not None:
+        user.notifications = unread.for_user(uid)
     return user
 
 

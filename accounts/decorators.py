@@ -12,8 +12,14 @@ def login_required(view):
     def wrapper(request, *args, **kwargs):
         if request.user.is_authenticated:
             return view(request, *args, **kwargs)
-        # After logging in, come back to this page; for a POST, to the page it came from.
-        target = request.get_full_path() if request.method == "GET" else "/"
-        return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': target})}")
+        return redirect_to_login(request)
 
     return wrapper
+
+
+def redirect_to_login(request):
+    """The login page, to come back here afterwards; for a POST, to the page it came
+    from. (For a view that must ask the session to read something along before it
+    looks at the user, and so checks the user itself.)"""
+    target = request.get_full_path() if request.method == "GET" else "/"
+    return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': target})}")

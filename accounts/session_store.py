@@ -9,7 +9,8 @@ before it cycles the key). load() then reads the user along with the session, in
 same round trip, and leaves it in ``loaded_user`` for accounts.auth.get_user, which
 would otherwise read it next: one round trip less on every logged-in page. A view may
 add reads of that user's own keys to the same round trip (read_along): the home page
-reads its ids there.
+reads its ids there. Every page reads the user's unread notification count there
+(notifications.UnreadRead, one HMGET), for the navigation's badge.
 """
 
 import json
@@ -24,7 +25,7 @@ from django.contrib.sessions.backends.base import (
 from django.utils.crypto import get_random_string
 
 from socialsite.connection import get_redis
-from socialsite.repository import sessions
+from socialsite.repository import notifications, sessions
 
 # The session field that holds the logged-in user's id (as django.contrib.auth's).
 USER_ID_FIELD = "_auth_user_id"
@@ -33,6 +34,12 @@ USER_ID_FIELD = "_auth_user_id"
 class SessionStore(SessionBase):
     # (uid, user dict or None, password hash or None) read with the session, or None.
     loaded_user = None
+
+    def __init__(self, session_key=None):
+        super().__init__(session_key)
+        # The unread count of the user the key names, read with the session (every
+        # page shows it): accounts.auth.user_from_session hands it to the user.
+        self.unread = notifications.UnreadRead()
 
     def read_along(self, reader):
         """Have ``reader`` (e.g. timelines.HomeIdsRead) read with the session and its
@@ -46,7 +53,7 @@ class SessionStore(SessionBase):
         data, self.loaded_user = sessions.load_with_user(
             get_redis(),
             self._get_or_create_session_key(),
-            read_along=getattr(self, "_read_along", ()),
+            read_along=[*getattr(self, "_read_along", ()), self.unread],
         )
         if data is None:
             self._session_key = None

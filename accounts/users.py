@@ -5,6 +5,9 @@ import functools
 from django.conf import settings
 from django.utils.crypto import salted_hmac
 
+from socialsite.connection import get_redis
+from socialsite.repository import notifications
+
 
 class SiteUser:
     """A signed-up user, from the repository's public hash (plus, privately, the hash
@@ -22,6 +25,20 @@ class SiteUser:
         self.posts = int(data.get("posts", 0))
         self.signup = float(data.get("signup", 0))
         self._password_hash = password_hash or ""
+        self._notifications = None
+
+    @property
+    def notifications(self):
+        """The user's unread notifications (notifications.Unread: count, version and
+        read mark), for the navigation's badge: read with the session when its key
+        names the user (session_store), else read now."""
+        if self._notifications is None:
+            self._notifications = notifications.unread(get_redis(), self.id)
+        return self._notifications
+
+    @notifications.setter
+    def notifications(self, unread):
+        self._notifications = unread
 
     def get_session_auth_hash(self):
         """An HMAC of the password hash, kept in the session as Django does.

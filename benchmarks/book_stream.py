@@ -13,6 +13,9 @@ from timeline.streaming.hub import Hub
 class PerClientHub(Hub):
     """A hub whose clients each subscribe on their own, as in the book."""
 
+    # The book's clients want statuses alone.
+    listens_to_notifications = False
+
     def __init__(self, urls, **options):
         super().__init__(urls, **options)
         self.subscribers = {}

@@ -121,6 +121,8 @@ TIMELINE_PAGE_SIZE = 30
 # another; a job failing this many times goes to the dead-letter stream.
 FANOUT_CLAIM_IDLE_MS = env_int("FANOUT_CLAIM_IDLE_MS", 30_000, minimum=100)
 FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
+# Notifications a user keeps (the newest); older ones are dropped as new ones come.
+NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 
 # --- throttles (socialsite/throttling.py, README "Running it in public") ---------------
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}

@@ -243,11 +243,11 @@ def test_jobs_of_one_fan_out_run_together_and_one_bad_job_holds_back_no_other(
     real_deliver = fanout.deliver
     calls = []
 
-    def deliver(r, author_uid, sid, follower_uids):
+    def deliver(r, author_uid, sid, follower_uids, replied_to=None):
         calls.append(len(follower_uids))
         if poisoned in follower_uids:
             raise ConnectionError("this one always fails")
-        return real_deliver(r, author_uid, sid, follower_uids)
+        return real_deliver(r, author_uid, sid, follower_uids, replied_to)
 
     monkeypatch.setattr(fanout, "deliver", deliver)
     jobs.ensure_group(r)

@@ -116,12 +116,12 @@ def test_a_block_racing_an_inline_fan_out_never_lets_the_status_land(
     graph.follow(r, carol["id"], bob["id"])
     deliver = fanout.deliver
 
-    def block_first(r_, author, sid, followers):
+    def block_first(r_, author, sid, followers, *rest):
         # The post read its followers (alice among them); alice blocks bob before
         # the delivery arrives.
         assert alice["id"] in followers
         blocks.block(r_, alice["id"], bob["id"])
-        return deliver(r_, author, sid, followers)
+        return deliver(r_, author, sid, followers, *rest)
 
     monkeypatch.setattr(fanout, "deliver", block_first)
     sid = post(r, bob, "racing the block")

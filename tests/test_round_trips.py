@@ -21,6 +21,16 @@ HOME_PAGE_ROUND_TRIPS = 1
 HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS = 2
 # Profile: the same plus login -> id, the profile's user hash and "am I following?".
 PROFILE_PAGE_ROUND_TRIPS = 6
+# A thread page: the session's, then the status with its page of direct replies' ids,
+# then one per level of replies (three), the ancestors riding along with the first (the
+# authors shown in the last minute come from memory); whether the reader may see the
+# other authors' statuses (visibility.visible_statuses); the author read fresh and the
+# reader's relationship to them (private, blocked), together. The README quotes this.
+THREAD_PAGE_ROUND_TRIPS = 7
+# The notifications page: the session's (which reads the notifications too), then the
+# statuses they are about (an EXISTS each for those this process has read). Marking
+# them seen, when there is something new, is one more.
+NOTIFICATIONS_PAGE_ROUND_TRIPS = 2
 
 
 def cost(client, url, round_trips):
@@ -113,3 +123,50 @@ def test_home_page_of_someone_who_blocks_and_mutes_costs_the_same(
     if not redis_backend.cluster:
         assert count == HOME_PAGE_ROUND_TRIPS
     assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_a_thread_page_costs_a_fixed_number_whatever_the_threads_size(
+    r, client, reader, round_trips, redis_backend
+):
+    author = make_user(r, "author")
+
+    def reply(parent, text):
+        return statuses.post_status(r, author["id"], text, in_reply_to=parent)
+
+    small = reply(statuses.post_status(r, author["id"], "small"), "one reply")
+    sid = statuses.post_status(r, author["id"], "big")
+    for n in range(45):  # more ancestors than the page shows
+        sid = reply(sid, f"ancestor {n}")
+    for n in range(30):
+        child = reply(sid, f"child {n}")
+        for m in range(3):
+            reply(reply(child, f"grandchild {m}"), "great-grandchild")
+    big = cost(client, f"/@author/{sid}/", round_trips)
+    little = cost(client, f"/@author/{small}/", round_trips)
+    if not redis_backend.cluster:
+        assert big == THREAD_PAGE_ROUND_TRIPS
+    assert little <= big <= allowed(redis_backend, THREAD_PAGE_ROUND_TRIPS, pipelines=5)
+
+
+def test_the_notifications_page_costs_the_same_for_one_entry_and_for_thirty(
+    r, client, reader, round_trips, redis_backend
+):
+    def mention_from(login):
+        author = make_user(r, login)
+        statuses.post_status(r, author["id"], "hi @reader", mentioned_uids=[reader["id"]])
+
+    client.get("/")  # the login's message shown and gone: the session is saved no more
+    mention_from("first")
+    round_trips["n"] = 0
+    client.get("/notifications/")
+    if not redis_backend.cluster:
+        # The first view reads the mention's author, and marks the mention seen.
+        assert round_trips["n"] == NOTIFICATIONS_PAGE_ROUND_TRIPS + 2
+    with_one = cost(client, "/notifications/", round_trips)
+    for n in range(40):
+        mention_from(f"author{n}")
+    client.get("/notifications/")
+    with_thirty = cost(client, "/notifications/", round_trips)
+    if not redis_backend.cluster:
+        assert with_one == with_thirty == NOTIFICATIONS_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, NOTIFICATIONS_PAGE_ROUND_TRIPS, pipelines=2)

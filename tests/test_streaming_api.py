@@ -85,7 +85,29 @@ def test_sample_streams_each_status_as_one_json_line_in_chunks(r, stream_server,
         "posted": pytest.approx(time.time(), abs=60),
         "location": "48.8566,2.3522",
         "entities": {"hashtags": [], "user_mentions": [], "urls": []},
+        # Twitter's fields of a reply, null for a status that replies to nothing.
+        "in_reply_to_status_id": None,
+        "in_reply_to_user_id": None,
+        "in_reply_to_screen_name": None,
     }
+
+
+def test_a_reply_carries_twitters_reply_fields_and_its_deletion_the_usual_notice(
+    r, stream_server, alice, bob
+):
+    with sample(stream_server) as stream:
+        parent = post(r, alice, "parent")
+        sid = statuses.post_status(r, bob["id"], "@alice a reply", in_reply_to=parent)
+        assert stream.read_json()["id"] == parent
+        line = stream.read_json()
+        delete(r, bob, sid)
+        assert stream.read_json() == deleted(sid)
+    assert line["id"] == sid
+    assert line["in_reply_to_status_id"] == parent
+    assert line["in_reply_to_user_id"] == alice["id"]
+    assert line["in_reply_to_screen_name"] == "alice"
+    # The site's own bookkeeping stays out of the API.
+    assert not {"in_reply_to", "in_reply_to_uid", "ancestors", "notified"} & set(line)
 
 
 def test_sample_sends_a_deletion_notice(r, stream_server, alice):

@@ -279,3 +279,29 @@ def test_an_event_gives_its_entities_in_twitters_format():
                                                ("Straße", "strasse"), ("#", "#")])  # fmt: skip
 def test_track_words_read_as_event_words_are(word, tracked):
     assert filters.track_word(word) == tracked
+
+
+# --- replies and unread counts (the live pages) ---
+
+
+def test_the_live_home_filter_applies_the_reply_rule():
+    from timeline.streaming.live import HomeFilter
+
+    home = HomeFilter(1, following={2, 3})  # user 1 follows 2 and 3, not 4
+
+    def reply(uid, to):
+        return StatusEvent({"id": 9, "uid": uid, "in_reply_to_uid": str(to), "message": ""})
+
+    assert home(event(uid=2)) and not home(event(uid=4))
+    assert home(reply(2, 3)) and home(reply(2, 1)) and home(reply(2, 2))
+    assert not home(reply(2, 4))  # to someone user 1 does not follow
+    assert home(reply(1, 4))  # their own, to anyone
+    assert not home(reply(4, 1))  # by someone they do not follow
+
+
+def test_an_unread_count_decodes_apart_from_statuses():
+    unread = filters.event_from_json('{"unread": 5, "count": 2, "version": 9}')
+    assert (unread.kind, unread.uid, unread.count, unread.version) == ("unread", 5, 2, 9)
+    assert filters.event_from_json('{"id": 1, "uid": 2}').kind == "status"
+    with pytest.raises(ValueError):
+        filters.event_from_json('{"unread": "x", "count": 2, "version": 9}')

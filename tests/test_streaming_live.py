@@ -248,3 +248,54 @@ def test_it_answers_a_cors_preflight(stream_server):
 def test_it_only_answers_get(stream_server):
     with live(stream_server, method="POST") as stream:
         assert stream.status == 405
+
+
+# --- replies and unread counts ------------------------------------------------------------
+
+
+def test_a_reply_comes_live_only_under_the_home_timelines_rule(r, alice, bob, carol, alice_live):
+    follow_while_connected(r, alice_live, alice, bob)
+    to_carol = statuses.post_status(r, bob["id"], "not for alice", in_reply_to=post(r, carol, "c"))
+    to_alice = statuses.post_status(r, bob["id"], "for alice", in_reply_to=post(r, alice, "a"))
+    assert to_carol < to_alice
+
+    def next_status():  # the reply to alice notifies her too: that event is passed over
+        while True:
+            kind, data = alice_live.read_event()
+            if kind == "status":
+                return json.loads(data)
+
+    assert next_status()["id"] == to_alice - 1  # her own status first
+    event = next_status()
+    assert event["id"] == to_alice
+    assert 'Replying to <a href="/@alice/">@alice</a>' in event["html"]
+
+
+def unread_event(stream, above_version):
+    """The data of the next unread-count event newer than ``above_version``; status
+    events and older counts (on a cluster, ones of earlier tests still on their way,
+    for users who had the same ids) are passed over."""
+    while True:
+        kind, data = stream.read_event()
+        if kind == "unread" and json.loads(data)["version"] > above_version:
+            return json.loads(data)
+
+
+def test_a_users_unread_count_comes_to_their_live_pages_alone(
+    r, keys_module, alice, bob, carol, alice_live
+):
+    # Versions far above those of earlier tests whose users had the same ids.
+    for user in (alice, bob):
+        r.hset(keys_module.notifications_state(user["id"]), "version", 1_000_000)
+    graph.follow(r, carol["id"], bob["id"])  # bob's: not sent to alice
+    statuses.post_status(r, carol["id"], "hi @alice", mentioned_uids=[alice["id"]])
+    assert unread_event(alice_live, 1_000_000) == {"count": 1, "version": 1_000_001}
+    graph.follow(r, bob["id"], alice["id"])
+    assert unread_event(alice_live, 1_000_001) == {"count": 2, "version": 1_000_002}
+
+
+@pytest.fixture
+def keys_module():
+    from socialsite.repository import keys
+
+    return keys

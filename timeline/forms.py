@@ -125,3 +125,11 @@ class PrivacyForm(forms.Form):
             "requests waiting."
         ),
     )
+
+
+class ReplyForm(StatusForm):
+    """The status form of a thread's page: the same fields and checks, worded for a reply."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["message"].label = "Your reply"

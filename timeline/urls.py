@@ -13,6 +13,7 @@ urlpatterns = [
     path("@<str:login>/unfollow/", views.unfollow, name="unfollow"),
     path("@<str:login>/<int:status_id>/", views.status_detail, name="status_detail"),
     path("tags/<str:tag>/", views.tag, name="tag"),
+    path("notifications/", views.notifications_page, name="notifications"),
 ]
 
 # Blocks, mutes and private accounts (relations.py).

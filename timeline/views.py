@@ -1,6 +1,7 @@
 """The pages and actions of the social network. Each view: checks, one repository call,
 a response. All Redis work happens in socialsite.repository."""
 
+import json
 import re
 import secrets
 
@@ -12,14 +13,24 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required
+from accounts.decorators import login_required, redirect_to_login
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
-from socialsite.repository import entities, graph, paging, statuses, timelines, users, visibility
+from socialsite.repository import (
+    conversations,
+    entities,
+    graph,
+    notifications,
+    paging,
+    statuses,
+    timelines,
+    users,
+    visibility,
+)
 from socialsite.throttling import throttle, too_many_requests
 
-from .forms import MUTE_DURATIONS, StatusForm, mute_until
+from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
 
 # What new_posting_key makes: 22 URL-safe characters.
 POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
@@ -28,17 +39,25 @@ POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
 DRAFT_SESSION_KEY = "status_draft"
 
 
-def _cursor(request):
-    """The ``before`` cursor of a paged list, or None for the first page."""
+def _cursor(request, name="before"):
+    """The ``before`` (or ``name``) cursor of a paged list, or None for the first page."""
     if not request.META.get("QUERY_STRING"):
         return None  # the first page, most often: no QueryDict to build
-    value = request.GET.get("before")
+    value = request.GET.get(name)
     if value is None:
         return None
     # isascii(): str.isdigit() also accepts digits such as "²" that int() refuses.
     if not (value.isascii() and value.isdigit()) or len(value) > 20:
-        raise BadRequest("The page link is malformed: 'before' must be a number.")
+        raise BadRequest(f"The page link is malformed: '{name}' must be a number.")
     return int(value)
+
+
+def _status_id(value):
+    """A status id given in a form (``in_reply_to``), or None if it is not one."""
+    value = value.strip()
+    if value.isascii() and value.isdigit() and 0 < len(value) <= 19:
+        return int(value)
+    return None
 
 
 def _user_or_404(login):
@@ -91,27 +110,64 @@ def _posting_refused(request, counted):
     return too_many_requests(request, counted, "timeline/compose.html", context)
 
 
+def _keep_draft(request, in_reply_to=""):
+    """Keep the text of a post that was refused: the page it returns to (the home page,
+    or for a reply the thread's page) shows it again in its form."""
+    request.session[DRAFT_SESSION_KEY] = {
+        "message": request.POST.get("message", ""),
+        "location": request.POST.get("location", ""),
+        "in_reply_to": in_reply_to,
+    }
+
+
 @require_POST
 @throttle("statuses", refused=_posting_refused)
 @login_required
 def post_status(request):
+    """Post a status, or with ``in_reply_to`` (a status id) a reply; a refused one keeps
+    its text (DRAFT_SESSION_KEY) for the page it came from."""
     form = StatusForm(request.POST)
-    if not form.is_valid():
-        # Keep the text: the home page shows it again with the form's errors.
-        request.session[DRAFT_SESSION_KEY] = {
-            "message": request.POST.get("message", ""),
-            "location": request.POST.get("location", ""),
-        }
-        messages.error(request, "Your status was not posted.")
+    replying = "in_reply_to" in request.POST
+    in_reply_to = _status_id(request.POST.get("in_reply_to", "")) if replying else None
+    if replying and in_reply_to is None:
+        _keep_draft(request)
+        messages.error(
+            request, "Your reply was not posted: it does not say which status it replies to."
+        )
         return redirect("home")
-    statuses.post_status(
-        get_redis(),
-        request.user.id,
-        form.cleaned_data["message"],
-        inline_limit=settings.INLINE_FANOUT_LIMIT,
-        posting_key=posting_key_of(request),
-        location=form.cleaned_data["location"],
-    )
+    if not form.is_valid():
+        # A reply goes back to its thread's page (its ``next``), where the form shows it.
+        _keep_draft(request, str(in_reply_to) if replying else "")
+        messages.error(request, f"Your {'reply' if replying else 'status'} was not posted.")
+        return redirect_to_next(request, reverse("home")) if replying else redirect("home")
+    try:
+        sid = statuses.post_status(
+            get_redis(),
+            request.user.id,
+            form.cleaned_data["message"],
+            inline_limit=settings.INLINE_FANOUT_LIMIT,
+            posting_key=posting_key_of(request),
+            in_reply_to=in_reply_to,
+            notifications_kept=settings.NOTIFICATIONS_KEPT,
+            location=form.cleaned_data["location"],
+        )
+    except statuses.ReplyRefused as refused:
+        _keep_draft(request)
+        messages.error(
+            request, f"Your reply was not posted: {refused} Your text is in the form below."
+        )
+        return redirect("home")
+    except statuses.ParentGone:
+        _keep_draft(request)
+        messages.error(
+            request,
+            "Your reply was not posted: the status it replies to was deleted, or never "
+            "existed. Your text is in the form below.",
+        )
+        return redirect("home")
+    if replying:
+        messages.success(request, "Your reply is posted.")
+        return redirect("status_detail", request.user.login, sid)
     messages.success(request, "Your status is posted.")
     return redirect("home")
 
@@ -176,22 +232,93 @@ def following(request, login):
     return _user_list(request, login, graph.following_page, "Following")
 
 
+def _mentioned_logins(status):
+    """The logins ``status`` mentions, from its ``entities``: Twitter's object
+    (``user_mentions``' ``screen_name``) or the packed form (``"m": [[start, end, id]]``,
+    spans of the message); none for a status without them, or with something else."""
+    try:
+        entities = json.loads(status.get("entities") or "{}")
+        if "user_mentions" in entities:
+            return [str(mention["screen_name"]) for mention in entities["user_mentions"]]
+        message = status["message"]
+        return [message[start:end].lstrip("@") for start, end, *_ in entities.get("m", ())]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
+
+
+def _reply_prefill(status, viewer_login):
+    """A reply form's first words: "@author " and the others the status mentions, not
+    the viewer, each once."""
+    chosen = {}
+    for login in [status["author"]["login"], *_mentioned_logins(status)]:
+        if login and login.lower() != viewer_login.lower():
+            chosen.setdefault(login.lower(), login)
+    return "".join(f"@{login} " for login in chosen.values())
+
+
 @require_GET
 def status_detail(request, login, status_id):
+    """A status's thread page: its ancestors (up to 40, oldest first), the status, a
+    reply form, and its replies, nested (conversations.thread). A fixed number of round
+    trips whatever the thread's size: the session's (with the user and unread count),
+    then at most five (conversations.thread): tests/test_round_trips.py counts them."""
+    after = _cursor(request, "after")
+    thread = conversations.thread(get_redis(), status_id, request.user.id, after=after)
+    if thread is None or thread.status["login"].lower() != login.lower():
+        raise Http404("There is no such status.")
     r = get_redis()
-    status = statuses.get_status(r, status_id)
-    if status is None or status["login"].lower() != login.lower():
+    viewer = request.user
+    # The author read fresh (the thread's authors may come from memory): whether the
+    # account is private now decides who sees it.
+    author, rel = visibility.author_and_relationship(r, viewer.id, thread.status["uid"])
+    if author is None:
         raise Http404("There is no such status.")
-    status["author"] = users.get_user(r, status["uid"])
-    if status["author"] is None:
-        raise Http404("There is no such status.")
-    viewer_id = request.user.id
-    rel = visibility.relationship(r, viewer_id, status["uid"])
-    seen = visibility.statuses_visibility(viewer_id, status["author"], rel)
+    seen = visibility.statuses_visibility(viewer.id, author, rel)
     if seen is not visibility.Visibility.VISIBLE:
-        context = {"profile": status["author"], "seen": seen.value}
+        context = {"profile": author, "seen": seen.value}
         return render(request, "timeline/status_hidden.html", context, status=403)
-    return render(request, "timeline/status_detail.html", {"status": status})
+    form = None
+    if viewer.is_authenticated:
+        draft = request.session.get(DRAFT_SESSION_KEY)
+        if draft and draft.get("in_reply_to") == str(thread.status["id"]):
+            form = ReplyForm(request.session.pop(DRAFT_SESSION_KEY))
+        else:
+            form = ReplyForm(initial={"message": _reply_prefill(thread.status, viewer.login)})
+    context = {"thread": thread, "form": form, "posting_key": new_posting_key()}
+    return render(request, "timeline/status_detail.html", context)
+
+
+@require_GET
+def notifications_page(request):
+    """The viewer's notifications, newest first, grouped (conversations.notifications_page);
+    ``?type=mention`` (or another kind) lists that kind alone. Viewing the first page of
+    all of them marks them seen. At most four round trips: the session's (which reads the
+    notifications along with the user and unread count), the statuses, the users not
+    shown lately, and marking them seen."""
+    kind = request.GET.get("type") if request.META.get("QUERY_STRING") else None
+    if kind is not None and kind not in notifications.KINDS:
+        raise BadRequest(
+            f"The page link is malformed: 'type' must be one of {', '.join(notifications.KINDS)}."
+        )
+    before = _cursor(request)
+    events_read = notifications.EventsRead()
+    request.session.read_along(events_read)  # before anything loads the session
+    if not request.user.is_authenticated:
+        return redirect_to_login(request)
+    viewer = request.user
+    page = conversations.notifications_page(
+        get_redis(),
+        viewer.id,
+        before=before,
+        count=settings.TIMELINE_PAGE_SIZE,
+        kind=kind,
+        hidden=events_read.hidden_for(viewer.id),
+        events=events_read.for_user(viewer.id),
+        unread=viewer.notifications,
+    )
+    viewer.notifications = page.unread  # seen now: the badge shows what is left
+    context = {"page": page, "kind": kind, "kinds": notifications.KINDS}
+    return render(request, "timeline/notifications.html", context)
 
 
 @require_GET

@@ -7,7 +7,9 @@ str rather than bytes), as the listings of chapter 8 of *Redis in Action* do.
 Modules, one per concern:
 - keys: the name of every key; limits: the sizes that bound data and work
 - users: accounts and password hashes; sessions: Django's session data
-- statuses: posting, reading and deleting statuses
+- statuses: posting, reading and deleting statuses, and a reply's counting
+- conversations: thread pages and notification pages
+- notifications: notifications, their unread count and its badge
 - timelines: reading home, profile and tag timelines; paging: cursor pages
 - graph: follow, unfollow and the follower/following lists
 - fanout: delivering statuses to followers' home timelines

@@ -27,7 +27,7 @@ pages of those concerned read their filters again at once.
 import enum
 import time
 
-from . import events, graph, keys, paging, scripts, users
+from . import events, graph, keys, notifications, paging, scripts, users
 from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
@@ -48,6 +48,15 @@ class MuteResult(enum.Enum):
     UNMUTED = "unmuted"
     NOT_MUTED = "not muted"
     SELF = "self"
+
+
+def _relations_changed(r, uids, hidden=()):
+    """After a block, mute or their undoing: count the unread notifications of ``uids``
+    again without (or with) the users they now hide (notifications.hidden_actor_keys),
+    and tell the open live pages (events.publish_relations_changed)."""
+    for uid in uids:
+        notifications.recount(r, uid)
+    events.publish_relations_changed(r, uids, hidden=hidden)
 
 
 def _now_ms():
@@ -93,7 +102,7 @@ def block(r, uid, other_uid):
     added = _set_block(r, uid, other_uid, now, "block", "blocker")
     _set_block(r, other_uid, uid, now, "block", "blocked")
     pairs = [(uid, other_uid), (other_uid, uid)]
-    events.publish_relations_changed(r, [uid, other_uid], hidden=pairs)
+    _relations_changed(r, [uid, other_uid], hidden=pairs)
     graph.unfollow(r, uid, other_uid)
     graph.unfollow(r, other_uid, uid)
     return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
@@ -111,7 +120,7 @@ def unblock(r, uid, other_uid):
     now = _now_ms()
     removed = _set_block(r, uid, other_uid, now, "unblock", "blocker")
     _set_block(r, other_uid, uid, now, "unblock", "blocked")
-    events.publish_relations_changed(r, [uid, other_uid])
+    _relations_changed(r, [uid, other_uid])
     return BlockResult.UNBLOCKED if removed else BlockResult.NOT_BLOCKED
 
 
@@ -140,7 +149,7 @@ def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
     now = _now_ms() if now_ms is None else int(now_ms)
     ends = 0 if duration_ms is None else now + max(1, int(duration_ms))
     added = _set_mute(r, uid, other_uid, now, "mute", ends)
-    events.publish_relations_changed(r, [uid], hidden=[(uid, other_uid)])
+    _relations_changed(r, [uid], hidden=[(uid, other_uid)])
     _take_out_of_home(r, uid, other_uid)
     return MuteResult.MUTED if added else MuteResult.MUTE_CHANGED
 
@@ -152,7 +161,7 @@ def unmute(r, uid, other_uid):
     if uid == other_uid:
         return MuteResult.SELF
     removed = _set_mute(r, uid, other_uid, _now_ms(), "unmute")
-    events.publish_relations_changed(r, [uid])
+    _relations_changed(r, [uid])
     restore(r, uid, other_uid)
     return MuteResult.UNMUTED if removed else MuteResult.NOT_MUTED
 
@@ -160,18 +169,23 @@ def unmute(r, uid, other_uid):
 def restore(r, uid, other_uid, now_ms=None):
     """Bring ``other_uid``'s statuses back to ``uid``'s home timeline, after a mute:
     what a follow's backfill brings (the newest HOME_TIMELINE_SIZE, cut with the rest
-    of the timeline to its cap), if uid follows other and gets their statuses again
-    (backfill.lua checks both in the same step as it adds). Returns how many came back.
+    of the timeline to its cap, replies by the home timeline's rule), if uid follows
+    other and gets their statuses again (backfill.lua checks both in the same step as
+    it adds). Returns how many came back.
     """
-    status_ids = r.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+    pipe = r.pipeline(transaction=False)  # one slot: other's
+    pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+    pipe.zrange(keys.profile_replies(other_uid), 0, -1)
+    status_ids, replies = pipe.execute()
     if not status_ids:
         return 0
     now = _now_ms() if now_ms is None else int(now_ms)
     return scripts.BACKFILL(
         r,
         [keys.home(uid), keys.following(uid), keys.hides(uid)],
-        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, *status_ids],
-    )
+        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid,
+         *graph.replies_marked(status_ids, replies)],
+    )  # fmt: skip
 
 
 def end_mutes(r, now_ms=None):
@@ -195,7 +209,7 @@ def end_mutes(r, now_ms=None):
             uid, _, other_uid = ending.partition(":")
             if _set_mute(r, int(uid), int(other_uid), now, "end"):
                 ended += 1
-                events.publish_relations_changed(r, [int(uid)])
+                _relations_changed(r, [int(uid)])
                 restore(r, int(uid), int(other_uid), now)
     return ended
 

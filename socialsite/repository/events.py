@@ -1,5 +1,9 @@
 """Broadcasting posted and deleted statuses to the streaming servers (section 8.5).
 
+Users' unread notification counts travel on a channel of their own
+(keys.NOTIFICATION_CHANNEL), published by the notification scripts themselves
+(notifications.py); a stream server's one subscription takes both channels.
+
 PUBLISH is fire-and-forget: a streaming server that is not subscribed at that moment
 never sees the event. Nothing else in the site depends on these events arriving.
 
@@ -55,19 +59,25 @@ def publish_relations_changed(r, uids, hidden=()):
     r.publish(keys.STATUS_CHANNEL, json.dumps(event))
 
 
-async def subscribe(ar):
-    """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel.
+async def subscribe(ar, notifications=False):
+    """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel
+    and, with ``notifications``, to the users' unread counts (keys.NOTIFICATION_CHANNEL,
+    published by the notification scripts themselves, notifications.py): one
+    connection for both.
 
     Returns the PubSub object to pass to ``listen``. Raises redis.ConnectionError (or
     OSError) when the server cannot be reached.
     """
     pubsub = ar.pubsub(ignore_subscribe_messages=True)
-    await pubsub.subscribe(keys.STATUS_CHANNEL)
+    channels = [keys.STATUS_CHANNEL]
+    if notifications:
+        channels.append(keys.NOTIFICATION_CHANNEL)
+    await pubsub.subscribe(*channels)
     return pubsub
 
 
 async def listen(pubsub, ping_after=PING_AFTER_SECONDS, pong_timeout=PONG_TIMEOUT_SECONDS):
-    """Yield the JSON text of each event published on the status channel, forever.
+    """Yield the JSON text of each event published on the subscribed channels, forever.
 
     Raises redis.ConnectionError when the connection drops, or when a PING sent after
     ``ping_after`` seconds of silence gets no answer within ``pong_timeout``.

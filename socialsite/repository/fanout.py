@@ -27,6 +27,9 @@ Followers who block the author, are blocked by them or mute them are skipped the
 way: set_block.lua and set_mute.lua note them in keys.hiding, in the slot of their
 home timeline, and deliver.lua reads that note in the same step as the SADD.
 
+A reply reaches only the followers who also follow the user it replies to, or are
+them (Mastodon's rule); deliver.lua checks that for replies alone.
+
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
 whose status hash is gone, so nobody sees a deleted status while that runs.
@@ -45,7 +48,7 @@ from .limits import (
 # --- the work itself -------------------------------------------------------------------
 
 
-def deliver(r, author_uid, sid, follower_uids):
+def deliver(r, author_uid, sid, follower_uids, replied_to=None):
     """Put status ``sid`` into the home timelines of ``follower_uids``; one round trip.
 
     Followers are grouped by shard: each group's keys share a cluster slot, so one
@@ -53,11 +56,18 @@ def deliver(r, author_uid, sid, follower_uids):
     most USER_SHARDS script calls instead of 1000, which is most of the fan-out's
     speed. Returns how many were delivered (followers who unfollowed meanwhile, and
     those who block, are blocked by or mute the author, are skipped).
+
+    ``replied_to``: for a reply to someone other than its author, that user's id: the
+    reply reaches only the followers who follow them too, or are them (deliver.lua
+    reads each follower's following list, which shares their home's slot). Any other
+    status costs what it did before replies existed.
     """
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
     args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000)]
+    if replied_to is not None:
+        args.append(int(replied_to))
 
     def fill(pipe):
         for followers in groups:
@@ -66,7 +76,8 @@ def deliver(r, author_uid, sid, follower_uids):
                 keys.unfollowed(followers[0], author_uid),
                 keys.hiding(followers[0], author_uid),
             ]
-            scripts.DELIVER.queue(pipe, [*notes, *homes], args)
+            followed = [keys.following(uid) for uid in followers] if replied_to is not None else []
+            scripts.DELIVER.queue(pipe, [*notes, *homes, *followed], args)
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -182,15 +193,20 @@ def deliver_ranges(r, same_status_jobs):
     as many calls as one (manage.py bench_fanout measures it).
     """
     author, sid = same_status_jobs[0]["author"], same_status_jobs[0]["sid"]
-    if not r.exists(keys.status(sid)):
+    # The author's id says that the status exists; who it replies to, whom to check
+    # followers against (the hash never changes, so it is read once per step).
+    posted_by, replied_to = r.hmget(keys.status(sid), ["uid", "in_reply_to_uid"])
+    if posted_by is None:
         return []  # deleted meanwhile: delivering would only plant ids to clean up
+    if replied_to is not None and int(replied_to) == int(posted_by):
+        replied_to = None  # a reply to oneself reaches every follower
     ranges = [(job["after"], job["upto"]) for job in same_status_jobs]
     found = followers_in_ranges(r, author, ranges, FANOUT_BATCH_SIZE)
-    deliver(r, author, sid, [uid for batch, _ in found for uid in batch])
+    deliver(r, author, sid, [uid for batch, _ in found for uid in batch], replied_to)
     for job, (_, resume_after) in zip(same_status_jobs, found, strict=True):
         if resume_after is not None:  # a range bigger than a batch: go on with the rest
             rest = {**job, "after": resume_after}
-            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch))
+            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch, replied_to))
     return []
 
 

@@ -17,8 +17,13 @@ private account is a request until its owner approves it (privacy.py).
 import enum
 import time
 
-from . import fanout, jobs, keys, locks, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, UNFOLLOW_MEMORY_MS
+from . import fanout, jobs, keys, locks, notifications, paging, scripts, users
+from .limits import (
+    HOME_TIMELINE_SIZE,
+    HOME_TIMELINE_SLACK,
+    NOTIFICATIONS_KEPT,
+    UNFOLLOW_MEMORY_MS,
+)
 
 LockBusy = locks.LockBusy
 
@@ -55,33 +60,58 @@ _CHECKED = {
 
 
 def notify_follow_requested(r, owner_uid, requester_uid):
-    """NOTIFICATION CALL POINT: ``requester_uid`` asks to follow the private account
-    ``owner_uid`` (called once per request, not for a repeated one)."""
+    """Notify the private account ``owner_uid`` that ``requester_uid`` asks to follow
+    them (once per request: the same event again is the same notification). Taken back
+    when the request is answered or withdrawn."""
+    event = notifications.member("follow_request", requester_uid)
+    scripts.run_pipeline(
+        r, lambda pipe: notifications.queue_notify(pipe, owner_uid, event, _now_ms())
+    )
 
 
 def notify_follow_approved(r, requester_uid, owner_uid):
-    """NOTIFICATION CALL POINT: ``owner_uid`` approved the request of ``requester_uid``
-    to follow them (by hand, or by turning the account public)."""
+    """Notify ``requester_uid`` that ``owner_uid`` approved their request to follow
+    them (by hand, or by turning the account public), and take the request's
+    notification back from the owner."""
+    approved = notifications.member("follow_approved", owner_uid)
+    request = notifications.member("follow_request", requester_uid)
+
+    def fill(pipe):
+        notifications.queue_notify(pipe, requester_uid, approved, _now_ms())
+        notifications.queue_unnotify(pipe, owner_uid, [request])
+
+    scripts.run_pipeline(r, fill)
+
+
+def replies_marked(status_ids, replies):
+    """Status ids read from a profile, as backfill.lua takes them: each reply as
+    "<id>:<replied-to user>", to be checked against the home timeline's reply rule.
+    ``replies``: the members of keys.profile_replies, "<id>:<replied-to user>"."""
+    replied = dict(reply.split(":") for reply in replies)
+    return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
 
 
 def _now_ms():
     return int(time.time() * 1000)
 
 
-def follow(r, uid, other_uid, approved=False):
+def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_KEPT):
     """User ``uid`` follows ``other_uid``; return a FollowResult.
 
     0. In other's slot: refuse if a block stands either way; if other is private,
-       record a request instead, unless ``approved`` (other approves uid's request,
-       privacy.approve: refused if there is no request) (follow_check.lua).
+       record a request instead (and notify other of it), unless ``approved`` (other
+       approves uid's request, privacy.approve: refused if there is no request)
+       (follow_check.lua).
     1. Add other to following:{uid} (and count it), under the lock, unless a block
        stands either way (checked again in uid's slot: a block made since step 0
        refuses it here, or, made after this step, undoes it: blocks.block unfollows
        under this lock).
-    2. Add uid to followers:{other} (and count it; any request of uid's is answered)
-       and, in the same round trip, read other's newest HOME_TIMELINE_SIZE status ids.
-    3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other
-       (backfill.lua).
+    2. Add uid to followers:{other} (and count it; any request of uid's is answered),
+       notify other (nothing if the notification is there: a repeated follow) and, in
+       the same round trip, read other's newest HOME_TIMELINE_SIZE status ids and which
+       of them are replies.
+    3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
+       reply only if uid follows the user it replies to, or is them (backfill.lua).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -114,14 +144,20 @@ def follow(r, uid, other_uid, approved=False):
                 [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
                 [uid, now, "followers", uid],
             )
+            event = notifications.member("follow", uid)
+            notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+            # After the profile, in the same slot: a reply the profile read shows is
+            # listed here too.
+            pipe.zrange(keys.profile_replies(other_uid), 0, -1)
 
-        status_ids = scripts.run_pipeline(r, fill)[1]
+        *_, status_ids, replies = scripts.run_pipeline(r, fill)
         if status_ids:
+            marked = replies_marked(status_ids, replies)
             scripts.BACKFILL(
                 r,
                 [keys.home(uid), keys.following(uid), keys.hides(uid)],
-                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, *status_ids],
+                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
             )
     if approved and added:
         notify_follow_approved(r, uid, other_uid)
@@ -135,7 +171,8 @@ def unfollow(r, uid, other_uid):
     2. Remove other from following:{uid} (and uncount it) and those ids from
        home:{uid}, and note the unfollow for fan-outs in progress, in one step
        (unfollow.lua).
-    3. Remove uid from followers:{other} (and uncount it).
+    3. Remove uid from followers:{other} (and uncount it), and take back the
+       notification of the follow.
     4. Queue a job to refill home:{uid} (fanout.refill_job).
     Step 3 also withdraws a request of uid's to follow other (a private account):
     the result is then REQUEST_WITHDRAWN.
@@ -151,11 +188,20 @@ def unfollow(r, uid, other_uid):
             [keys.following(uid), keys.user(uid), keys.home(uid), keys.unfollowed(uid, other_uid)],
             [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
         )
-        _, withdrawn = scripts.REMOVE_EDGE(
-            r,
-            [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
-            [uid, "followers"],
-        )
+
+        def fill(pipe):
+            scripts.REMOVE_EDGE.queue(
+                pipe,
+                [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
+                [uid, "followers"],
+            )
+            taken_back = [
+                notifications.member("follow", uid),
+                notifications.member("follow_request", uid),
+            ]
+            notifications.queue_unnotify(pipe, other_uid, taken_back)
+
+        (_, withdrawn), _ = scripts.run_pipeline(r, fill)
     if removed:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).

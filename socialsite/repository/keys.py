@@ -21,6 +21,9 @@ LOGINS = "users:"
 
 # PUBSUB channel carrying posted and deleted statuses to the streaming servers.
 STATUS_CHANNEL = "streaming:status:"
+# PUBSUB channel carrying users' new unread notification counts to the streaming
+# servers' live pages (published by the notification scripts, notifications.py).
+NOTIFICATION_CHANNEL = "streaming:notifications:"
 
 # How many shards users are spread over (see above). More shards spread a big cluster
 # more evenly; fewer make fan-out batches bigger. It is part of every user key's name:
@@ -272,3 +275,50 @@ def follow_requests(uid):
     """ZSET: the users asking to follow the private account ``uid``, scored by the
     request's time in ms (unique per list, for paging /settings/requests/)."""
     return f"follow_requests:{shard(uid)}:{uid}"
+
+
+# --- conversations: replies, threads and notifications ---------------------------------
+
+
+def replies(sid):
+    """ZSET: ids of the direct replies to status ``sid``, scored by id; its size is the
+    status's reply count.
+
+    Its hash tag is the status key's own name ("{status:42}:replies"), and a key without
+    braces is hashed whole, so it shares the slot of ``status(sid)``: add_reply.lua can
+    check that the status exists and count the reply in one step, and deleting the status
+    deletes its replies list in the same DEL.
+    """
+    return f"{{status:{sid}}}:replies"
+
+
+def removed_replies(sid):
+    """SET: ids of replies to status ``sid`` that were deleted, in its slot (see
+    replies). add_reply.lua refuses them, so a step that counts a reply late (a form sent
+    again, the sweep of unfinished posts) cannot count a deleted one again. Deleted with
+    the status."""
+    return f"{{status:{sid}}}:removed-replies"
+
+
+def profile_replies(uid):
+    """ZSET: "<status id>:<replied-to user id>" for each reply among the user's newest
+    limits.HOME_TIMELINE_SIZE statuses, scored by the status id. A follow's backfill and
+    an unfollow's refill read it with the profile, to apply the home timeline's reply
+    rule (a reply reaches a home only if its owner follows the person replied to, or is
+    them) without reading the statuses' hashes."""
+    return f"profile-replies:{shard(uid)}:{uid}"
+
+
+def notifications(uid):
+    """ZSET: the user's notifications, newest last. A member is one event,
+    "<kind>:<actor id>:<status id>:<subject id>" (0 where there is none: a follow has
+    neither), so writing it again changes nothing; scored by its time in ms, made unique
+    and above the read mark (notifications.py). At most limits.NOTIFICATIONS_KEPT."""
+    return f"notifications:{shard(uid)}:{uid}"
+
+
+def notifications_state(uid):
+    """HASH: ``read``, the score of the newest notification the user has seen (the unread
+    ones score above it), and ``version``, raised by every change of the user's
+    notifications, so that a page can tell a newer unread count from an older one."""
+    return f"notifications-state:{shard(uid)}:{uid}"

@@ -65,3 +65,30 @@ TAG_TIMELINE_SIZE = 1000
 # (entities.weighted_length counts every link as 23): bounds a status's size when its
 # links are long. The status form refuses longer ones.
 MESSAGE_MAX_CHARACTERS = 1000
+# How long a process trusts its memory of a status's reply count (statuses.get_statuses)
+# on a home page, whose statuses are otherwise shown without a round trip: a home page
+# that reads no status reads no count either, and shows counts at most this old. Profile,
+# thread and status pages read every count with the page.
+REPLY_COUNT_TRUST_SECONDS = 10
+
+# Ancestors a reply keeps the ids of (its status hash's ``ancestors``), and a thread
+# page shows, oldest first: Mastodon's 40.
+THREAD_ANCESTORS = 40
+
+# A thread page's direct replies per page (oldest first), and how many replies of each
+# it shows nested below it, down to THREAD_DEPTH levels; past those, a "more replies"
+# link leads to that status's own page. The reads are one pipeline per level: a fixed
+# number of round trips whatever the thread's size; a page shows at most 30 + 60 + 120
+# replies.
+THREAD_PAGE_SIZE = 30
+THREAD_NESTED_REPLIES = 2
+THREAD_DEPTH = 3
+
+# Notifications a user keeps, the newest (Django's NOTIFICATIONS_KEPT setting overrides it
+# per call), and users notified of a mention per status.
+NOTIFICATIONS_KEPT = 1000
+MENTIONS_NOTIFIED = 10
+
+# Notifications of one kind on one subject within this long show as one entry ("alice
+# and 3 others ...").
+NOTIFICATION_GROUP_MS = 24 * 3600 * 1000

@@ -15,7 +15,7 @@ itself (graph.follow with ``approved``), which answers the request in the same s
 as it adds the follower. Turning public approves every request waiting.
 """
 
-from . import graph, jobs, keys, paging, users
+from . import graph, jobs, keys, notifications, paging, scripts, users
 
 # Requests approved within the request that turns an account public; the rest go to
 # the fan-out workers (approve_job), so that an account with thousands waiting does
@@ -95,8 +95,15 @@ def approve(r, uid, requester_uid):
 
 def reject(r, uid, requester_uid):
     """``uid`` rejects ``requester_uid``'s request to follow them; whether there was one.
-    The requester is not told; they may ask again."""
-    return bool(r.zrem(keys.follow_requests(uid), requester_uid))
+    The requester is not told; they may ask again. The request's notification goes too
+    (one slot: uid's)."""
+    request = notifications.member("follow_request", requester_uid)
+
+    def fill(pipe):
+        pipe.zrem(keys.follow_requests(uid), requester_uid)
+        notifications.queue_unnotify(pipe, uid, [request])
+
+    return bool(scripts.run_pipeline(r, fill)[0])
 
 
 def has_requested(r, uid, owner_uid):

@@ -57,6 +57,10 @@ UNTHROTTLE = Script("unthrottle")
 FOLLOW_CHECK = Script("follow_check", preludes=["hide"])
 SET_BLOCK = Script("set_block", preludes=["hide"])
 SET_MUTE = Script("set_mute", preludes=["hide"])
+ADD_REPLY = Script("add_reply")
+REMOVE_REPLY = Script("remove_reply")
+NOTIFY = Script("notify", preludes=["notifications"])
+UNNOTIFY = Script("unnotify", preludes=["notifications"])
 
 ALL = [
     ADD_EDGE,
@@ -76,6 +80,10 @@ ALL = [
     FOLLOW_CHECK,
     SET_BLOCK,
     SET_MUTE,
+    ADD_REPLY,
+    REMOVE_REPLY,
+    NOTIFY,
+    UNNOTIFY,
 ]
 
 

@@ -1,18 +1,32 @@
-"""Statuses: posting (with fan-out), reading and deleting them (sections 8.1.2 and 8.4)."""
+"""Statuses: posting (with fan-out), reading and deleting them (sections 8.1.2 and 8.4),
+and what a status does in a conversation: a reply is counted on the status it replies
+to, and a reply or a mention notifies whom it concerns.
+
+A reply's hash also holds ``in_reply_to`` (the status id), ``in_reply_to_uid`` and
+``in_reply_to_login`` (its author) and ``ancestors``: the ids of up to
+limits.THREAD_ANCESTORS statuses above it, oldest first, so that a thread page reads
+them all in one pipeline (status keys are in different slots: no script could follow
+the chain). ``notified``: the users notified of a mention, to take back on deletion.
+A status's reply count is the size of keys.replies, in the status's own slot.
+"""
 
 import enum
 import json
 import time
 
 from ..memory import Memory
-from . import entities, events, fanout, jobs, keys, locks, scripts, tags, users
+from . import entities, events, fanout, jobs, keys, locks, notifications, scripts, tags, users
 from .limits import (
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     INLINE_FANOUT_LIMIT,
+    MENTIONS_NOTIFIED,
+    NOTIFICATIONS_KEPT,
     POSTING_KEY_SECONDS,
+    REPLY_COUNT_TRUST_SECONDS,
     STATUS_TRUST_SECONDS,
+    THREAD_ANCESTORS,
     UNFINISHED_POST_GRACE_MS,
 )
 
@@ -23,6 +37,14 @@ class DeleteResult(enum.Enum):
     NOT_OWNER = "not owner"
 
 
+class ParentGone(Exception):
+    """The status replied to does not exist: it never did, or it was deleted."""
+
+
+class ReplyRefused(Exception):
+    """The author of the status replied to blocks the poster, or the poster blocks them."""
+
+
 def _decode_status(data):
     if not data:
         return None
@@ -30,10 +52,120 @@ def _decode_status(data):
     status["id"] = int(status["id"])
     status["uid"] = int(status["uid"])
     status["posted"] = float(status["posted"])
+    if "in_reply_to" in status:
+        status["in_reply_to"] = int(status["in_reply_to"])
+        status["in_reply_to_uid"] = int(status["in_reply_to_uid"])
     return status
 
 
-def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=None, **data):
+# --- a status in a conversation ------------------------------------------------------------
+
+
+def _reply_fields(parent_sid, parent_uid, parent_login, parent_ancestors):
+    """The fields of a reply to status ``parent_sid`` (its author's id and login, its own
+    ancestors as stored)."""
+    above = parent_ancestors.split(",") if parent_ancestors else []
+    return {
+        "in_reply_to": int(parent_sid),
+        "in_reply_to_uid": int(parent_uid),
+        "in_reply_to_login": parent_login,
+        "ancestors": ",".join([*above, str(int(parent_sid))][-THREAD_ANCESTORS:]),
+    }
+
+
+def _mentions_to_notify(author, replied_to, mentioned_uids):
+    """The first MENTIONS_NOTIFIED distinct users of ``mentioned_uids`` other than the
+    author and the user replied to (who is notified of the reply instead)."""
+    chosen = []
+    for uid in mentioned_uids:
+        uid = int(uid)
+        if uid not in (author, replied_to) and uid not in chosen:
+            chosen.append(uid)
+            if len(chosen) == MENTIONS_NOTIFIED:
+                break
+    return chosen
+
+
+def ancestor_ids(status):
+    """The ids of the statuses above ``status`` in its thread, oldest first."""
+    ancestors = status.get("ancestors")
+    return [int(sid) for sid in ancestors.split(",")] if ancestors else []
+
+
+def _notifications_of(status):
+    """(user, event) for each notification ``status`` makes: a reply notifies the author
+    of the status replied to (unless they replied to themselves), a mention each user in
+    ``notified``."""
+    author, sid = int(status["uid"]), int(status["id"])
+    made = []
+    parent = status.get("in_reply_to")
+    if parent:
+        replied_to = int(status["in_reply_to_uid"])
+        if replied_to != author:
+            made.append((replied_to, notifications.member("reply", author, sid, parent)))
+    for uid in str(status.get("notified") or "").split(","):
+        if uid:
+            made.append((int(uid), notifications.member("mention", author, sid, sid)))
+    return made
+
+
+def _in_conversation(status):
+    """Whether posting ``status`` writes more than the status: a reply, or mentions."""
+    return bool(status.get("in_reply_to") or status.get("notified"))
+
+
+def _queue_conversation(pipe, status, keep=NOTIFICATIONS_KEPT):
+    """Queue what ``status`` does in a conversation: count it on the status it replies
+    to (add_reply.lua), notify whom it concerns (notify.lua). Every step is idempotent:
+    a post retried, or finished by the sweep of unfinished posts, counts and notifies
+    once. Notifications carry the posting time, the same on every retry."""
+    sid = int(status["id"])
+    parent = status.get("in_reply_to")
+    if parent:
+        scripts.ADD_REPLY.queue(
+            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
+        )
+    now_ms = int(float(status["posted"]) * 1000)
+    for uid, event in _notifications_of(status):
+        notifications.queue_notify(pipe, uid, event, now_ms, keep)
+
+
+def _queue_conversation_undone(pipe, status):
+    """Queue the undoing of _queue_conversation, for a deleted status: uncount it on
+    its parent (remove_reply.lua, which keeps it from being counted again), take it off
+    its author's list of replies and take its notifications back."""
+    sid, author = int(status["id"]), int(status["uid"])
+    parent = status.get("in_reply_to")
+    if parent:
+        scripts.REMOVE_REPLY.queue(
+            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
+        )
+        pipe.zrem(keys.profile_replies(author), f"{sid}:{int(status['in_reply_to_uid'])}")
+    for uid, event in _notifications_of(status):
+        notifications.queue_unnotify(pipe, uid, [event])
+
+
+def _replied_to(status):
+    """Whom a reply's fan-out must check followers against (deliver.lua): the user
+    replied to; None for a status that is not a reply, or a reply to its own author
+    (everyone following the author gets it)."""
+    replied_to = status.get("in_reply_to_uid")
+    if replied_to is None or int(replied_to) == int(status["uid"]):
+        return None
+    return int(replied_to)
+
+
+def post_status(
+    r,
+    uid,
+    message,
+    inline_limit=INLINE_FANOUT_LIMIT,
+    posting_key=None,
+    in_reply_to=None,
+    mentioned_uids=None,
+    notifications_kept=NOTIFICATIONS_KEPT,
+    **data,
+):
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
 
     Extra keyword fields (``location="lat,lon"``...) are stored with the status, as
@@ -42,30 +174,54 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     The message's mentions, hashtags and links are parsed here, once (entities.py),
     and kept with the status in its ``entities`` field (entities.pack; status_entities
     gives them back in Twitter's format).
+    ``in_reply_to``: the id of the status this replies to; ParentGone if it does not
+    exist, ReplyRefused if its author blocks the poster or the poster blocks them.
+    ``mentioned_uids``: users to notify of a mention, in order (None: the users the
+    message mentions, from its entities); the first MENTIONS_NOTIFIED of them (not the
+    author, nor the user replied to, who is notified of the reply, nor anyone in a
+    block with the author) are notified, each keeping their newest
+    ``notifications_kept``.
     Steps, each safe to retry:
-    1. One round trip: the author's login and privacy, a new id (INCR status:id:), and
-       the ids of the logins the message mentions. With a posting key, one more: claim
-       the key for that id, or find the id it names.
+    1. One round trip: the author's login and privacy, a new id (INCR status:id:), the
+       ids of the logins the message mentions and, for a reply, the parent's author and
+       ancestors, and for either the author's blocks both ways. With a posting key, one
+       more: claim the key for that id, or find the id it names.
     2. One round trip: add the id to the author's profile and home, count the post and
        note it as unfinished with the newest follower's score (add_own_status.lua);
-       write status:<id>; read the first ``inline_limit`` followers; and, in their own
-       slots, add the id to the timeline of each of its hashtags (tags.queue_add).
-       Readers skip an id whose hash is not written yet.
-    3. One round trip: deliver to those followers (fanout.deliver).
+       write status:<id>; count a reply on its parent and notify (_queue_conversation);
+       in their own slots, add the id to the timeline of each of its hashtags
+       (tags.queue_add); read the first ``inline_limit`` followers. Readers skip an id
+       whose hash is not written yet.
+    3. One round trip: deliver to those followers (fanout.deliver; a reply only to
+       those who follow the user replied to, or are them).
     4. If there are more: one job for the fan-out workers covering everyone who
        followed after the last inline follower, up to the newest at posting time.
     5. Clear the unfinished note and publish the status for the streaming API.
-    Should the request die between 2 and 5, the workers find the note and queue the
-    fan-out over every follower at posting time (finish_unfinished).
+    Should the request die between 2 and 5, the workers find the note, queue the
+    fan-out over every follower at posting time and finish the conversation's writes
+    (finish_unfinished).
     """
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
     pipe.hmget(keys.user(uid), ["login", "private"])
     pipe.incr(keys.STATUS_IDS)
+    if mentioned or in_reply_to is not None:
+        # Who is in a block with the author (the author's slot): no reply to them, no
+        # mention notifies them. Both lists are short for nearly everyone.
+        pipe.zrange(keys.blocks(uid), 0, -1)
+        pipe.zrange(keys.blocked_by(uid), 0, -1)
     if mentioned:
         users.queue_user_ids(pipe, mentioned)
-    (login, private), sid, *mentioned_ids = pipe.execute()
+    if in_reply_to is not None:
+        pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
+    (login, private), sid, *rest = pipe.execute()
+    blocked = set()
+    if mentioned or in_reply_to is not None:
+        blocking, blocked_by, *rest = rest
+        blocked = {int(other) for other in (*blocking, *blocked_by)}
+    mentioned_ids = rest[:1] if mentioned else []
+    parent = rest[1:] if mentioned else rest
     if not login:
         return None
     user_ids = users.user_ids_read(mentioned, mentioned_ids[0]) if mentioned else {}
@@ -74,11 +230,21 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
     if posting_key is not None:
         earlier = _claim_posting_key(r, uid, posting_key, sid)
         if earlier is not None:
-            posted = get_status(r, earlier)
-            if posted is not None:  # posted by the first submission
-                _add_to_tags_again(r, posted)
+            stored = _decode_status(r.hgetall(keys.status(earlier)))
+            if stored is not None:
+                # Posted by the first submission. Its tags' and conversation's writes
+                # again, in case that request died before making them all (on a
+                # cluster a pipeline's commands on one node can fail while those on
+                # another succeed): each counts once.
+                _add_to_tags_again(r, stored)
+                if _in_conversation(stored):
+                    scripts.run_pipeline(
+                        r, lambda pipe: _queue_conversation(pipe, stored, notifications_kept)
+                    )
                 return earlier
             sid = earlier  # that submission died before storing it: store it now
+    if parent and parent[0][0] is None:
+        raise ParentGone(f"There is no status {in_reply_to} to reply to.")
     status = {
         **{name: str(value) for name, value in data.items() if value not in (None, "")},
         "message": message,
@@ -94,29 +260,47 @@ def post_status(r, uid, message, inline_limit=INLINE_FANOUT_LIMIT, posting_key=N
         # Posted while the account is private: the streaming API never sends it
         # (privacy.py).
         status["private"] = "1"
+    if parent:
+        status.update(_reply_fields(in_reply_to, *parent[0]))
+    if mentioned_uids is None:
+        mentioned_uids = [mention["id"] for mention in parsed["user_mentions"]]
+    notified = _mentions_to_notify(uid, status.get("in_reply_to_uid"), mentioned_uids)
+    if parent and status["in_reply_to_uid"] in blocked:
+        raise ReplyRefused(f"You cannot reply to @{status['in_reply_to_login']}.")
+    notified = [other for other in notified if other not in blocked]
+    if notified:
+        status["notified"] = ",".join(map(str, notified))
+    conversation = _in_conversation(status)
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
         # crash (Redis applies and logs them in order) is one the workers can finish.
-        scripts.ADD_OWN_STATUS.queue(
-            pipe,
-            [keys.profile(uid), keys.home(uid), keys.user(uid), keys.followers(uid),
-             keys.unfinished_posts(uid)],
-            [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, int(time.time() * 1000)],
-        )  # fmt: skip
+        own_keys = [keys.profile(uid), keys.home(uid), keys.user(uid), keys.followers(uid),
+                    keys.unfinished_posts(uid)]  # fmt: skip
+        own_args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid,
+                    int(time.time() * 1000), int(conversation)]  # fmt: skip
+        if parent:
+            own_keys.append(keys.profile_replies(uid))
+            own_args += [status["in_reply_to"], status["in_reply_to_uid"]]
+        scripts.ADD_OWN_STATUS.queue(pipe, own_keys, own_args)
         pipe.hset(keys.status(sid), mapping=status)
+        if conversation:
+            _queue_conversation(pipe, status, notifications_kept)
+        tags.queue_add(pipe, sid, status_tags)
+        # Last: the caller takes the followers from the last reply.
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
         )
-        tags.queue_add(pipe, sid, status_tags)
 
-    (_, upto), _, followers, *_ = scripts.run_pipeline(r, fill)
-    fanout.deliver(r, uid, sid, [int(member) for member, _ in followers])
+    written = scripts.run_pipeline(r, fill)
+    (_, upto), followers = written[0], written[-1]
+    fanout.deliver(r, uid, sid, [int(member) for member, _ in followers], _replied_to(status))
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
         last_inline = int(followers[-1][1]) if followers else None
         if last_inline is None or upto > last_inline:
             jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, upto))
+    if upto >= 0 or conversation:
         # Only once the job is queued: until then the note stands for it.
         r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status)
@@ -157,8 +341,9 @@ def finish_unfinished(r, grace_ms=UNFINISHED_POST_GRACE_MS):
     died after the status became visible); return how many were finished.
 
     For a stored status, one plan job over every follower at posting time (those
-    already reached get the id again, which changes nothing). A status whose hash was
-    never written was never shown: it is taken off the profile and uncounted. The
+    already reached get the id again, which changes nothing), and its conversation's
+    writes again (each counts once). A status whose hash was never written was never
+    shown: it is taken off the profile (and its parent's replies) and uncounted. The
     fan-out workers call this now and then; one sweeps at a time.
     """
     try:
@@ -182,19 +367,45 @@ def _finish_unfinished(r, grace_ms):
     ]
     for key, sid, note in due:
         author = note["author"]
-        if r.exists(keys.status(sid)):
-            jobs.enqueue(r, fanout.plan_job("deliver", author, sid, None, int(note["upto"])))
+        status = _decode_status(r.hgetall(keys.status(sid)))
+        if status is not None:
+            if _in_conversation(status):
+                scripts.run_pipeline(
+                    r, lambda pipe, status=status: _queue_conversation(pipe, status)
+                )
+            if int(note["upto"]) >= 0:
+                jobs.enqueue(r, fanout.plan_job("deliver", author, sid, None, int(note["upto"])))
         else:
-            scripts.REMOVE_OWN_STATUS(
-                r, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
-            )
+            scripts.run_pipeline(r, lambda pipe, sid=sid, note=note: _take_back(pipe, sid, note))
         r.hdel(key, sid)
     return len(due)
 
 
+def _take_back(pipe, sid, note):
+    """Queue the undoing of a post whose hash was never written (finish_unfinished)."""
+    author = note["author"]
+    scripts.REMOVE_OWN_STATUS.queue(
+        pipe, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
+    )
+    parent = note.get("parent")
+    if parent:
+        scripts.REMOVE_REPLY.queue(
+            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
+        )
+        pipe.zrem(keys.profile_replies(author), f"{sid}:{note['replied']}")
+
+
 def get_status(r, sid):
-    """The status hash as a dict (id, uid as ints; posted as float), or None."""
-    return _decode_status(r.hgetall(keys.status(sid)))
+    """The status hash as a dict (id, uid as ints; posted as float) with its reply count
+    as ``replies``, or None; one round trip (the two keys share a slot)."""
+    pipe = r.pipeline(transaction=False)
+    pipe.hgetall(keys.status(sid))
+    pipe.zcard(keys.replies(sid))
+    data, replies = pipe.execute()
+    status = _decode_status(data)
+    if status is not None:
+        status["replies"] = replies
+    return status
 
 
 # A status hash never changes once written (deleting a status deletes the whole hash),
@@ -203,59 +414,98 @@ def get_status(r, sid):
 # instead of 30 hashes to send and parse, and a home page, whose ids home_page.lua has
 # already filtered through the deletion notes, nothing at all for statuses confirmed in
 # the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL,
-# which empties every memory (client.flush_all).
+# which empties every memory (client.flush_all). A reply count does change: it is read
+# (ZCARD, in the status's slot) along with every EXISTS or HGETALL, and a home page
+# that needs neither reads it again once it is REPLY_COUNT_TRUST_SECONDS old.
 KNOWN_STATUSES = 50_000  # ~0.5 KB each: ~25 MB per process at most
-# {sid: (decoded status, monotonic time last confirmed)}
+# {sid: (decoded status, monotonic time last confirmed, reply count, time it was read)}
 _known = Memory("statuses", KNOWN_STATUSES)
+
+# What _read_or_confirm does for a status: read its hash, confirm that it exists, or
+# only read its reply count; the reply count in every case.
+_READ, _CONFIRM, _COUNT = "read", "confirm", "count"
 
 
 def get_statuses(r, sids, deletions_skipped=False):
-    """Several statuses in one round trip at most, in the order given; missing ones
-    left out. Each is a fresh dict the caller may change.
+    """Several statuses in one round trip at most, in the order given, each with its
+    reply count as ``replies``; missing ones left out. Each is a fresh dict the caller
+    may change.
 
     ``deletions_skipped``: the ids were read through the deletion notes a moment ago
     (timelines.home_page), so statuses this process confirmed lately are shown from
-    memory without asking Redis; otherwise remembered statuses cost an EXISTS each.
+    memory without asking Redis (their reply counts too, for REPLY_COUNT_TRUST_SECONDS);
+    otherwise remembered statuses cost an EXISTS each.
     """
+    return _statuses(r, sids, deletions_skipped)[0]
+
+
+def get_statuses_with_replies(r, sids, replies_wanted):
+    """get_statuses for ``sids`` (each confirmed), and the ids of some of their replies,
+    oldest first, in the same round trip: ``replies_wanted`` is {sid: (how many, after
+    which id or None)}. Returns (statuses, {sid: [reply ids]})."""
+    return _statuses(r, sids, False, replies_wanted)
+
+
+def _statuses(r, sids, deletions_skipped, replies_wanted=None):
     sids = [int(sid) for sid in sids]
     if not sids:
-        return []
+        return [], {}
     now = time.monotonic()
     remembered = _known.get_many(sids)
-    unknown = []
+    plan = []
     if len(remembered) < len(sids):
-        unknown = [sid for sid in dict.fromkeys(sids) if sid not in remembered]
-    to_confirm = [
-        sid
-        for sid, entry in remembered.items()
-        if not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS)
-    ]
-    if unknown or to_confirm:
-        _read_or_confirm(r, unknown, to_confirm, remembered, now)
-    return [dict(entry[0]) for entry in map(remembered.get, sids) if entry]
+        plan = [(sid, _READ) for sid in dict.fromkeys(sids) if sid not in remembered]
+    for sid, entry in remembered.items():
+        if not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS):
+            plan.append((sid, _CONFIRM))
+        elif now - entry[3] >= REPLY_COUNT_TRUST_SECONDS:
+            plan.append((sid, _COUNT))
+    reply_ids = {}
+    if plan:
+        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {})
+    found = [{**entry[0], "replies": entry[2]} for entry in map(remembered.get, sids) if entry]
+    return found, reply_ids
 
 
-def _read_or_confirm(r, unknown, to_confirm, remembered, now):
-    """One round trip: read the ``unknown`` statuses' hashes and check that the
-    ``to_confirm`` ones still exist; update ``remembered`` and the process's memory."""
+def _read_or_confirm(r, plan, remembered, now, replies_wanted):
+    """One round trip: for each (sid, what) of ``plan``, read the status's hash or
+    check that it still exists (what _READ, _CONFIRM), and read its reply count, and
+    the reply ids ``replies_wanted`` asks for; update ``remembered`` and the process's
+    memory. Returns {sid: [reply ids]}."""
     pipe = r.pipeline(transaction=False)
-    # One EXISTS per key: a command's keys must share a slot, and status keys do not.
-    for sid in to_confirm:
-        pipe.exists(keys.status(sid))
-    for sid in unknown:
-        pipe.hgetall(keys.status(sid))
-    replies = pipe.execute()
-    for sid, exists in zip(to_confirm, replies, strict=False):
-        if not exists:
-            remembered[sid] = None
+    # One command per key: a command's keys must share a slot, and status keys do not.
+    for sid, what in plan:
+        if what is _READ:
+            pipe.hgetall(keys.status(sid))
+        elif what is _CONFIRM:
+            pipe.exists(keys.status(sid))
+        pipe.zcard(keys.replies(sid))
+        if sid in replies_wanted:
+            count, after = replies_wanted[sid]
+            low = "-inf" if after is None else f"({int(after)}"
+            pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
+    replies = iter(pipe.execute())
+    fresh, reply_ids = {}, {}
+    for sid, what in plan:
+        head = next(replies) if what is not _COUNT else None
+        count = next(replies)
+        wanted = next(replies) if sid in replies_wanted else None
+        if what is _READ:
+            status = _decode_status(head)
+            entry = (status, now, count, now) if status else None
+        elif what is _CONFIRM:
+            entry = (remembered[sid][0], now, count, now) if head else None
+        else:
+            entry = (*remembered[sid][:2], count, now)
+        remembered[sid] = entry
+        if entry is None:
             _known.forget(sid)
-    confirmed = {sid: (remembered[sid][0], now) for sid in to_confirm if remembered[sid]}
-    for sid, data in zip(unknown, replies[len(to_confirm) :], strict=True):
-        status = _decode_status(data)
-        remembered[sid] = (status, now) if status else None
-        if status:
-            confirmed[sid] = remembered[sid]
-    _known.put_many(confirmed)
+            continue
+        fresh[sid] = entry
+        if wanted is not None:
+            reply_ids[sid] = [int(reply) for reply in wanted]
+    _known.put_many(fresh)
+    return reply_ids
 
 
 def _note_deleted(r, sid):
@@ -275,17 +525,19 @@ def delete_status(r, uid, sid):
 
     1. Read the status and check its owner.
     2. Take it off the author's profile and home and uncount it
-       (remove_own_status.lua; a retry after a crash does not uncount it twice), take
-       it off its hashtags' timelines (tags.queue_remove, their own slots), and read
-       the newest follower's score, in one round trip. The hash is still there: a
-       retry after a crash finds the status and does all of this again.
+       (remove_own_status.lua; a retry after a crash does not uncount it twice),
+       uncount it on the status it replied to and take back its notifications
+       (_queue_conversation_undone), take it off its hashtags' timelines
+       (tags.queue_remove, their own slots), and read the newest follower's score, in
+       one round trip. The hash is still there: a retry after a crash finds the status
+       and does all of this again.
     3. Note the deletion in every shard (home pages skip it from now on, even from a
        process's memory of statuses), then delete the hash (other readers skip ids
        without a hash).
     4. Queue a job for the fan-out workers to take the id out of followers' home
        timelines (the book's "zombie" exercise), and publish the deletion.
     """
-    status = get_status(r, sid)
+    status = _decode_status(r.hgetall(keys.status(sid)))
     if status is None:
         return DeleteResult.NOT_FOUND
     if status["uid"] != int(uid):
@@ -296,12 +548,15 @@ def delete_status(r, uid, sid):
         scripts.REMOVE_OWN_STATUS.queue(
             pipe, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid]
         )
-        pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
+        _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
+        pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
-    _, newest, *_ = scripts.run_pipeline(r, fill)
+    newest = scripts.run_pipeline(r, fill)[-1]
     _note_deleted(r, sid)
-    r.delete(keys.status(sid))
+    # Its replies list goes with it (one slot); replies to it keep their place in
+    # their own threads, under "This status was deleted".
+    r.delete(keys.status(sid), keys.replies(sid), keys.removed_replies(sid))
     if newest:
         jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
     events.publish_deleted(r, status)

@@ -148,10 +148,12 @@ def refill_home(r, uid):
     oldest id left is already there (it was delivered and never trimmed), so the
     missing ones are older: for each user still followed (but not muted or in a
     block), and the user themself, read up to ``gap`` ids below that oldest id, and
-    add the newest ``gap`` of them all.
-    Holds the user's follow lock, so a follow or unfollow cannot interleave. Returns
-    the number of ids added.
+    add the newest ``gap`` of them all, leaving out replies to users ``uid`` neither
+    follows nor is (the reply rule, as in fan-out: each author's replies among those
+    ids are read with them, from keys.profile_replies). Holds the user's follow lock,
+    so a follow or unfollow cannot interleave. Returns the number of ids added.
     """
+    uid = int(uid)
     with locks.hold(r, keys.follow_lock(uid), wait_seconds=10):
         visible = _home_ids(r, uid, None, HOME_TIMELINE_SIZE)
         gap = HOME_TIMELINE_SIZE - len(visible)
@@ -163,6 +165,7 @@ def refill_home(r, uid):
         pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
         following, hidden = pipe.execute()
         hidden = set(hidden)
+        seen = {uid, *(int(author) for author in following)}
         # Not the authors the user does not get (muted, blocked either way).
         authors = [uid, *(author for author in following if author not in hidden)]
         candidates = []
@@ -170,6 +173,19 @@ def refill_home(r, uid):
             pipe = r.pipeline(transaction=False)
             for author in authors[start : start + _REFILL_CHUNK]:
                 pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
-            candidates += [int(sid) for ids in pipe.execute() for sid in ids]
+                # The newest ``gap`` replies below: all the replies among those ids.
+                pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
+            read = pipe.execute()
+            chunk = authors[start : start + _REFILL_CHUNK]
+            for author, ids, replies in zip(chunk, read[::2], read[1::2], strict=True):
+                # The user's own replies stay, as every status of theirs does.
+                unseen = set()
+                if int(author) != uid:
+                    unseen = {
+                        sid
+                        for sid, replied_to in (reply.split(":") for reply in replies)
+                        if int(replied_to) not in seen
+                    }
+                candidates += [int(sid) for sid in ids if sid not in unseen]
         newest = heapq.nlargest(gap, set(candidates))
         return r.sadd(keys.home(uid), *newest) if newest else 0

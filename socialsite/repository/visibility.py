@@ -23,7 +23,7 @@ import dataclasses
 import enum
 import time
 
-from . import keys
+from . import keys, users
 
 
 class Visibility(enum.Enum):
@@ -52,12 +52,20 @@ def relationship(r, viewer_id, other_id, now_ms=None):
     if viewer_id is None or int(viewer_id) == int(other_id):
         return NONE
     pipe = r.pipeline(transaction=False)
+    _queue_relationship(pipe, viewer_id, other_id)
+    return _relationship(pipe.execute(), now_ms)
+
+
+def _queue_relationship(pipe, viewer_id, other_id):
     pipe.zscore(keys.following(viewer_id), other_id)
     pipe.zscore(keys.blocks(viewer_id), other_id)
     pipe.zscore(keys.blocked_by(viewer_id), other_id)
     pipe.hget(keys.mute_ends(viewer_id), other_id)
     pipe.zscore(keys.follow_requests(other_id), viewer_id)
-    following, blocking, blocked, mute_end, requested = pipe.execute()
+
+
+def _relationship(replies, now_ms):
+    following, blocking, blocked, mute_end, requested = replies
     now = int(time.time() * 1000) if now_ms is None else int(now_ms)
     if mute_end is not None and 0 < int(mute_end) <= now:
         mute_end = None  # ended; the sweep has yet to remove it
@@ -68,6 +76,19 @@ def relationship(r, viewer_id, other_id, now_ms=None):
         blocked=blocked is not None,
         mute_ends=None if mute_end is None else int(mute_end),
     )
+
+
+def author_and_relationship(r, viewer_id, author_id, now_ms=None):
+    """The user hash of ``author_id`` read fresh (None if there is none) and the
+    Relationship of ``viewer_id`` to them, in one round trip (a pipeline: on one server
+    one round trip, on a cluster one per node)."""
+    if viewer_id is None or int(viewer_id) == int(author_id):
+        return users.get_user(r, author_id), NONE
+    pipe = r.pipeline(transaction=False)
+    pipe.hgetall(keys.user(author_id))
+    _queue_relationship(pipe, viewer_id, author_id)
+    data, *replies = pipe.execute()
+    return users.decode_user(data), _relationship(replies, now_ms)
 
 
 def statuses_visibility(viewer_id, author, rel):

@@ -7,6 +7,10 @@
 // bar ("2 new statuses") so that the page does not move under the reader; a click
 // shows them. Deleted statuses disappear at once.
 //
+// The same connection brings the user's unread notification count (event: unread)
+// whenever it changes: the navigation's badge shows it, keeping the highest version seen,
+// so that a count older than the page's (or than one already shown) never replaces it.
+//
 // Each status comes as its markup, made and escaped on the server by the same macro
 // as the page's own statuses (templates/_status.html), and is inserted as it is. The
 // author's own statuses carry a delete form whose CSRF token is blank: this page's
@@ -94,12 +98,23 @@
     updateBar();
   }
 
+  function onUnread(event) {
+    var data = JSON.parse(event.data);
+    document.querySelectorAll(".unread-count").forEach(function (badge) {
+      if (data.version <= Number(badge.getAttribute("data-version") || 0)) return;
+      badge.setAttribute("data-version", String(data.version));
+      badge.textContent = data.count > 99 ? "99+" : String(data.count);
+      badge.hidden = data.count === 0;
+    });
+  }
+
   bar.addEventListener("click", showPending);
   // withCredentials: in development the stream is on another port, so another
   // origin; the session cookie must go along for the server to know who this is.
   var source = new EventSource(streamUrl(), { withCredentials: true });
   source.addEventListener("status", onStatus);
   source.addEventListener("delete", onDelete);
+  source.addEventListener("unread", onUnread);
   source.addEventListener("open", function () {
     timeline.setAttribute("data-live", "connected");
   });

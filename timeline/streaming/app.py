@@ -50,9 +50,30 @@ STREAM_HEADERS = [
 ]
 
 
+# Fields of a status hash that are the site's own bookkeeping, not the API's: a reply's
+# target under its own names (the API gives Twitter's, below), its ancestors' ids, and
+# the users notified of a mention.
+INTERNAL_FIELDS = frozenset(
+    ("in_reply_to", "in_reply_to_uid", "in_reply_to_login", "ancestors", "notified")
+)
+
+
+def api_status(status):
+    """A status's fields as the API sends them: with Twitter's ``in_reply_to_status_id``,
+    ``in_reply_to_user_id`` and ``in_reply_to_screen_name`` (null for a status that
+    replies to nothing), without the site's bookkeeping."""
+    fields = {name: value for name, value in status.items() if name not in INTERNAL_FIELDS}
+    parent = status.get("in_reply_to")
+    replying = parent is not None
+    fields["in_reply_to_status_id"] = int(parent) if replying else None
+    fields["in_reply_to_user_id"] = int(status["in_reply_to_uid"]) if replying else None
+    fields["in_reply_to_screen_name"] = status.get("in_reply_to_login") if replying else None
+    return fields
+
+
 class JsonLines(Format):
-    """The streaming API's format: a status's fields as one line of JSON, its
-    ``entities`` in Twitter's format (StatusEvent.entities), or
+    """The streaming API's format: a status's fields as one line of JSON (api_status),
+    its ``entities`` in Twitter's format (StatusEvent.entities), or
     ``{"id": ID, "deleted": true}`` for a deletion; a blank line as keep-alive."""
 
     # One JSON document per line ("JSON Lines", also known as NDJSON).
@@ -62,7 +83,7 @@ class JsonLines(Format):
     def render(self, event):
         if event.deleted:
             return json.dumps({"id": event.id, "deleted": True}).encode() + b"\n"
-        return json.dumps({**event.status, "entities": event.entities}).encode() + b"\n"
+        return json.dumps({**api_status(event.status), "entities": event.entities}).encode() + b"\n"
 
 
 JSON_LINES = JsonLines()
@@ -244,7 +265,7 @@ class StreamingApp:
             format=self.live.format_for(user),
             headers=cors,
             background=keep_up_to_date,
-            viewer_id=user.id,
+            user_id=user.id,
         )
 
     # --- streaming a response ---
@@ -259,19 +280,18 @@ class StreamingApp:
         format=JSON_LINES,
         headers=(),
         background=None,
-        viewer_id=None,
+        user_id=None,
     ):
         """Answer 200 and send the events ``match`` accepts until the client goes
-        away, falls too far behind, or the server stops. ``viewer_id``: the logged-in
-        user a live page's stream is for."""
+        away, falls too far behind, or the server stops; with ``user_id`` (a live page:
+        the logged-in user it is for), also that user's unread counts."""
         if self.max_streams is not None and len(self.hub.clients) >= self.max_streams:
             raise RequestError(
                 429, f"This server streams to as many clients as it can ({self.max_streams}); "
                 "try again in a few seconds."
             )  # fmt: skip
         self.connection_count += 1
-        client = self.hub.client(match, format, f"{name} #{self.connection_count}")
-        client.viewer_id = viewer_id
+        client = self.hub.client(match, format, f"{name} #{self.connection_count}", user_id)
         if not self.hub.add(client):
             raise RequestError(503, "The server is shutting down; connect again.")
         try:

@@ -61,6 +61,8 @@ class StatusEvent:
     an event nobody tracks words for never gets split into words.
     """
 
+    kind = "status"
+
     def __init__(self, status):
         self.status = status
         self.id = int(status["id"])
@@ -93,6 +95,15 @@ class StatusEvent:
         """The status's mentions, hashtags and links in Twitter's format, from its
         stored ``entities`` field (entities.unpack: none for a status without one)."""
         return entities.unpack(self.message, self.status.get("entities"))
+
+    @functools.cached_property
+    def replied_to(self):
+        """The id of the user a reply replies to; None for a status that is not one."""
+        replied_to = self.status.get("in_reply_to_uid")
+        try:
+            return None if replied_to is None else int(replied_to)
+        except (TypeError, ValueError):
+            return None
 
     @functools.cached_property
     def words(self):
@@ -133,6 +144,8 @@ class RelationsEvent:
     their live pages drop the authors they no longer get (``hidden``: viewer -> set of
     authors) and read their filters again (Hub.dispatch)."""
 
+    kind = "relations"
+
     def __init__(self, uids, hidden=()):
         self.uids = frozenset(uids)
         self.hidden = {}
@@ -154,12 +167,38 @@ class RelationsEvent:
         return cls(uids, hidden)
 
 
-def decode_event(text):
-    """The StatusEvent or RelationsEvent published as ``text``; ValueError if malformed."""
+class UnreadEvent:
+    """A user's new count of unread notifications, and its version (each change of the
+    user's notifications raises it: a page keeps the highest it has seen). Published by
+    the notification scripts of the repository (notifications.py) on their own channel;
+    routed to that user's live pages alone, never through the filters."""
+
+    kind = "unread"
+
+    def __init__(self, data):
+        self.uid = int(data["unread"])
+        self.count = int(data["count"])
+        self.version = int(data["version"])
+        self.rendered = {}
+
+
+def event_from_json(text):
+    """The StatusEvent, RelationsEvent or UnreadEvent published as ``text``;
+    ValueError if malformed."""
     if '"relations_changed"' in text:
         data = json.loads(text)
         if isinstance(data, dict) and "relations_changed" in data:
             return RelationsEvent.from_data(data)
+    if '"unread"' not in text:
+        return StatusEvent.from_json(text)
+    data = json.loads(text)
+    if isinstance(data, dict) and "unread" in data:
+        try:
+            return UnreadEvent(data)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(
+                f"an unread count needs a numeric user, count and version: {exc}"
+            ) from None
     return StatusEvent.from_json(text)
 
 

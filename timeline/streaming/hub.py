@@ -24,7 +24,7 @@ from redis.exceptions import RedisError
 from socialsite.repository import client as redis_client
 from socialsite.repository import events
 
-from .filters import RelationsEvent, decode_event
+from .filters import RelationsEvent, event_from_json
 
 log = logging.getLogger(__name__)
 
@@ -83,20 +83,20 @@ class Client:
     was sending goes out as one batch: one write for many events when busy.
     """
 
-    def __init__(self, match, format, limit, name=""):
+    def __init__(self, match, format, limit, name="", user_id=None):
         self.match = match
         self.format = format
         self.limit = limit
         self.name = name
+        # A live page's user: their unread counts come to it (Hub.tell_user).
+        self.user_id = user_id
         self.pending = collections.deque()
         self.ready = asyncio.Event()
         self.last_offer = time.monotonic()
         self.closing = False
         self.dropped = False
-        # A live page's: whose home it is (set before it is added to the hub), and an
-        # event set when their blocks or mutes change (its filter is then read again
-        # at once: app.live_home).
-        self.viewer_id = None
+        # A live page's: an event set when its user's blocks or mutes change (its
+        # filter is then read again at once: app.live_home).
         self.refresh = asyncio.Event()
         # Authors hidden by such events since the filter's last refresh began.
         self.hidden_recently = set()
@@ -143,6 +143,9 @@ class Hub:
     """The clients of one process: one subscription for them all, events fanned out
     in memory, keep-alives, and stopping them."""
 
+    # Whether the subscription also takes the users' unread counts (the live pages').
+    listens_to_notifications = True
+
     def __init__(self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None):
         self.urls = list(urls)
         self.client_buffer = client_buffer
@@ -151,26 +154,36 @@ class Hub:
         # that needs_author_name (live.LiveHome.prepare).
         self.prepare = prepare
         self.clients = set()
+        # {user id: their live pages' clients}: where a user's unread count goes.
+        self.users = {}
         self.stopping = False
         self.tasks = []
         self.stats = collections.Counter()
 
     # --- the clients ---
 
-    def client(self, match, format, name=""):
-        """A new Client with this hub's buffer size (not yet added)."""
-        return Client(match, format, self.client_buffer, name)
+    def client(self, match, format, name="", user_id=None):
+        """A new Client with this hub's buffer size (not yet added); with ``user_id``, a
+        live page of that user, which also gets their unread counts."""
+        return Client(match, format, self.client_buffer, name, user_id)
 
     def add(self, client):
         """Start sending matching events to ``client``; False if the hub is stopping."""
         if self.stopping:
             return False
         self.clients.add(client)
+        if client.user_id is not None:
+            self.users.setdefault(client.user_id, set()).add(client)
         return True
 
     def remove(self, client):
         """Forget ``client`` (it went away, was dropped or was closed)."""
         self.clients.discard(client)
+        pages = self.users.get(client.user_id)
+        if pages is not None:
+            pages.discard(client)
+            if not pages:
+                del self.users[client.user_id]
 
     def deliver(self, client, data):
         """Queue ``data`` to ``client``, or drop the client if its queue is full."""
@@ -236,7 +249,7 @@ class Hub:
             redis = redis_client.connect_pubsub(url)
             pubsub = None
             try:
-                pubsub = await events.subscribe(redis)
+                pubsub = await events.subscribe(redis, self.listens_to_notifications)
                 self._subscription_changed(+1, url, attempt)
                 delay = RECONNECT_FIRST_DELAY
                 try:
@@ -277,10 +290,10 @@ class Hub:
             log.info("Subscribed again on %s.", redacted(url))
 
     def decode(self, text):
-        """The StatusEvent (or RelationsEvent) published as ``text``, or None (logged)
-        if malformed."""
+        """The StatusEvent, RelationsEvent or UnreadEvent published as ``text``, or None
+        (logged) if malformed."""
         try:
-            return decode_event(text)
+            return event_from_json(text)
         except ValueError as exc:
             log.warning("Ignored a malformed status event (%s): %.200s", exc, text)
             return None
@@ -301,14 +314,17 @@ class Hub:
             return
         if isinstance(event, RelationsEvent):
             for client in self.clients:
-                if client.viewer_id in event.uids:
-                    hidden = event.hidden.get(client.viewer_id)
+                if client.user_id in event.uids:
+                    hidden = event.hidden.get(client.user_id)
                     if hidden and hasattr(client.match, "hide"):
                         client.match.hide(hidden)  # now, before the next event
                         client.hidden_recently |= hidden
                     client.refresh.set()
             return
         self.stats["events"] += 1
+        if event.kind == "unread":
+            self.tell_user(event)
+            return
         clients = self.clients
         if event.private:
             # Never to the streaming API's sample and filter: only to formats that
@@ -337,6 +353,13 @@ class Hub:
         # Let the writers send before the next event: a burst of events read in one
         # go must not fill the queues of clients that are keeping up perfectly well.
         await asyncio.sleep(0)
+
+    def tell_user(self, event):
+        """Queue a user's new unread count (an UnreadEvent) to their live pages on this
+        process: a dictionary look-up, whatever the number of clients; no filter runs."""
+        for client in list(self.users.get(event.uid, ())):
+            if not client.closing:
+                self.deliver(client, client.format.bytes_for(event))
 
 
 async def _close_quietly(pubsub, redis):

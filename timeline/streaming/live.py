@@ -1,8 +1,10 @@
 """The live home page's feed: Server-Sent Events for a logged-in browser.
 
 ``GET /live/home`` on the streaming server sends a logged-in user every status posted
-or deleted by someone they follow, or by themselves, as it happens; not those of users
-they block, are blocked by or mute. static/js/live.js
+or deleted by someone they follow, or by themselves, as it happens (a reply by someone
+they follow only if they also follow, or are, the user it replies to: the home
+timeline's rule; not those of users they block, are blocked by or mute), and their
+new unread notification counts. static/js/live.js
 shows them on the home page. This module holds what that needs from Django, called
 from threads since Django's session and auth code is synchronous: the session lookup
 (with the site's session cookie and accounts.auth's checks), the CORS check for the
@@ -39,13 +41,16 @@ RECONNECT_MILLISECONDS = 5000
 
 
 class ServerSentEvents(Format):
-    """``event: status`` with the status's markup, ``event: delete`` with its id; a
-    comment as keep-alive (EventSource ignores it, proxies see traffic).
+    """``event: status`` with the status's markup, ``event: delete`` with its id,
+    ``event: unread`` with the user's unread notification count; a comment as
+    keep-alive (EventSource ignores it, proxies see traffic).
 
     A status's data is ``{"id": ID, "html": "<article ...>"}``: the markup a page shows
     for it (``status_html(event, own)``, LiveHome.status_html). Its author's own
     connections get the variant with a delete form, whose CSRF token is blank: the
-    page's script puts the page's own in. A deletion's data is ``{"id": ID}``.
+    page's script puts the page's own in. A deletion's data is ``{"id": ID}``. An
+    unread count's is ``{"count": N, "version": V}``: the page keeps the highest
+    version it has seen (the hub sends it only to that user's connections).
 
     One instance per connection (``for_viewer``), each knowing whose connection it is;
     the bytes of each event are made once per variant, whatever the number of
@@ -69,6 +74,14 @@ class ServerSentEvents(Format):
         return ServerSentEvents(self.status_html, uid)
 
     def bytes_for(self, event):
+        if event.kind == "unread":
+            data = event.rendered.get(ServerSentEvents)
+            if data is None:
+                payload = json.dumps({"count": event.count, "version": event.version})
+                data = event.rendered[ServerSentEvents] = (
+                    f"event: unread\ndata: {payload}\n\n".encode()
+                )
+            return data
         own = not event.deleted and event.uid == self.viewer_id
         key = (self.status_html, own)
         data = event.rendered.get(key)
@@ -94,19 +107,25 @@ class ServerSentEvents(Format):
 
 
 class HomeFilter:
-    """Statuses by the user or by anyone they follow, but not by those they do not
-    get (blocked either way, muted): their home timeline's rule."""
+    """Statuses by the user or by anyone they follow, as their home timeline has them:
+    not by those they do not get (blocked either way, muted), and a reply by someone
+    else only if the user follows, or is, the user it replies to (fan-out's rule,
+    deliver.lua). Deletions go through the same filter."""
 
     def __init__(self, uid, following, hidden=()):
         self.uid = uid
-        self.uids = (frozenset(following) - frozenset(hidden)) | {uid}
+        self.following = frozenset(following) | {uid}
+        self.uids = (self.following - frozenset(hidden)) | {uid}
 
     def hide(self, authors):
         """Stop matching ``authors``' statuses (a block or mute made just now)."""
         self.uids = self.uids - (frozenset(authors) - {self.uid})
 
     def __call__(self, event):
-        return event.uid in self.uids
+        if event.uid not in self.uids:
+            return False
+        replied_to = event.replied_to
+        return replied_to is None or event.uid == self.uid or replied_to in self.following
 
 
 class LiveHome:

@@ -2,10 +2,12 @@
 -- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
 -- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
 --                                     author's statuses (blocks, mutes), until when
--- KEYS[3..]  = home:{s}:follower      (SET)  one per follower, all in KEYS[1]'s slot
+-- KEYS[3..n+2] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
+-- a reply only: KEYS[n+3..2n+2] = following:{s}:follower (ZSET), in the same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms
+-- ARGV[5] = a reply only: the id of the user replied to
 -- Returns how many followers received it. Delivering twice changes nothing: the home
 -- timeline is a set.
 --
@@ -15,21 +17,37 @@
 -- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here.
 -- Almost always nobody in the shard did and neither key exists: one EXISTS per call,
 -- not one check per follower, is what makes a delivery cheap.
+--
+-- A reply reaches a follower only if they are the user replied to or follow them
+-- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
+-- is delivered exactly as cheaply as before there were replies.
 local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local replied_to = ARGV[5]
 local call = redis.call
 local check = call('EXISTS', KEYS[1], KEYS[2]) > 0
+local last = #KEYS
+if replied_to then
+    last = (#KEYS - 2) / 2 + 2
+end
 local delivered = 0
-for i = 3, #KEYS do
+for i = 3, last do
     local home = KEYS[i]
-    local skip = false
-    if check then
+    local wanted = true
+    if check or replied_to then
         -- The follower's id ends their home key's name (keys.home).
         local follower = string.match(home, '%d+$')
-        local hidden = call('ZSCORE', KEYS[2], follower)
-        skip = call('ZSCORE', KEYS[1], follower) or (hidden and tonumber(hidden) > now)
+        if check then
+            local hidden = call('ZSCORE', KEYS[2], follower)
+            wanted = not (call('ZSCORE', KEYS[1], follower)
+                or (hidden and tonumber(hidden) > now))
+        end
+        if wanted and replied_to then
+            wanted = follower == replied_to
+                or call('ZSCORE', KEYS[i + last - 2], replied_to) ~= false
+        end
     end
-    if not skip then
+    if wanted then
         delivered = delivered + call('SADD', home, sid)
         trim_home(home, cap, slack)
     end

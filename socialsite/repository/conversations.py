@@ -1,0 +1,245 @@
+"""Reading conversations: a status's thread, and a user's page of notifications.
+
+A thread page (``thread``) shows a status, the statuses above it (its ancestors, up to
+limits.THREAD_ANCESTORS, oldest first) and its replies below: the direct ones oldest
+first, limits.THREAD_PAGE_SIZE a page, each with its first THREAD_NESTED_REPLIES
+replies nested, down to THREAD_DEPTH levels. Status keys are in different slots, so no
+script can walk a thread; instead each reply stores its ancestors' ids, and each status
+the ids of its replies (keys.replies, in its own slot). So the page costs a fixed number
+of round trips whatever the thread's size:
+1. the status, its reply count and its page of direct replies' ids;
+2. the ancestors, and the direct replies with their counts and first replies' ids;
+3. the second level, with its counts and first replies' ids;
+4. the third level, with its counts;
+5. the authors not shown in the last minute (users.get_authors; often none).
+Statuses this process has read before cost an EXISTS instead of their hash.
+
+The notifications page (``notifications_page``) groups a user's notifications
+(notifications.group) and reads, in one round trip each, the statuses they are about
+and the users they name (a few per entry, whatever it holds). A notification whose
+status or actor is found gone disappears, and is returned in ``gone`` for the caller
+to take out (notifications.mark_read).
+"""
+
+from dataclasses import dataclass, field
+
+from . import notifications, statuses, users, visibility
+from .limits import THREAD_DEPTH, THREAD_NESTED_REPLIES, THREAD_PAGE_SIZE
+
+# --- threads ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Reply:
+    """A reply on a thread page: its status (with ``author`` and ``replies``, its count),
+    the replies shown below it (Reply objects, oldest first), and ``more``: whether it
+    has replies not shown here (its own page shows them)."""
+
+    status: dict
+    replies: list = field(default_factory=list)
+    more: bool = False
+
+
+@dataclass
+class Thread:
+    """A thread page: the status (with ``author`` and ``replies``), its ``ancestors``
+    oldest first (a deleted one as ``{"id": ID, "deleted": True}``), its direct
+    ``replies`` (Reply objects, oldest first) and the cursor of the next page of them
+    (``after``), or None."""
+
+    status: dict
+    ancestors: list
+    replies: list
+    next_cursor: int | None = None
+
+
+def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
+    """The Thread of status ``sid`` with its direct replies after id ``after`` (None:
+    from the first), or None if there is no such status (or its author is gone).
+
+    Replies and ancestors ``viewer_id`` (None: a visitor) may not see (a private
+    account's they do not follow, an author in a block with them or muted) are left
+    out, an ancestor as "not available" (visibility.visible_statuses: one round trip
+    more when the page shows any status of another author). Whether the viewer may see
+    the status itself is the caller's question."""
+    found, first_ids = statuses.get_statuses_with_replies(r, [sid], {int(sid): (count + 1, after)})
+    if not found:
+        return None
+    status = found[0]
+    page = first_ids.get(status["id"], [])
+    next_cursor = page[count - 1] if len(page) > count else None
+    page = page[:count]
+    ancestors = statuses.ancestor_ids(status)
+    by_id, children = {status["id"]: status}, {}
+    # One round trip per level; the ancestors ride along with the first.
+    level, ids, extra = 1, page, ancestors
+    while (ids or extra) and level <= THREAD_DEPTH:
+        wanted = {i: (THREAD_NESTED_REPLIES, None) for i in ids} if level < THREAD_DEPTH else {}
+        read, reply_ids = statuses.get_statuses_with_replies(r, [*extra, *ids], wanted)
+        by_id.update((s["id"], s) for s in read)
+        children.update(reply_ids)
+        ids = [reply for i in ids for reply in reply_ids.get(i, ())]
+        extra = []
+        level += 1
+    authors = users.get_authors(r, [s["uid"] for s in by_id.values()])
+    for shown in by_id.values():
+        shown["author"] = authors.get(shown["uid"])
+    if status["author"] is None:
+        return None
+    others = [shown for shown in by_id.values() if shown["id"] != status["id"]]
+    seen = {shown["id"] for shown in visibility.visible_statuses(r, viewer_id, others)}
+    unavailable = {shown["id"] for shown in others if shown["id"] not in seen}
+    for hidden in unavailable:
+        by_id[hidden]["author"] = None
+
+    def replies_of(ids, level):
+        made = []
+        for reply_id in ids:
+            reply = by_id.get(reply_id)
+            if reply is None or reply["author"] is None:
+                continue  # deleted meanwhile, or its author is gone
+            below = (
+                replies_of(children.get(reply_id, ()), level + 1) if level < THREAD_DEPTH else []
+            )
+            made.append(Reply(reply, below, reply["replies"] > len(below)))
+        return made
+
+    above = []
+    for ancestor_id in ancestors:
+        ancestor = by_id.get(ancestor_id)
+        if ancestor_id in unavailable:
+            ancestor = {"id": ancestor_id, "unavailable": True}
+        elif ancestor is None or ancestor["author"] is None:
+            ancestor = {"id": ancestor_id, "deleted": True}
+        above.append(ancestor)
+    return Thread(status, above, replies_of(page, 1), next_cursor)
+
+
+# --- notifications -----------------------------------------------------------------------------
+
+# Events of one entry whose statuses are read (the newest): the entry shows the newest
+# one's. The rest are trusted: deleting a status takes its notifications back. Likewise
+# the actors whose names are read: an entry names two, however many it holds.
+STATUSES_READ_PER_ENTRY = 3
+ACTORS_READ_PER_ENTRY = 3
+
+
+@dataclass
+class Entry:
+    """One line of the notifications page: ``kind``; ``actors``, the users it names
+    (the newest two, each once), and how many ``others`` did it too; ``status``, the
+    newest event's status (a reply, the status that mentions) with its author, or None
+    (a follow); ``subject``, for a reply the status replied to, or None (also when
+    deleted); ``count``, the events in the entry; ``newest``, its newest event's score
+    (time in ms); ``unread``."""
+
+    kind: str
+    actors: list
+    others: int
+    status: dict | None
+    subject: dict | None
+    count: int
+    newest: int
+    unread: bool
+
+
+@dataclass
+class NotificationsPage:
+    """``entries``, newest first; ``next_cursor`` (``before`` for the next page) or
+    None; ``newest``, the score of the user's newest notification (of any kind or
+    actor; None without any); ``gone``, the events found to be about a deleted status
+    or user; ``unread``, the user's notifications.Unread after the page was seen."""
+
+    entries: list
+    next_cursor: int | None
+    newest: int | None
+    gone: list
+    unread: notifications.Unread | None = None
+
+
+def notifications_page(
+    r, uid, before=None, count=30, kind=None, hidden=frozenset(), events=None, unread=None
+):
+    """A page of user ``uid``'s notifications, grouped (notifications.group), the entries
+    whose newest event scores below ``before`` (None: the newest), as the user sees it:
+    the first page of all kinds marks every notification seen, and events found gone
+    are taken out (notifications.mark_read: one round trip, only if either is needed).
+
+    ``kind``: only that kind (notifications.KINDS). ``hidden``: ids of users whose
+    notifications are left out (such as those the user blocks or mutes). ``events``:
+    the user's notifications if already read (notifications.EventsRead), and
+    ``unread`` their notifications.Unread (notifications.UnreadRead); else they are
+    read here. Entries newer than the read mark are ``unread``.
+    """
+    if events is None:
+        events = notifications.events(r, uid)
+    if unread is None:
+        unread = notifications.unread(r, uid)
+    page = _page_of_notifications(r, uid, before, count, kind, hidden, events, unread.read)
+    seen = page.newest if before is None and kind is None else None
+    page.unread = unread
+    if (seen is not None and seen > unread.read) or page.gone:
+        count_now, version = notifications.mark_read(r, uid, seen, page.gone)
+        page.unread = notifications.Unread(count_now, version, max(unread.read, seen or 0))
+    return page
+
+
+def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mark):
+    newest = events[0].score if events else None
+    shown = [
+        event
+        for event in events
+        if (kind is None or event.kind == kind) and event.actor not in hidden
+    ]
+    groups = notifications.group(shown)
+    if before is not None:
+        groups = [group for group in groups if group.newest < before]
+    next_cursor = groups[count - 1].newest if len(groups) > count else None
+    groups = groups[:count]
+
+    # Read for each entry: the statuses of its newest events, the status replied to,
+    # and its newest actors (the page names two; a third stands in for a gone one).
+    to_read, to_name = [], [uid]  # the user: the author of the statuses replied to
+    for group in groups:
+        newest_events = group.events[:STATUSES_READ_PER_ENTRY]
+        to_read += [event.status for event in newest_events if event.status]
+        if group.kind == "reply":
+            to_read.append(group.subject)
+        to_name += list(dict.fromkeys(event.actor for event in group.events))[
+            :ACTORS_READ_PER_ENTRY
+        ]
+    read = {s["id"]: s for s in statuses.get_statuses(r, dict.fromkeys(to_read))}
+    named = users.get_authors(r, to_name)
+    for status in read.values():
+        status["author"] = named.get(status["uid"])
+    looked_up, checked = set(to_read), set(to_name)
+
+    entries, gone = [], []
+    for group in groups:
+        kept = []
+        for event in group.events:
+            status_gone = event.status in looked_up and event.status not in read
+            if (event.actor in checked and event.actor not in named) or status_gone:
+                gone.append(event.member)
+            else:
+                kept.append(event)
+        if not kept:
+            continue
+        actors = list(dict.fromkeys(event.actor for event in kept))
+        shown = [named[actor] for actor in actors if actor in named][:2]
+        if not shown:
+            continue  # none of its actors could be named: it waits for a later look
+        subject = read.get(group.subject) if group.kind == "reply" else None
+        entries.append(
+            Entry(
+                kind=group.kind,
+                actors=shown,
+                others=len(actors) - len(shown),
+                status=read.get(kept[0].status) if kept[0].status else None,
+                subject=subject if subject and subject["author"] else None,
+                count=len(kept),
+                newest=group.newest,
+                unread=group.newest > read_mark,
+            )
+        )
+    return NotificationsPage(entries, next_cursor, newest, gone)
