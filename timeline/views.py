@@ -42,7 +42,9 @@ def _cursor(request):
 
 def _user_or_404(login):
     user = users.get_user_by_login(get_redis(), login)
-    if user is None:
+    if user is not None and users.is_suspended(user):
+        raise Http404("This account is suspended.")
+    if user is None or users.is_hidden(user):  # hidden: being deleted
         raise Http404(f"There is no user @{login}.")
     return user
 
@@ -158,7 +160,7 @@ def status_detail(request, login, status_id):
     if status is None or status["login"].lower() != login.lower():
         raise Http404("There is no such status.")
     status["author"] = users.get_user(r, status["uid"])
-    if status["author"] is None:
+    if status["author"] is None or users.is_hidden(status["author"]):
         raise Http404("There is no such status.")
     return render(request, "timeline/status_detail.html", {"status": status})
 

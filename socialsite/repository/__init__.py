@@ -13,4 +13,6 @@ Modules, one per concern:
 - fanout: delivering statuses to followers' home timelines
 - events: publishing posts and deletions for the streaming API
 - scripts, lua/: the Lua scripts; locks: a short Redis lock
+- moderation: reports, moderators, suspensions, the audit log
+- leaving: deleting an account in steps, exporting it
 """

@@ -38,6 +38,14 @@ def publish_deleted(r, status):
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
 
 
+def publish_account(r, uid, hidden):
+    """Publish that account ``uid`` is hidden now (suspended) or shown again:
+    ``{"account": uid, "hidden": true}``. Stream servers leave a hidden account's
+    events out; they also read the list of suspended accounts now and then, since this
+    event may be lost like any other."""
+    r.publish(keys.STATUS_CHANNEL, json.dumps({"account": int(uid), "hidden": bool(hidden)}))
+
+
 async def subscribe(ar):
     """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel.
 

@@ -52,6 +52,9 @@ HOME_PAGE = Script("home_page")
 COMPLETE_JOB = Script("complete_job")
 FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
+SAVE_SESSION = Script("save_session")
+FLAG_USER = Script("flag_user")
+RELEASE_LOGIN = Script("release_login")
 
 ALL = [
     ADD_EDGE,
@@ -66,6 +69,9 @@ ALL = [
     COMPLETE_JOB,
     FAIL_JOB,
     REPLAY_DEAD,
+    SAVE_SESSION,
+    FLAG_USER,
+    RELEASE_LOGIN,
 ]
 
 
