@@ -108,6 +108,10 @@ class ReportActionForm(forms.Form):
 
 
 class AccountActionForm(forms.Form):
-    """Suspending an account, or ending its suspension, from the queue's lists."""
+    """Suspending an account (a reason needed), or ending its suspension."""
 
-    reason = reason_field(required=True)
+    reason = reason_field(required=False)
+
+    def __init__(self, action, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["reason"].required = action == "suspend"

@@ -156,7 +156,7 @@ def account_action(request, login, action):
     user = users.get_user_by_login(r, login)
     if user is None:
         raise Http404(f"There is no user @{login}.")
-    form = AccountActionForm(request.POST)
+    form = AccountActionForm(action, request.POST)
     if not form.is_valid():
         return _queue(request, _errors(form), status=400)
     act = moderation.suspend if action == "suspend" else moderation.unsuspend

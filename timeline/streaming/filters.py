@@ -69,7 +69,11 @@ class StatusEvent:
     @classmethod
     def from_json(cls, text):
         """The event published as ``text`` (repository.events); ValueError if malformed."""
-        status = json.loads(text)
+        return cls.from_data(json.loads(text))
+
+    @classmethod
+    def from_data(cls, status):
+        """The event of a decoded JSON value; ValueError if malformed."""
         if not isinstance(status, dict):
             raise ValueError("an event must be a JSON object")
         try:
@@ -106,6 +110,27 @@ class StatusEvent:
         except (KeyError, ValueError):
             return None
         return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
+
+
+class AccountEvent:
+    """An account hidden from the streams (suspended) or shown again:
+    ``{"account": UID, "hidden": true}`` (repository.events.publish_account). Not a
+    status: the hub keeps it for itself, no client is sent it."""
+
+    def __init__(self, uid, hidden):
+        self.uid = uid
+        self.hidden = hidden
+
+
+def decode_event(text):
+    """The StatusEvent or AccountEvent published as ``text``; ValueError if malformed."""
+    data = json.loads(text)
+    if isinstance(data, dict) and "account" in data:
+        try:
+            return AccountEvent(int(data["account"]), bool(data.get("hidden")))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"an account event needs a numeric account: {exc}") from None
+    return StatusEvent.from_data(data)
 
 
 class SampleFilter:
