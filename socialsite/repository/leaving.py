@@ -64,10 +64,11 @@ def begin_deletion(r, uid, now=None):
 
 def continue_deletion(r, uid, budget):
     """Run the DELETION_STEPS for ``uid`` with ``budget`` units of work at most; return
-    whether the account is all gone. Only for an account begin_deletion has flagged
-    (else nothing is done: False)."""
+    whether the account is all gone (False: there may be more to do). Only for an
+    account begin_deletion has flagged: for any other, nothing is done and None
+    returned (a job for it ends there)."""
     if not r.hexists(keys.user(uid), keys.LEAVING_FIELD) and r.exists(keys.user(uid)):
-        return False  # not being deleted: never remove a live account's data
+        return None  # not being deleted: never remove a live account's data
     for step in DELETION_STEPS:
         budget -= step(r, uid, budget)
         if budget <= 0:

@@ -122,6 +122,8 @@ def end_all(r, uid):
         if not session_keys:
             return ended
         pipe = r.pipeline(transaction=False)  # every key in the user's slot: one node
-        pipe.delete(*(keys.session(key) for key in session_keys))
+        # A raw DEL: redis-py's cluster pipelines refuse a DEL of several keys, even of
+        # one slot, and route a raw command by its first key.
+        pipe.execute_command("DEL", *(keys.session(key) for key in session_keys))
         pipe.zrem(index, *session_keys)
         ended += pipe.execute()[0]

@@ -47,9 +47,9 @@ def deliver(r, job):
 
 def leave(r, job):
     """Go on deleting an account; the same job again while there is more to do."""
-    if leaving.continue_deletion(r, job["uid"], DELETION_JOB_BUDGET):
-        return []
-    return [job]
+    if leaving.continue_deletion(r, job["uid"], DELETION_JOB_BUDGET) is False:
+        return [job]
+    return []
 
 
 HANDLERS = {
