@@ -46,6 +46,16 @@ ENDPOINTS = [
     ("POST", "/accounts/logout/", ["next"]),
     ("GET", "/healthz", []),
     ("GET", "/readyz", []),
+    ("GET", "/@{login}/report/", ["status"]),
+    ("POST", "/@{login}/report/", ["reason", "comment", "status"]),
+    ("GET", "/moderation/", ["before"]),
+    ("GET", "/moderation/log/", ["before"]),
+    ("POST", "/moderation/reports/{sid}/", ["action", "status", "reason"]),
+    ("POST", "/moderation/accounts/{login}/suspend/", ["reason"]),
+    ("POST", "/moderation/accounts/{login}/unsuspend/", ["reason"]),
+    ("GET", "/settings/delete/", []),
+    ("POST", "/settings/delete/", ["password"]),
+    ("GET", "/settings/export/", []),
 ]
 
 HEADERS = {

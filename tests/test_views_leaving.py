@@ -134,3 +134,15 @@ def test_a_big_export_is_valid_json_across_chunks(r, client, alice):
     assert len(chunks) > 4
     data = json.loads(b"".join(chunks))
     assert [s["message"] for s in data["statuses"]] == [f"s{i}" for i in reversed(range(450))]
+
+
+def test_deleting_needs_the_forms_csrf_token(r, alice):
+    from tests.support.helpers import csrf_token
+
+    client = log_in(Client(enforce_csrf_checks=True), "alice")
+    assert client.post("/settings/delete/", {"password": PASSWORD}).status_code == 403
+    assert not users.is_hidden(users.get_user(r, alice["id"]))
+    token = csrf_token(client.get("/settings/delete/"))
+    form = {"password": PASSWORD, "csrfmiddlewaretoken": token}
+    assert client.post("/settings/delete/", form).status_code == 302
+    assert users.get_user_id(r, "alice") is None

@@ -306,3 +306,57 @@ def test_the_log_page_shows_each_action_and_pages(r, mod, alice):
     assert "why 4<" in second and "why 0<" in second and "why 5<" not in second
     bad = client.get("/moderation/log/?before=yesterday")
     assert bad.status_code == 400 and "log entry" in html_of(bad)
+
+
+# --- hostile values, as a moderator ----------------------------------------------------
+
+
+def test_hostile_values_in_every_moderation_field_make_no_5xx(r, mod, alice, bob):
+    """tests/test_fuzz.py sends its values to these pages as a user who is no
+    moderator (404s); here a moderator sends them."""
+    from tests.test_fuzz import VALUES
+
+    sid = post(r, alice, "reported")
+    rid = moderation.file_report(r, bob, alice, "spam", "", [sid])
+    client = log_in(Client(raise_request_exception=False), "mod")
+    failures = []
+    for value in VALUES:
+        for method, path, data in [
+            ("GET", "/moderation/", {"before": value}),
+            ("GET", "/moderation/log/", {"before": value}),
+            ("POST", f"/moderation/reports/{rid}/", {"action": value, "reason": value}),
+            ("POST", f"/moderation/reports/{rid}/", {"action": "delete-status", "status": value}),
+            ("POST", "/moderation/accounts/bob/suspend/", {"reason": value}),
+            ("POST", "/moderation/accounts/bob/unsuspend/", {"reason": value}),
+        ]:
+            send = client.get if method == "GET" else client.post
+            response = send(path, data)
+            if response.status_code >= 500:
+                failures.append((path, data, response.status_code))
+    assert not failures, failures[:5]
+
+
+# --- CSRF -------------------------------------------------------------------------------
+
+
+def test_reports_and_moderator_actions_need_the_forms_csrf_token(r, mod, alice, bob):
+    from tests.support.helpers import csrf_token
+
+    sid = post(r, alice, "reported")
+    reporter = log_in(Client(enforce_csrf_checks=True), "bob")
+    assert reporter.post("/@alice/report/", {"reason": "spam"}).status_code == 403
+    assert open_reports(r) == []
+    token = csrf_token(reporter.get("/@alice/report/"))
+    form = {"reason": "spam", "status": str(sid), "csrfmiddlewaretoken": token}
+    assert reporter.post("/@alice/report/", form).status_code == 302
+    [item] = open_reports(r)
+
+    moderator = log_in(Client(enforce_csrf_checks=True), "mod")
+    path = f"/moderation/reports/{item['id']}/"
+    suspend = {"action": "suspend", "reason": "spam"}
+    assert moderator.post(path, suspend).status_code == 403
+    assert moderator.post("/moderation/accounts/alice/suspend/", {"reason": "x"}).status_code == 403
+    assert not users.is_suspended(users.get_user(r, alice["id"]))
+    token = csrf_token(moderator.get("/moderation/"))
+    assert moderator.post(path, {**suspend, "csrfmiddlewaretoken": token}).status_code == 302
+    assert users.is_suspended(users.get_user(r, alice["id"]))
