@@ -4,7 +4,7 @@ its data first. The work is the repository's (repository/leaving.py)."""
 import json
 
 from django.contrib import messages
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -70,6 +70,8 @@ def export_account(request):
     streamed: a big account is read and sent a page at a time."""
     r = get_redis()
     user = users.get_user(r, request.user.id)
+    if user is None:  # deleted since this request's session was read
+        raise Http404("There is no such account any more.")
     account = {field: user[field] for field in users.PUBLIC_FIELDS}
     response = StreamingHttpResponse(
         _export(r, user["id"], account), content_type="application/json; charset=utf-8"

@@ -34,7 +34,8 @@ def shard(uid):
 
 
 def user(uid):
-    """HASH: login, name, id, followers, following, posts, signup. Public fields only."""
+    """HASH: login, name, id, followers, following, posts, signup; and while they
+    apply, SUSPENDED_FIELD, LEAVING_FIELD, MODERATOR_FIELD (below). Public fields only."""
     return f"user:{shard(uid)}:{uid}"
 
 
