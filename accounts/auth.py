@@ -101,7 +101,8 @@ def user_from_session(session):
         user = SiteUser(loaded[1], loaded[2]) if loaded[1] else None
     else:
         user = load_user(uid)
-    if user is None:
+    if user is None or user.hidden:
+        # Gone, suspended or being deleted: no session of theirs stays logged in.
         session.flush()
         return AnonymousUser()
     if not constant_time_compare(session.get(HASH_SESSION_KEY, ""), user.get_session_auth_hash()):

@@ -1,3 +1,4 @@
+import datetime
 import re
 from types import SimpleNamespace
 
@@ -78,8 +79,17 @@ class SignupForm(forms.Form):
 
     def clean_username(self):
         login = self.cleaned_data["username"]
-        if users.get_user_id(get_redis(), login) is not None:
+        r = get_redis()
+        if users.get_user_id(r, login) is not None:
             raise forms.ValidationError("That login name is taken.", code="taken")
+        free_at = users.login_free_at(r, login)
+        if free_at is not None:
+            day = datetime.datetime.fromtimestamp(free_at, tz=datetime.UTC)
+            raise forms.ValidationError(
+                "That login name belonged to an account deleted lately; it is free "
+                f"again on {day:%B} {day.day}, {day.year}.",
+                code="reserved_login",
+            )
         return login
 
     def clean(self):
@@ -124,6 +134,10 @@ class LoginForm(forms.Form):
     )
 
     error_message = "That login name and password do not match an account."
+    suspended_message = (
+        "This account is suspended: it cannot log in, and it is shown nowhere, until "
+        "the site's moderators undo the suspension."
+    )
 
     def __init__(self, data=None, *, request=None, refusal=None, **kwargs):
         """``refusal``: what the throttle on the request's address counted
@@ -150,10 +164,36 @@ class LoginForm(forms.Form):
                 self.refusal = failure
                 raise forms.ValidationError(failure.message, code="throttled")
             self.user = auth.authenticate(login, password)
-            if self.user is None:
+            # Said only to whoever has the password (an account being deleted is
+            # simply no account).
+            if self.user is not None and self.user.suspended:
+                raise forms.ValidationError(self.suspended_message, code="suspended")
+            if self.user is None or self.user.hidden:
                 raise forms.ValidationError(self.error_message, code="invalid_login")
             throttling.refund(failure)
         return cleaned
+
+
+class DeleteAccountForm(forms.Form):
+    """Leaving the site: the password, checked, so that nobody at an unattended
+    browser can delete someone's account."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        max_length=4 * PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if auth.authenticate(self.user.login, password) is None:
+            raise forms.ValidationError("That is not your password.", code="wrong_password")
+        return password
 
 
 class PasswordChangeForm(forms.Form):

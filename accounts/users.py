@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from socialsite.connection import get_redis
-from socialsite.repository import notifications
+from socialsite.repository import keys, notifications, users
 
 
 class SiteUser:
@@ -24,6 +24,11 @@ class SiteUser:
         self.following = int(data.get("following", 0))
         self.posts = int(data.get("posts", 0))
         self.signup = float(data.get("signup", 0))
+        # Public fields of the hash (repository/keys.py): suspended, being deleted,
+        # moderator. Read with the session at no extra cost.
+        self.hidden = users.is_hidden(data)
+        self.suspended = users.is_suspended(data)
+        self.is_moderator = bool(data.get(keys.MODERATOR_FIELD))
         self._password_hash = password_hash or ""
         self._notifications = None
 
@@ -66,6 +71,7 @@ class AnonymousUser:
     name = ""
     is_authenticated = False
     is_anonymous = True
+    is_moderator = False
 
     def __str__(self):
         return "AnonymousUser"

@@ -200,6 +200,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "accounts",
     "timeline",
+    # Reports, moderators, suspensions (moderation/).
+    "moderation",
     # The benchmarks' management commands (benchmarks/__init__.py).
     "benchmarks",
 ]

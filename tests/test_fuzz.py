@@ -60,6 +60,16 @@ ENDPOINTS = [
     ("GET", "/settings/requests/", ["before"]),
     ("POST", "/settings/requests/{login}/approve/", ["next"]),
     ("POST", "/settings/requests/{login}/reject/", ["next"]),
+    ("GET", "/@{login}/report/", ["status"]),
+    ("POST", "/@{login}/report/", ["reason", "comment", "status"]),
+    ("GET", "/moderation/", ["before"]),
+    ("GET", "/moderation/log/", ["before"]),
+    ("POST", "/moderation/reports/{sid}/", ["action", "status", "reason"]),
+    ("POST", "/moderation/accounts/{login}/suspend/", ["reason"]),
+    ("POST", "/moderation/accounts/{login}/unsuspend/", ["reason"]),
+    ("GET", "/settings/delete/", []),
+    ("POST", "/settings/delete/", ["password"]),
+    ("GET", "/settings/export/", []),
 ]
 
 HEADERS = {

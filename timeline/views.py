@@ -62,7 +62,9 @@ def _status_id(value):
 
 def _user_or_404(login):
     user = users.get_user_by_login(get_redis(), login)
-    if user is None:
+    if user is not None and users.is_suspended(user):
+        raise Http404("This account is suspended.")
+    if user is None or users.is_hidden(user):  # hidden: being deleted
         raise Http404(f"There is no user @{login}.")
     return user
 
@@ -271,7 +273,7 @@ def status_detail(request, login, status_id):
     # The author read fresh (the thread's authors may come from memory): whether the
     # account is private now decides who sees it.
     author, rel = visibility.author_and_relationship(r, viewer.id, thread.status["uid"])
-    if author is None:
+    if author is None or users.is_hidden(author):
         raise Http404("There is no such status.")
     seen = visibility.statuses_visibility(viewer.id, author, rel)
     if seen is not visibility.Visibility.VISIBLE:

@@ -17,4 +17,6 @@ Modules, one per concern:
 - scripts, lua/: the Lua scripts; locks: a short Redis lock
 - entities: mentions, hashtags and links in a message (plain Python, no Redis);
   tags: writing tag timelines (timelines reads them)
+- moderation: reports, moderators, suspensions, the audit log
+- leaving: deleting an account in steps, exporting it
 """

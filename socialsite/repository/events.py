@@ -59,6 +59,14 @@ def publish_relations_changed(r, uids, hidden=()):
     r.publish(keys.STATUS_CHANNEL, json.dumps(event))
 
 
+def publish_account(r, uid, hidden):
+    """Publish that account ``uid`` is hidden now (suspended) or shown again:
+    ``{"account": uid, "hidden": true}``. Stream servers leave a hidden account's
+    events out; they also read the list of suspended accounts now and then, since this
+    event may be lost like any other."""
+    r.publish(keys.STATUS_CHANNEL, json.dumps({"account": int(uid), "hidden": bool(hidden)}))
+
+
 async def subscribe(ar, notifications=False):
     """SUBSCRIBE the asyncio client ``ar`` (client.connect_pubsub) to the status channel
     and, with ``notifications``, to the users' unread counts (keys.NOTIFICATION_CHANNEL,

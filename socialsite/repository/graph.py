@@ -164,7 +164,7 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
 
-def unfollow(r, uid, other_uid):
+def unfollow(r, uid, other_uid, refill=True):
     """User ``uid`` stops following ``other_uid``; return a FollowResult.
 
     1. Read other's newest HOME_TIMELINE_SIZE status ids.
@@ -173,7 +173,8 @@ def unfollow(r, uid, other_uid):
        (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it), and take back the
        notification of the follow.
-    4. Queue a job to refill home:{uid} (fanout.refill_job).
+    4. Queue a job to refill home:{uid} (fanout.refill_job), unless ``refill`` is
+       False (``uid``'s account is being deleted: its home timeline goes too).
     Step 3 also withdraws a request of uid's to follow other (a private account):
     the result is then REQUEST_WITHDRAWN.
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
@@ -202,7 +203,7 @@ def unfollow(r, uid, other_uid):
             notifications.queue_unnotify(pipe, other_uid, taken_back)
 
         (_, withdrawn), _ = scripts.run_pipeline(r, fill)
-    if removed:
+    if removed and refill:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).
         jobs.enqueue(r, fanout.refill_job(uid))
@@ -222,7 +223,9 @@ def is_blocking(r, uid, other_uid):
 def _page_of_users(r, key, before, count):
     pairs, next_cursor = paging.read_ids(r, key, before, count)
     found = users.get_users(r, [uid for uid, _ in pairs])
-    return paging.Page([found[uid] for uid, _ in pairs if uid in found], next_cursor)
+    # Suspended accounts, and those being deleted, are listed nowhere.
+    shown = [found[uid] for uid, _ in pairs if uid in found and not users.is_hidden(found[uid])]
+    return paging.Page(shown, next_cursor)
 
 
 def followers_page(r, uid, before=None, count=30):

@@ -37,7 +37,8 @@ def shard(uid):
 
 
 def user(uid):
-    """HASH: login, name, id, followers, following, posts, signup. Public fields only."""
+    """HASH: login, name, id, followers, following, posts, signup; and while they
+    apply, SUSPENDED_FIELD, LEAVING_FIELD, MODERATOR_FIELD (below). Public fields only."""
     return f"user:{shard(uid)}:{uid}"
 
 
@@ -322,3 +323,72 @@ def notifications_state(uid):
     ones score above it), and ``version``, raised by every change of the user's
     notifications, so that a page can tell a newer unread count from an older one."""
     return f"notifications-state:{shard(uid)}:{uid}"
+
+
+# --- moderation, suspension and leaving the site (moderation.py, leaving.py) -------------
+
+# Fields of the user hash (keys.user) that hide or mark an account. Public: every read of
+# a user hash sees them at no cost (a home page's authors, a session's user), and search
+# can leave hidden accounts out by them.
+SUSPENDED_FIELD = "suspended"  # time of the suspension, while suspended
+LEAVING_FIELD = "leaving"  # time the account's deletion began, until the hash goes
+MODERATOR_FIELD = "moderator"  # "1" for a moderator
+
+
+def user_sessions(uid):
+    """ZSET: the session keys of ``uid``'s logged-in sessions (sessions.key_naming_user),
+    scored by when each expires (ms). Written in the same step as the session, in its
+    slot (lua/save_session.lua), so that all of a user's sessions can be ended at once
+    (sessions.end_all). Entries past their expiry are dropped as sessions are saved."""
+    return f"sessions:{shard(uid)}:{uid}"
+
+
+def posting_keys(uid):
+    """ZSET: the form submission keys of ``uid``'s posting_key strings, scored by when
+    each was claimed (ms), pruned past limits.POSTING_KEY_SECONDS: what deleting the
+    account deletes (statuses.forget_posting_keys)."""
+    return f"posting-keys:{shard(uid)}:{uid}"
+
+
+def all_unfollowed_notes(other_uid):
+    """The unfollowed key of every shard for ``other_uid`` (an account that leaves
+    deletes them all once its followers are gone)."""
+    return [f"unfollowed:{{s{index}}}:{other_uid}" for index in range(USER_SHARDS)]
+
+
+# SET: the ids of the moderators (the user hash's MODERATOR_FIELD decides; this lists them).
+MODERATORS = "moderators:"
+
+# ZSET: the ids of the suspended accounts, scored by the suspension's time (ms). The
+# stream servers read it (a few ids) to leave these authors' events out.
+SUSPENDED = "suspended:"
+
+# STRING: counter handing out report ids (INCR).
+REPORT_IDS = "report:id:"
+
+
+def report(rid):
+    """HASH: id, reporter (uid), reporter_login, account (uid), login, reason, comment,
+    statuses (comma-separated status ids), created (s), state (open, closed), and once
+    closed: outcome, closed_by, closed_at. Expires limits.REPORT_KEEP_SECONDS after it
+    is closed."""
+    return f"report:{rid}"
+
+
+# ZSET: the ids of the open reports, scored by id (newest first is highest first).
+OPEN_REPORTS = "reports:open"
+
+
+def reports_about(uid):
+    """ZSET: the ids of the open reports about ``uid``, scored by id, so that
+    suspending (or deleting) the account closes them all."""
+    return f"reports:{shard(uid)}:{uid}"
+
+
+# STREAM: the moderation audit log, one entry per action: action, by, by_id, target,
+# target_id, status, report, reason. The entry id says when.
+MODERATION_LOG = "moderation:log"
+
+# ZSET: lowercased logins of deleted accounts, scored by when they are free again (s).
+# Sign-up refuses a login while it is listed here with a time in the future.
+RESERVED_LOGINS = "logins:reserved"

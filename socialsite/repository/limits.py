@@ -92,3 +92,25 @@ MENTIONS_NOTIFIED = 10
 # Notifications of one kind on one subject within this long show as one entry ("alice
 # and 3 others ...").
 NOTIFICATION_GROUP_MS = 24 * 3600 * 1000
+# --- moderation and leaving the site -----------------------------------------------------
+
+# A report's comment, and a moderator's reason, at most this many characters: enough to
+# say what is wrong, short enough to read in a queue.
+REPORT_COMMENT_MAX_LENGTH = 1000
+MODERATION_REASON_MAX_LENGTH = 500
+# Statuses one report may name: a report is about what a moderator can read at once.
+REPORT_STATUSES_MAX = 20
+# A closed report is kept this long for reference (the audit log keeps the action for good).
+REPORT_KEEP_SECONDS = 180 * 24 * 3600
+
+# A deleted account's login is refused at sign-up this long, so that nobody can pass
+# for the person who just left (Mastodon also takes 30 days to finish a deletion).
+LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
+
+# Units of work (a follower, a followed user, a status) that deleting an account does
+# within the request; the rest goes to the fan-out workers, in runs of the second size
+# (leaving.continue_deletion). An unfollow is a few round trips: 100 keep the request
+# well under a second, and cover most accounts whole, so that their followers' counts
+# are right when the page answers. A run of 1000 keeps one job to seconds.
+DELETION_INLINE_BUDGET = 100
+DELETION_JOB_BUDGET = 1000

@@ -61,6 +61,9 @@ ADD_REPLY = Script("add_reply")
 REMOVE_REPLY = Script("remove_reply")
 NOTIFY = Script("notify", preludes=["notifications"])
 UNNOTIFY = Script("unnotify", preludes=["notifications"])
+SAVE_SESSION = Script("save_session")
+FLAG_USER = Script("flag_user")
+RELEASE_LOGIN = Script("release_login")
 
 ALL = [
     ADD_EDGE,
@@ -84,6 +87,9 @@ ALL = [
     REMOVE_REPLY,
     NOTIFY,
     UNNOTIFY,
+    SAVE_SESSION,
+    FLAG_USER,
+    RELEASE_LOGIN,
 ]
 
 

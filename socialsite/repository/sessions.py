@@ -1,8 +1,12 @@
 """Django sessions, one STRING per session that expires with it.
 
 The Django side (accounts/session_store.py) encodes and signs the data; here it is
-opaque text.
+opaque text. A logged-in session is also listed among its user's sessions
+(keys.user_sessions), written in the same step, so that all of them can be ended at
+once (end_all: a suspension, an account's deletion).
 """
+
+import time
 
 from . import keys, scripts, users
 
@@ -65,6 +69,17 @@ def save(r, session_key, data, ttl_seconds, must_create=False):
     exists (SET XX): a request that finishes after a logout elsewhere must not bring
     the logged-out session back to life.
     """
+    uid = keys.session_user_id(session_key)
+    if uid is not None:
+        # A logged-in session: listed among its user's sessions in the same step.
+        now_ms = int(time.time() * 1000)
+        return bool(
+            scripts.SAVE_SESSION(
+                r,
+                [keys.session(session_key), keys.user_sessions(uid)],
+                [data, int(ttl_seconds), "NX" if must_create else "XX", session_key, now_ms],
+            )
+        )
     return bool(
         r.set(
             keys.session(session_key),
@@ -77,4 +92,38 @@ def save(r, session_key, data, ttl_seconds, must_create=False):
 
 
 def delete(r, session_key):
-    r.delete(keys.session(session_key))
+    uid = keys.session_user_id(session_key)
+    if uid is None:
+        r.delete(keys.session(session_key))
+        return
+    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe.delete(keys.session(session_key))
+    pipe.zrem(keys.user_sessions(uid), session_key)
+    pipe.execute()
+
+
+# Sessions ended per round trip by end_all.
+_END_CHUNK = 500
+
+
+def end_all(r, uid):
+    """End every session of user ``uid`` now (they are logged out everywhere); return
+    how many there were.
+
+    Reads the user's list of sessions and deletes them with their entries, until the
+    list is empty. A session made meanwhile would be listed too (save_session.lua),
+    and is ended by the next pass; callers make sure none can be made (a suspended
+    account cannot log in) before they call this.
+    """
+    index = keys.user_sessions(uid)
+    ended = 0
+    while True:
+        session_keys = r.zrange(index, 0, _END_CHUNK - 1)
+        if not session_keys:
+            return ended
+        pipe = r.pipeline(transaction=False)  # every key in the user's slot: one node
+        # A raw DEL: redis-py's cluster pipelines refuse a DEL of several keys, even of
+        # one slot, and route a raw command by its first key.
+        pipe.execute_command("DEL", *(keys.session(key) for key in session_keys))
+        pipe.zrem(index, *session_keys)
+        ended += pipe.execute()[0]

@@ -2,12 +2,17 @@
 
 The password hash is stored by the caller already hashed (the repository never sees
 a password): ``credentials:{uid}`` holds it, apart from the public ``user:{uid}``.
+
+An account is *hidden* while suspended or while its deletion runs (keys.SUSPENDED_FIELD,
+keys.LEAVING_FIELD on the user hash): its profile, statuses and name are shown nowhere.
+Every read of a user hash sees those fields at no extra cost, which is how the pages,
+the authors memory and the fan-out workers leave hidden accounts out (is_hidden).
 """
 
 import time
 
 from ..memory import Memory
-from . import keys
+from . import keys, scripts
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
 # page of 30 statuses needs no read for authors it has shown lately. No one can rename
@@ -31,15 +36,19 @@ def decode_user(data):
     return user
 
 
-def create_user(r, login, name, password_hash):
-    """Create a user and return their id, or None if the login is taken (any case).
+def create_user(r, login, name, password_hash, now=None):
+    """Create a user and return their id, or None if the login is taken (any case) or
+    reserved (login_free_at: a deleted account's, for a while).
 
     1. INCR user:id: for a new id.
     2. Write user:{id} and credentials:{id} (one slot, one MULTI). Nothing points at
        them yet, so a crash here leaves only an unreachable pair of keys.
     3. HSETNX users: <lowercased login> <id>. This single command is the decision:
        of two sign-ups racing for one login, exactly one sets the field.
-    4. The loser deletes the keys it wrote in step 2.
+    4. The winner checks that the login is not reserved. A deletion reserves the
+       login before it frees it (release_login), so a sign-up that got it from a
+       deletion sees the reservation: it gives the login back.
+    5. The loser deletes the keys it wrote in step 2.
     """
     uid = r.incr(keys.USER_IDS)
     pipe = r.pipeline(transaction=True)
@@ -57,10 +66,37 @@ def create_user(r, login, name, password_hash):
     )
     pipe.hset(keys.credentials(uid), "password", password_hash)
     pipe.execute()
-    if not r.hsetnx(keys.LOGINS, login.lower(), uid):
+    won = r.hsetnx(keys.LOGINS, login.lower(), uid)
+    if won and login_free_at(r, login, now) is not None:
+        scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), uid])
+        won = False
+    if not won:
         r.delete(keys.user(uid), keys.credentials(uid))
         return None
     return uid
+
+
+def login_free_at(r, login, now=None):
+    """When the login (any case) of a deleted account is free again (seconds since
+    the epoch), or None if it is not reserved (any more)."""
+    free_at = r.zscore(keys.RESERVED_LOGINS, login.lower())
+    now = time.time() if now is None else now
+    return free_at if free_at is not None and free_at > now else None
+
+
+def reserve_login(r, login, seconds, now=None):
+    """Keep ``login`` from sign-ups for ``seconds`` (its account is being deleted);
+    reservations that have run out are dropped meanwhile."""
+    now = time.time() if now is None else now
+    pipe = r.pipeline(transaction=False)  # one key: one node
+    pipe.zadd(keys.RESERVED_LOGINS, {login.lower(): now + seconds})
+    pipe.zremrangebyscore(keys.RESERVED_LOGINS, "-inf", now)
+    pipe.execute()
+
+
+def release_login(r, login, uid):
+    """Let the login of ``uid`` name nobody (any more); whether it did until now."""
+    return bool(scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), int(uid)]))
 
 
 def get_user_id(r, login):
@@ -114,24 +150,40 @@ def get_users(r, uids):
     return {user["id"]: user for user in users if user}
 
 
-# {uid: {id, login, name}} for get_authors.
+def is_hidden(user):
+    """Whether the account of the user dict ``user`` is shown nowhere: suspended, or
+    being deleted."""
+    return bool(user.get(keys.SUSPENDED_FIELD) or user.get(keys.LEAVING_FIELD))
+
+
+def is_suspended(user):
+    return bool(user.get(keys.SUSPENDED_FIELD))
+
+
+# {uid: {id, login, name}, or None for a hidden author} for get_authors.
 _authors = Memory("authors", AUTHOR_CACHE_SIZE, ttl=AUTHOR_CACHE_SECONDS)
 
 
 def get_authors(r, uids):
     """{uid: {id, login, name}} for showing statuses: what get_users would give, from
-    this process's recent reads where it can; missing users are left out.
+    this process's recent reads where it can; missing users are left out, and a
+    hidden author (is_hidden: suspended, or being deleted) maps to None.
 
     The home page shows 30 statuses by a few dozen authors, the same ones page after
     page: remembering them spares a round trip and 30 hashes on most pages. The dicts
-    are shared: callers must not change them.
+    are shared: callers must not change them. Hidden authors are remembered as None
+    like the others, so a page leaves their statuses out (timelines) without asking
+    again; a suspension therefore shows within AUTHOR_CACHE_SECONDS in other
+    processes, at once in the one that made it (forget_author).
     """
     uids = list(dict.fromkeys(int(uid) for uid in uids))
     found = _authors.get_many(uids)
     if len(found) < len(uids):
         missing = [uid for uid in uids if uid not in found]
         read = {
-            uid: {"id": uid, "login": user["login"], "name": user["name"]}
+            uid: None
+            if is_hidden(user)
+            else {"id": uid, "login": user["login"], "name": user["name"]}
             for uid, user in get_users(r, missing).items()
         }
         _authors.put_many(read)
@@ -144,6 +196,19 @@ def remembered_authors(uids):
     without asking Redis: for the stream server's event loop, which must not wait on
     Redis for authors it has just shown."""
     return _authors.get_many(int(uid) for uid in uids)
+
+
+def forget_author(uid):
+    """Make this process read ``uid``'s hash again the next time it shows them (after
+    a suspension or its end: this process shows it at once, the others within
+    AUTHOR_CACHE_SECONDS)."""
+    _authors.forget(int(uid))
+
+
+def flag(r, uid, field, value):
+    """Set ``field`` of ``uid``'s hash to ``value`` unless it is set already, or with
+    value "" remove it; nothing if the user is gone. Whether it changed (flag_user.lua)."""
+    return bool(scripts.FLAG_USER(r, [keys.user(uid)], [field, value]))
 
 
 def get_user_and_password_hash(r, uid):

@@ -4,15 +4,21 @@ complete it with its follow-up jobs (``manage.py fanout`` loops over ``work``).
 Handlers: ``plan``, ``deliver`` and ``remove`` (fanout.py) spread a status over, or
 take it out of, followers' home timelines; ``refill`` (timelines.refill_home) tops a
 home timeline up after an unfollow; ``approve_requests`` (privacy.approve_waiting)
-approves the follow requests of an account turned public. This module sits above
-them all, so that none has to know the others.
+approves the follow requests of an account turned public; ``leave``
+(leaving.continue_deletion) goes on deleting an account. This module sits above them
+all, so that none has to know the others.
+
+Deliveries of a hidden author's statuses (suspended, or being deleted: users.is_hidden)
+are skipped: pages would leave them out anyway. A status posted just before its
+author's suspension thus reaches only its inline followers, also once the suspension
+is undone.
 """
 
 import logging
 
-from . import fanout, jobs, privacy, timelines
+from . import fanout, jobs, keys, leaving, privacy, timelines
 from .client import OUTAGE_ERRORS
-from .limits import JOBS_PER_STEP
+from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP
 
 log = logging.getLogger(__name__)
 
@@ -27,12 +33,38 @@ def approve_requests(r, job):
     return []
 
 
+def _author_hidden(r, author_uid):
+    """Whether the author of a fan-out is hidden: one HMGET of the two fields."""
+    fields = r.hmget(keys.user(author_uid), [keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
+    return any(fields)
+
+
+def plan(r, job):
+    if job["action"] == "deliver" and _author_hidden(r, job["author"]):
+        return []
+    return fanout.plan(r, job)
+
+
+def deliver(r, job):
+    if _author_hidden(r, job["author"]):
+        return []
+    return fanout.deliver_range(r, job)
+
+
+def leave(r, job):
+    """Go on deleting an account; the same job again while there is more to do."""
+    if leaving.continue_deletion(r, job["uid"], DELETION_JOB_BUDGET) is False:
+        return [job]
+    return []
+
+
 HANDLERS = {
-    "plan": fanout.plan,
-    "deliver": fanout.deliver_range,
+    "plan": plan,
+    "deliver": deliver,
     "remove": fanout.remove_range,
     "refill": refill,
     "approve_requests": approve_requests,
+    "leave": leave,
 }
 
 
@@ -55,7 +87,8 @@ def _run(r, group):
     """Follow-up jobs for each job of ``group`` (see _run_together)."""
     if len(group) == 1:
         return [run_job(r, group[0])]
-    fanout.deliver_ranges(r, [job.data for job in group])
+    if not _author_hidden(r, group[0].data["author"]):
+        fanout.deliver_ranges(r, [job.data for job in group])
     return [[] for _ in group]
 
 

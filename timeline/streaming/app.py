@@ -159,11 +159,12 @@ class StreamingApp:
     async def health(self, scope, receive, send):
         """GET /health: 200 while subscribed to Redis, else 503; counters as JSON."""
         subscribed = self.hub.subscribed
-        counters = ("events", "deliveries", "clients_dropped", "resubscribed")
+        counters = ("events", "deliveries", "clients_dropped", "resubscribed", "hidden")
         body = {
             "subscribed": subscribed,
             "clients": len(self.hub.clients),
             "subscriptions": self.hub.subscriptions,
+            "hidden_authors": len(self.hub.hidden),
             **{name: self.hub.stats[name] for name in counters},
         }
         await send_text(

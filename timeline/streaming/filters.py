@@ -78,7 +78,11 @@ class StatusEvent:
     @classmethod
     def from_json(cls, text):
         """The event published as ``text`` (repository.events); ValueError if malformed."""
-        status = json.loads(text)
+        return cls.from_data(json.loads(text))
+
+    @classmethod
+    def from_data(cls, status):
+        """The event of a decoded JSON value; ValueError if malformed."""
         if not isinstance(status, dict):
             raise ValueError("an event must be a JSON object")
         try:
@@ -139,6 +143,18 @@ class StatusEvent:
         return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
 
 
+class AccountEvent:
+    """An account hidden from the streams (suspended) or shown again:
+    ``{"account": UID, "hidden": true}`` (repository.events.publish_account). Not a
+    status: the hub keeps it for itself, no client is sent it."""
+
+    kind = "account"
+
+    def __init__(self, uid, hidden):
+        self.uid = uid
+        self.hidden = hidden
+
+
 class RelationsEvent:
     """Users whose blocks or mutes changed (repository.events.publish_relations_changed):
     their live pages drop the authors they no longer get (``hidden``: viewer -> set of
@@ -183,8 +199,15 @@ class UnreadEvent:
 
 
 def event_from_json(text):
-    """The StatusEvent, RelationsEvent or UnreadEvent published as ``text``;
-    ValueError if malformed."""
+    """The StatusEvent, RelationsEvent, AccountEvent or UnreadEvent published as
+    ``text``; ValueError if malformed."""
+    if '"account"' in text:
+        data = json.loads(text)
+        if isinstance(data, dict) and "account" in data:
+            try:
+                return AccountEvent(int(data["account"]), bool(data.get("hidden")))
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"an account event needs a numeric account: {exc}") from None
     if '"relations_changed"' in text:
         data = json.loads(text)
         if isinstance(data, dict) and "relations_changed" in data:

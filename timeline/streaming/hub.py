@@ -11,6 +11,10 @@ is disconnected rather than allowed to hold an ever-growing backlog, and since t
 hub never waits on a client, the others do not notice. Pub/sub is at-most-once: what
 is published while the subscription is down (a Redis restart) is lost, and the hub
 only subscribes again as soon as it can; the clients stay connected meanwhile.
+
+No client is sent the events of a hidden author (a suspended account): the hub holds
+their ids, read from Redis every HIDDEN_REFRESH_SECONDS and changed at once by the
+account events published on the same channel (repository.events.publish_account).
 """
 
 import asyncio
@@ -24,7 +28,7 @@ from redis.exceptions import RedisError
 from socialsite.repository import client as redis_client
 from socialsite.repository import events
 
-from .filters import RelationsEvent, event_from_json
+from .filters import AccountEvent, RelationsEvent, event_from_json
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +36,9 @@ log = logging.getLogger(__name__)
 # moment), then backing off so that a long outage costs little.
 RECONNECT_FIRST_DELAY = 0.1
 RECONNECT_MAX_DELAY = 5.0
+# How often the hub reads the ids of the hidden authors again: the account events that
+# change them at once may be lost (pub/sub), this bounds how long that matters.
+HIDDEN_REFRESH_SECONDS = 10.0
 
 
 def redacted(url):
@@ -146,13 +153,19 @@ class Hub:
     # Whether the subscription also takes the users' unread counts (the live pages').
     listens_to_notifications = True
 
-    def __init__(self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None):
+    def __init__(
+        self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None, hidden_authors=None
+    ):
         self.urls = list(urls)
         self.client_buffer = client_buffer
         self.keepalive = keepalive
         # An async function the hub awaits before rendering an event for a format
         # that needs_author_name (live.LiveHome.prepare).
         self.prepare = prepare
+        # A function (run in a thread) giving the ids of the authors whose events no
+        # client is sent (moderation.suspended_ids); None: every author is shown.
+        self.hidden_authors = hidden_authors
+        self.hidden = frozenset()
         self.clients = set()
         # {user id: their live pages' clients}: where a user's unread count goes.
         self.users = {}
@@ -213,6 +226,8 @@ class Hub:
         """Start the background work: keep-alives, and the subscription."""
         self.tasks.append(asyncio.create_task(self._send_keepalives()))
         self.tasks.append(asyncio.create_task(self._follow_channel(self.dispatch)))
+        if self.hidden_authors is not None:
+            self.tasks.append(asyncio.create_task(self._refresh_hidden()))
 
     def close_clients(self):
         """End every stream politely and accept no new ones (the server is stopping)."""
@@ -238,6 +253,16 @@ class Hub:
             for client in list(self.clients):
                 if now - client.last_offer >= self.keepalive:
                     self.deliver(client, client.format.keepalive)
+
+    async def _refresh_hidden(self):
+        """Read the hidden authors' ids now and every HIDDEN_REFRESH_SECONDS."""
+        while True:
+            try:
+                self.hidden = frozenset(await asyncio.to_thread(self.hidden_authors))
+            except Exception:
+                # Redis away: keep the ids known, try again later.
+                log.exception("Could not read the hidden authors; trying again later.")
+            await asyncio.sleep(HIDDEN_REFRESH_SECONDS)
 
     async def _follow_channel(self, on_event):
         """Subscribe to the status channel and pass each event's text to ``on_event``,
@@ -312,6 +337,10 @@ class Hub:
         event = self.decode(text)
         if event is None:
             return
+        if type(event) is AccountEvent:
+            change = self.hidden.union if event.hidden else self.hidden.difference
+            self.hidden = frozenset(change((event.uid,)))
+            return
         if isinstance(event, RelationsEvent):
             for client in self.clients:
                 if client.user_id in event.uids:
@@ -321,9 +350,12 @@ class Hub:
                         client.hidden_recently |= hidden
                     client.refresh.set()
             return
-        self.stats["events"] += 1
         if event.kind == "unread":
             self.tell_user(event)
+            return
+        self.stats["events"] += 1
+        if event.uid in self.hidden:
+            self.stats["hidden"] += 1
             return
         clients = self.clients
         if event.private:

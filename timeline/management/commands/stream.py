@@ -5,6 +5,7 @@ load balancer for more clients or more cores (see docs/streaming.md). SIGTERM or
 Ctrl-C ends every stream cleanly (the last chunk is sent), then the process.
 """
 
+import functools
 import logging
 import signal
 
@@ -14,6 +15,7 @@ from django.core.management.base import BaseCommand
 
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
+from socialsite.repository import moderation
 from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
 from timeline.streaming.hub import Hub, redacted
 from timeline.streaming.limits import ConnectionLimits
@@ -111,6 +113,7 @@ class Command(BaseCommand):
             client_buffer=options["client_buffer"],
             keepalive=options["keepalive"],
             prepare=live.prepare,
+            hidden_authors=functools.partial(moderation.suspended_ids, redis),
         )
         return StreamingApp(hub, redis, live, max_streams=options["max_clients"]), url
 

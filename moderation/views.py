@@ -1,0 +1,186 @@
+"""Reports and the moderators' pages. Each view: checks, repository calls, a response.
+
+Anyone logged in may report an account (``/@<login>/report/``). The moderation pages
+(``/moderation/...``) answer 404 to anyone who is not a moderator, visitors included:
+they do not even say that they exist.
+"""
+
+from django.contrib import messages
+from django.core.exceptions import BadRequest
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.decorators import login_required
+from socialsite.connection import get_redis
+from socialsite.repository import moderation, statuses, timelines, users
+
+from .decorators import moderator_required
+from .forms import AccountActionForm, ReportActionForm, ReportForm
+
+# The account's newest statuses the report form offers to tick.
+REPORT_FORM_STATUSES = 20
+# Open reports per page of the queue; suspended accounts listed under it; log entries.
+QUEUE_PAGE_SIZE = 20
+SUSPENDED_SHOWN = 50
+LOG_PAGE_SIZE = 50
+
+
+def _visible_account_or_404(login):
+    """The user dict of a shown account: 404 for nobody, a suspended account or one
+    being deleted (as its profile is)."""
+    user = users.get_user_by_login(get_redis(), login)
+    if user is not None and users.is_suspended(user):
+        raise Http404("This account is suspended.")
+    if user is None or users.is_hidden(user):
+        raise Http404(f"There is no user @{login}.")
+    return user
+
+
+def _number(request, name):
+    """The query parameter ``name`` as a number, None if absent; 400 if malformed."""
+    value = request.GET.get(name) if request.META.get("QUERY_STRING") else None
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > 19:
+        raise BadRequest(f"The link is malformed: {name!r} must be a number.")
+    return int(value)
+
+
+# --- reporting --------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def report(request, login):
+    """GET: the report form for an account, its newest statuses to tick (and the one
+    ``?status=ID`` names, ticked); POST: the report."""
+    account = _visible_account_or_404(login)
+    if account["id"] == request.user.id:
+        raise BadRequest("You cannot report yourself.")
+    r = get_redis()
+    form = ReportForm(account, request.POST or None)
+    if request.method == "POST":
+        if form.is_valid():
+            moderation.file_report(
+                r,
+                {"id": request.user.id, "login": request.user.login},
+                account,
+                form.cleaned_data["reason"],
+                form.cleaned_data["comment"],
+                form.status_ids,
+            )
+            messages.success(
+                request,
+                f"Thank you: your report about @{account['login']} is with the moderators.",
+            )
+            return redirect("profile", account["login"])
+        ticked = form.posted_status_ids()
+    else:
+        named = _number(request, "status")
+        ticked = [named] if named is not None else []
+    # Those ticked that are the account's, and its newest, each once.
+    ticked = moderation.statuses_of(r, account["id"], ticked)
+    newest = timelines.profile_ids(r, account["id"], REPORT_FORM_STATUSES)
+    shown = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
+    context = {"account": account, "form": form, "statuses": shown, "ticked": set(ticked)}
+    return render(request, "moderation/report.html", context, status=400 if form.errors else 200)
+
+
+# --- the queue --------------------------------------------------------------------------
+
+
+def _queue(request, action_errors=None, status=200):
+    r = get_redis()
+    context = {
+        "page": moderation.open_reports_page(
+            r, before=_number(request, "before"), count=QUEUE_PAGE_SIZE
+        ),
+        "open_count": moderation.open_report_count(r),
+        "suspended": moderation.suspended_page(r, count=SUSPENDED_SHOWN),
+        "action_errors": action_errors or [],
+        "reason_max_length": ReportActionForm.base_fields["reason"].max_length,
+    }
+    return render(request, "moderation/queue.html", context, status=status)
+
+
+@require_GET
+@moderator_required
+def queue(request):
+    """The open reports, newest first, with the statuses and accounts they name."""
+    return _queue(request)
+
+
+def _errors(form):
+    return [error for errors in form.errors.values() for error in errors]
+
+
+@require_POST
+@moderator_required
+def report_action(request, report_id):
+    """A moderator's decision on report ``report_id``: dismiss, delete-status, suspend."""
+    r = get_redis()
+    report_data = moderation.get_report(r, report_id)
+    if report_data is None:
+        raise Http404("There is no such report.")
+    form = ReportActionForm(request.POST)
+    if not form.is_valid():
+        return _queue(request, _errors(form), status=400)
+    action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
+    who = {"by": request.user.login, "by_uid": request.user.id, "reason": reason}
+    login = report_data["login"]
+    if action == "dismiss":
+        result = moderation.dismiss_report(r, report_id, **who)
+        done = f"Report {report_id} about @{login} is dismissed."
+    elif action == "delete-status":
+        sid = form.cleaned_data["status"]
+        if sid not in report_data["status_ids"]:
+            raise BadRequest(f"Report {report_id} does not name status {sid}.")
+        result = moderation.delete_status(r, sid, report_id=report_id, **who)
+        done = f"Status {sid} of @{login} is deleted."
+    else:
+        result = moderation.suspend(r, report_data["account"], **who)
+        done = f"@{login} is suspended; the open reports about the account are closed."
+    if result is moderation.Result.DONE:
+        messages.success(request, done)
+    else:
+        messages.info(request, f"Nothing to do: {result.value}.")
+    return redirect("moderation_queue")
+
+
+@require_POST
+@moderator_required
+def account_action(request, login, action):
+    """Suspend an account, or end its suspension (the queue's list of suspended accounts)."""
+    r = get_redis()
+    user = users.get_user_by_login(r, login)
+    if user is None:
+        raise Http404(f"There is no user @{login}.")
+    form = AccountActionForm(action, request.POST)
+    if not form.is_valid():
+        return _queue(request, _errors(form), status=400)
+    act = moderation.suspend if action == "suspend" else moderation.unsuspend
+    result = act(
+        r, user["id"], by=request.user.login, by_uid=request.user.id,
+        reason=form.cleaned_data["reason"],
+    )  # fmt: skip
+    if result is moderation.Result.DONE:
+        done = "is suspended" if action == "suspend" else "is no longer suspended"
+        messages.success(request, f"@{user['login']} {done}.")
+    else:
+        messages.info(request, f"Nothing to do: {result.value}.")
+    return redirect("moderation_queue")
+
+
+# --- the audit log ----------------------------------------------------------------------
+
+
+@require_GET
+@moderator_required
+def log(request):
+    """The audit log, newest first, a page at a time."""
+    before = request.GET.get("before") if request.META.get("QUERY_STRING") else None
+    if before is not None and not moderation.LOG_CURSOR.fullmatch(before):
+        raise BadRequest("The page link is malformed: 'before' must be a log entry's id.")
+    page = moderation.log_page(get_redis(), before=before, count=LOG_PAGE_SIZE)
+    return render(request, "moderation/log.html", {"page": page})

@@ -1,0 +1,225 @@
+"""Leaving the site: deleting an account and all that is its; exporting it first.
+
+Deleting an account (delete_account) begins at once and finishes in steps:
+
+1. begin_deletion, in the request: the user hash is flagged (keys.LEAVING_FIELD), which
+   hides the account everywhere as a suspension does (users.is_hidden); a job is
+   queued that finishes the deletion, before anything is removed, so that nothing is
+   left half done if the request dies; the login is reserved for
+   limits.LOGIN_RESERVED_SECONDS (sign-up refuses it) and then freed; every session
+   ends.
+2. continue_deletion runs the DELETION_STEPS in order, each doing at most a budget of
+   work: in the request up to limits.DELETION_INLINE_BUDGET units, the rest in the
+   fan-out workers' "leave" jobs, each run up to limits.DELETION_JOB_BUDGET, queueing
+   itself again until every step is done. Every step reads what is left from Redis,
+   so a step repeated (a retried job, a request and a worker at once) does nothing
+   twice.
+
+The steps are one function per kind of data, ``step(r, uid, budget)`` returning the
+units of work it did (fewer than ``budget``: it is done). A feature that keeps data of
+its own about a user (likes, reposts, lists, notifications, blocks, mutes...) adds its
+step to DELETION_STEPS, before delete_user_keys, which must stay last: it removes the
+user hash that marks the deletion as under way.
+"""
+
+from . import blocks, graph, jobs, keys, moderation, paging, sessions, statuses, users
+from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
+
+
+def leave_job(uid):
+    """The job that goes on deleting account ``uid`` (worker.py runs it)."""
+    return {"kind": "leave", "uid": int(uid)}
+
+
+def delete_account(r, uid, inline_budget=DELETION_INLINE_BUDGET, now=None):
+    """Delete account ``uid``: begin_deletion, then continue_deletion with
+    ``inline_budget``. Returns None if there is no such account, else whether it is
+    all gone already (False: the workers finish it)."""
+    if not begin_deletion(r, uid, now=now):
+        return None
+    try:
+        return continue_deletion(r, uid, inline_budget)
+    except graph.LockBusy:
+        return False  # someone's follow lock held too long: the job does the rest
+
+
+def begin_deletion(r, uid, now=None):
+    """Hide account ``uid``, queue the job that deletes it, reserve its login and end
+    its sessions (see the module's docstring). Returns False if there is no such
+    account. Repeating it is harmless: the job finds nothing left to do."""
+    user = users.get_user(r, uid)
+    if user is None:
+        return False
+    users.flag(r, uid, keys.LEAVING_FIELD, "1")
+    jobs.enqueue(r, leave_job(uid))
+    # Reserved before it is freed: a sign-up that gets the login sees the reservation.
+    users.reserve_login(r, user["login"], LOGIN_RESERVED_SECONDS, now=now)
+    users.release_login(r, user["login"], uid)
+    sessions.end_all(r, uid)
+    users.forget_author(uid)
+    moderation.forget_moderator(r, uid)
+    moderation.forget_suspension(r, uid)
+    return True
+
+
+def continue_deletion(r, uid, budget):
+    """Run the DELETION_STEPS for ``uid`` with ``budget`` units of work at most; return
+    whether the account is all gone (False: there may be more to do). Only for an
+    account begin_deletion has flagged: for any other, nothing is done and None
+    returned (a job for it ends there)."""
+    if not r.hexists(keys.user(uid), keys.LEAVING_FIELD) and r.exists(keys.user(uid)):
+        return None  # not being deleted: never remove a live account's data
+    for step in DELETION_STEPS:
+        budget -= step(r, uid, budget)
+        if budget <= 0:
+            return False  # perhaps more: the next run goes on from here
+    return True
+
+
+# --- the steps ----------------------------------------------------------------------
+
+
+def unfollow_followers(r, uid, budget):
+    """Everyone who follows ``uid`` stops: their following counts drop, the account's
+    statuses leave their home timelines, which are topped up again (graph.unfollow).
+    First, while the statuses are still on the profile for unfollow to find."""
+    followers = [int(f) for f in r.zrange(keys.followers(uid), 0, budget - 1)]
+    for follower in followers:
+        graph.unfollow(r, follower, uid)
+    return len(followers)
+
+
+def unfollow_following(r, uid, budget):
+    """``uid`` stops following everyone (their follower counts drop); no refill of a
+    home timeline that goes anyway."""
+    following = [int(f) for f in r.zrange(keys.following(uid), 0, budget - 1)]
+    for other in following:
+        graph.unfollow(r, uid, other, refill=False)
+    return len(following)
+
+
+def end_blocks_and_mutes(r, uid, budget):
+    """Undo every block of ``uid``'s or on them, and every mute of theirs, so that the
+    notes the others' fan-outs and pages read (keys.hiding, keys.hides in their slots)
+    forget them. Mutes of ``uid`` by others stay with the others (their own lists) and
+    name an id nobody will have again."""
+    done = 0
+    for key, undo in (
+        (keys.blocks(uid), lambda other: blocks.unblock(r, uid, other)),
+        (keys.blocked_by(uid), lambda other: blocks.unblock(r, other, uid)),
+        (keys.mutes(uid), lambda other: blocks.unmute(r, uid, other)),
+    ):
+        for other in r.zrange(key, 0, budget - done - 1):
+            undo(int(other))
+            done += 1
+        if done >= budget:
+            break
+    return done
+
+
+# Statuses deleted per round trip (statuses.delete_statuses_of_leaving_user).
+_STATUS_CHUNK = 100
+
+
+def delete_statuses(r, uid, budget):
+    """Delete the account's statuses, newest first."""
+    sids = [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, budget - 1)]
+    for start in range(0, len(sids), _STATUS_CHUNK):
+        statuses.delete_statuses_of_leaving_user(r, uid, sids[start : start + _STATUS_CHUNK])
+    return len(sids)
+
+
+def close_reports(r, uid, budget):
+    """Close the open reports about the account: there is nothing left to judge. The
+    reports and the audit log stay (they are the moderators' records)."""
+    moderation.close_reports_about(r, uid, "account deleted", "account deletion")
+    return 0
+
+
+def delete_user_keys(r, uid, budget):
+    """The last step: the account's own keys, the notes naming it, and last of all its
+    user hash (with it the flag that says the deletion is under way)."""
+    sessions.end_all(r, uid)
+    statuses.forget_posting_keys(r, uid)
+    pipe = r.pipeline(transaction=False)
+    # The unfollow notes are in their users' shards, one key per shard.
+    for key in keys.all_unfollowed_notes(uid):
+        pipe.delete(key)
+    pipe.execute()
+    # The rest share the user's slot: one command; the hash goes last.
+    r.delete(
+        keys.home(uid),
+        keys.profile(uid),
+        keys.followers(uid),
+        keys.following(uid),
+        keys.credentials(uid),
+        keys.user_sessions(uid),
+        keys.reports_about(uid),
+        keys.profile_replies(uid),
+        keys.notifications(uid),
+        keys.notifications_state(uid),
+        keys.follow_requests(uid),
+        keys.blocks(uid),
+        keys.blocked_by(uid),
+        keys.mutes(uid),
+        keys.mute_ends(uid),
+        keys.hides(uid),
+    )
+    r.delete(keys.user(uid))
+    users.forget_author(uid)
+    return 0
+
+
+# In order; see the module's docstring. delete_user_keys stays last.
+DELETION_STEPS = [
+    unfollow_followers,
+    unfollow_following,
+    end_blocks_and_mutes,
+    delete_statuses,
+    close_reports,
+    delete_user_keys,
+]
+
+
+# --- export -------------------------------------------------------------------------
+
+# Entries read per round trip while exporting: memory stays bounded by this.
+EXPORT_CHUNK = 500
+
+
+def export_statuses(r, uid, chunk=EXPORT_CHUNK):
+    """Every status of ``uid``, newest first (a generator: one page in memory at once)."""
+    before = None
+    while True:
+        pairs, before = paging.read_ids(r, keys.profile(uid), before, chunk)
+        yield from statuses.get_statuses(r, [sid for sid, _ in pairs])
+        if before is None:
+            return
+
+
+def _export_people(r, key, chunk):
+    before = None
+    while True:
+        pairs, before = paging.read_ids(r, key, before, chunk)
+        found = users.get_users(r, [uid for uid, _ in pairs])
+        for uid, since_ms in pairs:
+            if uid in found:
+                person = found[uid]
+                yield {
+                    "id": uid,
+                    "login": person["login"],
+                    "name": person["name"],
+                    "since": since_ms / 1000,
+                }
+        if before is None:
+            return
+
+
+def export_following(r, uid, chunk=EXPORT_CHUNK):
+    """Everyone ``uid`` follows, latest follow first: id, login, name, since (s)."""
+    return _export_people(r, keys.following(uid), chunk)
+
+
+def export_followers(r, uid, chunk=EXPORT_CHUNK):
+    """Everyone who follows ``uid``, latest first: id, login, name, since (s)."""
+    return _export_people(r, keys.followers(uid), chunk)
