@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
 from socialsite.repository import moderation, statuses, timelines, users
+from socialsite.throttling import throttle, too_many_requests
 
 from .decorators import moderator_required
 from .forms import AccountActionForm, ReportActionForm, ReportForm
@@ -50,7 +51,28 @@ def _number(request, name):
 # --- reporting --------------------------------------------------------------------------
 
 
+def _report_context(r, account, form, ticked):
+    """The report form's page: the form, the ticked statuses that are the account's,
+    and its newest, each once."""
+    ticked = moderation.statuses_of(r, account["id"], ticked)
+    newest = timelines.profile_ids(r, account["id"], REPORT_FORM_STATUSES)
+    shown = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
+    return {"account": account, "form": form, "statuses": shown, "ticked": set(ticked)}
+
+
+def _report_refused(request, counted, login):
+    """429 for a report over the reports throttle: the form again, with what was typed
+    and the reason it was not sent."""
+    account = _visible_account_or_404(login)
+    form = ReportForm(account, request.POST)
+    form.is_valid()
+    form.add_error(None, counted.message)
+    context = _report_context(get_redis(), account, form, form.posted_status_ids())
+    return too_many_requests(request, counted, "moderation/report.html", context)
+
+
 @require_http_methods(["GET", "POST"])
+@throttle("reports", refused=_report_refused)
 @login_required
 def report(request, login):
     """GET: the report form for an account, its newest statuses to tick (and the one
@@ -79,11 +101,7 @@ def report(request, login):
     else:
         named = _number(request, "status")
         ticked = [named] if named is not None else []
-    # Those ticked that are the account's, and its newest, each once.
-    ticked = moderation.statuses_of(r, account["id"], ticked)
-    newest = timelines.profile_ids(r, account["id"], REPORT_FORM_STATUSES)
-    shown = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
-    context = {"account": account, "form": form, "statuses": shown, "ticked": set(ticked)}
+    context = _report_context(r, account, form, ticked)
     return render(request, "moderation/report.html", context, status=400 if form.errors else 200)
 
 

@@ -15,7 +15,7 @@ from django.test import Client
 from redis.connection import AbstractConnection
 
 from socialsite import throttling
-from socialsite.repository import graph, scripts, statuses, throttles, users
+from socialsite.repository import graph, moderation, scripts, statuses, throttles, users
 from tests.hashers import QuickArgon2PasswordHasher
 from tests.support.helpers import PASSWORD, log_in, make_user, post
 
@@ -553,3 +553,21 @@ def test_a_view_throttled_in_one_line_counts_anonymous_visitors_by_address(r, li
     assert browser(OTHER_ADDRESS).get("/_test/search/").status_code == 200
     for _ in range(2):  # loopback: spared
         assert browser("127.0.0.1").get("/_test/search/").status_code == 200
+
+
+def test_reports_are_throttled_and_the_form_keeps_what_was_typed(r, alice, bob, limits, clock):
+    limits(reports=(2, 3600))
+    sid = post(r, alice, "spam spam spam")
+    client = log_in(browser(), "bob")
+    for _ in range(2):
+        sent = client.post("/@alice/report/", {"reason": "spam", "comment": "watches"})
+        assert sent.status_code == 302
+    refused = client.post(
+        "/@alice/report/", {"reason": "abuse", "comment": "still selling", "status": [sid]}
+    )
+    html = assert_throttled(refused, "reports", 2)
+    assert "still selling" in html
+    assert re.search(rf'value="{sid}"[^>]*checked|checked[^>]*value="{sid}"', html)
+    assert len(moderation.open_reports_page(r).items) == 2
+    clock.now += 3601
+    assert client.post("/@alice/report/", {"reason": "abuse"}).status_code == 302
