@@ -7,6 +7,7 @@ from socialsite.repository import (
     blocks,
     graph,
     keys,
+    notifications,
     privacy,
     statuses,
     timelines,
@@ -205,3 +206,42 @@ def test_a_request_of_an_account_deleted_since_is_dropped_when_turning_public(
     assert graph.follower_ids(r, private_alice["id"]) == {bob["id"]}
     assert not r.exists(keys.user(carol["id"]))
     assert requesters(r, private_alice) == []
+
+
+def kinds_of(r, user):
+    return [(event.kind, event.actor) for event in notifications.events(r, user["id"])]
+
+
+def test_a_request_notifies_the_owner_and_its_approval_the_requester(r, private_alice, bob):
+    assert graph.follow(r, bob["id"], private_alice["id"]) is F.REQUESTED
+    assert kinds_of(r, private_alice) == [("follow_request", bob["id"])]
+    assert notifications.unread(r, private_alice["id"]).count == 1
+    privacy.approve(r, private_alice["id"], bob["id"])
+    # The request's notification gives way to the follow's; bob learns of the approval.
+    assert kinds_of(r, private_alice) == [("follow", bob["id"])]
+    assert kinds_of(r, bob) == [("follow_approved", private_alice["id"])]
+
+
+def test_a_rejected_or_withdrawn_request_takes_its_notification_back(r, private_alice, bob, carol):
+    graph.follow(r, bob["id"], private_alice["id"])
+    graph.follow(r, carol["id"], private_alice["id"])
+    assert privacy.reject(r, private_alice["id"], bob["id"]) is True
+    assert graph.unfollow(r, carol["id"], private_alice["id"]) is F.REQUEST_WITHDRAWN
+    assert kinds_of(r, private_alice) == []
+    assert notifications.unread(r, private_alice["id"]).count == 0
+    assert kinds_of(r, bob) == []
+
+
+def test_a_blocked_users_notifications_are_neither_shown_nor_counted(r, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    statuses.post_status(r, bob["id"], "hi @alice")
+    assert notifications.unread(r, alice["id"]).count == 2
+    blocks.block(r, alice["id"], bob["id"])
+    assert notifications.unread(r, alice["id"]).count == 0
+    # A mention from the blocked user notifies nobody; nor may they reply.
+    parent = post(r, alice, "alice's")
+    before = kinds_of(r, alice)
+    statuses.post_status(r, bob["id"], "@alice again")
+    assert kinds_of(r, alice) == before
+    with pytest.raises(statuses.ReplyRefused):
+        statuses.post_status(r, bob["id"], "@alice reply", in_reply_to=parent)
