@@ -163,6 +163,30 @@ def browser():
         chromium.close()
 
 
+# How long a browser test waits for an element or a page (Playwright's default timeout).
+BROWSER_TIMEOUT_MS = 15_000
+
+
+@pytest.fixture
+def browser_contexts(request, live_server):
+    """``new_context(**options)``: a browser context on the live server (cookies of its
+    own, BROWSER_TIMEOUT_MS), closed after the test. The browser is asked for on the
+    first call, in the test's call phase: so with CI=true and no browser the test FAILS
+    (an error in setup would read as a broken fixture), and without CI it is skipped."""
+    contexts = []
+
+    def new_context(**options):
+        browser = request.getfixturevalue("browser")
+        context = browser.new_context(base_url=live_server.url, **options)
+        context.set_default_timeout(BROWSER_TIMEOUT_MS)
+        contexts.append(context)
+        return context
+
+    yield new_context
+    for context in contexts:
+        context.close()
+
+
 @pytest.fixture
 def transactional_db():
     """No SQL database here (DATABASES = {}): nothing to set up or flush.

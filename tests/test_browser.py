@@ -26,27 +26,9 @@ TIMEOUT_MS = 15_000
 
 
 @pytest.fixture
-def new_page(request, live_server):
-    """Open a page in a fresh browser context (own cookies) on the live server.
-
-    The browser is asked for on the first call, in the test's call phase: so with
-    CI=true and no browser the test FAILS (an error in setup would read as a broken
-    fixture), and without CI it is reported as skipped either way.
-    """
-    contexts = []
-
-    def open_page():
-        browser = request.getfixturevalue("browser")
-        context = browser.new_context(
-            base_url=live_server.url, viewport={"width": 900, "height": 800}
-        )
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    for context in contexts:
-        context.close()
+def new_page(browser_contexts):
+    """Open a page in a fresh browser context (own cookies) on the live server."""
+    return lambda: browser_contexts(viewport={"width": 900, "height": 800}).new_page()
 
 
 def flash(page):

@@ -25,21 +25,9 @@ TIMEOUT_MS = 15_000
 
 
 @pytest.fixture
-def open_page(request, live_server):
-    """Open a page in a fresh browser context (own cookies) on the live server; the
-    browser is asked for in the test's call phase (see tests/test_browser.py)."""
-    contexts = []
-
-    def open_():
-        browser = request.getfixturevalue("browser")
-        context = browser.new_context(base_url=live_server.url)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_
-    for context in contexts:
-        context.close()
+def open_page(browser_contexts):
+    """Open a page in a fresh browser context (own cookies) on the live server."""
+    return lambda: browser_contexts().new_page()
 
 
 def flash(page):

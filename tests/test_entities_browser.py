@@ -44,17 +44,13 @@ COUNTED = [
 
 
 @pytest.fixture
-def home(request, live_server, alice, bob):
+def home(browser_contexts, alice, bob):
     """alice's home page in a browser context of its own."""
-    browser = request.getfixturevalue("browser")
     expect.set_options(timeout=TIMEOUT_MS)
-    context = browser.new_context(base_url=live_server.url)
-    context.set_default_timeout(TIMEOUT_MS)
-    page = context.new_page()
+    page = browser_contexts().new_page()
     log_in_browser(page, "alice")
     page.goto("/")
-    yield page
-    context.close()
+    return page
 
 
 def test_a_posted_statuss_tag_mention_and_link_are_links(home):

@@ -33,23 +33,17 @@ def stream_server_options(live_server):
 
 
 @pytest.fixture
-def person(request, live_server, stream_server, settings):
+def person(browser_contexts, stream_server, settings):
     """Log a user in, in a browser context of their own; returns a page opener."""
     settings.STREAM_PORT = stream_server.port  # the pages point the script there
     settings.STREAM_PUBLIC_URL = ""
-    contexts = []
 
     def logged_in(login):
-        browser = request.getfixturevalue("browser")
-        context = browser.new_context(base_url=live_server.url)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
+        context = browser_contexts()
         log_in_browser(context.new_page(), login)
         return context
 
-    yield logged_in
-    for context in contexts:
-        context.close()
+    return logged_in
 
 
 def open_home(context):

@@ -22,20 +22,9 @@ TIMEOUT_MS = 15_000
 
 
 @pytest.fixture
-def new_page(request, live_server):
+def new_page(browser_contexts):
     """A page in a fresh browser context (cookies of its own) on the live server."""
-    contexts = []
-
-    def open_page():
-        browser = request.getfixturevalue("browser")
-        context = browser.new_context(base_url=live_server.url)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    for context in contexts:
-        context.close()
+    return lambda: browser_contexts().new_page()
 
 
 def flash(page):

@@ -35,21 +35,16 @@ def stream_server_options(live_server):
 
 
 @pytest.fixture
-def open_context(request, live_server, settings):
-    """Browser contexts on the live server (own cookies each), closed afterwards."""
-    contexts = []
+def open_context(browser_contexts, settings):
+    """Browser contexts on the live server (own cookies each) that record CSP
+    violations (WATCH_VIOLATIONS), closed afterwards."""
 
     def new_context(**options):
-        browser = request.getfixturevalue("browser")
-        context = browser.new_context(base_url=live_server.url, **options)
-        context.set_default_timeout(TIMEOUT_MS)
+        context = browser_contexts(**options)
         context.add_init_script(WATCH_VIOLATIONS)
-        contexts.append(context)
         return context
 
-    yield new_context
-    for context in contexts:
-        context.close()
+    return new_context
 
 
 def watch_console(page):
