@@ -3,18 +3,15 @@ that list them. Each view: checks, one repository call, a response (see views.py
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
-from django.http import Http404
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
-from socialsite.redirects import redirect_to_next
-from socialsite.repository import blocks, graph, privacy, users
+from socialsite.repository import blocks, graph, privacy
 
 from .forms import MUTE_DURATIONS, MuteForm, PrivacyForm, mute_until
-from .views import _cursor, _user_or_404
+from .views import _cursor, act_on_user
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -36,6 +33,11 @@ MUTE_MESSAGES = {
     blocks.MuteResult.SELF: (messages.ERROR, "You cannot mute or unmute yourself."),
 }
 
+REJECT_MESSAGES = {
+    True: (messages.SUCCESS, "You rejected the request of @{login}."),
+    False: (messages.INFO, "@{login} no longer asks to follow you."),
+}
+
 APPROVE_MESSAGES = {
     graph.FollowResult.FOLLOWED: (messages.SUCCESS, "@{login} now follows you."),
     graph.FollowResult.ALREADY_FOLLOWING: (messages.INFO, "@{login} already follows you."),
@@ -44,33 +46,17 @@ APPROVE_MESSAGES = {
     graph.FollowResult.BLOCKING: (messages.ERROR, "@{login} blocks you."),
 }
 
-BUSY = "Another follow of yours (or theirs) is still in progress. Try again."
-
-
-def _act(request, login, act, results):
-    """Run ``act(r, viewer id, other id)`` on the user ``login``; flash what its result
-    means (``results``: result -> (level, text)) and go back where the form said."""
-    other = _user_or_404(login)
-    try:
-        result = act(get_redis(), request.user.id, other["id"])
-    except graph.LockBusy:
-        messages.error(request, BUSY)
-    else:
-        level, text = results[result]
-        messages.add_message(request, level, text.format(login=other["login"]))
-    return redirect_to_next(request, reverse("profile", args=[other["login"]]))
-
 
 @require_POST
 @login_required
 def block(request, login):
-    return _act(request, login, blocks.block, BLOCK_MESSAGES)
+    return act_on_user(request, login, blocks.block, BLOCK_MESSAGES)
 
 
 @require_POST
 @login_required
 def unblock(request, login):
-    return _act(request, login, blocks.unblock, BLOCK_MESSAGES)
+    return act_on_user(request, login, blocks.unblock, BLOCK_MESSAGES)
 
 
 @require_POST
@@ -89,13 +75,13 @@ def mute(request, login):
     def act(r, uid, other_uid):
         return blocks.mute(r, uid, other_uid, duration_ms=duration_ms)
 
-    return _act(request, login, act, results)
+    return act_on_user(request, login, act, results)
 
 
 @require_POST
 @login_required
 def unmute(request, login):
-    return _act(request, login, blocks.unmute, MUTE_MESSAGES)
+    return act_on_user(request, login, blocks.unmute, MUTE_MESSAGES)
 
 
 # --- settings ------------------------------------------------------------------------------
@@ -155,35 +141,13 @@ def settings_requests(request):
     return _settings_list(request, "requests", privacy.requests_page)
 
 
-def _answer(request, login, answer):
-    requester = users.get_user_by_login(get_redis(), login)
-    if requester is None:
-        raise Http404(f"There is no user @{login}.")
-    try:
-        result = answer(get_redis(), request.user.id, requester["id"])
-    except graph.LockBusy:
-        messages.error(request, BUSY)
-    else:
-        level, text = result
-        messages.add_message(request, level, text.format(login=requester["login"]))
-    return redirect_to_next(request, reverse("settings_requests"))
-
-
 @require_POST
 @login_required
 def approve_request(request, login):
-    def answer(r, uid, requester_uid):
-        return APPROVE_MESSAGES[privacy.approve(r, uid, requester_uid)]
-
-    return _answer(request, login, answer)
+    return act_on_user(request, login, privacy.approve, APPROVE_MESSAGES, "settings_requests")
 
 
 @require_POST
 @login_required
 def reject_request(request, login):
-    def answer(r, uid, requester_uid):
-        if privacy.reject(r, uid, requester_uid):
-            return messages.SUCCESS, "You rejected the request of @{login}."
-        return messages.INFO, "@{login} no longer asks to follow you."
-
-    return _answer(request, login, answer)
+    return act_on_user(request, login, privacy.reject, REJECT_MESSAGES, "settings_requests")

@@ -374,26 +374,33 @@ FOLLOW_MESSAGES = {
 }
 
 
-def _follow_action(request, login, action):
+def act_on_user(request, login, act, results, back=None):
+    """Run ``act(r, viewer id, other id)`` on the user ``login`` (follow, block, mute,
+    answer a request...); flash what its result means (``results``: result -> (level,
+    text)) and go back where the form said, else to ``back`` (a URL name) or their
+    profile."""
     other = _user_or_404(login)
     try:
-        result = action(get_redis(), request.user.id, other["id"])
+        result = act(get_redis(), request.user.id, other["id"])
     except graph.LockBusy:
-        messages.error(request, "Another follow of yours is still in progress. Try again.")
+        messages.error(
+            request, "Another follow of yours (or theirs) is still in progress. Try again."
+        )
     else:
-        level, text = FOLLOW_MESSAGES[result]
+        level, text = results[result]
         messages.add_message(request, level, text.format(login=other["login"]))
-    return redirect_to_next(request, reverse("profile", args=[other["login"]]))
+    fallback = reverse(back) if back else reverse("profile", args=[other["login"]])
+    return redirect_to_next(request, fallback)
 
 
 @require_POST
 @throttle("follows")
 @login_required
 def follow(request, login):
-    return _follow_action(request, login, graph.follow)
+    return act_on_user(request, login, graph.follow, FOLLOW_MESSAGES)
 
 
 @require_POST
 @login_required
 def unfollow(request, login):
-    return _follow_action(request, login, graph.unfollow)
+    return act_on_user(request, login, graph.unfollow, FOLLOW_MESSAGES)
