@@ -182,3 +182,14 @@ def test_a_users_posts_feed_the_trends_end_to_end(r):
         post(r, person, "look at #launch")
     found = trends.recompute(r)
     assert [(trend.tag, trend.uses) for trend in found] == [("launch", 6)]
+
+
+def test_fan_out_workers_recompute_the_trends_once_between_them(r):
+    people = [make_user(r, f"user{n}") for n in range(6)]
+    for person in people:
+        post(r, person, "look at #launch")
+    call_command("fanout", "--exit-when-idle", "--name", "first")
+    assert [trend.tag for trend in trends.trending(r)] == ["launch"]
+    r.delete(keys.TRENDS)
+    call_command("fanout", "--exit-when-idle", "--name", "second")
+    assert trends.trending(r) == []  # not due: the first worker's recompute stands
