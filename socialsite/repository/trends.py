@@ -129,7 +129,8 @@ def recompute(r, now=None):
     new_peaks = {}
     for n, tag in enumerate(used):
         today_score = score(counts[2 * n], counts[2 * n + 1])
-        if today_score > peaks.get(tag, (0.0, 0))[0]:
+        # A peak under TREND_MIN_SCORE could never be listed: not stored.
+        if today_score >= TREND_MIN_SCORE and today_score > peaks.get(tag, (0.0, 0))[0]:
             peaks[tag] = new_peaks[tag] = (today_score, now_ms)
     scored = (
         Trend(tag, decayed(peak, at, now_ms), uses.get(tag, 0))
