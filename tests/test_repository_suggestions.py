@@ -148,3 +148,31 @@ def test_the_cache_is_used_until_it_expires(r, alice, bob, people):
 def test_nobody_to_suggest(r, alice):
     assert suggestions.for_user(r, alice["id"]) == []
     assert suggestions.for_user(r, alice["id"]) == []  # the empty list is cached too
+
+
+def test_a_deleted_account_leaves_the_most_followed_list_and_its_cache(r, alice, bob, carol):
+    from socialsite.repository import leaving
+
+    follow(r, alice, carol)
+    follow(r, carol, bob)
+    suggestions.for_user(r, carol["id"])
+    leaving.delete_account(r, carol["id"])
+    assert r.zscore(keys.MOST_FOLLOWED, carol["id"]) is None
+    assert not r.exists(keys.suggestions(carol["id"]))
+
+
+def test_the_demo_network_has_suggestions_and_trends(r):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from socialsite.repository import trends, users
+
+    call_command("seed_demo", users=20, follows=60, statuses=400, stdout=StringIO())
+    assert r.zcard(keys.MOST_FOLLOWED) > 0
+    uid = users.get_user_id(r, "user1")
+    assert r.hget(keys.user(uid), keys.LAST_POSTED_FIELD) is not None
+    assert suggestions.make(r, uid)
+    # Statuses over the last 30 days, 15% of them tagged: the days' tags are counted.
+    days = {trends.day_of(time.time() - n * 86400) for n in range(31)}
+    assert any(r.smembers(keys.trend_tags(day)) for day in days)
