@@ -193,3 +193,13 @@ def test_fan_out_workers_recompute_the_trends_once_between_them(r):
     r.delete(keys.TRENDS)
     call_command("fanout", "--exit-when-idle", "--name", "second")
     assert trends.trending(r) == []  # not due: the first worker's recompute stands
+
+
+def test_a_tag_whose_peak_was_forgotten_can_peak_again(r):
+    history(r, "again", yesterday=2, today=30)
+    trends.recompute(r, now=NOW)
+    later = NOW + 3 * DAY  # the old peak forgotten, and a new rise that day
+    history(r, "again", yesterday=2, today=30, now=later)
+    assert by_tag(trends.recompute(r, now=later))["again"].score == pytest.approx(28**2 / 2)
+    assert r.hget(keys.TREND_PEAKS, "again") is not None
+    assert "again" in by_tag(trends.recompute(r, now=later + 60))

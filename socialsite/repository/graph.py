@@ -112,6 +112,8 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
        of them are replies.
     3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
        reply only if uid follows the user it replies to, or is them (backfill.lua).
+       In the same round trip, set other's follower count (read in step 2, after the
+       script) in the most-followed list (suggestions.queue_followers_count).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -184,6 +186,8 @@ def unfollow(r, uid, other_uid, refill=True):
        (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it), and take back the
        notification of the follow.
+    3b. Set other's follower count (read in step 3, after the script) in the
+       most-followed list (suggestions.queue_followers_count): one round trip.
     4. Queue a job to refill home:{uid} (fanout.refill_job), unless ``refill`` is
        False (``uid``'s account is being deleted: its home timeline goes too).
     Step 3 also withdraws a request of uid's to follow other (a private account):
@@ -215,7 +219,9 @@ def unfollow(r, uid, other_uid, refill=True):
             notifications.queue_unnotify(pipe, other_uid, taken_back)
 
         (_, withdrawn), followers_count, _ = scripts.run_pipeline(r, fill)
-        if removed and followers_count is not None:
+        if followers_count is not None:
+            # Whatever ``removed`` says: a retry after a crash past step 2 must still
+            # set it (an absolute count: setting it again changes nothing).
             scripts.run_pipeline(
                 r,
                 lambda pipe: suggestions.queue_followers_count(

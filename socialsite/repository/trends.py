@@ -147,7 +147,7 @@ def recompute(r, now=None):
     args.append(len(new_peaks))
     for tag, (peak, at) in new_peaks.items():
         args += [tag, f"{peak!r}:{at}"]
-    args += forgotten
+    args += [tag for tag in forgotten if tag not in new_peaks]  # a new peak stands
     scripts.STORE_TRENDS(r, [keys.TRENDS, keys.TREND_USES, keys.TREND_PEAKS], args)
     return trends
 
