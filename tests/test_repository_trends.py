@@ -4,11 +4,12 @@ controlled clock, one recompute whatever the number of workers, hidden tags."""
 
 import calendar
 import threading
+import time
 
 import pytest
 from django.core.management import call_command
 
-from socialsite.repository import keys, trends
+from socialsite.repository import graph, keys, statuses, timelines, trends
 from socialsite.repository.limits import TREND_DAYS_KEPT, TRENDS_RECOMPUTE_MS
 from tests.support.helpers import make_user, post
 
@@ -203,3 +204,21 @@ def test_a_tag_whose_peak_was_forgotten_can_peak_again(r):
     assert by_tag(trends.recompute(r, now=later))["again"].score == pytest.approx(28**2 / 2)
     assert r.hget(keys.TREND_PEAKS, "again") is not None
     assert "again" in by_tag(trends.recompute(r, now=later + 60))
+
+
+def test_a_failing_recompute_does_not_stop_a_fan_out_worker(r, alice, bob, monkeypatch, caplog):
+    def broken(r, now=None):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(trends, "recompute", broken)
+    graph.follow(r, bob["id"], alice["id"])
+    sid = post(r, alice, "still delivered", inline_limit=0)  # all by the worker
+    call_command("fanout", "--exit-when-idle", "--name", "worker")
+    assert timelines.in_home(r, bob["id"], sid)
+    assert "Recomputing the trends failed" in caplog.text
+
+
+def test_a_post_sent_twice_counts_its_author_once(r, alice):
+    for _ in range(2):
+        statuses.post_status(r, alice["id"], "#once", posting_key="k" * 22)
+    assert trends.distinct_users(r, "once", trends.day_of(time.time())) == 1

@@ -133,7 +133,7 @@ class Command(BaseCommand):
                 if time.monotonic() >= next_sweep:
                     statuses.finish_unfinished(r)
                     blocks.end_mutes(r)
-                    trends.recompute_if_due(r)
+                    self.recompute_trends(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
@@ -150,6 +150,17 @@ class Command(BaseCommand):
         except OUTAGE_ERRORS:
             pass  # prune_consumers removes it later
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
+
+    def recompute_trends(self, r):
+        """The trends, if due (trends.recompute_if_due). A failure other than an outage
+        is logged, not raised: trends are not worth stopping the fan-out for, and the
+        recompute lock keeps the next try 5 minutes away."""
+        try:
+            trends.recompute_if_due(r)
+        except OUTAGE_ERRORS:
+            raise
+        except Exception:
+            log.exception("Recomputing the trends failed; the next try is in 5 minutes.")
 
     def step(self, r, name, options):
         """One step of the worker (worker.work); the number of jobs it completed."""
