@@ -70,6 +70,8 @@ ENDPOINTS = [
     ("GET", "/settings/delete/", []),
     ("POST", "/settings/delete/", ["password"]),
     ("GET", "/settings/export/", []),
+    ("GET", "/explore/", []),
+    ("GET", "/explore/people/", []),
 ]
 
 HEADERS = {

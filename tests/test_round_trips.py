@@ -7,7 +7,8 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite import memory
-from socialsite.repository import blocks, graph, statuses
+from socialsite.repository import blocks, graph, keys, statuses, trends
+from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from tests.support.helpers import PASSWORD, make_user
 
 # Single server: one pipeline holds the session, its user and password hash (the
@@ -118,6 +119,9 @@ def test_home_page_of_someone_who_blocks_and_mutes_costs_the_same(
     blocks.mute(r, reader["id"], authors[0]["id"])
     blocks.block(r, reader["id"], authors[1]["id"])
     blocks.block(r, authors[2]["id"], reader["id"])
+    # Following 20 more: no who-to-follow (its round trip is counted apart, below).
+    for n in range(SUGGESTIONS_ON_HOME_BELOW):
+        graph.follow(r, reader["id"], make_user(r, f"quiet{n}")["id"])
     count = cost(client, "/", round_trips)
     assert client.get("/").content.decode().count('class="status"') == 1
     if not redis_backend.cluster:
@@ -170,3 +174,76 @@ def test_the_notifications_page_costs_the_same_for_one_entry_and_for_thirty(
     if not redis_backend.cluster:
         assert with_one == with_thirty == NOTIFICATIONS_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, NOTIFICATIONS_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+# Who to follow (suggestions.py) on the home page of someone following fewer than 20:
+# one script call more while their list is cached (it drops whoever they followed or
+# blocked since); /explore/people/ is the session's round trip and the same call. Making
+# the list (once per five minutes per user): the cache miss, three pipelines, the SET.
+HOME_SUGGESTIONS_ROUND_TRIPS = 1
+SUGGESTIONS_MADE_ROUND_TRIPS = 5
+EXPLORE_PEOPLE_PAGE_ROUND_TRIPS = 2
+# /explore/: the session's, then the trends, their uses and the hidden tags (one slot).
+EXPLORE_PAGE_ROUND_TRIPS = 2
+
+
+def follow_some(r, reader, count):
+    """``reader`` follows ``count`` new users, each following two more (suggestions)."""
+    for n in range(count):
+        other = make_user(r, f"followed{n}")
+        graph.follow(r, reader["id"], other["id"])
+        for m in range(2):
+            graph.follow(r, other["id"], make_user(r, f"theirs{n}x{m}")["id"])
+
+
+def test_the_home_page_of_someone_following_20_costs_what_it_did(
+    r, client, reader, round_trips, redis_backend
+):
+    follow_some(r, reader, SUGGESTIONS_ON_HOME_BELOW)
+    count = cost(client, "/", round_trips)
+    assert 'class="suggestions"' not in client.get("/").content.decode()
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_the_home_page_of_someone_following_19_costs_one_more(
+    r, client, reader, round_trips, redis_backend
+):
+    follow_some(r, reader, SUGGESTIONS_ON_HOME_BELOW - 1)
+    count = cost(client, "/", round_trips)  # the warm-up made the list
+    assert 'class="suggestions"' in client.get("/").content.decode()
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS + HOME_SUGGESTIONS_ROUND_TRIPS
+    assert count <= allowed(
+        redis_backend, HOME_PAGE_ROUND_TRIPS + HOME_SUGGESTIONS_ROUND_TRIPS, pipelines=2
+    )
+
+
+def test_explore_people_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    follow_some(r, reader, 30)
+    client.get("/explore/people/")  # warm up
+    r.delete(keys.suggestions(reader["id"]))
+    round_trips["n"] = 0
+    client.get("/explore/people/")
+    made = round_trips["n"]
+    cached = cost(client, "/explore/people/", round_trips)
+    assert client.get("/explore/people/").content.decode().count('class="suggestion"') == 10
+    if not redis_backend.cluster:
+        assert cached == EXPLORE_PEOPLE_PAGE_ROUND_TRIPS
+        assert made == EXPLORE_PEOPLE_PAGE_ROUND_TRIPS - 1 + SUGGESTIONS_MADE_ROUND_TRIPS
+    assert made <= allowed(
+        redis_backend, EXPLORE_PEOPLE_PAGE_ROUND_TRIPS - 1 + SUGGESTIONS_MADE_ROUND_TRIPS, 5
+    )
+
+
+def test_explore_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    for n in range(6):
+        for tag in ("one", "two", "three"):
+            statuses.post_status(r, make_user(r, f"{tag}{n}")["id"], f"#{tag}")
+    trends.recompute(r)
+    count = cost(client, "/explore/", round_trips)
+    assert client.get("/explore/").content.decode().count('class="trend"') == 3
+    if not redis_backend.cluster:
+        assert count == EXPLORE_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, EXPLORE_PAGE_ROUND_TRIPS, pipelines=2)

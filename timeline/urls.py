@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import relations, views
+from . import discover, relations, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +32,10 @@ urlpatterns += [
         name="approve_request",
     ),
     path("settings/requests/<str:login>/reject/", relations.reject_request, name="reject_request"),
+]
+
+# Trending tags and who to follow (discover.py).
+urlpatterns += [
+    path("explore/", discover.explore, name="explore"),
+    path("explore/people/", discover.explore_people, name="explore_people"),
 ]

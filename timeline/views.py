@@ -24,10 +24,12 @@ from socialsite.repository import (
     notifications,
     paging,
     statuses,
+    suggestions,
     timelines,
     users,
     visibility,
 )
+from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
@@ -98,6 +100,10 @@ def home(request):
     )
     # The newest page (no cursor) gets live updates; an older page stays as it is.
     context = {"form": form, "page": page, "live": before is None, "posting_key": new_posting_key()}
+    if before is None and request.user.following < SUGGESTIONS_ON_HOME_BELOW:
+        # Who to follow, for someone following few people: one round trip while their
+        # list is cached (suggestions.for_user). Nothing for anyone else.
+        context["suggestions"] = suggestions.for_user(get_redis(), request.user.id)
     return render(request, "timeline/home.html", context)
 
 

@@ -13,8 +13,8 @@ import heapq
 import time
 from collections import defaultdict
 
-from . import entities, keys
-from .limits import HOME_TIMELINE_SIZE, TAG_TIMELINE_SIZE
+from . import entities, keys, suggestions, trends
+from .limits import HOME_TIMELINE_SIZE, MOST_FOLLOWED_KEPT, TAG_TIMELINE_SIZE, TREND_DAYS_KEPT
 
 # Commands per pipeline: big enough to amortize round trips, small enough to keep
 # client and server buffers modest.
@@ -86,6 +86,13 @@ def add_follows(r, edges):
         followers[followed][str(follower)] = score
     _add_and_count(r, following, keys.following, "following")
     _add_and_count(r, followers, keys.followers, "followers")
+    # The most-followed list (suggestions.py): the counts these follows left.
+    followed = list(followers)
+    counts = _pipelined(r, followed, lambda p, uid: p.hget(keys.user(uid), "followers"))
+    best = sorted(zip(followed, counts, strict=True), key=lambda pair: -int(pair[1] or 0))
+    suggestions.note_followers_counts(
+        r, {uid: int(count) for uid, count in best[:MOST_FOLLOWED_KEPT] if count}
+    )
 
 
 def reserve_status_ids(r, count):
@@ -108,6 +115,30 @@ def add_statuses(r, statuses):
             for tag in entities.tags(entities.unpack(status["message"], status["entities"])):
                 tagged[tag][str(status["id"])] = status["id"]
     _add_and_count(r, profiles, keys.profile, "posts")
+    # When each author last posted (keys.LAST_POSTED_FIELD), and each tag's users of the
+    # day (trends.py).
+    last_posted, used = {}, defaultdict(set)
+    for status in statuses:
+        posted = float(status["posted"])
+        last_posted[status["uid"]] = max(last_posted.get(status["uid"], 0), posted)
+        if status.get("entities"):
+            for tag in entities.tags(entities.unpack(status["message"], status["entities"])):
+                used[(trends.day_of(posted), tag)].add(status["uid"])
+    _pipelined(
+        r,
+        list(last_posted.items()),
+        lambda p, item: p.hset(keys.user(item[0]), keys.LAST_POSTED_FIELD, int(item[1] * 1000)),
+    )
+
+    def count_users(pipe, item):
+        (day, tag), uids = item
+        key = keys.trend_users(tag, day)
+        pipe.pfadd(key, *uids)
+        pipe.expire(key, TREND_DAYS_KEPT * trends.DAY_SECONDS)
+        pipe.sadd(keys.trend_tags(day), tag)
+        pipe.expire(keys.trend_tags(day), trends.TREND_TAGS_KEPT_SECONDS)
+
+    _pipelined(r, list(used.items()), count_users, chunk=500)
 
     def add_to_tag(pipe, item):
         tag, ids = item

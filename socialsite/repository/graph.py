@@ -17,7 +17,7 @@ private account is a request until its owner approves it (privacy.py).
 import enum
 import time
 
-from . import fanout, jobs, keys, locks, notifications, paging, scripts, users
+from . import fanout, jobs, keys, locks, notifications, paging, scripts, suggestions, users
 from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
@@ -112,6 +112,8 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
        of them are replies.
     3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
        reply only if uid follows the user it replies to, or is them (backfill.lua).
+       In the same round trip, set other's follower count (read in step 2, after the
+       script) in the most-followed list (suggestions.queue_followers_count).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -128,6 +130,7 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
         if checked != "follow":
             if checked == "requested":
                 notify_follow_requested(r, other_uid, uid)
+                suggestions.forget(r, uid)  # the request is in other's slot
             return _CHECKED[checked]
         added = scripts.ADD_EDGE(
             r,
@@ -144,6 +147,8 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
                 [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
                 [uid, now, "followers", uid],
             )
+            # After the script, in its slot: the count it left, for the most-followed list.
+            pipe.hget(keys.user(other_uid), "followers")
             event = notifications.member("follow", uid)
             notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
@@ -151,14 +156,22 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
             # listed here too.
             pipe.zrange(keys.profile_replies(other_uid), 0, -1)
 
-        *_, status_ids, replies = scripts.run_pipeline(r, fill)
-        if status_ids:
-            marked = replies_marked(status_ids, replies)
-            scripts.BACKFILL(
-                r,
-                [keys.home(uid), keys.following(uid), keys.hides(uid)],
-                [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
-            )
+        _, followers_count, *_, status_ids, replies = scripts.run_pipeline(r, fill)
+
+        def after(pipe):
+            if status_ids:
+                marked = replies_marked(status_ids, replies)
+                scripts.BACKFILL.queue(
+                    pipe,
+                    [keys.home(uid), keys.following(uid), keys.hides(uid)],
+                    [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
+                )
+            if followers_count is not None:
+                # In the same round trip (another slot): the account's place among the
+                # most-followed, for who-to-follow (suggestions.py).
+                suggestions.queue_followers_count(pipe, other_uid, followers_count, follow=True)
+
+        scripts.run_pipeline(r, after)
     if approved and added:
         notify_follow_approved(r, uid, other_uid)
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
@@ -173,6 +186,8 @@ def unfollow(r, uid, other_uid, refill=True):
        (unfollow.lua).
     3. Remove uid from followers:{other} (and uncount it), and take back the
        notification of the follow.
+    3b. Set other's follower count (read in step 3, after the script) in the
+       most-followed list (suggestions.queue_followers_count): one round trip.
     4. Queue a job to refill home:{uid} (fanout.refill_job), unless ``refill`` is
        False (``uid``'s account is being deleted: its home timeline goes too).
     Step 3 also withdraws a request of uid's to follow other (a private account):
@@ -196,13 +211,23 @@ def unfollow(r, uid, other_uid, refill=True):
                 [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
                 [uid, "followers"],
             )
+            pipe.hget(keys.user(other_uid), "followers")  # the count the script left
             taken_back = [
                 notifications.member("follow", uid),
                 notifications.member("follow_request", uid),
             ]
             notifications.queue_unnotify(pipe, other_uid, taken_back)
 
-        (_, withdrawn), _ = scripts.run_pipeline(r, fill)
+        (_, withdrawn), followers_count, _ = scripts.run_pipeline(r, fill)
+        if followers_count is not None:
+            # Whatever ``removed`` says: a retry after a crash past step 2 must still
+            # set it (an absolute count: setting it again changes nothing).
+            scripts.run_pipeline(
+                r,
+                lambda pipe: suggestions.queue_followers_count(
+                    pipe, other_uid, followers_count, follow=False
+                ),
+            )
     if removed and refill:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).

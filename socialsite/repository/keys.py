@@ -392,3 +392,53 @@ MODERATION_LOG = "moderation:log"
 # ZSET: lowercased logins of deleted accounts, scored by when they are free again (s).
 # Sign-up refuses a login while it is listed here with a time in the future.
 RESERVED_LOGINS = "logins:reserved"
+
+
+# --- who to follow and trending tags (suggestions.py, trends.py) -----------------------
+
+# Field of the user hash: when the user last posted (ms), written with every post in
+# posting's round trip. Who-to-follow's "most-followed active accounts" read it with
+# the user hash they read anyway.
+LAST_POSTED_FIELD = "last_posted"
+
+# ZSET: the most-followed accounts, user id -> follower count, the top
+# limits.MOST_FOLLOWED_KEPT. Set to the count a follow or unfollow leaves (ZADD of an
+# absolute count: repeating it changes nothing). Global: no user's slot.
+MOST_FOLLOWED = "people:most-followed"
+
+
+def suggestions(uid):
+    """STRING: ``uid``'s who-to-follow list as JSON, ``[[id, login, name, followers,
+    private, followed_by], ...]`` best first, kept limits.SUGGESTIONS_CACHE_SECONDS. In
+    the user's slot, so that lua/suggestions_cached.lua drops whoever the user follows,
+    blocks, mutes or is blocked by since it was made, in the same read."""
+    return f"suggestions:{shard(uid)}:{uid}"
+
+
+def trend_users(tag, day):
+    """HyperLogLog: the users who used hashtag ``tag`` (normalized) on UTC day ``day``
+    (YYYYMMDD), counted at posting (PFADD). In the tag's own slot (keys.tag's hash tag),
+    kept limits.TREND_DAYS_KEPT days."""
+    return f"trend-users:{{#{tag}}}:{day}"
+
+
+def trend_tags(day):
+    """SET: the hashtags used on UTC day ``day`` (YYYYMMDD): which HyperLogLogs the
+    trends' recompute counts. In the {trends} slot; kept two days."""
+    return f"{{trends}}:tags:{day}"
+
+
+# The trends (trends.py), all in the {trends} slot so that the recompute stores them in
+# one step and a page reads them in one round trip:
+# ZSET: the trending tags, tag -> decayed score, the best limits.TRENDS_KEPT.
+TRENDS = "{trends}:list"
+# HASH: tag -> distinct users today, for each tag of TRENDS, as of the recompute.
+TREND_USES = "{trends}:uses"
+# HASH: tag -> "<best score>:<when, ms>": each tag's peak score, forgotten after
+# limits.TREND_PEAK_FORGOTTEN_MS.
+TREND_PEAKS = "{trends}:peaks"
+# SET: tags an operator hid from trends (manage.py trends hide).
+HIDDEN_TRENDS = "{trends}:hidden"
+# STRING: set (SET NX PX limits.TRENDS_RECOMPUTE_MS) by the fan-out worker that
+# recomputes the trends; while it lives no other worker does.
+TRENDS_RECOMPUTE_LOCK = "{trends}:recompute-lock"

@@ -145,6 +145,7 @@ def delete_user_keys(r, uid, budget):
     # The unfollow notes are in their users' shards, one key per shard.
     for key in keys.all_unfollowed_notes(uid):
         pipe.delete(key)
+    pipe.zrem(keys.MOST_FOLLOWED, uid)  # who to follow (suggestions.py)
     pipe.execute()
     # The rest share the user's slot: one command; the hash goes last.
     r.delete(
@@ -164,6 +165,7 @@ def delete_user_keys(r, uid, budget):
         keys.mutes(uid),
         keys.mute_ends(uid),
         keys.hides(uid),
+        keys.suggestions(uid),
     )
     r.delete(keys.user(uid))
     users.forget_author(uid)

@@ -114,3 +114,48 @@ LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
 # are right when the page answers. A run of 1000 keeps one job to seconds.
 DELETION_INLINE_BUDGET = 100
 DELETION_JOB_BUDGET = 1000
+
+# --- who to follow (suggestions.py) -----------------------------------------------------
+
+# Suggestions shown, and kept in the cache (more than shown, so that following a few
+# from the list still leaves a full one until the cache is made again).
+SUGGESTIONS_SHOWN = 10
+SUGGESTIONS_KEPT = 20
+# A user's list is made again after this long; who they follow, block or mute since is
+# dropped at once (lua/suggestions_cached.lua), a suspension shows within this long.
+SUGGESTIONS_CACHE_SECONDS = 300
+# The home page shows suggestions to users following fewer than this many people.
+SUGGESTIONS_ON_HOME_BELOW = 20
+# Work bounds for a user following thousands: the most recent follows read, and each
+# one's newest follows: 50 x 100 = at most 5,000 ids read in one pipeline, whatever the
+# graph. Recent follows say most about what a user wants now.
+SUGGESTION_FOLLOWS_SAMPLED = 50
+SUGGESTION_FOLLOWS_EACH = 100
+# Candidates checked (blocks, requests, accounts) in one pipeline: the best friends of
+# friends, then the most-followed.
+SUGGESTION_CANDIDATES_FOF = 30
+SUGGESTION_CANDIDATES_POPULAR = 20
+# The most-followed accounts kept in keys.MOST_FOLLOWED.
+MOST_FOLLOWED_KEPT = 1000
+# "Active": posted within this many days (keys.LAST_POSTED_FIELD).
+ACTIVE_DAYS = 30
+
+# --- trending tags (trends.py) -----------------------------------------------------------
+
+# Distinct users per tag per day are kept this long (Mastodon's 14 days).
+TREND_DAYS_KEPT = 14
+# The workers recompute the trends this often (Mastodon: every 5 minutes).
+TRENDS_RECOMPUTE_MS = 5 * 60 * 1000
+# Mastodon's scoring: a tag scores only with at least this many distinct users today;
+# its best score halves every TREND_HALF_LIFE_MS and is forgotten after
+# TREND_PEAK_FORGOTTEN_MS.
+TREND_MIN_USERS = 5
+TREND_HALF_LIFE_MS = 4 * 3600 * 1000
+TREND_PEAK_FORGOTTEN_MS = 2 * 24 * 3600 * 1000
+# A trend whose decayed score is under this is not listed (Mastodon's decay_threshold):
+# it also keeps out tags as steady as a day's HyperLogLog estimates' error (0.81%),
+# whose "rise" scores well under 1 (500 users: 4^2 / 500).
+TREND_MIN_SCORE = 1.0
+# Trends kept by the recompute, and shown on /explore/.
+TRENDS_KEPT = 50
+TRENDS_SHOWN = 20

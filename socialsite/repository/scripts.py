@@ -64,6 +64,8 @@ UNNOTIFY = Script("unnotify", preludes=["notifications"])
 SAVE_SESSION = Script("save_session")
 FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
+STORE_TRENDS = Script("store_trends")
+SUGGESTIONS_CACHED = Script("suggestions_cached")
 
 ALL = [
     ADD_EDGE,
@@ -90,6 +92,8 @@ ALL = [
     SAVE_SESSION,
     FLAG_USER,
     RELEASE_LOGIN,
+    STORE_TRENDS,
+    SUGGESTIONS_CACHED,
 ]
 
 

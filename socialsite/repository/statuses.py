@@ -15,7 +15,19 @@ import json
 import time
 
 from ..memory import Memory
-from . import entities, events, fanout, jobs, keys, locks, notifications, scripts, tags, users
+from . import (
+    entities,
+    events,
+    fanout,
+    jobs,
+    keys,
+    locks,
+    notifications,
+    scripts,
+    tags,
+    trends,
+    users,
+)
 from .limits import (
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
@@ -190,8 +202,9 @@ def post_status(
        note it as unfinished with the newest follower's score (add_own_status.lua);
        write status:<id>; count a reply on its parent and notify (_queue_conversation);
        in their own slots, add the id to the timeline of each of its hashtags
-       (tags.queue_add); read the first ``inline_limit`` followers. Readers skip an id
-       whose hash is not written yet.
+       (tags.queue_add) and count the author among the tag's users of the day
+       (trends.queue_use); note when the author last posted; read the first
+       ``inline_limit`` followers. Readers skip an id whose hash is not written yet.
     3. One round trip: deliver to those followers (fanout.deliver; a reply only to
        those who follow the user replied to, or are them).
     4. If there are more: one job for the fan-out workers covering everyone who
@@ -287,6 +300,10 @@ def post_status(
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
         tags.queue_add(pipe, sid, status_tags)
+        # The author among each tag's users of the day (trends.py), in the tags' slots,
+        # and when they last posted (who-to-follow's "active"), in their own.
+        trends.queue_use(pipe, uid, status_tags, status["posted"])
+        pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         # Last: the caller takes the followers from the last reply.
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
@@ -315,6 +332,7 @@ def _add_to_tags_again(r, status):
     if status_tags:
         pipe = r.pipeline(transaction=False)
         tags.queue_add(pipe, status["id"], status_tags)
+        trends.queue_use(pipe, status["uid"], status_tags, status["posted"])
         pipe.execute()
 
 

@@ -17,7 +17,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from socialsite.connection import new_redis
-from socialsite.repository import blocks, jobs, statuses, worker
+from socialsite.repository import blocks, jobs, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -34,7 +34,9 @@ OUTAGE_MAX_WAIT = 5.0
 PRUNE_EVERY_SECONDS = 3600
 # How often a worker looks for posts whose request died before their fan-out was
 # queued (statuses.finish_unfinished; one worker at a time does it), and for mutes
-# whose end has come (blocks.end_mutes: the muted statuses come back).
+# whose end has come (blocks.end_mutes: the muted statuses come back). At the same
+# pace each asks whether the trends are due (trends.recompute_if_due: one SET; one
+# worker recomputes them every 5 minutes, whatever the number of workers).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -131,6 +133,7 @@ class Command(BaseCommand):
                 if time.monotonic() >= next_sweep:
                     statuses.finish_unfinished(r)
                     blocks.end_mutes(r)
+                    self.recompute_trends(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
@@ -147,6 +150,17 @@ class Command(BaseCommand):
         except OUTAGE_ERRORS:
             pass  # prune_consumers removes it later
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
+
+    def recompute_trends(self, r):
+        """The trends, if due (trends.recompute_if_due). A failure other than an outage
+        is logged, not raised: trends are not worth stopping the fan-out for, and the
+        recompute lock keeps the next try 5 minutes away."""
+        try:
+            trends.recompute_if_due(r)
+        except OUTAGE_ERRORS:
+            raise
+        except Exception:
+            log.exception("Recomputing the trends failed; the next try is in 5 minutes.")
 
     def step(self, r, name, options):
         """One step of the worker (worker.work); the number of jobs it completed."""

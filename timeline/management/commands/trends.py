@@ -1,0 +1,63 @@
+"""``manage.py trends``: what trends on /explore/, and the tags an operator hides from it.
+
+    manage.py trends list              # the trends as of the last recompute, and the hidden tags
+    manage.py trends hide TAG          # leave TAG out of the trends, at once and from now on
+    manage.py trends unhide TAG        # let it trend again (from the next recompute)
+    manage.py trends recompute         # recompute now (the fan-out workers do every 5 minutes)
+
+TAG with or without "#", in any case or width: it is normalized as hashtags are.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from socialsite.connection import get_redis
+from socialsite.repository import entities, trends
+from socialsite.repository.limits import TRENDS_KEPT
+
+
+class Command(BaseCommand):
+    help = "List the trending tags, hide a tag from them or unhide it, or recompute them."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        actions.add_parser("list", help="the trends and the hidden tags")
+        actions.add_parser("recompute", help="recompute the trends now")
+        for name, help_text in (
+            ("hide", "leave a tag out of the trends"),
+            ("unhide", "let a hidden tag trend again"),
+        ):
+            actions.add_parser(name, help=help_text).add_argument("tag")
+
+    def handle(self, *args, action, **options):
+        r = get_redis()
+        if action == "list":
+            return self.show(r)
+        if action == "recompute":
+            found = trends.recompute(r)
+            self.stdout.write(f"Recomputed: {len(found)} trend(s).")
+            return
+        tag = entities.normalize_tag(options["tag"].removeprefix("#").removeprefix("＃"))
+        if not entities.is_tag(tag):
+            raise CommandError(
+                f"{options['tag']!r} is not a tag: 1 to {entities.MAX_TAG_LENGTH} letters, "
+                "digits and underscores, with at least one letter."
+            )
+        if action == "hide":
+            done = trends.hide(r, tag)
+            self.stdout.write(f"#{tag} is hidden from trends." if done else f"#{tag} was hidden.")
+        else:
+            done = trends.unhide(r, tag)
+            self.stdout.write(
+                f"#{tag} may trend again (from the next recompute)."
+                if done
+                else f"#{tag} was not hidden."
+            )
+
+    def show(self, r):
+        listed = trends.trending(r, count=TRENDS_KEPT)
+        if not listed:
+            self.stdout.write("No trends.")
+        for trend in listed:
+            self.stdout.write(f"#{trend.tag}  score {trend.score:.1f}  {trend.uses} people today")
+        for tag in trends.hidden_tags(r):
+            self.stdout.write(f"hidden: #{tag}")
