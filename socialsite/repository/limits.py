@@ -114,3 +114,11 @@ LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
 # are right when the page answers. A run of 1000 keeps one job to seconds.
 DELETION_INLINE_BUDGET = 100
 DELETION_JOB_BUDGET = 1000
+
+# --- named lists (lists.py) --------------------------------------------------------------
+# Mastodon's 50 lists per account; a name as long as a display name. A list holds at most
+# 5,000 members: adding one is a script over the list, and deleting a list walks them all
+# in one step, which this keeps to milliseconds.
+LISTS_PER_USER = 50
+LIST_NAME_MAX_LENGTH = 50
+LIST_MEMBERS = 5000
