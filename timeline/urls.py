@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import relations, views
+from . import lists, relations, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +32,15 @@ urlpatterns += [
         name="approve_request",
     ),
     path("settings/requests/<str:login>/reject/", relations.reject_request, name="reject_request"),
+]
+
+# Named lists (lists.py): the owner's own, by their per-owner ids.
+urlpatterns += [
+    path("lists/", lists.lists_page, name="lists"),
+    path("lists/<int:list_id>/", lists.list_timeline, name="list_timeline"),
+    path("lists/<int:list_id>/members/", lists.list_members, name="list_members"),
+    path("lists/<int:list_id>/rename/", lists.rename_list, name="rename_list"),
+    path("lists/<int:list_id>/delete/", lists.delete_list, name="delete_list"),
+    path("lists/<int:list_id>/add/", lists.add_to_list, name="add_to_list"),
+    path("lists/<int:list_id>/remove/", lists.remove_from_list, name="remove_from_list"),
 ]

@@ -42,6 +42,9 @@ from .limits import (
     LISTS_PER_USER,
 )
 
+# Members a list's page shows above its timeline (the members page shows them all).
+LIST_PAGE_MEMBERS = 20
+
 
 class ListResult(enum.Enum):
     CREATED = "created"
@@ -203,37 +206,44 @@ def restore_statuses(r, uid, member_uid, marked_ids):
     return _fill(r, "fill", uid, member_uid, "", marked_ids)
 
 
-def list_page(r, uid, lid, before=None, count=30, now_ms=None):
-    """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name}, Page), or
-    (None, None) if ``uid`` has no such list.
+def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None):
+    """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name, size,
+    members}, Page), or (None, None) if ``uid`` has no such list. ``members``: the
+    ``members`` most recently added, as {id, login, name} (not hidden accounts), and
+    ``size`` how many it has.
 
-    One round trip reads the name and the page's ids (home_page.lua on the list's
-    timeline: newest first, deleted statuses skipped, with the authors the owner does
-    not get); then the statuses and authors as a home page does (often none)."""
+    One round trip reads the name, the members' ids and the page's ids (home_page.lua
+    on the list's timeline: newest first, deleted statuses skipped, with the authors
+    the owner does not get); then the statuses, as a home page does, and the authors
+    and members together (users.get_authors): often neither."""
     now_ms = _now_ms() if now_ms is None else now_ms
     cursor = "" if before is None else int(before)
 
     def fill(pipe):
         pipe.hget(keys.lists(uid), int(lid))
+        pipe.zcard(keys.list_members(uid, lid))
+        pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
         scripts.HOME_PAGE.queue(
             pipe,
             [keys.list_timeline(uid, lid), keys.deleted_statuses(uid), keys.hides(uid)],
             [cursor, count + 1, HOME_TIMELINE_SIZE, 1, now_ms],
         )
 
-    name, (ids, hidden) = scripts.run_pipeline(r, fill)
+    name, size, member_ids, (ids, hidden) = scripts.run_pipeline(r, fill)
     if name is None:
         return None, None
     ids = [int(sid) for sid in ids]
     hidden = {int(author) for author in hidden}
+    member_ids = [int(member) for member in member_ids]
     next_cursor = ids[count - 1] if len(ids) > count else None
     found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
     found = [status for status in found if status["uid"] not in hidden]
-    authors = users.get_authors(r, [status["uid"] for status in found])
+    authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     for status in found:
         status["author"] = authors.get(status["uid"])
     page = paging.Page([status for status in found if status["author"]], next_cursor)
-    return {"id": int(lid), "name": name}, page
+    shown = [authors[member] for member in member_ids if authors.get(member)]
+    return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 
 
 def members_page(r, uid, lid, before=None, count=30):
