@@ -2,11 +2,13 @@
 
 import re
 import signal
+import threading
 
 import pytest
 
 from socialsite.repository import (
     blocks,
+    fanout,
     graph,
     jobs,
     keys,
@@ -18,6 +20,7 @@ from socialsite.repository import (
 from socialsite.repository.lists import ListResult, MemberResult
 from tests.support.helpers import make_user, post
 from tests.test_fanout_worker import add_followers, start_worker, wait_for
+from tests.test_repository_blocks import calls, reset_stats
 
 
 def list_of(r, owner, name, *members):
@@ -120,8 +123,6 @@ def test_a_status_reaches_each_list_holding_its_author_once(r, alice, bob, carol
     assert lists.list_ids_of(r, bob["id"], both) == [sid]
     assert [key for key in r.scan_iter(match=f"list:*:{carol['id']}:*")] == []
     # A delivery repeated (a job run twice) changes nothing.
-    from socialsite.repository import fanout
-
     fanout.deliver(r, alice["id"], sid, [bob["id"], carol["id"]])
     assert lists.list_ids_of(r, bob["id"], friends) == [sid]
 
@@ -275,9 +276,6 @@ def test_lists_get_a_status_once_with_a_worker_killed_mid_job(r, alice, redis_ba
 
 
 def test_a_delivery_where_nobody_lists_the_author_costs_one_exists_per_group(r, alice):
-    from socialsite.repository import fanout
-    from tests.test_repository_blocks import calls, reset_stats
-
     ids = [7 + keys.USER_SHARDS * n for n in range(1, 21)]  # one shard
     cheap = post(r, alice, "cheap", inline_limit=0)
     reset_stats(r)
@@ -292,3 +290,23 @@ def test_a_delivery_where_nobody_lists_the_author_costs_one_exists_per_group(r, 
     assert fanout.deliver(r, alice["id"], sid, ids) == 20
     assert calls(r, "exists") == 1 and calls(r, "sismember") == 20 and calls(r, "hget") == 1
     assert lists.list_ids_of(r, ids[3], lid) == [sid, cheap]  # cheap: the add's backfill
+
+
+def test_an_add_racing_a_fan_out_in_several_workers_misses_nothing(r, alice, bob):
+    jobs.ensure_group(r)
+    graph.follow(r, bob["id"], alice["id"])
+    add_followers(r, alice["id"], 3000, first_uid=10_000)
+    for attempt in range(5):
+        _, lid = lists.create_list(r, bob["id"], f"race {attempt}")
+        sid = statuses.post_status(r, alice["id"], f"race {attempt}", inline_limit=0)
+        runners = [
+            threading.Thread(target=worker.work_until_idle, args=(r, f"w{attempt}{n}"))
+            for n in range(2)
+        ]
+        for runner in runners:
+            runner.start()
+        assert lists.add_member(r, bob["id"], lid, alice["id"]) is MemberResult.ADDED
+        for runner in runners:
+            runner.join()
+        worker.work_until_idle(r)
+        assert sid in lists.list_ids_of(r, bob["id"], lid)
