@@ -60,6 +60,8 @@ def test_a_list_is_made_from_the_lists_page_and_shows_its_members_statuses(r, as
     post(r, alice, "for the list")
     page = html(as_bob.get("/lists/1/"))
     assert "for the list" in page and "@alice" in page and "On this list (1)" in page
+    again = as_bob.post("/lists/", {"name": "Friends"}, follow=True)  # sent twice: one list
+    assert flash(again) == ["You already have a list named \u201cFriends\u201d."]
     listed = html(as_bob.get("/lists/"))
     assert '<a href="/lists/1/"><strong><bdi>Friends</bdi></strong></a>' in listed
 

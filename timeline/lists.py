@@ -73,6 +73,8 @@ def lists_page(request):
         messages.success(
             request, f"Your list \u201c{name}\u201d is made: add people you follow to it."
         )
+    else:  # EXISTS: the same form sent twice, or a name in use
+        messages.info(request, NAME_REFUSALS[result].format(name=name))
     return redirect("list_timeline", list_id)
 
 
