@@ -32,6 +32,9 @@ from tests.support.redis_servers import RedisServer
 class FanoutBenchmark:
     """One run of ``manage.py bench_fanout`` with its options (a dict)."""
 
+    listed_fraction = 0.0  # --listed-fraction
+    listing = []  # the followers of the present setup who list the author
+
     def __init__(self, stdout, stderr):
         # The command's output wrappers: each write() is a line.
         self.stdout = stdout
