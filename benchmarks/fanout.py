@@ -8,7 +8,10 @@ For each follower count, on one throwaway Redis (or --redis-url), in one run:
   chapter 6's queue does; timed the same way;
 - raw ceiling: pipelined ZADDs of the status into every follower's timeline from one
   client, 1000 a pipeline, with nothing else (no follower reads, no trimming).
-Home timelines start empty; followers are written in bulk beforehand.
+Home timelines start empty; followers are written in bulk beforehand. With
+--listed-fraction F, that share of the followers (spread evenly) has the author in a
+named list of theirs (keys written as list_member.lua writes them), so that their lists
+get the status in the same step as their homes (lists.py); ours is checked for it.
 """
 
 import os
@@ -22,12 +25,15 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from benchmarks import book
-from socialsite.repository import bulk, client, jobs, statuses, timelines
+from socialsite.repository import bulk, client, jobs, keys, statuses, timelines
 from tests.support.redis_servers import RedisServer
 
 
 class FanoutBenchmark:
     """One run of ``manage.py bench_fanout`` with its options (a dict)."""
+
+    listed_fraction = 0.0  # --listed-fraction
+    listing = []  # the followers of the present setup who list the author
 
     def __init__(self, stdout, stderr):
         # The command's output wrappers: each write() is a line.
@@ -50,6 +56,7 @@ class FanoutBenchmark:
                 self.stdout.write(
                     f"{'followers':>10} {'who':<22} {'seconds':>8} {'deliveries/s':>13}"
                 )
+                self.listed_fraction = options.get("listed_fraction") or 0.0
                 for size in sizes:
                     self.run_size(
                         r,
@@ -85,6 +92,8 @@ class FanoutBenchmark:
                         if len(steps) == 1
                         else f"ours ({count}w, {step}/step)"
                     )
+                    if self.listed_fraction:
+                        who = f"{who[:-1]}, {self.listed_fraction:.0%} listed)"
                     keep(who, self.time_ours(r, url, tmp, author, followers, count, step))
             if not skip_book:
                 author, followers = self.setup(r, size)
@@ -116,7 +125,26 @@ class FanoutBenchmark:
             bulk.add_follows(r, [(f, author, base + f) for f in chunk])
             r.zadd(book.key("followers", author), {str(f): base + f for f in chunk})
         r.hset(book.key("user", author), mapping={"login": "author", "posts": 0})
+        self.listing = self.add_to_lists(r, author, followers)
         return author, followers
+
+    def add_to_lists(self, r, author, followers):
+        """The followers (a --listed-fraction of them, evenly spread) who get a list 1
+        holding the author, written as create_list.lua and list_member.lua write it."""
+        if not self.listed_fraction:
+            return []
+        every = max(1, round(1 / self.listed_fraction))
+        listing = followers[::every]
+        for start in range(0, len(listing), 1000):
+            pipe = r.pipeline(transaction=False)
+            for follower in listing[start : start + 1000]:
+                pipe.hset(keys.lists(follower), 1, "Author")
+                pipe.set(keys.list_ids(follower), 1)
+                pipe.zadd(keys.list_members(follower, 1), {author: 1})
+                pipe.hset(keys.listed(follower), author, "1")
+                pipe.sadd(keys.listing(follower, author), follower)
+            pipe.execute()
+        return listing
 
     def start_workers(self, url, tmp, count, jobs_per_step):
         env = {**os.environ, "REDIS_URL": url, "REDIS_CLUSTER": "false", "DATA_DIR": tmp}
@@ -161,6 +189,8 @@ class FanoutBenchmark:
             for worker in workers:
                 worker.wait()
         self.verify(r, sid, followers, lambda f: timelines.in_home(r, f, sid))
+        if self.listing:
+            self.verify(r, sid, self.listing, lambda f: r.sismember(keys.list_timeline(f, 1), sid))
         return elapsed
 
     def time_book(self, r, author, followers):

@@ -72,6 +72,15 @@ ENDPOINTS = [
     ("GET", "/settings/export/", []),
     ("GET", "/explore/", []),
     ("GET", "/explore/people/", []),
+    # Named lists ({sid}: any number in the path, here a list id).
+    ("GET", "/lists/", []),
+    ("POST", "/lists/", ["name"]),
+    ("GET", "/lists/{sid}/", ["before"]),
+    ("GET", "/lists/{sid}/members/", ["before"]),
+    ("POST", "/lists/{sid}/rename/", ["name"]),
+    ("POST", "/lists/{sid}/delete/", []),
+    ("POST", "/lists/{sid}/add/", ["login", "back"]),
+    ("POST", "/lists/{sid}/remove/", ["login", "back"]),
 ]
 
 HEADERS = {

@@ -7,7 +7,7 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite import memory
-from socialsite.repository import blocks, graph, keys, statuses, trends
+from socialsite.repository import blocks, graph, keys, lists, statuses, trends
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from tests.support.helpers import PASSWORD, make_user
 
@@ -247,3 +247,33 @@ def test_explore_costs_a_fixed_number(r, client, reader, round_trips, redis_back
     if not redis_backend.cluster:
         assert count == EXPLORE_PAGE_ROUND_TRIPS
     assert count <= allowed(redis_backend, EXPLORE_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+# A list's page: the session's, then one pipeline in the owner's slot (the list's name,
+# its newest members and the page's ids with deleted statuses left out: home_page.lua on
+# the list's timeline). Statuses, authors and members shown lately come from memory, as
+# on the home page. The lists page: the session's and the owner's lists (one HGETALL).
+LIST_PAGE_ROUND_TRIPS = 2
+LISTS_PAGE_ROUND_TRIPS = 2
+
+
+def test_a_list_page_costs_the_same_for_one_status_and_for_thirty(
+    r, client, reader, round_trips, redis_backend
+):
+    _, lid = lists.create_list(r, reader["id"], "Thirty")
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+        lists.add_member(r, reader["id"], lid, author["id"])
+    statuses.post_status(r, authors[0]["id"], "the only one")
+    with_one = cost(client, f"/lists/{lid}/", round_trips)
+    for author in authors[1:]:
+        statuses.post_status(r, author["id"], f"from {author['login']}")
+    with_thirty = cost(client, f"/lists/{lid}/", round_trips)
+    assert client.get(f"/lists/{lid}/").content.decode().count('class="status"') == 30
+    lists_page = cost(client, "/lists/", round_trips)
+    if not redis_backend.cluster:
+        assert with_one == with_thirty == LIST_PAGE_ROUND_TRIPS
+        assert lists_page == LISTS_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, LIST_PAGE_ROUND_TRIPS, pipelines=2)
+    assert lists_page <= allowed(redis_backend, LISTS_PAGE_ROUND_TRIPS, pipelines=1)

@@ -3,7 +3,8 @@ import datetime
 from django import forms
 from django.conf import settings
 
-from socialsite.repository import entities, limits
+from accounts.display_names import problem as display_name_problem
+from socialsite.repository import entities, limits, lists
 
 
 def parse_location(value):
@@ -133,3 +134,47 @@ class ReplyForm(StatusForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["message"].label = "Your reply"
+
+
+class ListNameForm(forms.Form):
+    """A named list's name (lists.py): what a display name may hold (visible text: no
+    direction controls, invisible or control characters), NFKC-normalized and
+    stripped, 1 to limits.LIST_NAME_MAX_LENGTH characters once normalized."""
+
+    name = forms.CharField(
+        label="List name",
+        max_length=limits.LIST_NAME_MAX_LENGTH,
+        error_messages={"required": "Give the list a name."},
+    )
+
+    @classmethod
+    def blank_markup_key(cls):
+        return None  # the blank form (the lists page's) is always the same
+
+    def clean_name(self):
+        name = lists.normalize_name(self.cleaned_data["name"])
+        reason = display_name_problem(name)
+        if reason is not None:
+            raise forms.ValidationError(reason.replace("A display name", "A list name"))
+        if not name:
+            raise forms.ValidationError("Give the list a name.")
+        if len(name) > limits.LIST_NAME_MAX_LENGTH:
+            raise forms.ValidationError(
+                f"A list name has at most {limits.LIST_NAME_MAX_LENGTH} characters"
+                f" (this one has {len(name)} once normalized)."
+            )
+        return name
+
+
+class ListMemberForm(forms.Form):
+    """Whom to add to a list, or take off it: a login name."""
+
+    login = forms.CharField(
+        label="Login name",
+        max_length=30,
+        error_messages={"required": "Give the login name of someone you follow."},
+        widget=forms.TextInput(attrs={"autocapitalize": "none", "placeholder": "login"}),
+    )
+
+    def clean_login(self):
+        return self.cleaned_data["login"].strip().removeprefix("@")

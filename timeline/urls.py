@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, relations, views
+from . import discover, lists, relations, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -38,4 +38,15 @@ urlpatterns += [
 urlpatterns += [
     path("explore/", discover.explore, name="explore"),
     path("explore/people/", discover.explore_people, name="explore_people"),
+]
+
+# Named lists (lists.py): the owner's own, by their per-owner ids.
+urlpatterns += [
+    path("lists/", lists.lists_page, name="lists"),
+    path("lists/<int:list_id>/", lists.list_timeline, name="list_timeline"),
+    path("lists/<int:list_id>/members/", lists.list_members, name="list_members"),
+    path("lists/<int:list_id>/rename/", lists.rename_list, name="rename_list"),
+    path("lists/<int:list_id>/delete/", lists.delete_list, name="delete_list"),
+    path("lists/<int:list_id>/add/", lists.add_to_list, name="add_to_list"),
+    path("lists/<int:list_id>/remove/", lists.remove_from_list, name="remove_from_list"),
 ]

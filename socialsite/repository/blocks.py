@@ -27,7 +27,7 @@ pages of those concerned read their filters again at once.
 import enum
 import time
 
-from . import events, graph, keys, notifications, paging, scripts, users
+from . import events, graph, keys, lists, notifications, paging, scripts, users
 from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
@@ -81,6 +81,8 @@ def _take_out_of_home(r, uid, author_uid):
     status_ids = r.zrevrange(keys.profile(author_uid), 0, HOME_TIMELINE_SIZE - 1)
     if status_ids:
         r.srem(keys.home(uid), *status_ids)
+        # And out of uid's named lists that hold the author (who stays on them).
+        lists.hide_statuses(r, uid, author_uid, status_ids)
 
 
 def block(r, uid, other_uid):
@@ -180,12 +182,15 @@ def restore(r, uid, other_uid, now_ms=None):
     if not status_ids:
         return 0
     now = _now_ms() if now_ms is None else int(now_ms)
-    return scripts.BACKFILL(
+    marked = graph.replies_marked(status_ids, replies)
+    restored = scripts.BACKFILL(
         r,
         [keys.home(uid), keys.following(uid), keys.hides(uid)],
-        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid,
-         *graph.replies_marked(status_ids, replies)],
-    )  # fmt: skip
+        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
+    )
+    # And into uid's named lists that hold other (list_fill.lua checks the same).
+    lists.restore_statuses(r, uid, other_uid, marked)
+    return restored
 
 
 def end_mutes(r, now_ms=None):

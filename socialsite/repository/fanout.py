@@ -75,6 +75,7 @@ def deliver(r, author_uid, sid, follower_uids, replied_to=None):
             notes = [
                 keys.unfollowed(followers[0], author_uid),
                 keys.hiding(followers[0], author_uid),
+                keys.listing(followers[0], author_uid),  # named lists (lists.py)
             ]
             followed = [keys.following(uid) for uid in followers] if replied_to is not None else []
             scripts.DELIVER.queue(pipe, [*notes, *homes, *followed], args)
@@ -82,14 +83,23 @@ def deliver(r, author_uid, sid, follower_uids, replied_to=None):
     return sum(scripts.run_pipeline(r, fill))
 
 
-def remove(r, sid, follower_uids):
-    """Take status ``sid`` out of the home timelines of ``follower_uids``, one pipeline."""
+def remove(r, sid, follower_uids, author_uid=None):
+    """Take status ``sid`` out of the home timelines of ``follower_uids``, one pipeline;
+    with ``author_uid``, out of their named lists too (lists.py: one call of
+    list_remove_status.lua per shard group, one EXISTS where nobody lists the author)."""
     if not follower_uids:
         return 0
-    pipe = r.pipeline(transaction=False)
-    for follower in follower_uids:
-        pipe.srem(keys.home(follower), sid)
-    return sum(pipe.execute())
+
+    def fill(pipe):
+        for follower in follower_uids:
+            pipe.srem(keys.home(follower), sid)
+        if author_uid is not None:
+            for group in keys.same_shard_groups(follower_uids):
+                scripts.LIST_REMOVE_STATUS.queue(
+                    pipe, [keys.listing(group[0], author_uid)], [sid, author_uid, *group]
+                )
+
+    return sum(scripts.run_pipeline(r, fill)[: len(follower_uids)])
 
 
 def _score_bound(score, exclusive=False):
@@ -212,7 +222,7 @@ def deliver_ranges(r, same_status_jobs):
 
 def remove_range(r, job):
     """Take ``job['sid']`` out of the homes of the followers in the job's range."""
-    _each_batch(r, job, lambda batch: remove(r, job["sid"], batch))
+    _each_batch(r, job, lambda batch: remove(r, job["sid"], batch, job["author"]))
     return []
 
 

@@ -17,7 +17,7 @@ private account is a request until its owner approves it (privacy.py).
 import enum
 import time
 
-from . import fanout, jobs, keys, locks, notifications, paging, scripts, suggestions, users
+from . import fanout, jobs, keys, lists, locks, notifications, paging, scripts, suggestions, users
 from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
@@ -183,7 +183,8 @@ def unfollow(r, uid, other_uid, refill=True):
     1. Read other's newest HOME_TIMELINE_SIZE status ids.
     2. Remove other from following:{uid} (and uncount it) and those ids from
        home:{uid}, and note the unfollow for fan-outs in progress, in one step
-       (unfollow.lua).
+       (unfollow.lua); then, in the same round trip, take other off uid's named lists
+       with those ids (lists.queue_forget).
     3. Remove uid from followers:{other} (and uncount it), and take back the
        notification of the follow.
     3b. Set other's follower count (read in step 3, after the script) in the
@@ -199,11 +200,22 @@ def unfollow(r, uid, other_uid, refill=True):
         return FollowResult.SELF
     with locks.hold(r, keys.follow_lock(uid)):
         status_ids = r.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
-        removed = scripts.UNFOLLOW(
-            r,
-            [keys.following(uid), keys.user(uid), keys.home(uid), keys.unfollowed(uid, other_uid)],
-            [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
-        )
+
+        def unfollow_and_unlist(pipe):
+            scripts.UNFOLLOW.queue(
+                pipe,
+                [
+                    keys.following(uid),
+                    keys.user(uid),
+                    keys.home(uid),
+                    keys.unfollowed(uid, other_uid),
+                ],
+                [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
+            )
+            # Off uid's named lists too, after the follow is gone (one slot, one trip).
+            lists.queue_forget(pipe, uid, other_uid, status_ids)
+
+        removed, _ = scripts.run_pipeline(r, unfollow_and_unlist)
 
         def fill(pipe):
             scripts.REMOVE_EDGE.queue(

@@ -442,3 +442,45 @@ HIDDEN_TRENDS = "{trends}:hidden"
 # STRING: set (SET NX PX limits.TRENDS_RECOMPUTE_MS) by the fan-out worker that
 # recomputes the trends; while it lives no other worker does.
 TRENDS_RECOMPUTE_LOCK = "{trends}:recompute-lock"
+# --- named lists (lists.py) -------------------------------------------------------------
+# Every key of a list is in its owner's slot, so that a delivery to the owner's home
+# (deliver.lua) reaches the owner's lists in the same step. Scripts build the per-list
+# keys (list_timeline, list_members) from the owner's hash tag when the list ids come
+# from Redis itself (lua/_lists.lua): the keys are in the slot of the key they start
+# from by construction.
+
+
+def list_ids(uid):
+    """STRING: counter handing out ``uid``'s list ids (INCR): ids are per user, so a
+    list is found only among its owner's (another user's id is simply not there)."""
+    return f"list-ids:{shard(uid)}:{uid}"
+
+
+def lists(uid):
+    """HASH: list id -> name, of ``uid``'s lists (at most limits.LISTS_PER_USER)."""
+    return f"lists:{shard(uid)}:{uid}"
+
+
+def list_members(uid, lid):
+    """ZSET: the users in ``uid``'s list ``lid``, scored by when they were added, in ms
+    (unique per list, for paging). At most limits.LIST_MEMBERS."""
+    return f"list-members:{shard(uid)}:{uid}:{lid}"
+
+
+def list_timeline(uid, lid):
+    """SET of integers: ids of the statuses of the members of ``uid``'s list ``lid``,
+    as a home timeline (keys.home): capped at HOME_TIMELINE_SIZE (+ slack)."""
+    return f"list:{shard(uid)}:{uid}:{lid}"
+
+
+def listed(uid):
+    """HASH: member id -> "<list id>,<list id>..." for each user in one of ``uid``'s
+    lists: which lists a delivery of that member's status goes to."""
+    return f"listed:{shard(uid)}:{uid}"
+
+
+def listing(uid, author_uid):
+    """SET: the users of ``uid``'s shard who have ``author_uid`` in one of their lists.
+    The key exists only while someone in the shard does: deliver.lua checks it once
+    per shard group (as keys.hiding), and only then each follower."""
+    return f"listing:{shard(uid)}:{author_uid}"

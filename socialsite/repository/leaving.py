@@ -22,7 +22,7 @@ step to DELETION_STEPS, before delete_user_keys, which must stay last: it remove
 user hash that marks the deletion as under way.
 """
 
-from . import blocks, graph, jobs, keys, moderation, paging, sessions, statuses, users
+from . import blocks, graph, jobs, keys, lists, moderation, paging, sessions, statuses, users
 from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
 
 
@@ -129,6 +129,12 @@ def delete_statuses(r, uid, budget):
     return len(sids)
 
 
+def delete_lists(r, uid, budget):
+    """Delete the account's named lists. (Its places on others' lists went with the
+    unfollows of unfollow_followers: graph.unfollow takes it off the follower's lists.)"""
+    return lists.delete_lists_of_leaving_user(r, uid, budget)
+
+
 def close_reports(r, uid, budget):
     """Close the open reports about the account: there is nothing left to judge. The
     reports and the audit log stay (they are the moderators' records)."""
@@ -178,6 +184,7 @@ DELETION_STEPS = [
     unfollow_following,
     end_blocks_and_mutes,
     delete_statuses,
+    delete_lists,
     close_reports,
     delete_user_keys,
 ]

@@ -159,3 +159,10 @@ TREND_MIN_SCORE = 1.0
 # Trends kept by the recompute, and shown on /explore/.
 TRENDS_KEPT = 50
 TRENDS_SHOWN = 20
+# --- named lists (lists.py) --------------------------------------------------------------
+# Mastodon's 50 lists per account; a name as long as a display name. A list holds at most
+# 5,000 members: adding one is a script over the list, and deleting a list walks them all
+# in one step, which this keeps to milliseconds.
+LISTS_PER_USER = 50
+LIST_NAME_MAX_LENGTH = 50
+LIST_MEMBERS = 5000

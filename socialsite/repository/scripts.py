@@ -44,7 +44,7 @@ ADD_EDGE = Script("add_edge")
 REMOVE_EDGE = Script("remove_edge")
 UNFOLLOW = Script("unfollow")
 BACKFILL = Script("backfill", preludes=["home"])
-DELIVER = Script("deliver", preludes=["home"])
+DELIVER = Script("deliver", preludes=["home", "lists"])
 ADD_OWN_STATUS = Script("add_own_status", preludes=["home"])
 REMOVE_OWN_STATUS = Script("remove_own_status")
 RELEASE_LOCK = Script("release_lock")
@@ -66,6 +66,14 @@ FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
 STORE_TRENDS = Script("store_trends")
 SUGGESTIONS_CACHED = Script("suggestions_cached")
+# Named lists (lists.py).
+CREATE_LIST = Script("create_list")
+RENAME_LIST = Script("rename_list")
+DELETE_LIST = Script("delete_list", preludes=["home", "lists"])
+LIST_MEMBER = Script("list_member", preludes=["home", "lists"])
+LIST_FILL = Script("list_fill", preludes=["home", "lists"])
+LIST_FORGET = Script("list_forget", preludes=["home", "lists"])
+LIST_REMOVE_STATUS = Script("list_remove_status", preludes=["home", "lists"])
 
 ALL = [
     ADD_EDGE,
@@ -94,6 +102,13 @@ ALL = [
     RELEASE_LOGIN,
     STORE_TRENDS,
     SUGGESTIONS_CACHED,
+    CREATE_LIST,
+    RENAME_LIST,
+    DELETE_LIST,
+    LIST_MEMBER,
+    LIST_FILL,
+    LIST_FORGET,
+    LIST_REMOVE_STATUS,
 ]
 
 

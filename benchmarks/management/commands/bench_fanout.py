@@ -27,5 +27,13 @@ class Command(BaseCommand):
             help="measure everything N times, alternating, and compare each one's best",
         )
 
+        parser.add_argument(
+            "--listed-fraction",
+            type=float,
+            default=0.0,
+            help="the share of followers who have the author in a named list (0 to 1): "
+            "their lists get each status in the same step as their homes",
+        )
+
     def handle(self, *args, **options):
         FanoutBenchmark(self.stdout, self.stderr).run(options)

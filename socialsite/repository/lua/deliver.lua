@@ -2,8 +2,10 @@
 -- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
 -- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
 --                                     author's statuses (blocks, mutes), until when
--- KEYS[3..n+2] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
--- a reply only: KEYS[n+3..2n+2] = following:{s}:follower (ZSET), in the same order
+-- KEYS[3]    = listing:{s}:author     (SET)  users of this shard who list the author
+--                                     (named lists: _lists.lua)
+-- KEYS[4..n+3] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
+-- a reply only: KEYS[n+4..2n+3] = following:{s}:follower (ZSET), in the same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms
@@ -25,13 +27,19 @@ local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local replied_to = ARGV[5]
 local call = redis.call
-local check = call('EXISTS', KEYS[1], KEYS[2]) > 0
+-- lists: KEYS[3] is the listing note, read in the same EXISTS: a key named n times
+-- counts n times, so KEYS[3] thrice adds 0 or 3 to the 0..2 of the other two. Homes
+-- start at FIRST_HOME.
+local FIRST_HOME = 4
+local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[3], KEYS[3])
+local listed = noted >= 3
+local check = noted % 3 > 0
 local last = #KEYS
 if replied_to then
-    last = (#KEYS - 2) / 2 + 2
+    last = (#KEYS - FIRST_HOME + 1) / 2 + FIRST_HOME - 1
 end
 local delivered = 0
-for i = 3, last do
+for i = FIRST_HOME, last do
     local home = KEYS[i]
     local wanted = true
     if check or replied_to then
@@ -44,12 +52,14 @@ for i = 3, last do
         end
         if wanted and replied_to then
             wanted = follower == replied_to
-                or call('ZSCORE', KEYS[i + last - 2], replied_to) ~= false
+                or call('ZSCORE', KEYS[i + last - FIRST_HOME + 1], replied_to) ~= false
         end
     end
     if wanted then
         delivered = delivered + call('SADD', home, sid)
         trim_home(home, cap, slack)
+        -- lists: the same status to the follower's lists that hold the author.
+        if listed then deliver_to_lists(KEYS[3], home, sid, cap, slack) end
     end
 end
 return delivered
