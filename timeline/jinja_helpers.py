@@ -94,7 +94,7 @@ class StatusLinks:
     ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
     """
 
-    __slots__ = ("_profile", "_status", "_delete", "_tag")
+    __slots__ = ("_profile", "_status", "_delete", "_tag", "_like", "_unlike")
 
     def __init__(self, prefix=None, urlconf=None):
         """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
@@ -105,6 +105,8 @@ class StatusLinks:
         self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
         self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
         self._tag = _url_pattern("tag", (_TAG_SLOT,), prefix, urlconf)
+        self._like = _url_pattern("like", (_ID_SLOT,), prefix, urlconf)
+        self._unlike = _url_pattern("unlike", (_ID_SLOT,), prefix, urlconf)
 
     def profile(self, login):
         login = str(login)
@@ -120,6 +122,12 @@ class StatusLinks:
 
     def delete(self, sid):
         return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def like(self, sid):
+        return self._like.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unlike(self, sid):
+        return self._unlike.replace(_ID_TEXT, str(int(sid)), 1)
 
     def tag(self, normalized):
         """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded
@@ -164,10 +172,44 @@ REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per p
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-def status_article(article, status, links, delete_next=None, when=None):
+# The Like or Unlike button of a status is the viewer's, and leads back to the page it is
+# on: it is kept out of the remembered markup, which has LIKE_SLOT in its place, split
+# there once (status_list_markup); a page puts its forms in between, made from two
+# strings it builds once (like_form_tails) and the status's like or unlike URL.
+LIKE_SLOT = Markup("<!--like-->")
+_LIKE_FORM_HEAD = '<form method="post" class="inline like" action="'
+
+
+def like_form_tails(csrf_input, next_url):
+    """What follows the URL in a page's Like and Unlike forms: (like, unlike), each with
+    the page's ``csrf_input`` (markup) and ``next_url`` (escaped here)."""
+    hidden = (
+        f'">{as_markup(csrf_input)}<input type="hidden" name="next" value="{escape(next_url)}">'
+    )
+    return (
+        f'{hidden}<button type="submit" class="link like">Like</button></form>',
+        f'{hidden}<button type="submit" class="link unlike">Unlike</button></form>',
+    )
+
+
+def _like_form_text(links, sid, liked, tails):
+    """The Like (or, ``liked``, Unlike) form of status ``sid``: markup as a plain str
+    (every part escaped), to be joined to other markup without escaping it again."""
+    if liked:
+        return _LIKE_FORM_HEAD + links.unlike(sid) + tails[1]
+    return _LIKE_FORM_HEAD + links.like(sid) + tails[0]
+
+
+def like_form(links, sid, liked, tails):
+    """The Like (or, ``liked``, Unlike) form of status ``sid``, as markup."""
+    return Markup(_like_form_text(links, sid, liked, tails))  # noqa: S704 -- escaped parts
+
+
+def status_article(article, status, links, delete_next=None, when=None, like=None):
     """``status`` (a dict with its ``author``) as markup, by the macro ``article``
     (_status.html's status_article): with a delete form when ``delete_next`` (where
-    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT).
+    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
+    ``like``, the markup of its Like form (like_form, or LIKE_SLOT), or None for none.
 
     The stream server sends this as it is, for live pages; status_list_markup
     remembers it. ``when`` is the relative time ("5m"), worked out here by default.
@@ -175,7 +217,7 @@ def status_article(article, status, links, delete_next=None, when=None):
     if when is None:
         when = reltime(status["posted"])
     own = delete_next is not None
-    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next)
+    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, like)
 
 
 def with_csrf_input(markup, csrf_input):
@@ -185,17 +227,21 @@ def with_csrf_input(markup, csrf_input):
     return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input), 1)
 
 
-def status_list_markup(statuses, request, csrf_input, links, delete_next, article):
+def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
     """The markup of a page's statuses (_status.html's status_list), each by the macro
     ``article`` (status_article), from this process's memory when it has made the same
     before. The viewer's own statuses carry a delete form with the page's CSRF token,
-    which sends them back to ``delete_next`` (by default this page).
+    which sends them back to ``delete_next`` (by default this page). A logged-in viewer
+    gets a Like form on each, Unlike for those whose ids are in ``liked``, leading back
+    to this page; they are put in at LIKE_SLOT, so that the memory serves every viewer.
 
     A popular status appears on many pages, and making its markup costs several times
     what finding it remembered does: for a home page, most of its rendering.
     """
     viewer_id = request.user.id
     patterns = links.patterns
+    tails = like_form_tails(csrf_input, request.get_full_path()) if viewer_id is not None else None
+    liked = liked or ()
     own_next = None
     keys = []
     for status in statuses:
@@ -211,9 +257,14 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     for status, key in zip(statuses, keys, strict=True):
         entry = remembered.get(key)
         if entry is None or entry[0] != status:
-            markup = status_article(article, status, links, key[3], key[1])
-            entry = made[key] = (dict(status), markup)
-        markup = entry[1]
+            markup = as_markup(status_article(article, status, links, key[3], key[1], LIKE_SLOT))
+            head, _, tail = str(markup).partition(LIKE_SLOT)
+            entry = made[key] = (dict(status), head, tail)
+        if tails is None:
+            markup = Markup(entry[1] + entry[2])  # noqa: S704 -- the macro's markup, split
+        else:
+            form = _like_form_text(links, status["id"], status["id"] in liked, tails)
+            markup = Markup(entry[1] + form + entry[2])  # noqa: S704 -- as above
         if key[3] is not None:
             markup = with_csrf_input(markup, csrf_input)
         articles.append(markup)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import relations, views
+from . import likes, relations, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +32,12 @@ urlpatterns += [
         name="approve_request",
     ),
     path("settings/requests/<str:login>/reject/", relations.reject_request, name="reject_request"),
+]
+
+# Likes (likes.py).
+urlpatterns += [
+    path("statuses/<int:status_id>/like/", likes.like, name="like"),
+    path("statuses/<int:status_id>/unlike/", likes.unlike, name="unlike"),
+    path("@<str:login>/<int:status_id>/likes/", likes.status_likes, name="status_likes"),
+    path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
 ]

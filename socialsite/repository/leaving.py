@@ -22,7 +22,7 @@ step to DELETION_STEPS, before delete_user_keys, which must stay last: it remove
 user hash that marks the deletion as under way.
 """
 
-from . import blocks, graph, jobs, keys, moderation, paging, sessions, statuses, users
+from . import blocks, graph, jobs, keys, likes, moderation, paging, sessions, statuses, users
 from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
 
 
@@ -129,6 +129,12 @@ def delete_statuses(r, uid, budget):
     return len(sids)
 
 
+def undo_likes(r, uid, budget):
+    """Take back the account's likes: each status's like count drops and its author's
+    notification goes (likes.undo_likes_of_leaving_user); the list goes with them."""
+    return likes.undo_likes_of_leaving_user(r, uid, budget)
+
+
 def close_reports(r, uid, budget):
     """Close the open reports about the account: there is nothing left to judge. The
     reports and the audit log stay (they are the moderators' records)."""
@@ -164,6 +170,8 @@ def delete_user_keys(r, uid, budget):
         keys.mutes(uid),
         keys.mute_ends(uid),
         keys.hides(uid),
+        keys.user_likes(uid),
+        keys.likes_changed(uid),
     )
     r.delete(keys.user(uid))
     users.forget_author(uid)
@@ -177,6 +185,7 @@ DELETION_STEPS = [
     end_blocks_and_mutes,
     delete_statuses,
     close_reports,
+    undo_likes,
     delete_user_keys,
 ]
 

@@ -64,6 +64,9 @@ UNNOTIFY = Script("unnotify", preludes=["notifications"])
 SAVE_SESSION = Script("save_session")
 FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
+LIKE = Script("like")
+UNLIKE = Script("unlike")
+MARK_LIKE = Script("mark_like")
 
 ALL = [
     ADD_EDGE,
@@ -90,6 +93,9 @@ ALL = [
     SAVE_SESSION,
     FLAG_USER,
     RELEASE_LOGIN,
+    LIKE,
+    UNLIKE,
+    MARK_LIKE,
 ]
 
 
