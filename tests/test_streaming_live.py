@@ -125,8 +125,8 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     assert "delete" not in html  # not hers: no delete form
     # A Like form, its CSRF token blank for the page's script to fill in.
     assert (
-        f'action="/statuses/{by_bob}/like/"><input type="hidden" name="csrfmiddlewaretoken" value="">'
-        in html
+        f'action="/statuses/{by_bob}/like/">'
+        '<input type="hidden" name="csrfmiddlewaretoken" value="">' in html
     )
     event = status_event(alice_live)
     assert event["id"] == own
