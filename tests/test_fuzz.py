@@ -70,6 +70,10 @@ ENDPOINTS = [
     ("GET", "/settings/delete/", []),
     ("POST", "/settings/delete/", ["password"]),
     ("GET", "/settings/export/", []),
+    ("POST", "/statuses/{sid}/like/", ["next"]),
+    ("POST", "/statuses/{sid}/unlike/", ["next"]),
+    ("GET", "/@{login}/{sid}/likes/", ["before"]),
+    ("GET", "/@{login}/likes/", ["before"]),
 ]
 
 HEADERS = {
