@@ -163,6 +163,7 @@ def delete_url(status, links=None):
 # browser. User content is escaped in the markup, so this is the only <input> of its
 # kind there.
 BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="">')
+_BLANK_CSRF_TEXT = str(BLANK_CSRF_INPUT)
 
 # Markup made by status_article, by (status id, relative time, link patterns, the delete
 # form's ``next`` or None): (the status it was made from, its markup). A status whose
@@ -174,35 +175,47 @@ _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 # The Like or Unlike button of a status is the viewer's, and leads back to the page it is
 # on: it is kept out of the remembered markup, which has LIKE_SLOT in its place, split
-# there once (status_list_markup); a page puts its forms in between, made from two
-# strings it builds once (like_form_tails) and the status's like or unlike URL.
+# there once (status_list_markup). A page makes the text before and after a status id
+# in its Like and Unlike forms once (like_form_parts), and each status's markup is then
+# one join: what is remembered before the slot, the form's text around the id, the rest.
 LIKE_SLOT = Markup("<!--like-->")
-_LIKE_FORM_HEAD = '<form method="post" class="inline like" action="'
 
 
-def like_form_tails(csrf_input, next_url):
-    """What follows the URL in a page's Like and Unlike forms: (like, unlike), each with
-    the page's ``csrf_input`` (markup) and ``next_url`` (escaped here)."""
-    hidden = (
-        f'">{as_markup(csrf_input)}<input type="hidden" name="next" value="{escape(next_url)}">'
+@functools.lru_cache(maxsize=64)
+def _like_form_pieces(like_url, unlike_url):
+    """The Like and Unlike forms' text before the id, and between the id and the page's
+    part (the CSRF token, ``next``), for these URLs with _ID_SLOT."""
+    head = '<form method="post" class="inline like" action="'
+    like_before, _, like_after = like_url.partition(_ID_TEXT)
+    unlike_before, _, unlike_after = unlike_url.partition(_ID_TEXT)
+    return head + like_before, like_after + '">', head + unlike_before, unlike_after + '">'
+
+
+_LIKE_BUTTON = '<button type="submit" class="link like">Like</button></form>'
+_UNLIKE_BUTTON = '<button type="submit" class="link unlike">Unlike</button></form>'
+
+
+def like_form_parts(links, csrf_input, next_url):
+    """The text of a page's Like and Unlike forms before and after a status's id:
+    (like before, like after, unlike before, unlike after), with the page's ``csrf_input``
+    (markup) and ``next_url`` (escaped here). Every part is escaped markup as a plain str,
+    to be joined without being escaped again."""
+    like_before, like_after, unlike_before, unlike_after = _like_form_pieces(
+        links.like(_ID_SLOT), links.unlike(_ID_SLOT)
     )
+    hidden = f'{as_markup(csrf_input)}<input type="hidden" name="next" value="{escape(next_url)}">'
     return (
-        f'{hidden}<button type="submit" class="link like">Like</button></form>',
-        f'{hidden}<button type="submit" class="link unlike">Unlike</button></form>',
+        like_before,
+        like_after + hidden + _LIKE_BUTTON,
+        unlike_before,
+        unlike_after + hidden + _UNLIKE_BUTTON,
     )
 
 
-def _like_form_text(links, sid, liked, tails):
-    """The Like (or, ``liked``, Unlike) form of status ``sid``: markup as a plain str
-    (every part escaped), to be joined to other markup without escaping it again."""
-    if liked:
-        return _LIKE_FORM_HEAD + links.unlike(sid) + tails[1]
-    return _LIKE_FORM_HEAD + links.like(sid) + tails[0]
-
-
-def like_form(links, sid, liked, tails):
-    """The Like (or, ``liked``, Unlike) form of status ``sid``, as markup."""
-    return Markup(_like_form_text(links, sid, liked, tails))  # noqa: S704 -- escaped parts
+def like_form(parts, sid, liked):
+    """The Like (or, ``liked``, Unlike) form of status ``sid`` (like_form_parts), as markup."""
+    before, after = (parts[2], parts[3]) if liked else (parts[0], parts[1])
+    return Markup(before + str(int(sid)) + after)  # noqa: S704 -- escaped parts
 
 
 def status_article(article, status, links, delete_next=None, when=None, like=None):
@@ -220,13 +233,6 @@ def status_article(article, status, links, delete_next=None, when=None, like=Non
     return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, like)
 
 
-def with_csrf_input(markup, csrf_input):
-    """Status ``markup`` with a delete form (status_article with ``delete_next``),
-    its blank CSRF input replaced by the page's ``csrf_input``. Both are markup
-    (HTML-safe) or escaped here, and so is the result."""
-    return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input), 1)
-
-
 def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
     """The markup of a page's statuses (_status.html's status_list), each by the macro
     ``article`` (status_article), from this process's memory when it has made the same
@@ -240,7 +246,10 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     """
     viewer_id = request.user.id
     patterns = links.patterns
-    tails = like_form_tails(csrf_input, request.get_full_path()) if viewer_id is not None else None
+    forms = None
+    csrf_text = str(as_markup(csrf_input))
+    if viewer_id is not None:
+        forms = like_form_parts(links, csrf_input, request.get_full_path())
     liked = liked or ()
     own_next = None
     keys = []
@@ -260,21 +269,19 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
             markup = as_markup(status_article(article, status, links, key[3], key[1], LIKE_SLOT))
             head, _, tail = str(markup).partition(LIKE_SLOT)
             entry = made[key] = (dict(status), head, tail)
-        if tails is None:
-            markup = Markup(entry[1] + entry[2])  # noqa: S704 -- the macro's markup, split
+        # Plain strs from here: every part is escaped markup already (as_markup above,
+        # like_form_parts), and one Markup for the page costs less than one per status.
+        if forms is None:
+            text = entry[1] + entry[2]
         else:
-            form = _like_form_text(links, status["id"], status["id"] in liked, tails)
-            markup = Markup(entry[1] + form + entry[2])  # noqa: S704 -- as above
+            which = 2 if status["id"] in liked else 0
+            text = "".join((entry[1], forms[which], str(status["id"]), forms[which + 1], entry[2]))
         if key[3] is not None:
-            markup = with_csrf_input(markup, csrf_input)
-        articles.append(markup)
+            text = text.replace(_BLANK_CSRF_TEXT, csrf_text, 1)
+        articles.append(text)
     if made:
         _remembered.put_many(made)
-    if all(type(part) is Markup for part in articles):
-        # All escaped markup (the macro made them), so joined they are too. Markup.join
-        # would ask each to escape itself, which costs more than the join.
-        return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
-    return Markup("\n").join(articles)
+    return Markup("\n".join(articles))  # noqa: S704 -- every part escaped, as said above
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the

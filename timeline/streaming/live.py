@@ -153,8 +153,8 @@ class LiveHome:
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
         self.links = jinja_helpers.StatusLinks()
         self.home_url = reverse("home")
-        self.like_tails = jinja_helpers.like_form_tails(
-            jinja_helpers.BLANK_CSRF_INPUT, self.home_url
+        self.like_parts = jinja_helpers.like_form_parts(
+            self.links, jinja_helpers.BLANK_CSRF_INPUT, self.home_url
         )
         self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 
@@ -255,6 +255,6 @@ class LiveHome:
         delete_next = self.home_url if own else None
         # A new status: no counts, and a Like button (live pages are the viewer's home
         # page), its CSRF token left blank for the page's script to fill in.
-        like = jinja_helpers.like_form(self.links, event.id, False, self.like_tails)
+        like = jinja_helpers.like_form(self.like_parts, event.id, False)
         return jinja_helpers.status_article(self.article, status, self.links, delete_next,
                                             like=like)  # fmt: skip
