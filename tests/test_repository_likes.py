@@ -243,6 +243,8 @@ def test_leaving_takes_the_accounts_likes_back(r, alice, bob):
         likes.like(r, leaver["id"], sid)
         likes.like(r, bob["id"], sid)
     assert len(like_events(r, alice["id"])) == 10
+    own = post(r, leaver, "liked by bob")
+    likes.like(r, bob["id"], own)
     # A budget smaller than the likes: the workers' runs finish it.
     assert leaving.delete_account(r, leaver["id"], inline_budget=3) is False
     while not leaving.continue_deletion(r, leaver["id"], 3):
@@ -252,3 +254,6 @@ def test_leaving_takes_the_accounts_likes_back(r, alice, bob):
         assert r.zrange(keys.likes(sid), 0, -1) == [str(bob["id"])]
     assert {e.actor for e in like_events(r, alice["id"])} == {bob["id"]}
     assert not r.exists(keys.user_likes(leaver["id"]), keys.likes_changed(leaver["id"]))
+    # The account's own statuses go with their likes and counts.
+    assert not r.exists(keys.likes(own)) and not r.exists(keys.status_counts(own))
+    assert [s["id"] for s in likes.liked_page(r, bob["id"], bob["id"]).items] == sids[::-1]

@@ -686,9 +686,12 @@ def delete_statuses_of_leaving_user(r, uid, sids):
             )
         pipe.hdel(keys.unfinished_posts(uid), *sids)
         for sid in sids:
-            # Its likes and counts with it (one slot); their notifications were the
-            # leaving author's own, deleted with the account.
-            pipe.delete(keys.status(sid), keys.likes(sid), keys.status_counts(sid))
+            pipe.delete(keys.status(sid))
+            # Its likes and counts with it; their notifications were the leaving
+            # author's own, deleted with the account. One key per DEL: a cluster
+            # pipeline sends no DEL of several keys.
+            pipe.delete(keys.likes(sid))
+            pipe.delete(keys.status_counts(sid))
 
     scripts.run_pipeline(r, fill)
     for status in found:
