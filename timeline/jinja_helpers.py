@@ -166,9 +166,10 @@ BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value
 _BLANK_CSRF_TEXT = str(BLANK_CSRF_INPUT)
 
 # Markup made by status_article, by (status id, relative time, link patterns, the delete
-# form's ``next`` or None): (the status it was made from, its markup). A status whose
-# fields differ from those remembered (an author's new name, any field a template
-# shows) is made again, so an entry is never shown stale.
+# form's ``next`` or None): (the status it was made from, its markup before LIKE_SLOT,
+# its markup after). A status whose fields differ from those remembered (an author's new
+# name, a count, any field a template shows) is made again, so an entry is never shown
+# stale.
 REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per process at most
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
