@@ -13,7 +13,11 @@ writes it without counting twice.
 
 The status's author is notified (notifications.member("like", liker, sid, sid): the
 likes of one status are grouped) when a like is new, and the notification is taken back
-by the unlike, or by deleting the status (statuses.delete_status).
+by the unlike, or by deleting the status (statuses.delete_status). Two gaps, both small:
+a like whose request dies between like.lua and the notification notifies nobody (the
+retry finds the like there); a like that lands between a deletion's read of the likers
+and its DEL leaves a notification naming a deleted status, which the notifications page
+drops (and counts out of the unread count) when it finds it gone.
 
 Counts are read with every page (statuses._read_or_confirm); a like or unlike makes the
 process that did it read the status's counts again (statuses.forget_counts), and sets
