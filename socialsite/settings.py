@@ -166,6 +166,9 @@ THROTTLES = {
     "reports": env_throttle("THROTTLE_REPORTS", (400, 24 * 60 * 60)),
     "search": env_throttle("THROTTLE_SEARCH", (300, 5 * 60)),
     "autocomplete": env_throttle("THROTTLE_AUTOCOMPLETE", (300, 5 * 60)),
+    # Likes and unlikes: Mastodon has no limit of its own for favourites; its per-account
+    # API limit bounds them, and is taken here.
+    "likes": env_throttle("THROTTLE_LIKES", (300, 5 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.

@@ -81,6 +81,10 @@ ENDPOINTS = [
     ("POST", "/lists/{sid}/delete/", []),
     ("POST", "/lists/{sid}/add/", ["login", "back"]),
     ("POST", "/lists/{sid}/remove/", ["login", "back"]),
+    ("POST", "/statuses/{sid}/like/", ["next"]),
+    ("POST", "/statuses/{sid}/unlike/", ["next"]),
+    ("GET", "/@{login}/{sid}/likes/", ["before"]),
+    ("GET", "/@{login}/likes/", ["before"]),
 ]
 
 HEADERS = {

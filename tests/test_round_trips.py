@@ -7,7 +7,7 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite import memory
-from socialsite.repository import blocks, graph, keys, lists, statuses, trends
+from socialsite.repository import blocks, graph, keys, likes, lists, statuses, trends
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from tests.support.helpers import PASSWORD, make_user
 
@@ -277,3 +277,74 @@ def test_a_list_page_costs_the_same_for_one_status_and_for_thirty(
         assert lists_page == LISTS_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, LIST_PAGE_ROUND_TRIPS, pipelines=2)
     assert lists_page <= allowed(redis_backend, LISTS_PAGE_ROUND_TRIPS, pipelines=1)
+
+
+# Who likes a status: the session's; the status with its counts; its author read fresh
+# with the reader's relationship to them (likes.status_for_viewer); the page of likers'
+# ids; their user hashes (graph's lists do the same).
+STATUS_LIKES_PAGE_ROUND_TRIPS = 5
+# What a user likes: the session's; login -> id and the user hash (as a profile); the
+# reader's relationship to them; the page of liked ids; the statuses with their counts
+# and which of them the reader likes (one pipeline); whether the reader may see the
+# other authors' statuses (visibility.visible_statuses). Authors come from memory.
+USER_LIKES_PAGE_ROUND_TRIPS = 7
+
+
+def test_likes_cost_no_round_trip_on_pages_that_show_them(
+    r, client, reader, round_trips, redis_backend
+):
+    # The reader's likes ride with the page's ids (home_page.lua) or its statuses.
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+        sid = statuses.post_status(r, author["id"], f"from {author['login']}")
+        likes.like(r, authors[0]["id"], sid)
+    for sid in statuses.get_statuses(r, range(1, 31))[::2]:
+        likes.like(r, reader["id"], sid["id"])
+    r.delete(keys.likes_changed(reader["id"]))  # not lately: counts trusted
+    home = cost(client, "/", round_trips)
+    page = client.get("/").content.decode()
+    assert page.count(">Unlike</button>") == 15 and page.count(">Like</button>") == 15
+    assert page.count('class="like-count"') == 30
+    profile = cost(client, "/@author1/", round_trips)
+    thread = cost(client, "/@author1/2/", round_trips)
+    if not redis_backend.cluster:
+        assert home == HOME_PAGE_ROUND_TRIPS
+        assert profile == PROFILE_PAGE_ROUND_TRIPS
+        assert thread <= THREAD_PAGE_ROUND_TRIPS
+    assert home <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+    assert profile <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_a_likers_home_page_reads_its_counts_once_after_a_like(
+    r, client, reader, round_trips, redis_backend
+):
+    author = make_user(r, "author")
+    graph.follow(r, reader["id"], author["id"])
+    sid = statuses.post_status(r, author["id"], "like me")
+    cost(client, "/", round_trips)
+    likes.like(r, reader["id"], sid)  # as another web process would: this one trusts
+    statuses._known.put(sid, (*statuses._known.get(sid)[:3], 10**12))
+    round_trips["n"] = 0
+    page = client.get("/").content.decode()
+    assert ">1 like</a>" in page and ">Unlike</button>" in page
+    if not redis_backend.cluster:
+        assert round_trips["n"] == HOME_PAGE_ROUND_TRIPS + 1  # the counts, read fresh
+
+
+def test_the_likes_pages_cost_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    author = make_user(r, "author")
+    sids = [statuses.post_status(r, author["id"], f"status {i}") for i in range(30)]
+    likers = [make_user(r, f"liker{i}") for i in range(30)]
+    for liker in likers:
+        likes.like(r, liker["id"], sids[0])
+    for sid in sids:
+        likes.like(r, likers[0]["id"], sid)
+    who = cost(client, f"/@author/{sids[0]}/likes/", round_trips)
+    what = cost(client, "/@liker0/likes/", round_trips)
+    assert client.get("/@liker0/likes/").content.decode().count('class="status"') == 30
+    if not redis_backend.cluster:
+        assert who == STATUS_LIKES_PAGE_ROUND_TRIPS
+        assert what == USER_LIKES_PAGE_ROUND_TRIPS
+    assert who <= allowed(redis_backend, STATUS_LIKES_PAGE_ROUND_TRIPS, pipelines=3)
+    assert what <= allowed(redis_backend, USER_LIKES_PAGE_ROUND_TRIPS, pipelines=3)

@@ -122,7 +122,12 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     assert "Can we &lt;fix&gt; it? &#x27;Yes&#x27; &amp; &quot;we&quot; can" in html
     assert "<fix>" not in html
     assert '<p class="location">&#x1F4CD; 51.5,-0.12</p>' in html
-    assert "<form" not in html  # not hers: no delete form
+    assert "delete" not in html  # not hers: no delete form
+    # A Like form, its CSRF token blank for the page's script to fill in.
+    assert (
+        f'action="/statuses/{by_bob}/like/">'
+        '<input type="hidden" name="csrfmiddlewaretoken" value="">' in html
+    )
     event = status_event(alice_live)
     assert event["id"] == own
     html = event["html"]
@@ -148,10 +153,11 @@ def test_a_live_status_is_the_markup_the_page_shows_for_it(client, r, alice, bob
         article = re.search(rf'<article class="status" id="status-{sid}".*?</article>', page, re.S)
         return article.group(0)
 
-    assert live_html[by_bob] == shown(by_bob)
-    # Her own: the same but for the page's CSRF token, which the live page puts in.
+    # The same but for the page's CSRF token (Like and delete forms), which the live page
+    # puts in.
     token = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
-    assert token.search(shown(own))
+    assert token.search(shown(own)) and token.search(shown(by_bob))
+    assert live_html[by_bob] == token.sub(r'\1"', shown(by_bob))
     assert live_html[own] == token.sub(r'\1"', shown(own))
 
 

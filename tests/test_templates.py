@@ -118,12 +118,20 @@ def articles_of(html):
     return re.findall(r"<article.*?</article>", html, re.DOTALL)
 
 
+# A logged-in viewer's Like or Unlike form, put into each status's markup by the page.
+LIKE_FORM = re.compile(r'\n?\s*<form method="post" class="inline like" action="[^"]*">.*?</form>')
+
+
+def without_like_forms(html):
+    return Markup(LIKE_FORM.sub("", str(html)))  # noqa: S704 -- markup, forms taken out
+
+
 def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def article(status, links, when, csrf_input, delete_next):
+    def article(status, links, when, csrf_input, delete_next, like=None):
         made.append(when)
-        return Markup("<p>{} {}</p>").format(status["author"]["name"], when)
+        return Markup("<p>{} {}</p>{}").format(status["author"]["name"], when, like)
 
     now = datetime.datetime.now(datetime.UTC).timestamp()
     status = {"id": 7, "uid": 9, "posted": now - 30, "message": "hi", "location": "",
@@ -131,7 +139,9 @@ def test_status_markup_is_made_once_and_never_shown_stale(rf):
     request, links = viewer_request(rf, 1), StatusLinks()
 
     def show(status):
-        return jinja_helpers.status_list_markup([status], request, "", links, None, article)
+        markup = jinja_helpers.status_list_markup([status], request, "", links, None, article)
+        # Without the viewer's Like form, put in after (not remembered).
+        return markup.partition('<form method="post" class="inline like"')[0]
 
     first = show(status)
     assert show(dict(status)) == first
@@ -150,8 +160,9 @@ def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
               "message": "<script>alert('x')</script>\nsecond line",
               "author": {"login": "bob", "name": "Bob <b>&</b>"}}  # fmt: skip
     request = viewer_request(rf, 1)
-    first = STATUS_LIST.render({"items": [status]}, request)
-    assert STATUS_LIST.render({"items": [status]}, request) == first
+    # Without the Like forms, which carry each render's own CSRF token.
+    first = without_like_forms(STATUS_LIST.render({"items": [status]}, request))
+    assert without_like_forms(STATUS_LIST.render({"items": [status]}, request)) == first
     fresh = STATUS_ARTICLE.render(
         {"status": status, "when": reltime(status["posted"]), "token_input": None}, request
     )
@@ -173,6 +184,8 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1, "/?before=6")
     html = STATUS_LIST.render({"items": items}, request)
+    assert html.count('class="inline like"') == 3  # a Like form on each
+    html = without_like_forms(html)
     articles = articles_of(html)
     assert [re.search(r'id="status-(\d+)"', a).group(1) for a in articles] == ["5", "4", "3"]
     assert 'action="/statuses/5/delete/"' in articles[0]
@@ -190,7 +203,7 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
                    ).format(token) if own else None}  # fmt: skip
         assert STATUS_ARTICLE.render(context, request) == article
     # Shown again (from memory), the viewer's own status gets this page's new token.
-    again = articles_of(STATUS_LIST.render({"items": items}, request))
+    again = articles_of(without_like_forms(STATUS_LIST.render({"items": items}, request)))
     assert again[1:] == articles[1:]
     assert again[0] != articles[0] and "csrfmiddlewaretoken" in again[0]
     assert 'value=""' not in again[0]
@@ -206,30 +219,32 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1)
 
-    def article(status, links, when, csrf_input, delete_next):
+    def article(status, links, when, csrf_input, delete_next, like=None):
         if csrf_input is not None:
             return Markup("<article>mine</article>")
         return "<b>not markup</b>"
 
     html = jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
+    assert html.count('class="inline like"') == 2
+    html = without_like_forms(html)
     assert html == "<article>mine</article>\n&lt;b&gt;not markup&lt;/b&gt;"
     assert isinstance(html, Markup)
 
-    def article(status, links, when, csrf_input, delete_next):
+    def article(status, links, when, csrf_input, delete_next, like=None):
         mine = csrf_input is not None
         return Markup("<article>mine</article>") if mine else Markup("<article>his</article>")
 
     items[1]["id"] = 987_003  # not the markup remembered above
-    assert jinja_helpers.status_list_markup(
-        items, request, "", StatusLinks(), None, article
+    assert without_like_forms(
+        jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
     ) == Markup("<article>mine</article>\n<article>his</article>")
 
-    def article(status, links, when, csrf_input, delete_next):
+    def article(status, links, when, csrf_input, delete_next, like=None):
         return "<b>mine</b>" if csrf_input is not None else Markup("<article>his</article>")
 
     items[0]["id"] = 987_004  # the viewer's own, not markup: escaped with its page token
-    assert jinja_helpers.status_list_markup(
-        items, request, "", StatusLinks(), None, article
+    assert without_like_forms(
+        jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
     ) == Markup("&lt;b&gt;mine&lt;/b&gt;\n<article>his</article>")
 
 
@@ -241,7 +256,8 @@ def test_a_page_token_replaces_the_blank_one_and_nothing_else(rf):
     html = jinja_helpers.status_list_markup(
         [status], viewer_request(rf, 1), page_input, StatusLinks(), "/", ARTICLE_MACRO
     )
-    assert html.count('value="T0KEN"') == 1 and 'value=""' not in html
+    # The delete form's and the Like form's.
+    assert html.count('value="T0KEN"') == 2 and 'value=""' not in html
     assert '<p class="message" dir="auto">&lt;input type=&quot;hidden&quot;' in html
 
 

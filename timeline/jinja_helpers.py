@@ -94,7 +94,7 @@ class StatusLinks:
     ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
     """
 
-    __slots__ = ("_profile", "_status", "_delete", "_tag")
+    __slots__ = ("_profile", "_status", "_delete", "_tag", "_like", "_unlike")
 
     def __init__(self, prefix=None, urlconf=None):
         """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
@@ -105,6 +105,8 @@ class StatusLinks:
         self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
         self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
         self._tag = _url_pattern("tag", (_TAG_SLOT,), prefix, urlconf)
+        self._like = _url_pattern("like", (_ID_SLOT,), prefix, urlconf)
+        self._unlike = _url_pattern("unlike", (_ID_SLOT,), prefix, urlconf)
 
     def profile(self, login):
         login = str(login)
@@ -120,6 +122,12 @@ class StatusLinks:
 
     def delete(self, sid):
         return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def like(self, sid):
+        return self._like.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unlike(self, sid):
+        return self._unlike.replace(_ID_TEXT, str(int(sid)), 1)
 
     def tag(self, normalized):
         """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded
@@ -155,19 +163,67 @@ def delete_url(status, links=None):
 # browser. User content is escaped in the markup, so this is the only <input> of its
 # kind there.
 BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="">')
+_BLANK_CSRF_TEXT = str(BLANK_CSRF_INPUT)
 
 # Markup made by status_article, by (status id, relative time, link patterns, the delete
-# form's ``next`` or None): (the status it was made from, its markup). A status whose
-# fields differ from those remembered (an author's new name, any field a template
-# shows) is made again, so an entry is never shown stale.
+# form's ``next`` or None): (the status it was made from, its markup before LIKE_SLOT,
+# its markup after). A status whose fields differ from those remembered (an author's new
+# name, a count, any field a template shows) is made again, so an entry is never shown
+# stale.
 REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per process at most
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-def status_article(article, status, links, delete_next=None, when=None):
+# The Like or Unlike button of a status is the viewer's, and leads back to the page it is
+# on: it is kept out of the remembered markup, which has LIKE_SLOT in its place, split
+# there once (status_list_markup). A page makes the text before and after a status id
+# in its Like and Unlike forms once (like_form_parts), and each status's markup is then
+# one join: what is remembered before the slot, the form's text around the id, the rest.
+LIKE_SLOT = Markup("<!--like-->")
+
+
+@functools.lru_cache(maxsize=64)
+def _like_form_pieces(like_url, unlike_url):
+    """The Like and Unlike forms' text before the id, and between the id and the page's
+    part (the CSRF token, ``next``), for these URLs with _ID_SLOT."""
+    head = '<form method="post" class="inline like" action="'
+    like_before, _, like_after = like_url.partition(_ID_TEXT)
+    unlike_before, _, unlike_after = unlike_url.partition(_ID_TEXT)
+    return head + like_before, like_after + '">', head + unlike_before, unlike_after + '">'
+
+
+_LIKE_BUTTON = '<button type="submit" class="link like">Like</button></form>'
+_UNLIKE_BUTTON = '<button type="submit" class="link unlike">Unlike</button></form>'
+
+
+def like_form_parts(links, csrf_input, next_url):
+    """The text of a page's Like and Unlike forms before and after a status's id:
+    (like before, like after, unlike before, unlike after), with the page's ``csrf_input``
+    (markup) and ``next_url`` (escaped here). Every part is escaped markup as a plain str,
+    to be joined without being escaped again."""
+    like_before, like_after, unlike_before, unlike_after = _like_form_pieces(
+        links.like(_ID_SLOT), links.unlike(_ID_SLOT)
+    )
+    hidden = f'{as_markup(csrf_input)}<input type="hidden" name="next" value="{escape(next_url)}">'
+    return (
+        like_before,
+        like_after + hidden + _LIKE_BUTTON,
+        unlike_before,
+        unlike_after + hidden + _UNLIKE_BUTTON,
+    )
+
+
+def like_form(parts, sid, liked):
+    """The Like (or, ``liked``, Unlike) form of status ``sid`` (like_form_parts), as markup."""
+    before, after = (parts[2], parts[3]) if liked else (parts[0], parts[1])
+    return Markup(before + str(int(sid)) + after)  # noqa: S704 -- escaped parts
+
+
+def status_article(article, status, links, delete_next=None, when=None, like=None):
     """``status`` (a dict with its ``author``) as markup, by the macro ``article``
     (_status.html's status_article): with a delete form when ``delete_next`` (where
-    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT).
+    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
+    ``like``, the markup of its Like form (like_form, or LIKE_SLOT), or None for none.
 
     The stream server sends this as it is, for live pages; status_list_markup
     remembers it. ``when`` is the relative time ("5m"), worked out here by default.
@@ -175,27 +231,27 @@ def status_article(article, status, links, delete_next=None, when=None):
     if when is None:
         when = reltime(status["posted"])
     own = delete_next is not None
-    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next)
+    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, like)
 
 
-def with_csrf_input(markup, csrf_input):
-    """Status ``markup`` with a delete form (status_article with ``delete_next``),
-    its blank CSRF input replaced by the page's ``csrf_input``. Both are markup
-    (HTML-safe) or escaped here, and so is the result."""
-    return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input), 1)
-
-
-def status_list_markup(statuses, request, csrf_input, links, delete_next, article):
+def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
     """The markup of a page's statuses (_status.html's status_list), each by the macro
     ``article`` (status_article), from this process's memory when it has made the same
     before. The viewer's own statuses carry a delete form with the page's CSRF token,
-    which sends them back to ``delete_next`` (by default this page).
+    which sends them back to ``delete_next`` (by default this page). A logged-in viewer
+    gets a Like form on each, Unlike for those whose ids are in ``liked``, leading back
+    to this page; they are put in at LIKE_SLOT, so that the memory serves every viewer.
 
     A popular status appears on many pages, and making its markup costs several times
     what finding it remembered does: for a home page, most of its rendering.
     """
     viewer_id = request.user.id
     patterns = links.patterns
+    forms = None
+    csrf_text = str(as_markup(csrf_input))
+    if viewer_id is not None:
+        forms = like_form_parts(links, csrf_input, request.get_full_path())
+    liked = liked or ()
     own_next = None
     keys = []
     for status in statuses:
@@ -211,19 +267,22 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     for status, key in zip(statuses, keys, strict=True):
         entry = remembered.get(key)
         if entry is None or entry[0] != status:
-            markup = status_article(article, status, links, key[3], key[1])
-            entry = made[key] = (dict(status), markup)
-        markup = entry[1]
+            markup = as_markup(status_article(article, status, links, key[3], key[1], LIKE_SLOT))
+            head, _, tail = str(markup).partition(LIKE_SLOT)
+            entry = made[key] = (dict(status), head, tail)
+        # Plain strs from here: every part is escaped markup already (as_markup above,
+        # like_form_parts), and one Markup for the page costs less than one per status.
+        if forms is None:
+            text = entry[1] + entry[2]
+        else:
+            which = 2 if status["id"] in liked else 0
+            text = "".join((entry[1], forms[which], str(status["id"]), forms[which + 1], entry[2]))
         if key[3] is not None:
-            markup = with_csrf_input(markup, csrf_input)
-        articles.append(markup)
+            text = text.replace(_BLANK_CSRF_TEXT, csrf_text, 1)
+        articles.append(text)
     if made:
         _remembered.put_many(made)
-    if all(type(part) is Markup for part in articles):
-        # All escaped markup (the macro made them), so joined they are too. Markup.join
-        # would ask each to escape itself, which costs more than the join.
-        return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
-    return Markup("\n").join(articles)
+    return Markup("\n".join(articles))  # noqa: S704 -- every part escaped, as said above
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the

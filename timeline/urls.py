@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, lists, relations, views
+from . import discover, likes, lists, relations, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -49,4 +49,12 @@ urlpatterns += [
     path("lists/<int:list_id>/delete/", lists.delete_list, name="delete_list"),
     path("lists/<int:list_id>/add/", lists.add_to_list, name="add_to_list"),
     path("lists/<int:list_id>/remove/", lists.remove_from_list, name="remove_from_list"),
+]
+
+# Likes (likes.py).
+urlpatterns += [
+    path("statuses/<int:status_id>/like/", likes.like, name="like"),
+    path("statuses/<int:status_id>/unlike/", likes.unlike, name="unlike"),
+    path("@<str:login>/<int:status_id>/likes/", likes.status_likes, name="status_likes"),
+    path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
 ]

@@ -205,7 +205,7 @@ def profile(request, login):
     page = paging.Page()
     if seen is visibility.Visibility.VISIBLE:
         page = timelines.profile_page(
-            r, user["id"], before=before, count=settings.TIMELINE_PAGE_SIZE
+            r, user["id"], before=before, count=settings.TIMELINE_PAGE_SIZE, viewer_id=viewer.id
         )
     context = {
         "profile": user,
@@ -346,7 +346,9 @@ def tag(request, tag):
         query = request.META.get("QUERY_STRING")
         return redirect(f"{url}?{query}" if query else url, permanent=True)
     count = settings.TIMELINE_PAGE_SIZE
-    page = timelines.tag_page(get_redis(), normalized, before=before, count=count)
+    page = timelines.tag_page(
+        get_redis(), normalized, before=before, count=count, viewer_id=request.user.id
+    )
     return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 
 

@@ -51,6 +51,7 @@ class Thread:
     ancestors: list
     replies: list
     next_cursor: int | None = None
+    liked: frozenset = frozenset()  # the ids of the statuses shown that the viewer likes
 
 
 def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
@@ -62,7 +63,10 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
     out, an ancestor as "not available" (visibility.visible_statuses: one round trip
     more when the page shows any status of another author). Whether the viewer may see
     the status itself is the caller's question."""
-    found, first_ids = statuses.get_statuses_with_replies(r, [sid], {int(sid): (count + 1, after)})
+    viewer_likes = statuses.ViewerLikes(viewer_id)  # read with each level's statuses
+    found, first_ids = statuses.get_statuses_with_replies(
+        r, [sid], {int(sid): (count + 1, after)}, viewer_likes
+    )
     if not found:
         return None
     status = found[0]
@@ -75,7 +79,9 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
     level, ids, extra = 1, page, ancestors
     while (ids or extra) and level <= THREAD_DEPTH:
         wanted = {i: (THREAD_NESTED_REPLIES, None) for i in ids} if level < THREAD_DEPTH else {}
-        read, reply_ids = statuses.get_statuses_with_replies(r, [*extra, *ids], wanted)
+        read, reply_ids = statuses.get_statuses_with_replies(
+            r, [*extra, *ids], wanted, viewer_likes
+        )
         by_id.update((s["id"], s) for s in read)
         children.update(reply_ids)
         ids = [reply for i in ids for reply in reply_ids.get(i, ())]
@@ -112,7 +118,7 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
         elif ancestor is None or ancestor["author"] is None:
             ancestor = {"id": ancestor_id, "deleted": True}
         above.append(ancestor)
-    return Thread(status, above, replies_of(page, 1), next_cursor)
+    return Thread(status, above, replies_of(page, 1), next_cursor, frozenset(viewer_likes.ids))
 
 
 # --- notifications -----------------------------------------------------------------------------

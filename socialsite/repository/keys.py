@@ -484,3 +484,38 @@ def listing(uid, author_uid):
     The key exists only while someone in the shard does: deliver.lua checks it once
     per shard group (as keys.hiding), and only then each follower."""
     return f"listing:{shard(uid)}:{author_uid}"
+
+
+# --- likes (likes.py) and a status's counts --------------------------------------------
+
+
+def status_counts(sid):
+    """HASH: ``likes`` and ``reposts``, the status's like and repost counts, changed in
+    the same step as keys.likes / keys.reposts (in the status's slot, as keys.replies).
+    Apart from the status hash, which never changes once written."""
+    return f"{{status:{sid}}}:counts"
+
+
+def likes(sid):
+    """ZSET: the ids of the users who like status ``sid``, scored by the like's time in
+    ms (unique per list, for paging /@login/<id>/likes/). In the status's slot (as
+    keys.replies): like.lua checks that the status exists and counts the like in
+    status_counts in the same step, and deleting the status deletes it in the same DEL."""
+    return f"{{status:{sid}}}:likes"
+
+
+def user_likes(uid):
+    """ZSET: the ids of the statuses ``uid`` likes, scored by the like's time in ms
+    (unique per list), in the user's slot: /@login/likes/, and whether a page shows
+    "Like" or "Unlike" (one ZMSCORE with the page's ids). Written after keys.likes;
+    entries naming a deleted status are skipped when read and taken out by the page
+    that finds them (likes.liked_page)."""
+    return f"likes:{shard(uid)}:{uid}"
+
+
+def likes_changed(uid):
+    """STRING: "1" for limits.COUNTS_TRUST_SECONDS after ``uid`` liked or unliked a
+    status (it expires then). home_page.lua reads it: while it stands, the page reads
+    its statuses' counts from Redis instead of trusting a process's memory of them, so
+    the liker sees their own like counted whichever web process answers."""
+    return f"likes-changed:{shard(uid)}:{uid}"

@@ -22,7 +22,7 @@ step to DELETION_STEPS, before delete_user_keys, which must stay last: it remove
 user hash that marks the deletion as under way.
 """
 
-from . import blocks, graph, jobs, keys, lists, moderation, paging, sessions, statuses, users
+from . import blocks, graph, jobs, keys, likes, lists, moderation, paging, sessions, statuses, users
 from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
 
 
@@ -135,6 +135,12 @@ def delete_lists(r, uid, budget):
     return lists.delete_lists_of_leaving_user(r, uid, budget)
 
 
+def undo_likes(r, uid, budget):
+    """Take back the account's likes: each status's like count drops and its author's
+    notification goes (likes.undo_likes_of_leaving_user); the list goes with them."""
+    return likes.undo_likes_of_leaving_user(r, uid, budget)
+
+
 def close_reports(r, uid, budget):
     """Close the open reports about the account: there is nothing left to judge. The
     reports and the audit log stay (they are the moderators' records)."""
@@ -172,6 +178,8 @@ def delete_user_keys(r, uid, budget):
         keys.mute_ends(uid),
         keys.hides(uid),
         keys.suggestions(uid),
+        keys.user_likes(uid),
+        keys.likes_changed(uid),
     )
     r.delete(keys.user(uid))
     users.forget_author(uid)
@@ -186,6 +194,7 @@ DELETION_STEPS = [
     delete_statuses,
     delete_lists,
     close_reports,
+    undo_likes,
     delete_user_keys,
 ]
 

@@ -70,6 +70,10 @@ MESSAGE_MAX_CHARACTERS = 1000
 # that reads no status reads no count either, and shows counts at most this old. Profile,
 # thread and status pages read every count with the page.
 REPLY_COUNT_TRUST_SECONDS = 10
+# The same for all of a status's counts (replies, likes, reposts: statuses.get_statuses),
+# and how long keys.likes_changed stands after a like or unlike: a viewer who liked
+# lately gets their home page's counts read fresh, whichever process answers.
+COUNTS_TRUST_SECONDS = REPLY_COUNT_TRUST_SECONDS
 
 # Ancestors a reply keeps the ids of (its status hash's ``ancestors``), and a thread
 # page shows, oldest first: Mastodon's 40.

@@ -25,10 +25,10 @@ Events are written with the action (statuses.post_status, graph.follow) and take
 with its undoing (statuses.delete_status, graph.unfollow). Several of one kind on one
 subject within limits.NOTIFICATION_GROUP_MS are one entry on the page (group).
 
-A kind still to come (liked or reposted your status) is a name in KINDS, its wording in
-templates/timeline/notifications.html, and a ``queue_notify`` / ``queue_unnotify`` where
-it is done and undone: a like would be
-``member("like", liker, liked_status, liked_status)``, grouping the likes of a status.
+A kind is a name in KINDS, its wording in templates/timeline/notifications.html, and a
+``queue_notify`` / ``queue_unnotify`` where it is done and undone: a like is
+``member("like", liker, liked_status, liked_status)`` (likes.py), grouping the likes of a
+status.
 """
 
 import time
@@ -38,7 +38,7 @@ from . import keys, scripts
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
 # What a notification can say happened. The page's ?type= takes one of them.
-KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved")
+KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like")
 
 
 def hidden_actor_keys(uid):

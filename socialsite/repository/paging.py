@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 class Page:
     items: list = field(default_factory=list)
     next_cursor: int | None = None  # pass as ``before`` for the next (older) page
+    # The ids of the items the viewer likes (statuses; read with the page, likes.py).
+    liked: frozenset = frozenset()
 
 
 def read_ids(r, key, before=None, count=30):

@@ -74,6 +74,9 @@ LIST_MEMBER = Script("list_member", preludes=["home", "lists"])
 LIST_FILL = Script("list_fill", preludes=["home", "lists"])
 LIST_FORGET = Script("list_forget", preludes=["home", "lists"])
 LIST_REMOVE_STATUS = Script("list_remove_status", preludes=["home", "lists"])
+LIKE = Script("like")
+UNLIKE = Script("unlike")
+MARK_LIKE = Script("mark_like")
 
 ALL = [
     ADD_EDGE,
@@ -109,6 +112,9 @@ ALL = [
     LIST_FILL,
     LIST_FORGET,
     LIST_REMOVE_STATUS,
+    LIKE,
+    UNLIKE,
+    MARK_LIKE,
 ]
 
 

@@ -7,7 +7,10 @@ A reply's hash also holds ``in_reply_to`` (the status id), ``in_reply_to_uid`` a
 limits.THREAD_ANCESTORS statuses above it, oldest first, so that a thread page reads
 them all in one pipeline (status keys are in different slots: no script could follow
 the chain). ``notified``: the users notified of a mention, to take back on deletion.
-A status's reply count is the size of keys.replies, in the status's own slot.
+A status's reply count is the size of keys.replies, in the status's own slot; its like
+and repost counts are in keys.status_counts, in the same slot, changed with their lists
+(likes.py; reposts). All three are read with every page (``_read_or_confirm``) and
+given with each status as ``replies``, ``likes``, ``reposts``.
 """
 
 import enum
@@ -29,6 +32,7 @@ from . import (
     users,
 )
 from .limits import (
+    COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
@@ -36,7 +40,6 @@ from .limits import (
     MENTIONS_NOTIFIED,
     NOTIFICATIONS_KEPT,
     POSTING_KEY_SECONDS,
-    REPLY_COUNT_TRUST_SECONDS,
     STATUS_TRUST_SECONDS,
     THREAD_ANCESTORS,
     UNFINISHED_POST_GRACE_MS,
@@ -432,16 +435,32 @@ def decode_status(data):
     return _decode_status(data)
 
 
+# The counts of a status kept in keys.status_counts, read with HMGET in this order.
+_COUNTS_FIELDS = ("likes", "reposts")
+
+
+def _counts(replies, counted):
+    """(replies, likes, reposts) from a ZCARD and an HMGET of _COUNTS_FIELDS."""
+    likes, reposts = counted
+    return (replies, int(likes or 0), int(reposts or 0))
+
+
+def _with_counts(status, counts):
+    return {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
+
+
 def get_status(r, sid):
-    """The status hash as a dict (id, uid as ints; posted as float) with its reply count
-    as ``replies``, or None; one round trip (the two keys share a slot)."""
+    """The status hash as a dict (id, uid as ints; posted as float) with its counts as
+    ``replies``, ``likes`` and ``reposts``, or None; one round trip (the keys share a
+    slot)."""
     pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
     pipe.zcard(keys.replies(sid))
-    data, replies = pipe.execute()
+    pipe.hmget(keys.status_counts(sid), _COUNTS_FIELDS)
+    data, replies, counted = pipe.execute()
     status = _decode_status(data)
     if status is not None:
-        status["replies"] = replies
+        status = _with_counts(status, _counts(replies, counted))
     return status
 
 
@@ -451,39 +470,65 @@ def get_status(r, sid):
 # instead of 30 hashes to send and parse, and a home page, whose ids home_page.lua has
 # already filtered through the deletion notes, nothing at all for statuses confirmed in
 # the last STATUS_TRUST_SECONDS. Ids are never reused (INCR), except after a FLUSHALL,
-# which empties every memory (client.flush_all). A reply count does change: it is read
-# (ZCARD, in the status's slot) along with every EXISTS or HGETALL, and a home page
-# that needs neither reads it again once it is REPLY_COUNT_TRUST_SECONDS old.
+# which empties every memory (client.flush_all). Counts do change: they are read (ZCARD
+# of the replies and HMGET of keys.status_counts, in the status's slot) along with every
+# EXISTS or HGETALL, and a home page that needs neither reads them again once they are
+# COUNTS_TRUST_SECONDS old, or at once for a viewer who liked or unliked lately
+# (``counts_fresh``; keys.likes_changed) or a status whose counts this process changed
+# (forget_counts).
 KNOWN_STATUSES = 50_000  # ~0.5 KB each: ~25 MB per process at most
-# {sid: (decoded status, monotonic time last confirmed, reply count, time it was read)}
+# {sid: (decoded status, monotonic time last confirmed, (replies, likes, reposts),
+#        monotonic time the counts were read)}
 _known = Memory("statuses", KNOWN_STATUSES)
 
 # What _read_or_confirm does for a status: read its hash, confirm that it exists, or
-# only read its reply count; the reply count in every case.
+# only read its counts; the counts in every case.
 _READ, _CONFIRM, _COUNT = "read", "confirm", "count"
 
 
-def get_statuses(r, sids, deletions_skipped=False):
+class ViewerLikes:
+    """Which statuses of a page the viewer ``uid`` likes (None: a visitor, nothing is
+    read): each round trip that reads or confirms statuses for the page reads them too
+    (one ZMSCORE of keys.user_likes, in the viewer's slot) and adds them to ``ids``."""
+
+    def __init__(self, uid):
+        self.uid = uid
+        self.ids = set()
+
+
+def forget_counts(sid):
+    """Make this process read status ``sid``'s counts from Redis the next time it shows
+    it (they changed here: a like or unlike)."""
+    entry = _known.get(int(sid))
+    if entry is not None:
+        _known.put(int(sid), (*entry[:3], float("-inf")))
+
+
+def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fresh=False):
     """Several statuses in one round trip at most, in the order given, each with its
-    reply count as ``replies``; missing ones left out. Each is a fresh dict the caller
-    may change.
+    counts as ``replies``, ``likes`` and ``reposts``; missing ones left out. Each is a
+    fresh dict the caller may change.
 
     ``deletions_skipped``: the ids were read through the deletion notes a moment ago
     (timelines.home_page), so statuses this process confirmed lately are shown from
-    memory without asking Redis (their reply counts too, for REPLY_COUNT_TRUST_SECONDS);
-    otherwise remembered statuses cost an EXISTS each.
+    memory without asking Redis (their counts too, for COUNTS_TRUST_SECONDS, unless
+    ``counts_fresh``); otherwise remembered statuses cost an EXISTS each.
+    ``viewer_likes``: a ViewerLikes, given which of them its viewer likes in the same
+    round trip (none is made for it alone: with ``deletions_skipped`` the caller knows
+    them already).
     """
-    return _statuses(r, sids, deletions_skipped)[0]
+    return _statuses(r, sids, deletions_skipped, None, viewer_likes, counts_fresh)[0]
 
 
-def get_statuses_with_replies(r, sids, replies_wanted):
+def get_statuses_with_replies(r, sids, replies_wanted, viewer_likes=None):
     """get_statuses for ``sids`` (each confirmed), and the ids of some of their replies,
     oldest first, in the same round trip: ``replies_wanted`` is {sid: (how many, after
     which id or None)}. Returns (statuses, {sid: [reply ids]})."""
-    return _statuses(r, sids, False, replies_wanted)
+    return _statuses(r, sids, False, replies_wanted, viewer_likes)
 
 
-def _statuses(r, sids, deletions_skipped, replies_wanted=None):
+def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None,
+              counts_fresh=False):  # fmt: skip
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], {}
@@ -495,20 +540,26 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None):
     for sid, entry in remembered.items():
         if not (deletions_skipped and now - entry[1] < STATUS_TRUST_SECONDS):
             plan.append((sid, _CONFIRM))
-        elif now - entry[3] >= REPLY_COUNT_TRUST_SECONDS:
+        elif counts_fresh or now - entry[3] >= COUNTS_TRUST_SECONDS:
             plan.append((sid, _COUNT))
     reply_ids = {}
     if plan:
-        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {})
-    found = [{**entry[0], "replies": entry[2]} for entry in map(remembered.get, sids) if entry]
+        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {}, viewer_likes)
+    # _with_counts written out: a home page does this 30 times.
+    found = [
+        {**entry[0], "replies": entry[2][0], "likes": entry[2][1], "reposts": entry[2][2]}
+        for entry in map(remembered.get, sids)
+        if entry
+    ]
     return found, reply_ids
 
 
-def _read_or_confirm(r, plan, remembered, now, replies_wanted):
+def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None):
     """One round trip: for each (sid, what) of ``plan``, read the status's hash or
-    check that it still exists (what _READ, _CONFIRM), and read its reply count, and
-    the reply ids ``replies_wanted`` asks for; update ``remembered`` and the process's
-    memory. Returns {sid: [reply ids]}."""
+    check that it still exists (what _READ, _CONFIRM), and read its counts, and the
+    reply ids ``replies_wanted`` asks for; with ``viewer_likes`` (a ViewerLikes of a
+    logged-in viewer), which of them the viewer likes; update ``remembered`` and the
+    process's memory. Returns {sid: [reply ids]}."""
     pipe = r.pipeline(transaction=False)
     # One command per key: a command's keys must share a slot, and status keys do not.
     for sid, what in plan:
@@ -517,15 +568,19 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted):
         elif what is _CONFIRM:
             pipe.exists(keys.status(sid))
         pipe.zcard(keys.replies(sid))
+        pipe.hmget(keys.status_counts(sid), _COUNTS_FIELDS)
         if sid in replies_wanted:
             count, after = replies_wanted[sid]
             low = "-inf" if after is None else f"({int(after)}"
             pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
+    likes_read = viewer_likes is not None and viewer_likes.uid is not None
+    if likes_read:
+        pipe.zmscore(keys.user_likes(viewer_likes.uid), [sid for sid, _ in plan])
     replies = iter(pipe.execute())
     fresh, reply_ids = {}, {}
     for sid, what in plan:
         head = next(replies) if what is not _COUNT else None
-        count = next(replies)
+        count = _counts(next(replies), next(replies))
         wanted = next(replies) if sid in replies_wanted else None
         if what is _READ:
             status = _decode_status(head)
@@ -541,6 +596,9 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted):
         fresh[sid] = entry
         if wanted is not None:
             reply_ids[sid] = [int(reply) for reply in wanted]
+    if likes_read:
+        scores = next(replies)
+        viewer_likes.ids.update(sid for (sid, _), score in zip(plan, scores, strict=True) if score)
     _known.put_many(fresh)
     return reply_ids
 
@@ -560,26 +618,36 @@ def _note_deleted(r, sid):
 def delete_status(r, uid, sid):
     """Delete status ``sid`` if user ``uid`` posted it; return a DeleteResult.
 
-    1. Read the status and check its owner.
+    1. Read the status, and its newest likers (as many as a user keeps notifications:
+       any older like's notification is gone already), and check its owner.
     2. Take it off the author's profile and home and uncount it
        (remove_own_status.lua; a retry after a crash does not uncount it twice),
        uncount it on the status it replied to and take back its notifications
        (_queue_conversation_undone), take it off its hashtags' timelines
-       (tags.queue_remove, their own slots), and read the newest follower's score, in
-       one round trip. The hash is still there: a retry after a crash finds the status
-       and does all of this again.
+       (tags.queue_remove, their own slots), take back the notifications of its likes
+       (the author's slot), and read the newest follower's score, in one round trip.
+       The hash is still there: a retry after a crash finds the status and does all
+       of this again.
     3. Note the deletion in every shard (home pages skip it from now on, even from a
-       process's memory of statuses), then delete the hash (other readers skip ids
-       without a hash).
+       process's memory of statuses), then delete the hash with its lists and counts
+       (other readers skip ids without a hash; likers' keys.user_likes entries naming
+       it are skipped when read, and taken out by the page that finds them).
     4. Queue a job for the fan-out workers to take the id out of followers' home
        timelines (the book's "zombie" exercise), and publish the deletion.
     """
-    status = _decode_status(r.hgetall(keys.status(sid)))
+    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe.hgetall(keys.status(sid))
+    pipe.zrevrange(keys.likes(sid), 0, NOTIFICATIONS_KEPT - 1)
+    data, likers = pipe.execute()
+    status = _decode_status(data)
     if status is None:
         return DeleteResult.NOT_FOUND
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
     status_tags = entities.tags(status_entities(status))
+    like_events = [
+        notifications.member("like", liker, sid, sid) for liker in likers if int(liker) != int(uid)
+    ]
 
     def fill(pipe):
         scripts.REMOVE_OWN_STATUS.queue(
@@ -587,13 +655,21 @@ def delete_status(r, uid, sid):
         )
         _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
+        if like_events:
+            notifications.queue_unnotify(pipe, uid, like_events)
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
     newest = scripts.run_pipeline(r, fill)[-1]
     _note_deleted(r, sid)
-    # Its replies list goes with it (one slot); replies to it keep their place in
-    # their own threads, under "This status was deleted".
-    r.delete(keys.status(sid), keys.replies(sid), keys.removed_replies(sid))
+    # Its replies list, likes and counts go with it (one slot); replies to it keep their
+    # place in their own threads, under "This status was deleted".
+    r.delete(
+        keys.status(sid),
+        keys.replies(sid),
+        keys.removed_replies(sid),
+        keys.likes(sid),
+        keys.status_counts(sid),
+    )
     if newest:
         jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
     events.publish_deleted(r, status)
@@ -629,6 +705,11 @@ def delete_statuses_of_leaving_user(r, uid, sids):
         pipe.hdel(keys.unfinished_posts(uid), *sids)
         for sid in sids:
             pipe.delete(keys.status(sid))
+            # Its likes and counts with it; their notifications were the leaving
+            # author's own, deleted with the account. One key per DEL: a cluster
+            # pipeline sends no DEL of several keys.
+            pipe.delete(keys.likes(sid))
+            pipe.delete(keys.status_counts(sid))
 
     scripts.run_pipeline(r, fill)
     for status in found:

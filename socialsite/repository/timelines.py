@@ -23,8 +23,12 @@ from . import keys, locks, paging, scripts, statuses, users
 from .limits import HOME_TIMELINE_SIZE
 
 
-def _page_of_statuses(r, status_ids, next_cursor):
-    return _with_authors(r, statuses.get_statuses(r, status_ids), next_cursor)
+def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
+    viewer_likes = statuses.ViewerLikes(viewer_id)
+    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes)
+    page = _with_authors(r, found, next_cursor)
+    page.liked = frozenset(viewer_likes.ids)
+    return page
 
 
 def _with_authors(r, found, next_cursor):
@@ -35,11 +39,15 @@ def _with_authors(r, found, next_cursor):
     return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
-def _home_page_call(uid, before, count, skip_deleted):
-    """home_page.lua's keys and arguments."""
+def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
+    """home_page.lua's keys and arguments; ``with_likes``: a page's call, which also
+    returns which of its ids the user likes and whether they liked or unliked lately."""
     before = "" if before is None else int(before)
+    page_keys = [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid)]
+    if with_likes:
+        page_keys += [keys.user_likes(uid), keys.likes_changed(uid)]
     return (
-        [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid)],
+        page_keys,
         [before, count, HOME_TIMELINE_SIZE, int(skip_deleted), int(time.time() * 1000)],
     )
 
@@ -50,6 +58,18 @@ def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
     and the authors ``uid`` does not get statuses of (a set, most often empty)."""
     ids, hidden = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids], {int(author) for author in hidden}
+
+
+def _home_page_read(reply):
+    """(ids, hidden authors, ids liked, whether likes changed lately) from a page's
+    home_page.lua call (with_likes)."""
+    ids, hidden, liked, changed = reply
+    return (
+        [int(sid) for sid in ids],
+        {int(author) for author in hidden} if hidden else set(),
+        frozenset(int(sid) for sid in liked) if liked else frozenset(),
+        bool(changed),
+    )
 
 
 def _home_ids(r, uid, before, count, skip_deleted=False):
@@ -69,16 +89,16 @@ class HomeIdsRead:
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
         self.uid, self.ids, self.hidden = None, None, None
+        self.liked, self.likes_changed = frozenset(), False
 
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
-        call = _home_page_call(uid, self.before, self.count + 1, skip_deleted=True)
+        call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True)
         scripts.HOME_PAGE.queue(pipe, *call)
 
     def take(self, uid, replies):
-        ids, hidden = replies[0]
-        self.uid, self.ids = uid, [int(sid) for sid in ids]
-        self.hidden = {int(author) for author in hidden} if hidden else set()
+        self.uid = uid
+        self.ids, self.hidden, self.liked, self.likes_changed = _home_page_read(replies[0])
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
@@ -91,34 +111,41 @@ class HomeIdsRead:
 def home_page(r, uid, before=None, count=30, ids_read=None):
     """A page of the home timeline of ``uid``: statuses (newest first) and a cursor.
 
-    ``ids_read``: a HomeIdsRead that may already hold the page's ids.
+    ``ids_read``: a HomeIdsRead that may already hold the page's ids. The page's
+    ``liked``: the ids of its statuses ``uid`` likes, read with the ids; its counts are
+    read fresh if ``uid`` liked or unliked in the last COUNTS_TRUST_SECONDS
+    (keys.likes_changed), else trusted that long (statuses.get_statuses).
     """
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
-        ids, hidden = _home_ids_and_hidden(r, uid, before, count + 1, skip_deleted=True)
+        call = _home_page_call(uid, before, count + 1, True, with_likes=True)
+        ids, hidden, liked, changed = _home_page_read(scripts.HOME_PAGE(r, *call))
     else:
-        hidden = ids_read.hidden
+        hidden, liked, changed = ids_read.hidden, ids_read.liked, ids_read.likes_changed
     next_cursor = ids[count - 1] if len(ids) > count else None
-    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
+    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True, counts_fresh=changed)
     if hidden:
         # Delivered before a block or mute, and not yet taken out (blocks.py): rare,
         # and a page a status shorter for it; the cursor stays right.
         found = [status for status in found if status["uid"] not in hidden]
-    return _with_authors(r, found, next_cursor)
+    page = _with_authors(r, found, next_cursor)
+    page.liked = liked
+    return page
 
 
-def profile_page(r, uid, before=None, count=30):
-    """A page of the statuses ``uid`` posted (newest first) and a cursor."""
+def profile_page(r, uid, before=None, count=30, viewer_id=None):
+    """A page of the statuses ``uid`` posted (newest first) and a cursor; the page's
+    ``liked``, those ``viewer_id`` likes (read with the statuses)."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
-    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
+    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
 
 
-def tag_page(r, tag, before=None, count=30):
+def tag_page(r, tag, before=None, count=30, viewer_id=None):
     """A page of the statuses with hashtag ``tag`` (normalized: entities.normalize_tag),
     newest first, and a cursor: as profile_page, from the tag's timeline (keys.tag,
     written by tags.py); statuses deleted since are skipped (no hash)."""
     pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count)
-    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
+    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
 
 
 def home_ids(r, uid):

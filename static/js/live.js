@@ -47,14 +47,15 @@
     var template = document.createElement("template");
     template.innerHTML = status.html;
     var article = template.content.firstElementChild;
-    var blank = article && article.querySelector('form input[name="csrfmiddlewaretoken"]');
-    if (blank) {
-      // The page's forms all carry its CSRF token; any of them will do for this one.
-      var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
+    var blanks = article ? article.querySelectorAll('form input[name="csrfmiddlewaretoken"]') : [];
+    // The page's forms all carry its CSRF token; any of them will do for these (the
+    // delete form of one's own status, the Like form).
+    var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
+    for (var i = 0; i < blanks.length; i++) {
       if (token) {
-        blank.value = token.value;
+        blanks[i].value = token.value;
       } else {
-        blank.form.remove();
+        blanks[i].form.remove();
       }
     }
     return article;

@@ -153,6 +153,9 @@ class LiveHome:
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
         self.links = jinja_helpers.StatusLinks()
         self.home_url = reverse("home")
+        self.like_parts = jinja_helpers.like_form_parts(
+            self.links, jinja_helpers.BLANK_CSRF_INPUT, self.home_url
+        )
         self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 
     # --- who is asking ---
@@ -250,4 +253,8 @@ class LiveHome:
             author = {"id": event.uid, "login": login, "name": login}
         status = {**event.status, "author": author}
         delete_next = self.home_url if own else None
-        return jinja_helpers.status_article(self.article, status, self.links, delete_next)
+        # A new status: no counts, and a Like button (live pages are the viewer's home
+        # page), its CSRF token left blank for the page's script to fill in.
+        like = jinja_helpers.like_form(self.like_parts, event.id, False)
+        return jinja_helpers.status_article(self.article, status, self.links, delete_next,
+                                            like=like)  # fmt: skip
