@@ -319,6 +319,7 @@ def test_likes_cost_no_round_trip_on_pages_that_show_them(
 def test_a_likers_home_page_reads_its_counts_once_after_a_like(
     r, client, reader, round_trips, redis_backend
 ):
+    follow_some(r, reader, SUGGESTIONS_ON_HOME_BELOW)  # no suggestions on the page
     author = make_user(r, "author")
     graph.follow(r, reader["id"], author["id"])
     sid = statuses.post_status(r, author["id"], "like me")
