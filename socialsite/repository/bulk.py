@@ -13,7 +13,7 @@ import heapq
 import time
 from collections import defaultdict
 
-from . import entities, keys
+from . import entities, keys, search
 from .limits import HOME_TIMELINE_SIZE, TAG_TIMELINE_SIZE
 
 # Commands per pipeline: big enough to amortize round trips, small enough to keep
@@ -71,6 +71,9 @@ def create_users(r, people, password_hash):
         if not won:
             r.delete(keys.user(uid), keys.credentials(uid))
         uids.append(uid if won else None)
+    # In the search index, as sign-up puts them (search.queue_add_person).
+    winners = [pair for pair, uid in zip(pairs, uids, strict=True) if uid is not None]
+    _pipelined(r, winners, lambda p, pair: search.queue_add_person(p, pair[0], *pair[1]), 1000)
     return uids
 
 
@@ -115,6 +118,13 @@ def add_statuses(r, statuses):
         pipe.zremrangebyrank(keys.tag(tag), 0, -TAG_TIMELINE_SIZE - 1)
 
     _pipelined(r, list(tagged.items()), add_to_tag, chunk=500)
+    # The tags' latest uses, for search (search.queue_tag_use).
+    _pipelined(
+        r,
+        list(tagged.items()),
+        lambda p, item: search.queue_tag_use(p, max(item[1].values()), [item[0]]),
+        chunk=500,
+    )
 
 
 def set_homes(r, homes):

@@ -392,3 +392,25 @@ MODERATION_LOG = "moderation:log"
 # ZSET: lowercased logins of deleted accounts, scored by when they are free again (s).
 # Sign-up refuses a login while it is listed here with a time in the future.
 RESERVED_LOGINS = "logins:reserved"
+
+
+# --- search and autocomplete (search.py) ------------------------------------------------
+# Indexes read by lexicographic range (ZRANGE ... BYLEX), the Redis documentation's
+# secondary-indexing pattern: every member scores 0, so a ZSET keeps them in byte order
+# and a prefix is one range. They belong to no user: each is in a slot of its own.
+
+
+def people_index(first_character):
+    """ZSET, every score 0: "<term>\\x00<uid>" for each search term of each shown user
+    whose term starts with ``first_character`` (search.person_terms: the lowercased
+    login and every folded word of the display name). One key per first character
+    spreads the index over a cluster's slots, and a prefix always falls in one key."""
+    return f"search:people:{{p:{first_character}}}"
+
+
+# ZSET, every score 0: "<folded tag>\x00<tag>" for each normalized hashtag in use
+# (entities.normalize_tag; folded as search.fold: "réseau" is found by "rese"), for
+# prefix ranges; and ZSET: the tags scored by the id of the newest status that used
+# them (its recency). One hash tag: search_tags.lua reads both in one step.
+TAG_NAMES = "search:{tags}:names"
+TAG_USES = "search:{tags}:uses"

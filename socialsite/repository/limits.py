@@ -114,3 +114,18 @@ LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
 # are right when the page answers. A run of 1000 keeps one job to seconds.
 DELETION_INLINE_BUDGET = 100
 DELETION_JOB_BUDGET = 1000
+
+# Search (search.py). A query is 1 to SEARCH_QUERY_MAX_LENGTH characters. A prefix
+# search reads at most SEARCH_CANDIDATES entries of the index's range and ranks those
+# (people by followers, tags by recent use): the work of one query is bounded whatever
+# the prefix, and a short prefix that matches more ranks the first this many of its
+# matches in alphabetical order of the matching word (search.py says what that means).
+SEARCH_QUERY_MAX_LENGTH = 100
+SEARCH_CANDIDATES = 1000
+# Results per page (people, and tags), and completions offered while typing.
+SEARCH_PAGE_SIZE = 20
+SEARCH_COMPLETIONS = 8
+# Search terms kept per person: the login and the first words of the display name.
+SEARCH_TERMS_PER_PERSON = 16
+# The longest search term kept, in characters (a longer word is cut).
+SEARCH_TERM_MAX_LENGTH = 64

@@ -64,6 +64,8 @@ UNNOTIFY = Script("unnotify", preludes=["notifications"])
 SAVE_SESSION = Script("save_session")
 FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
+SEARCH_TAGS = Script("search_tags")
+SET_USER_FIELD = Script("set_user_field")
 
 ALL = [
     ADD_EDGE,
@@ -90,6 +92,8 @@ ALL = [
     SAVE_SESSION,
     FLAG_USER,
     RELEASE_LOGIN,
+    SEARCH_TAGS,
+    SET_USER_FIELD,
 ]
 
 
