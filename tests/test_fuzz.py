@@ -70,6 +70,8 @@ ENDPOINTS = [
     ("GET", "/settings/delete/", []),
     ("POST", "/settings/delete/", ["password"]),
     ("GET", "/settings/export/", []),
+    ("GET", "/search/", ["q", "page"]),
+    ("GET", "/search/complete.json", ["q"]),
 ]
 
 HEADERS = {

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import relations, views
+from . import relations, search, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -32,4 +32,10 @@ urlpatterns += [
         name="approve_request",
     ),
     path("settings/requests/<str:login>/reject/", relations.reject_request, name="reject_request"),
+]
+
+# Search and autocomplete (search.py).
+urlpatterns += [
+    path("search/", search.search_page, name="search"),
+    path("search/complete.json", search.complete_json, name="search_complete"),
 ]

@@ -240,7 +240,7 @@ def _matches(person, wanted):
     return all(any(term.startswith(word) for term in terms) for word in wanted)
 
 
-def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDATES):
+def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDATES, relations=True):
     """A page of results of the Query ``query`` for viewer ``viewer`` (a user id, or
     None for a visitor): people ranked by followers then login, tags by recent use,
     ``count`` of each from ``offset``. People who block the viewer or whom the viewer
@@ -248,8 +248,8 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
 
     A fixed number of round trips: the index's ranges (people and tags together);
     the candidates' hashes (with, for a viewer, their blocks either way); for a viewer
-    whose page shows people, whether they follow each (and, for private accounts,
-    whether they asked to)."""
+    whose page shows people, unless ``relations`` is False, whether they follow each
+    (and, for private accounts, whether they asked to)."""
     want_people = query.people and query.words
     want_tags = query.tags and query.tag
     if not (want_people or want_tags):
@@ -281,7 +281,7 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
         ranked = _ranked_people(r, uids, query.words, viewer)
         results.people = ranked[offset : offset + count]
         results.more_people = len(ranked) > offset + count
-        if viewer is not None and results.people:
+        if viewer is not None and relations and results.people:
             _add_relations(r, viewer, results.people)
     return results
 
@@ -351,7 +351,7 @@ def complete(r, text, viewer, count=SEARCH_COMPLETIONS):
     query = parse_query(text)
     if query.people and query.tags:
         query = Query(query.text, True, False, query.words, query.tag)
-    found = search(r, query, viewer, 0, count)
+    found = search(r, query, viewer, 0, count, relations=False)
     if query.tags:
         return [{"value": f"#{tag}", "tag": tag} for tag, _ in found.tags]
     return [
