@@ -218,3 +218,27 @@ def test_completions_of_people_and_tags(r, alice, bob):
     for i in range(10):
         make_user(r, f"bo{i}")
     assert len(search.complete(r, "@bo", alice["id"])) == 8
+
+
+def test_rebuild_makes_the_tag_index_from_the_tag_timelines(r, alice):
+    post(r, alice, "#redis")
+    newest = post(r, alice, "#redis #rust")
+    r.delete(keys.TAG_NAMES, keys.TAG_USES)
+    r.zadd(keys.TAG_NAMES, {"gone\x00gone": 0})  # a tag whose timeline is no more
+    report = search.rebuild(r)
+    assert (report.tags_indexed, report.tags_removed) == (2, 1)
+    assert find(r, "#r").tags == [("redis", newest), ("rust", newest)]
+    assert find(r, "#go").tags == []
+
+
+def test_the_rebuild_command_says_what_it_did(r, alice, bob):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    moderation.suspend(r, bob["id"])
+    out = StringIO()
+    call_command("search_index", "rebuild", "--batch", "1", stdout=out)
+    text = out.getvalue()
+    assert "Users read: 2; indexed: 1; left out (suspended or leaving): 1." in text
+    assert logins(find(r, "ali")) == ["alice"]

@@ -370,6 +370,8 @@ class RebuildReport:
     hidden_skipped: int = 0
     entries_removed: int = 0
     index_keys: int = 0
+    tags_indexed: int = 0
+    tags_removed: int = 0
 
 
 def _user_keys(r, batch):
@@ -387,10 +389,11 @@ def _user_keys(r, batch):
 
 def rebuild(r, batch=1000):
     """Make the people index hold every shown user under their terms, and nothing
-    else; a RebuildReport. Safe to run at any time and again: it adds each shown
-    user's entries (ZADD of what is there changes nothing), then reads every entry and
-    removes those of users gone, hidden, or whose name no longer has the term. Users
-    are read ``batch`` hashes per round trip."""
+    else, and the tag index every tag with a timeline; a RebuildReport. Safe to run at
+    any time and again: it adds each shown user's entries (ZADD of what is there
+    changes nothing), then reads every entry and removes those of users gone, hidden,
+    or whose name no longer has the term; then the same for tags, from their timelines
+    (keys.tag: the newest id is the latest use). ``batch`` hashes per round trip."""
     report = RebuildReport()
     for found in _user_keys(r, batch):
         pipe = r.pipeline(transaction=False)
@@ -412,7 +415,43 @@ def rebuild(r, batch=1000):
     for key in r.scan_iter(match="search:people:{p:*}", count=batch):
         report.index_keys += 1
         report.entries_removed += _prune(r, key, batch)
+    _rebuild_tags(r, batch, report)
     return report
+
+
+def _rebuild_tags(r, batch, report):
+    """The tag half of rebuild: each tag timeline's newest id noted as its latest use,
+    then the tags whose timeline is gone taken off."""
+    keys_seen = list(r.scan_iter(match="tag:{#*}", count=batch))
+    for start in range(0, len(keys_seen), batch):
+        chunk = keys_seen[start : start + batch]
+        pipe = r.pipeline(transaction=False)
+        for key in chunk:
+            pipe.zrevrange(key, 0, 0)
+        newest = pipe.execute()
+        pipe = r.pipeline(transaction=False)
+        for key, ids in zip(chunk, newest, strict=True):
+            if ids:
+                queue_tag_use(pipe, ids[0], [key[len("tag:{#") : -1]])
+                report.tags_indexed += 1
+        pipe.execute()
+    cursor = "-"
+    while True:
+        members = r.zrangebylex(keys.TAG_NAMES, cursor, "+", 0, batch)
+        if not members:
+            return
+        cursor = "(" + members[-1]
+        tags = [member.rpartition(_SEPARATOR)[2] for member in members]
+        pipe = r.pipeline(transaction=False)
+        for tag in tags:
+            pipe.exists(keys.tag(tag))
+        gone = [
+            (m, t) for m, t, there in zip(members, tags, pipe.execute(), strict=True) if not there
+        ]
+        if gone:
+            r.zrem(keys.TAG_NAMES, *[m for m, _ in gone])
+            r.zrem(keys.TAG_USES, *[t for _, t in gone])
+            report.tags_removed += len(gone)
 
 
 def _prune(r, key, batch):
