@@ -242,3 +242,73 @@ def test_the_rebuild_command_says_what_it_did(r, alice, bob):
     text = out.getvalue()
     assert "Users read: 2; indexed: 1; left out (suspended or leaving): 1." in text
     assert logins(find(r, "ali")) == ["alice"]
+
+
+@pytest.fixture
+def small_tiers(monkeypatch):
+    """Tiers of 0, 2 and 4 followers, so that a few follows move people between them."""
+    monkeypatch.setattr(search, "SEARCH_TIERS", (0, 2, 4))
+
+
+def tier_members(r, first, tier):
+    return r.zrange(keys.people_index(first, tier), 0, -1)
+
+
+def test_follows_move_people_up_and_down_the_tiers(r, small_tiers):
+    star = make_user(r, "star", "Star Gazer")
+    fans = [make_user(r, f"fan{i}") for i in range(4)]
+    graph.follow(r, fans[0]["id"], star["id"])
+    assert tier_members(r, "s", 2) == []
+    graph.follow(r, fans[1]["id"], star["id"])
+    assert tier_members(r, "s", 2) == [f"star\x00{star['id']}"]
+    assert tier_members(r, "g", 2) == [f"gazer\x00{star['id']}"]
+    for fan in fans[2:]:
+        graph.follow(r, fan["id"], star["id"])
+    graph.follow(r, fans[3]["id"], star["id"])  # again: nothing changes
+    assert tier_members(r, "s", 4) == [f"star\x00{star['id']}"]
+    graph.unfollow(r, fans[3]["id"], star["id"])
+    assert tier_members(r, "s", 4) == [] and tier_members(r, "s", 2) != []
+    for fan in fans[:3]:
+        graph.unfollow(r, fan["id"], star["id"])
+    assert tier_members(r, "s", 2) == [] and tier_members(r, "s", 0) != []
+
+
+def test_tiers_rank_the_most_followed_first_whatever_the_cap(r, small_tiers):
+    # 30 people match "sam"; the most followed sorts last alphabetically.
+    for i in range(29):
+        make_user(r, f"sam{i:02d}")
+    star = make_user(r, "samzz")
+    fans = [make_user(r, f"fan{i}") for i in range(4)]
+    for fan in fans:
+        graph.follow(r, fan["id"], star["id"])
+    found = find(r, "sam", candidates=10)
+    assert found.capped and found.exact_from == 2
+    assert logins(found)[0] == "samzz"
+    assert logins(found)[1:] == [f"sam{i:02d}" for i in range(10)]
+
+
+def test_suspension_and_rename_keep_the_tiers(r, small_tiers, alice):
+    fans = [make_user(r, f"fan{i}") for i in range(2)]
+    for fan in fans:
+        graph.follow(r, fan["id"], alice["id"])
+    moderation.suspend(r, alice["id"])
+    assert tier_members(r, "a", 2) == []
+    moderation.unsuspend(r, alice["id"])
+    assert tier_members(r, "a", 2) == [f"alice\x00{alice['id']}"]
+    users.change_name(r, alice["id"], "Wonder")
+    assert tier_members(r, "w", 2) == [f"wonder\x00{alice['id']}"]
+    assert tier_members(r, "l", 2) == []
+    r.hset(keys.user(alice["id"]), "followers", 0)  # behind the index's back
+    assert search.rebuild(r).entries_removed == 2  # both tier-2 entries
+    assert tier_members(r, "a", 2) == []
+
+
+def test_bulk_loading_fills_the_index_and_its_tiers(r, small_tiers):
+    from socialsite.repository import bulk
+
+    uids = bulk.create_users(r, [("ann", "Ann Lee"), ("ben", "Ben Ho"), ("cy", "Cy")], "x")
+    bulk.add_follows(r, [(uids[1], uids[0], 1), (uids[2], uids[0], 2)])
+    assert logins(find(r, "lee")) == ["ann"]
+    assert tier_members(r, "l", 2) == [f"lee\x00{uids[0]}"]
+    post(r, users.get_user(r, uids[0]), "#bulk")
+    assert find(r, "#bu").tags[0][0] == "bulk"

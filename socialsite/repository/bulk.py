@@ -89,6 +89,8 @@ def add_follows(r, edges):
         followers[followed][str(follower)] = score
     _add_and_count(r, following, keys.following, "following")
     _add_and_count(r, followers, keys.followers, "followers")
+    # The most followed in the search index's higher tiers, as a follow puts them.
+    search.place_in_tiers(r, followers)
 
 
 def reserve_status_ids(r, count):

@@ -17,7 +17,7 @@ private account is a request until its owner approves it (privacy.py).
 import enum
 import time
 
-from . import fanout, jobs, keys, locks, notifications, paging, scripts, users
+from . import fanout, jobs, keys, locks, notifications, paging, scripts, search, users
 from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
@@ -109,7 +109,8 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
     2. Add uid to followers:{other} (and count it; any request of uid's is answered),
        notify other (nothing if the notification is there: a repeated follow) and, in
        the same round trip, read other's newest HOME_TIMELINE_SIZE status ids and which
-       of them are replies.
+       of them are replies, and what the search index's tiers need of other
+       (search.followers_changed: a round trip more when other is in a higher tier).
     3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
        reply only if uid follows the user it replies to, or is them (backfill.lua).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
@@ -146,12 +147,15 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
             )
             event = notifications.member("follow", uid)
             notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
+            search.queue_read_for_tiers(pipe, other_uid)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
             # After the profile, in the same slot: a reply the profile read shows is
             # listed here too.
             pipe.zrange(keys.profile_replies(other_uid), 0, -1)
 
-        *_, status_ids, replies = scripts.run_pipeline(r, fill)
+        edge, *_, for_tiers, status_ids, replies = scripts.run_pipeline(r, fill)
+        if edge:
+            search.followers_changed(r, other_uid, for_tiers, gained=True)
         if status_ids:
             marked = replies_marked(status_ids, replies)
             scripts.BACKFILL(
@@ -201,8 +205,11 @@ def unfollow(r, uid, other_uid, refill=True):
                 notifications.member("follow_request", uid),
             ]
             notifications.queue_unnotify(pipe, other_uid, taken_back)
+            search.queue_read_for_tiers(pipe, other_uid)
 
-        (_, withdrawn), _ = scripts.run_pipeline(r, fill)
+        (edge, withdrawn), *_, for_tiers = scripts.run_pipeline(r, fill)
+        if edge:
+            search.followers_changed(r, other_uid, for_tiers, gained=False)
     if removed and refill:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).

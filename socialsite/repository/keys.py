@@ -400,12 +400,16 @@ RESERVED_LOGINS = "logins:reserved"
 # and a prefix is one range. They belong to no user: each is in a slot of its own.
 
 
-def people_index(first_character):
+def people_index(first_character, tier=0):
     """ZSET, every score 0: "<term>\\x00<uid>" for each search term of each shown user
     whose term starts with ``first_character`` (search.person_terms: the lowercased
-    login and every folded word of the display name). One key per first character
-    spreads the index over a cluster's slots, and a prefix always falls in one key."""
-    return f"search:people:{{p:{first_character}}}"
+    login and every folded word of the display name) and who has at least ``tier``
+    followers (limits.SEARCH_TIERS: tier 0 holds everyone; the higher tiers the same
+    entries of the more followed, so that a prefix matching many people still reaches
+    the most followed among them). One key per first character spreads the index over
+    a cluster's slots; a prefix falls in one slot, all its tiers with it."""
+    tail = f":{int(tier)}" if tier else ""
+    return f"search:people:{{p:{first_character}}}{tail}"
 
 
 # ZSET, every score 0: "<folded tag>\x00<tag>" for each normalized hashtag in use

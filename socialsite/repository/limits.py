@@ -125,6 +125,12 @@ SEARCH_CANDIDATES = 1000
 # Results per page (people, and tags), and completions offered while typing.
 SEARCH_PAGE_SIZE = 20
 SEARCH_COMPLETIONS = 8
+# The people index's tiers (keys.people_index): a person is in each tier whose number
+# of followers they have. A query reads up to SEARCH_CANDIDATES entries of each tier's
+# range, so everyone with at least the lowest tier's count whose range was read whole
+# is ranked exactly (search.py). Each step is 100 times the last: few people are in the
+# high tiers, and a person changes tier rarely (the follow that crosses a threshold).
+SEARCH_TIERS = (0, 100, 10_000)
 # Search terms kept per person: the login and the first words of the display name.
 SEARCH_TERMS_PER_PERSON = 16
 # The longest search term kept, in characters (a longer word is cut).

@@ -29,11 +29,19 @@ whom the viewer blocks are dropped too. ``rebuild`` mends the index from the use
 users' hashes, which a lex range cannot order by, so a query reads at most
 limits.SEARCH_CANDIDATES entries of its range (alphabetical by the matching word, then
 user id), reads those users' counts in one pipeline and ranks them. A prefix matching
-more than that (one or two letters on a large site) ranks the first SEARCH_CANDIDATES
-matches in alphabetical order, not all of them: the most followed "a..." person may be
-missed until a second letter is typed. ``Results.capped`` says so, and the page asks for
-more letters. Tags are ranked the same way inside Redis (lua/search_tags.lua), where
-only the page crosses the network.
+more than that ("a" on a large site) would rank only the first matches in alphabetical
+order, and miss the most followed "a..." person. Hence the **tiers**
+(limits.SEARCH_TIERS: 0, 100, 10,000 followers): the same entries again, in keys of the
+same slot, for the people with at least that many followers. A query reads up to
+SEARCH_CANDIDATES of each tier's range (one pipeline); every matching person with at
+least the followers of the lowest tier read whole is among the candidates, so the
+ranking is exact down to that count (``Results.exact_from``), and only the order of
+the less followed is taken from the first alphabetical matches. A person moves up a
+tier in the follow that gives them the count (graph.follow reads what it needs in its
+own round trip, followers_changed writes; a round trip more only for the followed in a
+tier above 0), down in the unfollow that takes it away. The work of a query is bounded
+by (tiers x SEARCH_CANDIDATES) hashes read, whatever the prefix. Tags are ranked inside
+Redis (lua/search_tags.lua), where only the page crosses the network.
 """
 
 import re
@@ -47,6 +55,7 @@ from .limits import (
     SEARCH_QUERY_MAX_LENGTH,
     SEARCH_TERM_MAX_LENGTH,
     SEARCH_TERMS_PER_PERSON,
+    SEARCH_TIERS,
 )
 
 # A word of a folded name or query: letters, digits and "_" (str.isalnum's idea of
@@ -88,18 +97,66 @@ def _member(term, uid):
     return f"{term}{_SEPARATOR}{int(uid)}"
 
 
-def queue_add_person(pipe, uid, login, name):
-    """Queue on ``pipe`` adding user ``uid`` to the people index under each term."""
+def tiers_of(followers):
+    """The tiers of the people index (limits.SEARCH_TIERS) a person with ``followers``
+    followers is in."""
+    return [tier for tier in SEARCH_TIERS if followers >= tier]
+
+
+def queue_add_person(pipe, uid, login, name, followers=0, tiers=None):
+    """Queue on ``pipe`` adding user ``uid`` to the people index under each term, in
+    each tier their ``followers`` reach (or in ``tiers``)."""
+    tiers = tiers_of(int(followers or 0)) if tiers is None else tiers
     for term in person_terms(login, name):
-        pipe.zadd(keys.people_index(term[0]), {_member(term, uid): 0})
+        member = {_member(term, uid): 0}
+        for tier in tiers:
+            pipe.zadd(keys.people_index(term[0], tier), member)
 
 
-def queue_remove_person(pipe, uid, login, name, keep=()):
-    """Queue on ``pipe`` taking user ``uid`` off the people index, for each term of
-    ``login`` and ``name`` not in ``keep``."""
+def queue_remove_person(pipe, uid, login, name, keep=(), tiers=None):
+    """Queue on ``pipe`` taking user ``uid`` off the people index (every tier, or
+    ``tiers``), for each term of ``login`` and ``name`` not in ``keep``."""
+    tiers = SEARCH_TIERS if tiers is None else tiers
     for term in person_terms(login, name):
         if term not in keep:
-            pipe.zrem(keys.people_index(term[0]), _member(term, uid))
+            for tier in tiers:
+                pipe.zrem(keys.people_index(term[0], tier), _member(term, uid))
+
+
+# What followers_changed needs of a user hash, read right after the count changed.
+_TIER_FIELDS = ("login", "name", "followers", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD)
+
+
+def queue_read_for_tiers(pipe, uid):
+    """Queue on ``pipe`` the read followers_changed takes (in the round trip that
+    changed the user's follower count, after the change: no round trip of its own)."""
+    pipe.hmget(keys.user(uid), _TIER_FIELDS)
+
+
+def followers_changed(r, uid, reply, gained):
+    """Move user ``uid`` between the index's tiers after a follow (``gained``) or an
+    unfollow changed their follower count; ``reply`` is queue_read_for_tiers's. A
+    round trip only when there is something to write: a follow of someone in a tier
+    above 0 (ZADD, which changes nothing when they are there already: of two racing
+    follows, each sees a count at least its own), an unfollow that leaves one follower
+    fewer than a tier needs. An unfollow that a racing one hides from this check leaves
+    an entry that ranks by the real count anyway; rebuild removes it."""
+    person = dict(zip(_TIER_FIELDS, reply, strict=True))
+    if not person["login"] or _is_hidden(person):
+        return
+    followers = int(person["followers"] or 0)
+    if gained:
+        tiers = [tier for tier in SEARCH_TIERS[1:] if followers >= tier]
+    else:
+        tiers = [tier for tier in SEARCH_TIERS[1:] if followers == tier - 1]
+    if not tiers:
+        return
+    pipe = r.pipeline(transaction=False)
+    if gained:
+        queue_add_person(pipe, uid, person["login"], person["name"], tiers=tiers)
+    else:
+        queue_remove_person(pipe, uid, person["login"], person["name"], tiers=tiers)
+    pipe.execute()
 
 
 def queue_tag_use(pipe, sid, tags):
@@ -140,7 +197,7 @@ def set_shown(r, user, flag):
     def fill(pipe):
         scripts.FLAG_USER.queue(pipe, [keys.user(user["id"])], [flag, ""])
         if not still_hidden:
-            queue_add_person(pipe, user["id"], user["login"], user["name"])
+            queue_add_person(pipe, user["id"], user["login"], user["name"], user["followers"])
 
     return bool(scripts.run_pipeline(r, fill)[0])
 
@@ -156,7 +213,7 @@ def rename(r, user, name):
         scripts.SET_USER_FIELD.queue(pipe, [keys.user(uid)], ["name", name])
         queue_remove_person(pipe, uid, login, user["name"], keep=new_terms)
         if not _is_hidden(user):
-            queue_add_person(pipe, uid, login, name)
+            queue_add_person(pipe, uid, login, name, user["followers"])
 
     return bool(scripts.run_pipeline(r, fill)[0])
 
@@ -225,13 +282,16 @@ class Results:
     private) ranked; with a viewer, each has ``is_following`` and ``requested``.
     ``tags``: (tag, id of its latest status) pairs. ``more_people``, ``more_tags``:
     whether a next page has more. ``capped``: a range held more than SEARCH_CANDIDATES
-    entries, so the ranking covers only the first of them (see the module's docstring)."""
+    entries, so not every match was ranked; ``exact_from``: every matching person with
+    at least this many followers was (a tier whose range was read whole), None if none
+    was (see the module's docstring)."""
 
     people: list = field(default_factory=list)
     tags: list = field(default_factory=list)
     more_people: bool = False
     more_tags: bool = False
     capped: bool = False
+    exact_from: int | None = 0
 
 
 def _matches(person, wanted):
@@ -260,7 +320,8 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     def ranges(pipe):
         if want_people:
             low, high = _lex_range(key_word)
-            pipe.zrangebylex(keys.people_index(key_word[0]), low, high, 0, candidates)
+            for tier in SEARCH_TIERS:
+                pipe.zrangebylex(keys.people_index(key_word[0], tier), low, high, 0, candidates)
         if want_tags:
             low, high = _lex_range(query.tag)
             scripts.SEARCH_TAGS.queue(
@@ -275,9 +336,18 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
         results.tags, results.more_tags = pairs[:count], len(pairs) > count
         results.capped = read >= candidates
     if want_people:
-        members = replies[0]
-        results.capped = results.capped or len(members) >= candidates
-        uids = list(dict.fromkeys(int(member.rpartition(_SEPARATOR)[2]) for member in members))
+        tiers = replies[: len(SEARCH_TIERS)]
+        # Everyone with at least this many followers who matches was read.
+        results.exact_from = next(
+            (tier for tier, got in zip(SEARCH_TIERS, tiers, strict=True) if len(got) < candidates),
+            None,
+        )
+        results.capped = results.capped or results.exact_from != 0
+        uids = list(
+            dict.fromkeys(
+                int(member.rpartition(_SEPARATOR)[2]) for members in tiers for member in members
+            )
+        )
         ranked = _ranked_people(r, uids, query.words, viewer)
         results.people = ranked[offset : offset + count]
         results.more_people = len(ranked) > offset + count
@@ -360,6 +430,24 @@ def complete(r, text, viewer, count=SEARCH_COMPLETIONS):
     ]
 
 
+def place_in_tiers(r, uids, chunk=1000):
+    """Put users ``uids``, in the index already, in the tiers their follower counts
+    reach (bulk loading: bulk.add_follows); ``chunk`` hashes per round trip."""
+    uids = list(uids)
+    for start in range(0, len(uids), chunk):
+        part = uids[start : start + chunk]
+        pipe = r.pipeline(transaction=False)
+        for uid in part:
+            queue_read_for_tiers(pipe, uid)
+        pipe_add = r.pipeline(transaction=False)
+        for uid, reply in zip(part, pipe.execute(), strict=True):
+            person = dict(zip(_TIER_FIELDS, reply, strict=True))
+            tiers = tiers_of(int(person["followers"] or 0))[1:]
+            if person["login"] and tiers and not _is_hidden(person):
+                queue_add_person(pipe_add, uid, person["login"], person["name"], tiers=tiers)
+        pipe_add.execute()
+
+
 # --- rebuilding -----------------------------------------------------------------------
 
 
@@ -409,10 +497,10 @@ def rebuild(r, batch=1000):
             if _is_hidden(person):
                 report.hidden_skipped += 1
                 continue
-            queue_add_person(pipe, uid, person["login"], person["name"])
+            queue_add_person(pipe, uid, person["login"], person["name"], person["followers"])
             report.people_indexed += 1
         pipe.execute()
-    for key in r.scan_iter(match="search:people:{p:*}", count=batch):
+    for key in r.scan_iter(match="search:people:{p:*", count=batch):
         report.index_keys += 1
         report.entries_removed += _prune(r, key, batch)
     _rebuild_tags(r, batch, report)
@@ -455,8 +543,9 @@ def _rebuild_tags(r, batch, report):
 
 
 def _prune(r, key, batch):
-    """Remove the entries of ``key`` whose user is gone, hidden or no longer has the
-    term; how many."""
+    """Remove the entries of ``key`` whose user is gone, hidden, no longer has the
+    term or too few followers for the key's tier; how many."""
+    tier = int(key.rpartition("}")[2].lstrip(":") or 0)
     removed = 0
     cursor = "-"
     while True:
@@ -475,6 +564,7 @@ def _prune(r, key, batch):
                 not person["login"]
                 or _is_hidden(person)
                 or term not in person_terms(person["login"], person["name"])
+                or int(person["followers"] or 0) < tier
             ):
                 stale.append(member)
         if stale:
