@@ -312,3 +312,10 @@ def test_bulk_loading_fills_the_index_and_its_tiers(r, small_tiers):
     assert tier_members(r, "l", 2) == [f"lee\x00{uids[0]}"]
     post(r, users.get_user(r, uids[0]), "#bulk")
     assert find(r, "#bu").tags[0][0] == "bulk"
+
+
+def test_a_sign_up_that_loses_its_login_leaves_nothing_in_the_index(r, alice):
+    assert users.create_user(r, "ALICE", "Other Person", "x") is None
+    assert logins(find(r, "oth")) == []
+    assert r.zrange(keys.people_index("o"), 0, -1) == []
+    assert r.zrange(keys.people_index("a"), 0, -1) == [f"alice\x00{alice['id']}"]

@@ -76,9 +76,9 @@ def create_user(r, login, name, password_hash, now=None):
         scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), uid])
         won = False
     if not won:
+        r.delete(keys.user(uid), keys.credentials(uid))  # one slot: one command
         pipe = r.pipeline(transaction=False)
         search.queue_remove_person(pipe, uid, login, name)
-        pipe.delete(keys.user(uid), keys.credentials(uid))
         pipe.execute()
         return None
     return uid
