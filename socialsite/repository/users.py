@@ -15,8 +15,8 @@ from ..memory import Memory
 from . import keys, scripts, search
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
-# page of 30 statuses needs no read for authors it has shown lately. No one can rename
-# themselves yet; if that comes, a new name shows within this long, on pages and live.
+# page of 30 statuses needs no read for authors it has shown lately. A new name
+# (change_name; no page offers it yet) shows within this long, on pages and live.
 AUTHOR_CACHE_SECONDS = 60.0
 AUTHOR_CACHE_SIZE = 50_000  # ~200 bytes each: ~10 MB per process at most
 
