@@ -319,3 +319,30 @@ def test_a_sign_up_that_loses_its_login_leaves_nothing_in_the_index(r, alice):
     assert logins(find(r, "oth")) == []
     assert r.zrange(keys.people_index("o"), 0, -1) == []
     assert r.zrange(keys.people_index("a"), 0, -1) == [f"alice\x00{alice['id']}"]
+
+
+def test_a_page_comes_from_the_top_tier_alone_unless_some_of_it_drop_out(
+    r, small_tiers, round_trips, redis_backend
+):
+    fans = [make_user(r, f"fan{i}") for i in range(2)]
+    popular = [make_user(r, f"pop{i:02d}") for i in range(22)]
+    quiet = [make_user(r, f"popz{i}") for i in range(10)]
+    for person in popular:
+        for fan in fans:
+            graph.follow(r, fan["id"], person["id"])
+    graph.follow(r, fans[0]["id"], quiet[0]["id"])  # one follower: tier 0 only
+    viewer = make_user(r, "viewer")
+    round_trips["n"] = 0
+    found = find(r, "pop", viewer=viewer["id"], count=20)
+    if not redis_backend.cluster:
+        assert round_trips["n"] == 3  # ranges, the tier's 22 hashes, follows
+    assert logins(found) == [f"pop{i:02d}" for i in range(20)] and found.more_people
+    # Five of the top tier drop out for this viewer: the others are read too.
+    for person in popular[:5]:
+        blocks.block(r, viewer["id"], person["id"])
+    round_trips["n"] = 0
+    found = find(r, "pop", viewer=viewer["id"], count=20)
+    if not redis_backend.cluster:
+        assert round_trips["n"] == 4  # one more: the rest of the candidates
+    expected = [f"pop{i:02d}" for i in range(5, 22)] + ["popz0", "popz1", "popz2"]
+    assert logins(found) == expected and found.more_people

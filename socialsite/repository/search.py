@@ -307,9 +307,10 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     blocks are left out; so are suspended people and those being deleted.
 
     A fixed number of round trips: the index's ranges (people and tags together);
-    the candidates' hashes (with, for a viewer, their blocks either way); for a viewer
-    whose page shows people, unless ``relations`` is False, whether they follow each
-    (and, for private accounts, whether they asked to)."""
+    the candidates' hashes (with, for a viewer, their blocks either way; one more when
+    some of a tier read alone drop out: _rank_tiers); for a viewer whose page shows
+    people, unless ``relations`` is False, whether they follow each (and, for private
+    accounts, whether they asked to)."""
     want_people = query.people and query.words
     want_tags = query.tags and query.tag
     if not (want_people or want_tags):
@@ -343,17 +344,44 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
             None,
         )
         results.capped = results.capped or results.exact_from != 0
-        uids = list(
-            dict.fromkeys(
-                int(member.rpartition(_SEPARATOR)[2]) for members in tiers for member in members
-            )
-        )
-        ranked = _ranked_people(r, uids, query.words, viewer)
+        ranked = _rank_tiers(r, tiers, query.words, viewer, offset + count + 1, candidates)
         results.people = ranked[offset : offset + count]
         results.more_people = len(ranked) > offset + count
         if viewer is not None and relations and results.people:
             _add_relations(r, viewer, results.people)
     return results
+
+
+def _rank_tiers(r, tiers, wanted, viewer, need, candidates):
+    """The people of the ranges ``tiers`` (one list of members per tier) ranked, at
+    least the first ``need`` of them right; one round trip, two when entries of the
+    tier read first had to be dropped.
+
+    Everyone in a tier has more followers than anyone found only below it, so when the
+    highest tier whose range was read whole holds ``need`` people, the page is theirs:
+    only their hashes are read (a few dozen, where "ada" on the demo network matches
+    thousands). Should some of them be dropped (hidden, blocked, renamed), the rest of
+    the candidates are read too."""
+    per_tier = [
+        list(dict.fromkeys(int(member.rpartition(_SEPARATOR)[2]) for member in members))
+        for members in tiers
+    ]
+    everyone = list(dict.fromkeys(uid for uids in per_tier for uid in uids))
+    enough = [
+        uids
+        for members, uids in zip(tiers, per_tier, strict=True)
+        if len(members) < candidates and len(uids) >= need
+    ]
+    if not enough or enough[-1] is per_tier[0]:
+        return _ranked_people(r, everyone, wanted, viewer)
+    first = enough[-1]
+    ranked = _ranked_people(r, first, wanted, viewer)
+    if len(ranked) < need:
+        read = set(first)
+        rest = [uid for uid in everyone if uid not in read]
+        ranked += _ranked_people(r, rest, wanted, viewer)
+        ranked.sort(key=lambda person: (-person["followers"], person["login"].lower()))
+    return ranked
 
 
 def _ranked_people(r, uids, wanted, viewer):
