@@ -346,3 +346,15 @@ def test_a_page_comes_from_the_top_tier_alone_unless_some_of_it_drop_out(
         assert round_trips["n"] == 4  # one more: the rest of the candidates
     expected = [f"pop{i:02d}" for i in range(5, 22)] + ["popz0", "popz1", "popz2"]
     assert logins(found) == expected and found.more_people
+
+
+def test_a_follow_writes_the_tier_only_near_its_threshold(r, small_tiers, alice):
+    # (login, name, followers, suspended, leaving) as read in the follow's round trip.
+    def reply(followers):
+        return ["alice", "Alice Liddell", str(followers), None, None]
+
+    search.followers_changed(r, alice["id"], reply(2 + 7), gained=True)  # a race: 7 more
+    assert tier_members(r, "a", 2) == [f"alice\x00{alice['id']}"]
+    r.delete(keys.people_index("a", 2), keys.people_index("l", 2))
+    search.followers_changed(r, alice["id"], reply(2 + 8), gained=True)  # far past: no write
+    assert tier_members(r, "a", 2) == []

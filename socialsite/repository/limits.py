@@ -128,9 +128,14 @@ SEARCH_COMPLETIONS = 8
 # The people index's tiers (keys.people_index): a person is in each tier whose number
 # of followers they have. A query reads up to SEARCH_CANDIDATES entries of each tier's
 # range, so everyone with at least the lowest tier's count whose range was read whole
-# is ranked exactly (search.py). Each step is 100 times the last: few people are in the
-# high tiers, and a person changes tier rarely (the follow that crosses a threshold).
-SEARCH_TIERS = (0, 100, 10_000)
+# is ranked exactly, and only the hashes of the highest tier that holds a page's people
+# are read (search.py). Each step is 10 times the last: each tier is a fraction of the
+# one below, and a person changes tier rarely (the follow that crosses a threshold).
+SEARCH_TIERS = (0, 10, 100, 1_000, 10_000)
+# A follow that leaves someone with at least a tier's count and fewer than this many
+# more writes them into the tier (search.followers_changed): of up to this many follows
+# racing across a threshold, one sees a count in that window.
+SEARCH_TIER_WINDOW = 8
 # Search terms kept per person: the login and the first words of the display name.
 SEARCH_TERMS_PER_PERSON = 16
 # The longest search term kept, in characters (a longer word is cut).

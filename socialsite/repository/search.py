@@ -31,7 +31,7 @@ limits.SEARCH_CANDIDATES entries of its range (alphabetical by the matching word
 user id), reads those users' counts in one pipeline and ranks them. A prefix matching
 more than that ("a" on a large site) would rank only the first matches in alphabetical
 order, and miss the most followed "a..." person. Hence the **tiers**
-(limits.SEARCH_TIERS: 0, 100, 10,000 followers): the same entries again, in keys of the
+(limits.SEARCH_TIERS: 0, 10, 100, 1,000, 10,000 followers): the same entries again, in keys of the
 same slot, for the people with at least that many followers. A query reads up to
 SEARCH_CANDIDATES of each tier's range (one pipeline); every matching person with at
 least the followers of the lowest tier read whole is among the candidates, so the
@@ -55,6 +55,7 @@ from .limits import (
     SEARCH_QUERY_MAX_LENGTH,
     SEARCH_TERM_MAX_LENGTH,
     SEARCH_TERMS_PER_PERSON,
+    SEARCH_TIER_WINDOW,
     SEARCH_TIERS,
 )
 
@@ -136,17 +137,19 @@ def queue_read_for_tiers(pipe, uid):
 def followers_changed(r, uid, reply, gained):
     """Move user ``uid`` between the index's tiers after a follow (``gained``) or an
     unfollow changed their follower count; ``reply`` is queue_read_for_tiers's. A
-    round trip only when there is something to write: a follow of someone in a tier
-    above 0 (ZADD, which changes nothing when they are there already: of two racing
-    follows, each sees a count at least its own), an unfollow that leaves one follower
-    fewer than a tier needs. An unfollow that a racing one hides from this check leaves
-    an entry that ranks by the real count anyway; rebuild removes it."""
+    round trip only when there is something to write, which is rare: a follow that
+    leaves the count at a tier's threshold or up to SEARCH_TIER_WINDOW above it (ZADD,
+    which changes nothing when they are there already: of follows racing across the
+    threshold, each reads a count at least its own and the one that crossed it reads
+    one within the window), an unfollow that leaves one follower fewer than a tier
+    needs. An unfollow that a racing one hides from this check leaves an entry that
+    ranks by the real count anyway; rebuild removes it."""
     person = dict(zip(_TIER_FIELDS, reply, strict=True))
     if not person["login"] or _is_hidden(person):
         return
     followers = int(person["followers"] or 0)
     if gained:
-        tiers = [tier for tier in SEARCH_TIERS[1:] if followers >= tier]
+        tiers = [tier for tier in SEARCH_TIERS[1:] if 0 <= followers - tier < SEARCH_TIER_WINDOW]
     else:
         tiers = [tier for tier in SEARCH_TIERS[1:] if followers == tier - 1]
     if not tiers:
@@ -344,7 +347,7 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
             None,
         )
         results.capped = results.capped or results.exact_from != 0
-        ranked = _rank_tiers(r, tiers, query.words, viewer, offset + count + 1, candidates)
+        ranked = _rank_tiers(r, tiers, query.words, viewer, offset + count + 1)
         results.people = ranked[offset : offset + count]
         results.more_people = len(ranked) > offset + count
         if viewer is not None and relations and results.people:
@@ -352,29 +355,29 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     return results
 
 
-def _rank_tiers(r, tiers, wanted, viewer, need, candidates):
-    """The people of the ranges ``tiers`` (one list of members per tier) ranked, at
-    least the first ``need`` of them right; one round trip, two when entries of the
-    tier read first had to be dropped.
+def _rank_tiers(r, tiers, wanted, viewer, need):
+    """The people of the ranges ``tiers`` (one list of members per tier, lowest tier
+    first) ranked, the first ``need`` of them as well as the candidates allow; one round
+    trip, two when people of the tiers read first had to be left out.
 
     Everyone in a tier has more followers than anyone found only below it, so when the
-    highest tier whose range was read whole holds ``need`` people, the page is theirs:
-    only their hashes are read (a few dozen, where "ada" on the demo network matches
-    thousands). Should some of them be dropped (hidden, blocked, renamed), the rest of
-    the candidates are read too."""
+    tiers from some threshold up hold ``need`` people, the page is theirs: only their
+    hashes are read, from the highest such threshold (a few dozen, where "ada" on the
+    demo network matches thousands). Should some of them be left out (hidden, blocked,
+    renamed), the rest of the candidates are read too."""
     per_tier = [
         list(dict.fromkeys(int(member.rpartition(_SEPARATOR)[2]) for member in members))
         for members in tiers
     ]
-    everyone = list(dict.fromkeys(uid for uids in per_tier for uid in uids))
-    enough = [
-        uids
-        for members, uids in zip(tiers, per_tier, strict=True)
-        if len(members) < candidates and len(uids) >= need
-    ]
-    if not enough or enough[-1] is per_tier[0]:
+    everyone = list(dict.fromkeys(uid for uids in reversed(per_tier) for uid in uids))
+    first = None
+    for top in range(len(per_tier) - 1, 0, -1):
+        above = list(dict.fromkeys(uid for uids in per_tier[top:] for uid in uids))
+        if len(above) >= need:
+            first = above
+            break
+    if first is None:
         return _ranked_people(r, everyone, wanted, viewer)
-    first = enough[-1]
     ranked = _ranked_people(r, first, wanted, viewer)
     if len(ranked) < need:
         read = set(first)
