@@ -175,8 +175,8 @@ def test_the_notifications_page_costs_the_same_for_one_entry_and_for_thirty(
 # Search (timeline/search.py): the session's round trip (its user, and the throttle's
 # count), the index's ranges (people and tags together), the candidates' hashes with
 # the reader's blocks either way, and whom on the page the reader follows (and has
-# asked to follow): whatever the number of matches. The README quotes these. (One more
-# when people of the tier read first are left out: tests/test_repository_search.py.)
+# asked to follow): whatever the number of matches. The README quotes these. (Two more
+# when people of the tiers read first are left out: tests/test_repository_search.py.)
 SEARCH_PAGE_ROUND_TRIPS = 4
 # Autocomplete: the same without the follows.
 COMPLETE_ROUND_TRIPS = 3

@@ -65,6 +65,7 @@ SAVE_SESSION = Script("save_session")
 FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
 SEARCH_TAGS = Script("search_tags")
+SEARCH_PEOPLE = Script("search_people")
 SET_USER_FIELD = Script("set_user_field")
 
 ALL = [
@@ -93,6 +94,7 @@ ALL = [
     FLAG_USER,
     RELEASE_LOGIN,
     SEARCH_TAGS,
+    SEARCH_PEOPLE,
     SET_USER_FIELD,
 ]
 

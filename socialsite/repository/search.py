@@ -33,10 +33,12 @@ more than that ("a" on a large site) would rank only the first matches in alphab
 order, and miss the most followed "a..." person. Hence the **tiers**
 (limits.SEARCH_TIERS: 0, 10, 100, 1,000, 10,000 followers): the same entries again, in keys of the
 same slot, for the people with at least that many followers. A query reads up to
-SEARCH_CANDIDATES of each tier's range (one pipeline); every matching person with at
-least the followers of the lowest tier read whole is among the candidates, so the
-ranking is exact down to that count (``Results.exact_from``), and only the order of
-the less followed is taken from the first alphabetical matches. A person moves up a
+SEARCH_CANDIDATES of a tier's range, from the highest tier down, and stops once the
+tiers read hold the page's people (lua/search_people.lua: everyone below has fewer
+followers, so only a few dozen hashes are read where thousands match); every matching
+person with at least the followers of the lowest tier whose range fits the cap is among
+the candidates, so the ranking is exact down to that count (``Results.exact_from``),
+and only the order of the less followed is taken from the first alphabetical matches. A person moves up a
 tier in the follow that gives them the count (graph.follow reads what it needs in its
 own round trip, followers_changed writes; a round trip more only for the followed in a
 tier above 0), down in the unfollow that takes it away. The work of a query is bounded
@@ -310,8 +312,9 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     blocks are left out; so are suspended people and those being deleted.
 
     A fixed number of round trips: the index's ranges (people and tags together);
-    the candidates' hashes (with, for a viewer, their blocks either way; one more when
-    some of a tier read alone drop out: _rank_tiers); for a viewer whose page shows
+    the candidates' hashes (with, for a viewer, their blocks either way; two more, the
+    other candidates' ids and hashes, when some of the tiers read first drop out); for a
+    viewer whose page shows
     people, unless ``relations`` is False, whether they follow each (and, for private
     accounts, whether they asked to)."""
     want_people = query.people and query.words
@@ -321,11 +324,11 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     # The longest word narrows the range most; the others filter what it finds.
     key_word = max(query.words, key=len) if want_people else ""
 
+    need = offset + count + 1  # one more: whether there is a next page
+
     def ranges(pipe):
         if want_people:
-            low, high = _lex_range(key_word)
-            for tier in SEARCH_TIERS:
-                pipe.zrangebylex(keys.people_index(key_word[0], tier), low, high, 0, candidates)
+            _queue_people(pipe, key_word, candidates, need)
         if want_tags:
             low, high = _lex_range(query.tag)
             scripts.SEARCH_TAGS.queue(
@@ -340,14 +343,22 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
         results.tags, results.more_tags = pairs[:count], len(pairs) > count
         results.capped = read >= candidates
     if want_people:
-        tiers = replies[: len(SEARCH_TIERS)]
-        # Everyone with at least this many followers who matches was read.
+        matches, lowest, uids = _people_read(replies[0])
+        # Everyone with at least this many followers who matches is among the candidates.
         results.exact_from = next(
-            (tier for tier, got in zip(SEARCH_TIERS, tiers, strict=True) if len(got) < candidates),
+            (tier for tier, n in zip(SEARCH_TIERS, matches, strict=True) if n <= candidates),
             None,
         )
         results.capped = results.capped or results.exact_from != 0
-        ranked = _rank_tiers(r, tiers, query.words, viewer, offset + count + 1)
+        ranked = _ranked_people(r, uids, query.words, viewer)
+        if len(ranked) < need and lowest > 0:
+            # Some of the tiers read were left out (blocked, hidden, renamed): the rest.
+            read = set(uids)
+            _, _, everyone = _people_read(
+                scripts.run_pipeline(r, lambda p: _queue_people(p, key_word, candidates, 0))[0]
+            )
+            ranked += _ranked_people(r, [u for u in everyone if u not in read], query.words, viewer)
+            ranked.sort(key=lambda person: (-person["followers"], person["login"].lower()))
         results.people = ranked[offset : offset + count]
         results.more_people = len(ranked) > offset + count
         if viewer is not None and relations and results.people:
@@ -355,36 +366,20 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
     return results
 
 
-def _rank_tiers(r, tiers, wanted, viewer, need):
-    """The people of the ranges ``tiers`` (one list of members per tier, lowest tier
-    first) ranked, the first ``need`` of them as well as the candidates allow; one round
-    trip, two when people of the tiers read first had to be left out.
+def _queue_people(pipe, word, candidates, need):
+    """Queue on ``pipe`` the people index's read for the prefix ``word`` (its tiers, from
+    the highest down, until they hold ``need`` people; all of them for ``need`` 0):
+    lua/search_people.lua. _people_read decodes its reply."""
+    low, high = _lex_range(word)
+    tier_keys = [keys.people_index(word[0], tier) for tier in SEARCH_TIERS]
+    scripts.SEARCH_PEOPLE.queue(pipe, tier_keys, [low, high, candidates, need or 2**31])
 
-    Everyone in a tier has more followers than anyone found only below it, so when the
-    tiers from some threshold up hold ``need`` people, the page is theirs: only their
-    hashes are read, from the highest such threshold (a few dozen, where "ada" on the
-    demo network matches thousands). Should some of them be left out (hidden, blocked,
-    renamed), the rest of the candidates are read too."""
-    per_tier = [
-        list(dict.fromkeys(int(member.rpartition(_SEPARATOR)[2]) for member in members))
-        for members in tiers
-    ]
-    everyone = list(dict.fromkeys(uid for uids in reversed(per_tier) for uid in uids))
-    first = None
-    for top in range(len(per_tier) - 1, 0, -1):
-        above = list(dict.fromkeys(uid for uids in per_tier[top:] for uid in uids))
-        if len(above) >= need:
-            first = above
-            break
-    if first is None:
-        return _ranked_people(r, everyone, wanted, viewer)
-    ranked = _ranked_people(r, first, wanted, viewer)
-    if len(ranked) < need:
-        read = set(first)
-        rest = [uid for uid in everyone if uid not in read]
-        ranked += _ranked_people(r, rest, wanted, viewer)
-        ranked.sort(key=lambda person: (-person["followers"], person["login"].lower()))
-    return ranked
+
+def _people_read(reply):
+    """(matches per tier, index of the lowest tier read, uids) from search_people.lua."""
+    count = len(SEARCH_TIERS)
+    matches = [int(n) for n in reply[:count]]
+    return matches, int(reply[count]) - 1, [int(uid) for uid in reply[count + 1 :]]
 
 
 def _ranked_people(r, uids, wanted, viewer):
