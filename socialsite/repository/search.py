@@ -38,10 +38,10 @@ tiers read hold the page's people (lua/search_people.lua: everyone below has few
 followers, so only a few dozen hashes are read where thousands match); every matching
 person with at least the followers of the lowest tier whose range fits the cap is among
 the candidates, so the ranking is exact down to that count (``Results.exact_from``),
-and only the order of the less followed is taken from the first alphabetical matches. A person moves up a
-tier in the follow that gives them the count (graph.follow reads what it needs in its
-own round trip, followers_changed writes; a round trip more only for the followed in a
-tier above 0), down in the unfollow that takes it away. The work of a query is bounded
+and only the order of the less followed is taken from the first alphabetical matches.
+A person moves up a tier in the follow that gives them the count (graph.follow reads
+what it needs in its own round trip, followers_changed writes, rarely: only near a
+threshold), down in the unfollow that takes it away. The work of a query is bounded
 by (tiers x SEARCH_CANDIDATES) hashes read, whatever the prefix. Tags are ranked inside
 Redis (lua/search_tags.lua), where only the page crosses the network.
 """
