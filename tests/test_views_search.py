@@ -197,3 +197,23 @@ def test_the_status_forms_ask_for_completions(r, client, alice):
     sid = post(r, alice, "a thread")
     thread = client.get(f"/@alice/{sid}/").content.decode()
     assert 'data-complete="/search/complete.json"' in thread
+
+
+def test_a_prefix_with_more_matches_than_candidates_says_how_it_ranks(r, client, monkeypatch):
+    from socialsite.repository import search
+    from timeline import search as search_views
+
+    monkeypatch.setattr(search, "SEARCH_TIERS", (0, 2))
+    monkeypatch.setattr(search_views, "SEARCH_CANDIDATES", 5)
+    for i in range(8):
+        make_user(r, f"kim{i}")
+    star = make_user(r, "kimzz")
+    for fan in (make_user(r, "fan1"), make_user(r, "fan2")):
+        graph.follow(r, fan["id"], star["id"])
+    response = client.get("/search/", {"q": "kim"})
+    assert response.status_code == 200
+    assert logins_on(response)[0] == "kimzz"
+    assert "everyone with 2 followers or more is ranked here" in response.content.decode()
+    monkeypatch.setattr(search, "SEARCH_TIERS", (0,))
+    response = client.get("/search/", {"q": "kim"})
+    assert "Many match. Type more letters" in response.content.decode()

@@ -50,8 +50,9 @@ def search_page(request):
         return render(request, "timeline/search.html", context)
     number = _page_number(request)
     viewer = request.user.id if request.user.is_authenticated else None
+    offset = (number - 1) * SEARCH_PAGE_SIZE
     results = search.search(
-        get_redis(), query, viewer, offset=(number - 1) * SEARCH_PAGE_SIZE, count=SEARCH_PAGE_SIZE
+        get_redis(), query, viewer, offset, SEARCH_PAGE_SIZE, candidates=SEARCH_CANDIDATES
     )
     context.update(
         candidates=SEARCH_CANDIDATES,
