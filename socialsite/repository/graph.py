@@ -110,7 +110,8 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
        notify other (nothing if the notification is there: a repeated follow) and, in
        the same round trip, read other's newest HOME_TIMELINE_SIZE status ids and which
        of them are replies, and what the search index's tiers need of other
-       (search.followers_changed: a round trip more when other is in a higher tier).
+       (search.followers_changed: a round trip more when that leaves other near a
+       threshold of the index's tiers).
     3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
        reply only if uid follows the user it replies to, or is them (backfill.lua).
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
