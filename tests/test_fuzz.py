@@ -85,6 +85,8 @@ ENDPOINTS = [
     ("POST", "/statuses/{sid}/unlike/", ["next"]),
     ("GET", "/@{login}/{sid}/likes/", ["before"]),
     ("GET", "/@{login}/likes/", ["before"]),
+    ("GET", "/search/", ["q", "page"]),
+    ("GET", "/search/complete.json", ["q"]),
 ]
 
 HEADERS = {

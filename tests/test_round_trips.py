@@ -349,3 +349,31 @@ def test_the_likes_pages_cost_a_fixed_number(r, client, reader, round_trips, red
         assert what == USER_LIKES_PAGE_ROUND_TRIPS
     assert who <= allowed(redis_backend, STATUS_LIKES_PAGE_ROUND_TRIPS, pipelines=3)
     assert what <= allowed(redis_backend, USER_LIKES_PAGE_ROUND_TRIPS, pipelines=3)
+
+
+# Search (timeline/search.py): the session's round trip (its user, and the throttle's
+# count), the index's ranges (people and tags together), the candidates' hashes with
+# the reader's blocks either way, and whom on the page the reader follows (and has
+# asked to follow): whatever the number of matches. The README quotes these. (Two more
+# when people of the tiers read first are left out: tests/test_repository_search.py.)
+SEARCH_PAGE_ROUND_TRIPS = 4
+# Autocomplete: the same without the follows.
+COMPLETE_ROUND_TRIPS = 3
+
+
+def test_search_and_autocomplete_cost_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    make_user(r, "ada")
+    statuses.post_status(r, reader["id"], "#adagio")
+    one = cost(client, "/search/?q=ad", round_trips)
+    one_completed = cost(client, "/search/complete.json?q=@ad", round_trips)
+    for i in range(40):
+        make_user(r, f"adam{i}", f"Adam Smith {i}")
+        statuses.post_status(r, reader["id"], f"#adagio{i}")
+    many = cost(client, "/search/?q=ad", round_trips)
+    many_completed = cost(client, "/search/complete.json?q=@ad", round_trips)
+    assert client.get("/search/?q=ad").content.decode().count('class="login"') == 20
+    if not redis_backend.cluster:
+        assert one == many == SEARCH_PAGE_ROUND_TRIPS
+        assert one_completed == many_completed == COMPLETE_ROUND_TRIPS
+    assert many <= allowed(redis_backend, SEARCH_PAGE_ROUND_TRIPS, pipelines=3)
+    assert many_completed <= allowed(redis_backend, COMPLETE_ROUND_TRIPS, pipelines=2)

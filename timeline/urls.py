@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, likes, lists, relations, views
+from . import discover, likes, lists, relations, search, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -57,4 +57,10 @@ urlpatterns += [
     path("statuses/<int:status_id>/unlike/", likes.unlike, name="unlike"),
     path("@<str:login>/<int:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
+]
+
+# Search and autocomplete (search.py).
+urlpatterns += [
+    path("search/", search.search_page, name="search"),
+    path("search/complete.json", search.complete_json, name="search_complete"),
 ]

@@ -13,7 +13,7 @@ import heapq
 import time
 from collections import defaultdict
 
-from . import entities, keys, suggestions, trends
+from . import entities, keys, search, suggestions, trends
 from .limits import HOME_TIMELINE_SIZE, MOST_FOLLOWED_KEPT, TAG_TIMELINE_SIZE, TREND_DAYS_KEPT
 
 # Commands per pipeline: big enough to amortize round trips, small enough to keep
@@ -71,6 +71,9 @@ def create_users(r, people, password_hash):
         if not won:
             r.delete(keys.user(uid), keys.credentials(uid))
         uids.append(uid if won else None)
+    # In the search index, as sign-up puts them (search.queue_add_person).
+    winners = [pair for pair, uid in zip(pairs, uids, strict=True) if uid is not None]
+    _pipelined(r, winners, lambda p, pair: search.queue_add_person(p, pair[0], *pair[1]), 1000)
     return uids
 
 
@@ -93,6 +96,8 @@ def add_follows(r, edges):
     suggestions.note_followers_counts(
         r, {uid: int(count) for uid, count in best[:MOST_FOLLOWED_KEPT] if count}
     )
+    # The most followed in the search index's higher tiers, as a follow puts them.
+    search.place_in_tiers(r, followers)
 
 
 def reserve_status_ids(r, count):
@@ -146,6 +151,13 @@ def add_statuses(r, statuses):
         pipe.zremrangebyrank(keys.tag(tag), 0, -TAG_TIMELINE_SIZE - 1)
 
     _pipelined(r, list(tagged.items()), add_to_tag, chunk=500)
+    # The tags' latest uses, for search (search.queue_tag_use).
+    _pipelined(
+        r,
+        list(tagged.items()),
+        lambda p, item: search.queue_tag_use(p, max(item[1].values()), [item[0]]),
+        chunk=500,
+    )
 
 
 def set_homes(r, homes):

@@ -207,6 +207,12 @@ def is_tag(normalized):
     )
 
 
+def is_tag_prefix(normalized):
+    """Whether ``normalized`` (normalize_tag's result) could begin a tag: 1 to
+    MAX_TAG_LENGTH characters a tag may hold (search's tag prefixes)."""
+    return 1 <= len(normalized) <= MAX_TAG_LENGTH and all(map(_is_tag_char, normalized))
+
+
 def display_url(url):
     """How a link is shown: without its scheme, cut after DISPLAY_URL_LENGTH characters
     with an ellipsis."""

@@ -17,7 +17,19 @@ private account is a request until its owner approves it (privacy.py).
 import enum
 import time
 
-from . import fanout, jobs, keys, lists, locks, notifications, paging, scripts, suggestions, users
+from . import (
+    fanout,
+    jobs,
+    keys,
+    lists,
+    locks,
+    notifications,
+    paging,
+    scripts,
+    search,
+    suggestions,
+    users,
+)
 from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
@@ -109,7 +121,9 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
     2. Add uid to followers:{other} (and count it; any request of uid's is answered),
        notify other (nothing if the notification is there: a repeated follow) and, in
        the same round trip, read other's newest HOME_TIMELINE_SIZE status ids and which
-       of them are replies.
+       of them are replies, and what the search index's tiers need of other
+       (search.followers_changed: a round trip more when that leaves other near a
+       threshold of the index's tiers).
     3. Add those ids to home:{uid} and trim it to the cap, unless uid mutes other; a
        reply only if uid follows the user it replies to, or is them (backfill.lua).
        In the same round trip, set other's follower count (read in step 2, after the
@@ -151,12 +165,15 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
             pipe.hget(keys.user(other_uid), "followers")
             event = notifications.member("follow", uid)
             notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
+            search.queue_read_for_tiers(pipe, other_uid)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
             # After the profile, in the same slot: a reply the profile read shows is
             # listed here too.
             pipe.zrange(keys.profile_replies(other_uid), 0, -1)
 
-        _, followers_count, *_, status_ids, replies = scripts.run_pipeline(r, fill)
+        edge, followers_count, *_, for_tiers, status_ids, replies = scripts.run_pipeline(r, fill)
+        if edge:
+            search.followers_changed(r, other_uid, for_tiers, gained=True)
 
         def after(pipe):
             if status_ids:
@@ -229,8 +246,11 @@ def unfollow(r, uid, other_uid, refill=True):
                 notifications.member("follow_request", uid),
             ]
             notifications.queue_unnotify(pipe, other_uid, taken_back)
+            search.queue_read_for_tiers(pipe, other_uid)
 
-        (_, withdrawn), followers_count, _ = scripts.run_pipeline(r, fill)
+        (edge, withdrawn), followers_count, *_, for_tiers = scripts.run_pipeline(r, fill)
+        if edge:
+            search.followers_changed(r, other_uid, for_tiers, gained=False)
         if followers_count is not None:
             # Whatever ``removed`` says: a retry after a crash past step 2 must still
             # set it (an absolute count: setting it again changes nothing).

@@ -519,3 +519,29 @@ def likes_changed(uid):
     its statuses' counts from Redis instead of trusting a process's memory of them, so
     the liker sees their own like counted whichever web process answers."""
     return f"likes-changed:{shard(uid)}:{uid}"
+
+
+# --- search and autocomplete (search.py) ------------------------------------------------
+# Indexes read by lexicographic range (ZRANGE ... BYLEX), the Redis documentation's
+# secondary-indexing pattern: every member scores 0, so a ZSET keeps them in byte order
+# and a prefix is one range. They belong to no user: each is in a slot of its own.
+
+
+def people_index(first_character, tier=0):
+    """ZSET, every score 0: "<term>\\x00<uid>" for each search term of each shown user
+    whose term starts with ``first_character`` (search.person_terms: the lowercased
+    login and every folded word of the display name) and who has at least ``tier``
+    followers (limits.SEARCH_TIERS: tier 0 holds everyone; the higher tiers the same
+    entries of the more followed, so that a prefix matching many people still reaches
+    the most followed among them). One key per first character spreads the index over
+    a cluster's slots; a prefix falls in one slot, all its tiers with it."""
+    tail = f":{int(tier)}" if tier else ""
+    return f"search:people:{{p:{first_character}}}{tail}"
+
+
+# ZSET, every score 0: "<folded tag>\x00<tag>" for each normalized hashtag in use
+# (entities.normalize_tag; folded as search.fold: "réseau" is found by "rese"), for
+# prefix ranges; and ZSET: the tags scored by the id of the newest status that used
+# them (its recency). One hash tag: search_tags.lua reads both in one step.
+TAG_NAMES = "search:{tags}:names"
+TAG_USES = "search:{tags}:uses"

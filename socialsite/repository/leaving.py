@@ -22,7 +22,20 @@ step to DELETION_STEPS, before delete_user_keys, which must stay last: it remove
 user hash that marks the deletion as under way.
 """
 
-from . import blocks, graph, jobs, keys, likes, lists, moderation, paging, sessions, statuses, users
+from . import (
+    blocks,
+    graph,
+    jobs,
+    keys,
+    likes,
+    lists,
+    moderation,
+    paging,
+    search,
+    sessions,
+    statuses,
+    users,
+)
 from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
 
 
@@ -50,7 +63,7 @@ def begin_deletion(r, uid, now=None):
     user = users.get_user(r, uid)
     if user is None:
         return False
-    users.flag(r, uid, keys.LEAVING_FIELD, "1")
+    search.set_hidden(r, user, keys.LEAVING_FIELD, "1")  # flagged and out of search at once
     jobs.enqueue(r, leave_job(uid))
     # Reserved before it is freed: a sign-up that gets the login sees the reservation.
     users.reserve_login(r, user["login"], LOGIN_RESERVED_SECONDS, now=now)
@@ -148,6 +161,12 @@ def close_reports(r, uid, budget):
     return 0
 
 
+def forget_in_search(r, uid, budget):
+    """Take the account off the search index (begin_deletion did, in the round trip
+    that flagged it; this mends a deletion begun before, or cut short): search.forget_person."""
+    return search.forget_person(r, uid)
+
+
 def delete_user_keys(r, uid, budget):
     """The last step: the account's own keys, the notes naming it, and last of all its
     user hash (with it the flag that says the deletion is under way)."""
@@ -195,6 +214,7 @@ DELETION_STEPS = [
     delete_lists,
     close_reports,
     undo_likes,
+    forget_in_search,
     delete_user_keys,
 ]
 

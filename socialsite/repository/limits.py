@@ -170,3 +170,28 @@ TRENDS_SHOWN = 20
 LISTS_PER_USER = 50
 LIST_NAME_MAX_LENGTH = 50
 LIST_MEMBERS = 5000
+# Search (search.py). A query is 1 to SEARCH_QUERY_MAX_LENGTH characters. A prefix
+# search reads at most SEARCH_CANDIDATES entries of the index's range and ranks those
+# (people by followers, tags by recent use): the work of one query is bounded whatever
+# the prefix, and a short prefix that matches more ranks the first this many of its
+# matches in alphabetical order of the matching word (search.py says what that means).
+SEARCH_QUERY_MAX_LENGTH = 100
+SEARCH_CANDIDATES = 1000
+# Results per page (people, and tags), and completions offered while typing.
+SEARCH_PAGE_SIZE = 20
+SEARCH_COMPLETIONS = 8
+# The people index's tiers (keys.people_index): a person is in each tier whose number
+# of followers they have. A query reads up to SEARCH_CANDIDATES entries of each tier's
+# range, so everyone with at least the lowest tier's count whose range was read whole
+# is ranked exactly, and only the hashes of the highest tier that holds a page's people
+# are read (search.py). Each step is 10 times the last: each tier is a fraction of the
+# one below, and a person changes tier rarely (the follow that crosses a threshold).
+SEARCH_TIERS = (0, 10, 100, 1_000, 10_000)
+# A follow that leaves someone with at least a tier's count and fewer than this many
+# more writes them into the tier (search.followers_changed): of up to this many follows
+# racing across a threshold, one sees a count in that window.
+SEARCH_TIER_WINDOW = 8
+# Search terms kept per person: the login and the first words of the display name.
+SEARCH_TERMS_PER_PERSON = 16
+# The longest search term kept, in characters (a longer word is cut).
+SEARCH_TERM_MAX_LENGTH = 64

@@ -21,7 +21,7 @@ import enum
 import re
 import time
 
-from . import events, keys, paging, sessions, statuses, users
+from . import events, keys, paging, search, sessions, statuses, users
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
 
 # What a report may say is wrong, and how the queue words it.
@@ -305,9 +305,11 @@ def delete_status(r, sid, by, by_uid=None, reason="", report_id=None):
 def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     """Suspend account ``uid``; a Result.
 
-    1. Flag the user hash (users.flag): from here on the account cannot log in, and
-       every read of its hash hides it: profile, status pages, home pages (within
-       users.AUTHOR_CACHE_SECONDS in other processes), follower lists, fan-out.
+    1. Flag the user hash (users.flag), and take the account off the search index in
+       the same round trip (search.set_hidden): from here on the account cannot log
+       in, and every read of its hash hides it: profile, status pages, home pages
+       (within users.AUTHOR_CACHE_SECONDS in other processes), follower lists,
+       fan-out, search.
     2. List it among the suspended (the stream servers read the list), end every
        session it has (sessions.end_all), and tell the stream servers at once.
     3. Close the open reports about it, and record the action (the first time only).
@@ -317,7 +319,7 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     if user is None or user.get(keys.LEAVING_FIELD):
         return Result.NOT_FOUND
     now = time.time()
-    changed = users.flag(r, uid, keys.SUSPENDED_FIELD, repr(now))
+    changed = search.set_hidden(r, user, keys.SUSPENDED_FIELD, repr(now))
     r.zadd(keys.SUSPENDED, {uid: int(now * 1000)}, nx=True)
     sessions.end_all(r, uid)
     users.forget_author(uid)
@@ -336,7 +338,8 @@ def unsuspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     if user is None:
         r.zrem(keys.SUSPENDED, uid)
         return Result.NOT_FOUND
-    changed = users.flag(r, uid, keys.SUSPENDED_FIELD, "")
+    # Back in the search index in the same round trip (unless being deleted).
+    changed = search.set_shown(r, user, keys.SUSPENDED_FIELD)
     r.zrem(keys.SUSPENDED, uid)
     users.forget_author(uid)
     events.publish_account(r, uid, hidden=False)

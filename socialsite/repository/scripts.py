@@ -77,6 +77,9 @@ LIST_REMOVE_STATUS = Script("list_remove_status", preludes=["home", "lists"])
 LIKE = Script("like")
 UNLIKE = Script("unlike")
 MARK_LIKE = Script("mark_like")
+SEARCH_TAGS = Script("search_tags")
+SEARCH_PEOPLE = Script("search_people")
+SET_USER_FIELD = Script("set_user_field")
 
 ALL = [
     ADD_EDGE,
@@ -115,6 +118,9 @@ ALL = [
     LIKE,
     UNLIKE,
     MARK_LIKE,
+    SEARCH_TAGS,
+    SEARCH_PEOPLE,
+    SET_USER_FIELD,
 ]
 
 

@@ -9,17 +9,19 @@ an id left behind by a request that died shows nothing and falls off in time.
 The pages read it in timelines.tag_page.
 """
 
-from . import keys
+from . import keys, search
 from .limits import TAG_TIMELINE_SIZE
 
 
 def queue_add(pipe, sid, tags):
     """Queue on ``pipe`` adding status ``sid`` to the timeline of each of ``tags``
-    (normalized), each then cut to its newest TAG_TIMELINE_SIZE."""
+    (normalized), each then cut to its newest TAG_TIMELINE_SIZE; and noting the use in
+    the search index's tags (search.queue_tag_use)."""
     for tag in tags:
         key = keys.tag(tag)
         pipe.zadd(key, {sid: sid})
         pipe.zremrangebyrank(key, 0, -TAG_TIMELINE_SIZE - 1)
+    search.queue_tag_use(pipe, sid, tags)
 
 
 def queue_remove(pipe, sid, tags):

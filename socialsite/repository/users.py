@@ -12,11 +12,11 @@ the authors memory and the fan-out workers leave hidden accounts out (is_hidden)
 import time
 
 from ..memory import Memory
-from . import keys, scripts
+from . import keys, scripts, search
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
-# page of 30 statuses needs no read for authors it has shown lately. No one can rename
-# themselves yet; if that comes, a new name shows within this long, on pages and live.
+# page of 30 statuses needs no read for authors it has shown lately. A new name
+# (change_name; no page offers it yet) shows within this long, on pages and live.
 AUTHOR_CACHE_SECONDS = 60.0
 AUTHOR_CACHE_SIZE = 50_000  # ~200 bytes each: ~10 MB per process at most
 
@@ -44,11 +44,13 @@ def create_user(r, login, name, password_hash, now=None):
     2. Write user:{id} and credentials:{id} (one slot, one MULTI). Nothing points at
        them yet, so a crash here leaves only an unreachable pair of keys.
     3. HSETNX users: <lowercased login> <id>. This single command is the decision:
-       of two sign-ups racing for one login, exactly one sets the field.
+       of two sign-ups racing for one login, exactly one sets the field. In the same
+       round trip, the user's entries in the search index (search.queue_add_person):
+       readers drop entries whose user hash is gone, so a loser's are never shown.
     4. The winner checks that the login is not reserved. A deletion reserves the
        login before it frees it (release_login), so a sign-up that got it from a
        deletion sees the reservation: it gives the login back.
-    5. The loser deletes the keys it wrote in step 2.
+    5. The loser deletes the keys it wrote in step 2, and its index entries.
     """
     uid = r.incr(keys.USER_IDS)
     pipe = r.pipeline(transaction=True)
@@ -66,12 +68,18 @@ def create_user(r, login, name, password_hash, now=None):
     )
     pipe.hset(keys.credentials(uid), "password", password_hash)
     pipe.execute()
-    won = r.hsetnx(keys.LOGINS, login.lower(), uid)
+    pipe = r.pipeline(transaction=False)
+    pipe.hsetnx(keys.LOGINS, login.lower(), uid)
+    search.queue_add_person(pipe, uid, login, name)
+    won = pipe.execute()[0]
     if won and login_free_at(r, login, now) is not None:
         scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), uid])
         won = False
     if not won:
-        r.delete(keys.user(uid), keys.credentials(uid))
+        r.delete(keys.user(uid), keys.credentials(uid))  # one slot: one command
+        pipe = r.pipeline(transaction=False)
+        search.queue_remove_person(pipe, uid, login, name)
+        pipe.execute()
         return None
     return uid
 
@@ -209,6 +217,19 @@ def flag(r, uid, field, value):
     """Set ``field`` of ``uid``'s hash to ``value`` unless it is set already, or with
     value "" remove it; nothing if the user is gone. Whether it changed (flag_user.lua)."""
     return bool(scripts.FLAG_USER(r, [keys.user(uid)], [field, value]))
+
+
+def change_name(r, uid, name):
+    """Give user ``uid`` the display name ``name`` (checked as sign-up checks it:
+    accounts.display_names), in their hash and in the search index together
+    (search.rename); shown at once by this process, within AUTHOR_CACHE_SECONDS by the
+    others. False if there is no such user."""
+    user = get_user(r, uid)
+    if user is None:
+        return False
+    changed = search.rename(r, user, name)
+    forget_author(uid)
+    return changed
 
 
 def get_user_and_password_hash(r, uid):

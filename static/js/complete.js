@@ -1,0 +1,149 @@
+// Progressive enhancement only: the status form works the same without this file.
+// Autocomplete of @mentions and #tags in the status form.
+//
+// A form with data-complete="<url>" (templates/_status_form.html, the home page's form)
+// gets it: while the word under the caret is "@al" or "#red", the JSON endpoint
+// (timeline/search.py complete_json: up to 8, from the search index) is asked, and its
+// answers are offered in a listbox under the box (ARIA combobox pattern). Up and Down
+// move, Enter or Tab picks, Escape closes; a click picks too. Picking replaces the word
+// with the completion and a space.
+(function () {
+  var DELAY_MS = 150; // typing pauses this long before asking: fewer requests
+  // "@" or "#" (or the full-width "＃") at the start of a word, then letters, digits, _.
+  var WORD = /(^|[^\p{L}\p{N}_\/=])([@#\uff03][\p{L}\p{M}\p{N}_]+)$/u;
+
+  function setUp(form, box, url, index) {
+    var list = document.createElement("ul");
+    list.id = "completions-" + index;
+    list.className = "completions";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Completions");
+    list.hidden = true;
+    box.parentNode.insertBefore(list, box.nextSibling);
+    box.setAttribute("role", "combobox");
+    box.setAttribute("aria-autocomplete", "list");
+    box.setAttribute("aria-controls", list.id);
+    box.setAttribute("aria-expanded", "false");
+
+    var options = [];   // the completions shown: {value, label}
+    var active = -1;    // the highlighted one
+    var word = null;    // {start, end} of the word they complete, in the box's value
+    var timer = null;
+    var asked = 0;      // the latest request's number: older answers are dropped
+
+    function close() {
+      options = [];
+      active = -1;
+      list.hidden = true;
+      list.textContent = "";
+      box.setAttribute("aria-expanded", "false");
+      box.removeAttribute("aria-activedescendant");
+    }
+
+    function highlight(index) {
+      active = index;
+      Array.prototype.forEach.call(list.children, function (item, i) {
+        item.setAttribute("aria-selected", i === index ? "true" : "false");
+      });
+      if (index >= 0) box.setAttribute("aria-activedescendant", list.id + "-" + index);
+      else box.removeAttribute("aria-activedescendant");
+    }
+
+    function show(results) {
+      close();
+      if (!results.length) return;
+      options = results;
+      results.forEach(function (result, i) {
+        var item = document.createElement("li");
+        item.id = list.id + "-" + i;
+        item.setAttribute("role", "option");
+        var value = document.createElement("span");
+        value.className = "value";
+        value.textContent = result.value;
+        item.appendChild(value);
+        if (result.name) {
+          var name = document.createElement("bdi");
+          name.className = "name";
+          name.textContent = result.name;
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(name);
+        }
+        // mousedown, not click: the box keeps its focus (and its caret).
+        item.addEventListener("mousedown", function (event) {
+          event.preventDefault();
+          pick(i);
+        });
+        list.appendChild(item);
+      });
+      list.hidden = false;
+      box.setAttribute("aria-expanded", "true");
+      highlight(0);
+    }
+
+    function pick(index) {
+      var chosen = options[index];
+      if (!chosen || !word) return;
+      var text = box.value;
+      var inserted = chosen.value + " ";
+      var after = text.slice(word.end).replace(/^ /, "");
+      box.value = text.slice(0, word.start) + inserted + after;
+      var caret = word.start + inserted.length;
+      box.setSelectionRange(caret, caret);
+      close();
+      box.dispatchEvent(new Event("input", { bubbles: true })); // the counter counts it
+    }
+
+    function wordAtCaret() {
+      if (box.selectionStart !== box.selectionEnd) return null;
+      var end = box.selectionEnd;
+      var match = WORD.exec(box.value.slice(0, end));
+      if (!match) return null;
+      // The word must end at the caret, not run on past it.
+      if (/^[\p{L}\p{M}\p{N}_]/u.test(box.value.slice(end, end + 1))) return null;
+      return { start: end - match[2].length, end: end, text: match[2] };
+    }
+
+    function ask() {
+      var found = wordAtCaret();
+      word = found;
+      if (!found) return close();
+      var number = ++asked;
+      fetch(url + "?q=" + encodeURIComponent(found.text.replace(/^\uff03/, "#")), {
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      })
+        .then(function (response) { return response.ok ? response.json() : { results: [] }; })
+        .then(function (data) {
+          if (number === asked) show(data.results || []);
+        })
+        .catch(function () { if (number === asked) close(); });
+    }
+
+    box.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(ask, DELAY_MS);
+    });
+    box.addEventListener("keydown", function (event) {
+      if (list.hidden) return;
+      if (event.key === "ArrowDown") {
+        highlight((active + 1) % options.length);
+      } else if (event.key === "ArrowUp") {
+        highlight((active - 1 + options.length) % options.length);
+      } else if (event.key === "Enter" || event.key === "Tab") {
+        if (active < 0) return;
+        pick(active);
+      } else if (event.key === "Escape") {
+        close();
+      } else {
+        return;
+      }
+      event.preventDefault();
+    });
+    box.addEventListener("blur", close);
+  }
+
+  document.querySelectorAll("form[data-complete]").forEach(function (form, index) {
+    var box = form.querySelector("textarea");
+    if (box) setUp(form, box, form.getAttribute("data-complete"), index);
+  });
+})();

@@ -1,0 +1,77 @@
+"""Search and autocomplete in a real headless Chromium (Playwright) against live_server:
+a new user finds alice from the navigation's search box, follows her from the results,
+then mentions her through the status form's completions, by keyboard and by mouse.
+
+Skipped without a browser, except with CI=true (see tests/test_browser.py)."""
+
+import re
+
+import pytest
+
+try:
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover - the browser fixture then skips (or fails in CI)
+    expect = None
+
+from tests.support.helpers import post
+from tests.test_browser import flash, sign_up
+
+TIMEOUT_MS = 15_000
+
+
+@pytest.fixture
+def page(browser_contexts):
+    return browser_contexts(viewport={"width": 900, "height": 800}).new_page()
+
+
+def test_search_follow_and_complete_a_mention(page, live_server, r, alice, bob):
+    expect.set_options(timeout=TIMEOUT_MS)
+    post(r, bob, "Building with #redis today")
+    sign_up(page, "newbie", "New Person")
+
+    # The navigation's search box, on the home page.
+    nav_box = page.locator("header").get_by_role("searchbox", name="Search people and tags")
+    nav_box.fill("ali")
+    nav_box.press("Enter")
+    expect(page).to_have_url(re.compile(r"/search/\?q=ali$"))
+    people = page.locator(".search-people li")
+    expect(people).to_have_count(1)
+    expect(people.first).to_contain_text("Alice Liddell")
+    expect(people.first).to_contain_text("@alice")
+
+    # Follow her from the results: back on the same results, now following.
+    people.first.get_by_role("button", name="Follow", exact=True).click()
+    expect(flash(page)).to_have_text(["You now follow @alice."])
+    expect(page).to_have_url(re.compile(r"/search/\?q=ali&page=1$"))
+    expect(
+        page.locator(".search-people li").first.get_by_role("button", name="Unfollow")
+    ).to_be_visible()
+
+    # The status form offers @alice for "@al"; the keyboard picks it.
+    page.goto("/")
+    box = page.locator('textarea[name="message"]')
+    expect(box).to_have_attribute("role", "combobox")
+    box.press_sequentially("@al")
+    options = page.get_by_role("listbox", name="Completions").get_by_role("option")
+    expect(options).to_have_count(1)
+    expect(options.first).to_contain_text("@alice")
+    expect(box).to_have_attribute("aria-expanded", "true")
+    box.press("ArrowDown")  # one option: down comes back to it
+    expect(options.first).to_have_attribute("aria-selected", "true")
+    box.press("Enter")
+    expect(box).to_have_value("@alice ")
+    expect(box).to_have_attribute("aria-expanded", "false")
+
+    # Escape closes the list and leaves the text alone; a click picks a tag.
+    box.press_sequentially("#re")
+    expect(options).to_have_count(1)
+    box.press("Escape")
+    expect(page.get_by_role("listbox", name="Completions")).to_be_hidden()
+    expect(box).to_have_value("@alice #re")
+    box.press_sequentially("d")
+    options.first.click()
+    expect(box).to_have_value("@alice #redis ")
+
+    # The form posts as ever.
+    page.get_by_role("button", name="Post").click()
+    expect(page.locator(".status").first).to_contain_text("@alice #redis")
