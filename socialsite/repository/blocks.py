@@ -28,7 +28,7 @@ import enum
 import time
 
 from . import events, graph, keys, notifications, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+from .limits import HOME_TIMELINE_SIZE
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
 MUTE_ENDINGS_PER_SWEEP = 100
@@ -78,9 +78,7 @@ def _take_out_of_home(r, uid, author_uid):
     timeline. Called after the hiding note is written: a status delivered before it is
     on the author's profile already (a post reaches its profile before any follower),
     so this read finds it; none delivered after lands."""
-    status_ids = r.zrevrange(keys.profile(author_uid), 0, HOME_TIMELINE_SIZE - 1)
-    if status_ids:
-        r.srem(keys.home(uid), *status_ids)
+    graph.take_out_of_home(r, uid, author_uid)
 
 
 def block(r, uid, other_uid):
@@ -176,16 +174,12 @@ def restore(r, uid, other_uid, now_ms=None):
     pipe = r.pipeline(transaction=False)  # one slot: other's
     pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
     pipe.zrange(keys.profile_replies(other_uid), 0, -1)
-    status_ids, replies = pipe.execute()
+    pipe.zrange(keys.profile_reposts(other_uid), 0, -1)
+    status_ids, replies, reposts = pipe.execute()
     if not status_ids:
         return 0
     now = _now_ms() if now_ms is None else int(now_ms)
-    return scripts.BACKFILL(
-        r,
-        [keys.home(uid), keys.following(uid), keys.hides(uid)],
-        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid,
-         *graph.replies_marked(status_ids, replies)],
-    )  # fmt: skip
+    return graph.backfill(r, uid, other_uid, now, status_ids, replies, reposts)
 
 
 def end_mutes(r, now_ms=None):

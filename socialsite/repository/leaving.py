@@ -22,7 +22,7 @@ step to DELETION_STEPS, before delete_user_keys, which must stay last: it remove
 user hash that marks the deletion as under way.
 """
 
-from . import blocks, graph, jobs, keys, moderation, paging, sessions, statuses, users
+from . import blocks, graph, jobs, keys, moderation, paging, reposts, sessions, statuses, users
 from .limits import DELETION_INLINE_BUDGET, LOGIN_RESERVED_SECONDS
 
 
@@ -117,6 +117,13 @@ def end_blocks_and_mutes(r, uid, budget):
     return done
 
 
+def undo_reposts(r, uid, budget):
+    """Undo the account's reposts (counts on the originals, the authors'
+    notifications; its followers' homes lost them with the unfollows), then delete its
+    reposted, profile-reposts and home-reposts keys (reposts.undo_all_of)."""
+    return reposts.undo_all_of(r, uid, budget)
+
+
 # Statuses deleted per round trip (statuses.delete_statuses_of_leaving_user).
 _STATUS_CHUNK = 100
 
@@ -175,6 +182,7 @@ DELETION_STEPS = [
     unfollow_followers,
     unfollow_following,
     end_blocks_and_mutes,
+    undo_reposts,
     delete_statuses,
     close_reports,
     delete_user_keys,

@@ -114,3 +114,8 @@ LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
 # are right when the page answers. A run of 1000 keeps one job to seconds.
 DELETION_INLINE_BUDGET = 100
 DELETION_JOB_BUDGET = 1000
+
+# How long keys.reposts_shown notes are kept after their last change. They only gate a
+# late delivery of an original that a repost of it reached first (a deferred fan-out
+# that runs late), which happens within the fan-out's run: a day is a wide margin.
+REPOSTS_SHOWN_NOTE_MS = 24 * 3600 * 1000

@@ -398,6 +398,19 @@ def _finish_unfinished(r, grace_ms):
 def _take_back(pipe, sid, note):
     """Queue the undoing of a post whose hash was never written (finish_unfinished)."""
     author = note["author"]
+    if note.get("repost_of"):
+        # A repost (reposts.py): off the reposter's profile and lists, uncounted on the
+        # original. Nothing was delivered: delivery follows the hash.
+        orig = note["repost_of"]
+        scripts.REMOVE_OWN_REPOST.queue(
+            pipe, [keys.reposted(author), keys.profile(author), keys.profile_reposts(author)],
+            [orig, sid],
+        )  # fmt: skip
+        scripts.REPOST_COUNT.queue(
+            pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
+            [author, int(time.time() * 1000), "remove"],
+        )  # fmt: skip
+        return
     scripts.REMOVE_OWN_STATUS.queue(
         pipe, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
     )
@@ -554,11 +567,12 @@ def delete_status(r, uid, sid):
        process's memory of statuses), then delete the hash (other readers skip ids
        without a hash).
     4. Queue a job for the fan-out workers to take the id out of followers' home
-       timelines (the book's "zombie" exercise), and publish the deletion.
+       timelines (the book's "zombie" exercise), and one to undo every repost of it
+       (reposts.purge_reposts), and publish the deletion.
     """
     status = _decode_status(r.hgetall(keys.status(sid)))
-    if status is None:
-        return DeleteResult.NOT_FOUND
+    if status is None or status.get("repost_of"):
+        return DeleteResult.NOT_FOUND  # a repost is undone, not deleted (reposts.py)
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
     status_tags = entities.tags(status_entities(status))
@@ -569,15 +583,23 @@ def delete_status(r, uid, sid):
         )
         _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
+        pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
-    newest = scripts.run_pipeline(r, fill)[-1]
+    *_, reposted, newest = scripts.run_pipeline(r, fill)
     _note_deleted(r, sid)
-    # Its replies list goes with it (one slot); replies to it keep their place in
-    # their own threads, under "This status was deleted".
-    r.delete(keys.status(sid), keys.replies(sid), keys.removed_replies(sid))
+    # Its replies list and counts go with it (one slot); replies to it keep their place
+    # in their own threads, under "This status was deleted". The list of its reposters
+    # stays for the job that undoes their reposts (reposts.purge_reposts).
+    r.delete(keys.status(sid), keys.replies(sid), keys.removed_replies(sid),
+             keys.status_counts(sid))  # fmt: skip
+    followups = []
     if newest:
-        jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
+        followups.append(fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
+    if reposted:
+        followups.append({"kind": "purge_reposts", "sid": int(sid), "author": int(uid)})
+    if followups:
+        jobs.enqueue(r, *followups)
     events.publish_deleted(r, status)
     return DeleteResult.DELETED
 

@@ -19,8 +19,8 @@ returns the authors the user does not get (keys.hides: blocks, mutes) with the i
 import heapq
 import time
 
-from . import keys, locks, paging, scripts, statuses, users
-from .limits import HOME_TIMELINE_SIZE
+from . import keys, locks, paging, reposts, scripts, statuses, users
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, REPOSTS_SHOWN_NOTE_MS
 
 
 def _page_of_statuses(r, status_ids, next_cursor):
@@ -39,17 +39,38 @@ def _home_page_call(uid, before, count, skip_deleted):
     """home_page.lua's keys and arguments."""
     before = "" if before is None else int(before)
     return (
-        [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid)],
+        [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid), keys.home_reposts(uid),
+         keys.reposted(uid)],
         [before, count, HOME_TIMELINE_SIZE, int(skip_deleted), int(time.time() * 1000)],
-    )
+    )  # fmt: skip
 
 
 def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
     """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
     first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua);
     and the authors ``uid`` does not get statuses of (a set, most often empty)."""
-    ids, hidden = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
+    ids, hidden, *_ = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids], {int(author) for author in hidden}
+
+
+def _home_ids_and_more(r, uid, before, count):
+    """home_page.lua's whole answer for a page: (ids, hidden authors, {entry id:
+    (original id, first reposter, how many others)}, originals the user reposted)."""
+    return _decoded_home_page(scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, True)))
+
+
+def _decoded_home_page(reply):
+    ids, hidden, shown_reposts, reposted = reply
+    through = {}
+    for i in range(0, len(shown_reposts), 4):
+        entry, orig, reposter, others = shown_reposts[i : i + 4]
+        through[int(entry)] = (int(orig), int(reposter), int(others))
+    return (
+        [int(sid) for sid in ids],
+        {int(author) for author in hidden} if hidden else set(),
+        through,
+        {int(sid) for sid in reposted} if reposted else set(),
+    )
 
 
 def _home_ids(r, uid, before, count, skip_deleted=False):
@@ -69,6 +90,7 @@ class HomeIdsRead:
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
         self.uid, self.ids, self.hidden = None, None, None
+        self.through, self.reposted = {}, set()
 
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
@@ -76,9 +98,8 @@ class HomeIdsRead:
         scripts.HOME_PAGE.queue(pipe, *call)
 
     def take(self, uid, replies):
-        ids, hidden = replies[0]
-        self.uid, self.ids = uid, [int(sid) for sid in ids]
-        self.hidden = {int(author) for author in hidden} if hidden else set()
+        self.uid = uid
+        self.ids, self.hidden, self.through, self.reposted = _decoded_home_page(replies[0])
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
@@ -95,22 +116,33 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     """
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
-        ids, hidden = _home_ids_and_hidden(r, uid, before, count + 1, skip_deleted=True)
+        ids, hidden, through, reposted = _home_ids_and_more(r, uid, before, count + 1)
     else:
-        hidden = ids_read.hidden
+        hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
     next_cursor = ids[count - 1] if len(ids) > count else None
-    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
+    ids = ids[:count]
+    if through:
+        # Entries that stand for an original shown through reposts: the original is
+        # shown, under its "reposted" header (reposts.py).
+        ids = [through[sid][0] if sid in through else sid for sid in ids]
+    found = statuses.get_statuses(r, ids, deletions_skipped=True)
     if hidden:
         # Delivered before a block or mute, and not yet taken out (blocks.py): rare,
-        # and a page a status shorter for it; the cursor stays right.
+        # and a page a status shorter for it; the cursor stays right. A repost of a
+        # hidden author's status is left out the same way.
         found = [status for status in found if status["uid"] not in hidden]
-    return _with_authors(r, found, next_cursor)
+    if not through and not reposted:
+        return _with_authors(r, found, next_cursor)
+    return reposts.with_headers(r, found, next_cursor, through, reposted, uid)
 
 
 def profile_page(r, uid, before=None, count=30):
     """A page of the statuses ``uid`` posted (newest first) and a cursor."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
-    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor)
+    found = statuses.get_statuses(r, [sid for sid, _ in pairs])
+    if any("repost_of" in status for status in found):
+        return reposts.profile_with_originals(r, found, next_cursor)
+    return _with_authors(r, found, next_cursor)
 
 
 def tag_page(r, tag, before=None, count=30):
@@ -168,16 +200,20 @@ def refill_home(r, uid):
         seen = {uid, *(int(author) for author in following)}
         # Not the authors the user does not get (muted, blocked either way).
         authors = [uid, *(author for author in following if author not in hidden)]
-        candidates = []
+        candidates, marks = [], {}
         for start in range(0, len(authors), _REFILL_CHUNK):
             pipe = r.pipeline(transaction=False)
             for author in authors[start : start + _REFILL_CHUNK]:
                 pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
                 # The newest ``gap`` replies below: all the replies among those ids.
                 pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
+                # And the reposts among them, to go in by the dedupe rules.
+                pipe.zrevrangebyscore(keys.profile_reposts(author), below, "-inf", start=0, num=gap)
             read = pipe.execute()
             chunk = authors[start : start + _REFILL_CHUNK]
-            for author, ids, replies in zip(chunk, read[::2], read[1::2], strict=True):
+            for author, ids, replies, reposted in zip(
+                chunk, read[::3], read[1::3], read[2::3], strict=True
+            ):
                 # The user's own replies stay, as every status of theirs does.
                 unseen = set()
                 if int(author) != uid:
@@ -186,6 +222,19 @@ def refill_home(r, uid):
                         for sid, replied_to in (reply.split(":") for reply in replies)
                         if int(replied_to) not in seen
                     }
+                for repost in reposted:
+                    rid, orig, orig_author = repost.split(":")
+                    marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
                 candidates += [int(sid) for sid in ids if sid not in unseen]
         newest = heapq.nlargest(gap, set(candidates))
-        return r.sadd(keys.home(uid), *newest) if newest else 0
+        if not newest:
+            return 0
+        items = [marks.get(sid, str(sid)) for sid in newest]
+        originals = [int(marks[sid].split("/")[1]) for sid in newest if sid in marks]
+        return scripts.BACKFILL(
+            r,
+            [keys.home(uid), keys.following(uid), keys.hides(uid), keys.home_reposts(uid),
+             *(keys.reposts_shown(uid, orig) for orig in originals)],
+            ["", HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000), uid,
+             REPOSTS_SHOWN_NOTE_MS, *items],
+        )  # fmt: skip

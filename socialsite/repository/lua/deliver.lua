@@ -2,8 +2,10 @@
 -- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
 -- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
 --                                     author's statuses (blocks, mutes), until when
--- KEYS[3..n+2] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
--- a reply only: KEYS[n+3..2n+2] = following:{s}:follower (ZSET), in the same order
+-- KEYS[3]    = reposts-shown:{s}:sid    (SET)  users of this shard whose home shows the
+--                                     status through a repost already
+-- KEYS[4..n+3] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
+-- a reply only: KEYS[n+4..2n+3] = following:{s}:follower (ZSET), in the same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms
@@ -14,8 +16,10 @@
 -- The caller read these followers from the author's list a moment ago. Anyone who
 -- unfollowed since is in KEYS[1] (unfollow.lua writes it in the same step as it
 -- cleans their home timeline), and anyone who blocked, was blocked by or muted the
--- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here.
--- Almost always nobody in the shard did and neither key exists: one EXISTS per call,
+-- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here, and
+-- anyone whose home shows the status through a repost of it (the original's fan-out
+-- running late) is in KEYS[3] (lua/_reposts.lua): no second entry.
+-- Almost always nobody in the shard did and no such key exists: one EXISTS per call,
 -- not one check per follower, is what makes a delivery cheap.
 --
 -- A reply reaches a follower only if they are the user replied to or follow them
@@ -25,13 +29,13 @@ local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local replied_to = ARGV[5]
 local call = redis.call
-local check = call('EXISTS', KEYS[1], KEYS[2]) > 0
+local check = call('EXISTS', KEYS[1], KEYS[2], KEYS[3]) > 0
 local last = #KEYS
 if replied_to then
-    last = (#KEYS - 2) / 2 + 2
+    last = (#KEYS - 3) / 2 + 3
 end
 local delivered = 0
-for i = 3, last do
+for i = 4, last do
     local home = KEYS[i]
     local wanted = true
     if check or replied_to then
@@ -40,11 +44,12 @@ for i = 3, last do
         if check then
             local hidden = call('ZSCORE', KEYS[2], follower)
             wanted = not (call('ZSCORE', KEYS[1], follower)
-                or (hidden and tonumber(hidden) > now))
+                or (hidden and tonumber(hidden) > now)
+                or call('SISMEMBER', KEYS[3], follower) == 1)
         end
         if wanted and replied_to then
             wanted = follower == replied_to
-                or call('ZSCORE', KEYS[i + last - 2], replied_to) ~= false
+                or call('ZSCORE', KEYS[i + last - 3], replied_to) ~= false
         end
     end
     if wanted then

@@ -3,12 +3,17 @@
 -- KEYS[1] = home:{s}:uid     (SET of status ids)
 -- KEYS[2] = deleted:{s}      (ZSET: statuses deleted lately, noted in every shard)
 -- KEYS[3] = hides:{s}:uid    (ZSET: authors the user does not get, until when)
+-- KEYS[4] = home-reposts:{s}:uid (HASH: originals shown through reposts, _reposts.lua)
+-- KEYS[5] = reposted:{s}:uid  (ZSET: the originals the user reposted)
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it
 -- ARGV[4] = "1" to leave out the noted deleted ids (pages), "0" for all (maintenance)
 -- ARGV[5] = now, in ms
--- Returns {the ids, newest first; the ids of the authors hidden now}.
+-- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
+-- stands for an original shown through reposts: the id, the original's id, the first
+-- reposter and how many others bring it (flat); the originals among the page's that
+-- the user reposted}.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -40,11 +45,47 @@ else
     first = lo
 end
 
-local page = {}
+-- Reposts: only for a home that received some (the hash exists), each entry is looked
+-- up: an entry standing for an original (a repost, or the original with reposters)
+-- comes back with what its "reposted" header needs, and one whose original is noted
+-- deleted is skipped like a deleted status.
+local has_reposts = redis.call('EXISTS', KEYS[4]) == 1
+local page, shown, reposts = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
-    if noted == 0 or not redis.call('ZSCORE', KEYS[2], ids[i]) then
-        page[#page + 1] = ids[i]
+    local id = ids[i]
+    if noted == 0 or not redis.call('ZSCORE', KEYS[2], id) then
+        local orig = id
+        local value
+        if has_reposts then
+            orig = redis.call('HGET', KEYS[4], 'r:' .. id) or id
+            value = redis.call('HGET', KEYS[4], orig)
+        end
+        if not value then
+            page[#page + 1] = id
+            shown[#shown + 1] = id
+        elseif orig == id or noted == 0 or not redis.call('ZSCORE', KEYS[2], orig) then
+            page[#page + 1] = id
+            shown[#shown + 1] = orig
+            local first_reposter, others = nil, -1
+            for uid in string.gmatch(value, ' (%d+):') do
+                first_reposter = first_reposter or uid
+                others = others + 1
+            end
+            if first_reposter then
+                reposts[#reposts + 1] = id
+                reposts[#reposts + 1] = orig
+                reposts[#reposts + 1] = first_reposter
+                reposts[#reposts + 1] = others
+            end
+        end
     end
 end
-return {page, redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')}
+local reposted = {}
+if #shown > 0 and redis.call('EXISTS', KEYS[5]) == 1 then
+    local scores = redis.call('ZMSCORE', KEYS[5], unpack(shown))
+    for i = 1, #shown do
+        if scores[i] then reposted[#reposted + 1] = shown[i] end
+    end
+end
+return {page, redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf'), reposts, reposted}
