@@ -166,6 +166,9 @@ THROTTLES = {
     "reports": env_throttle("THROTTLE_REPORTS", (400, 24 * 60 * 60)),
     "search": env_throttle("THROTTLE_SEARCH", (300, 5 * 60)),
     "autocomplete": env_throttle("THROTTLE_AUTOCOMPLETE", (300, 5 * 60)),
+    # Reposts and their undoing, counted apart from posts with the same limit (Mastodon
+    # counts reblogs as statuses).
+    "reposts": env_throttle("THROTTLE_REPOSTS", (300, 3 * 60 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.

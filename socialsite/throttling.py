@@ -56,6 +56,7 @@ THROTTLE_RULES = {
     "reports": Rule("account", False, "reports"),
     "search": Rule("account", False, "searches", anonymous_by_address=True),
     "autocomplete": Rule("account", False, "autocomplete requests", anonymous_by_address=True),
+    "reposts": Rule("account", False, "reposts"),
 }
 
 

@@ -70,6 +70,9 @@ ENDPOINTS = [
     ("GET", "/settings/delete/", []),
     ("POST", "/settings/delete/", ["password"]),
     ("GET", "/settings/export/", []),
+    ("POST", "/statuses/{sid}/repost/", ["next"]),
+    ("POST", "/statuses/{sid}/unrepost/", ["next"]),
+    ("GET", "/@{login}/{sid}/reposts/", ["before"]),
 ]
 
 HEADERS = {

@@ -94,7 +94,7 @@ class StatusLinks:
     ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
     """
 
-    __slots__ = ("_profile", "_status", "_delete", "_tag")
+    __slots__ = ("_profile", "_status", "_delete", "_tag", "_repost", "_unrepost")
 
     def __init__(self, prefix=None, urlconf=None):
         """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
@@ -105,6 +105,8 @@ class StatusLinks:
         self._status = _url_pattern("status_detail", (_LOGIN_SLOT, _ID_SLOT), prefix, urlconf)
         self._delete = _url_pattern("delete_status", (_ID_SLOT,), prefix, urlconf)
         self._tag = _url_pattern("tag", (_TAG_SLOT,), prefix, urlconf)
+        self._repost = _url_pattern("repost", (_ID_SLOT,), prefix, urlconf)
+        self._unrepost = _url_pattern("unrepost", (_ID_SLOT,), prefix, urlconf)
 
     def profile(self, login):
         login = str(login)
@@ -121,6 +123,12 @@ class StatusLinks:
     def delete(self, sid):
         return self._delete.replace(_ID_TEXT, str(int(sid)), 1)
 
+    def repost(self, sid):
+        return self._repost.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unrepost(self, sid):
+        return self._unrepost.replace(_ID_TEXT, str(int(sid)), 1)
+
     def tag(self, normalized):
         """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded
         as reverse() would."""
@@ -129,7 +137,7 @@ class StatusLinks:
     @property
     def patterns(self):
         """What the links depend on besides the login, the id and the tag."""
-        return self._profile, self._status, self._delete, self._tag
+        return self._profile, self._status, self._delete, self._tag, self._repost, self._unrepost
 
 
 def profile_url(login, links=None):
@@ -148,6 +156,15 @@ def delete_url(status, links=None):
     return (links or StatusLinks()).delete(status["id"])
 
 
+def repost_url(status, links=None):
+    """``{{ status|repost_url }}``: ``{{ url("repost", status.id) }}``, or the unrepost
+    URL for a status the viewer reposted (``viewer_reposted``), faster."""
+    links = links or StatusLinks()
+    if status.get("viewer_reposted"):
+        return links.unrepost(status["id"])
+    return links.repost(status["id"])
+
+
 # --- the status component ------------------------------------------------------------------
 # The one per-page part of a status's markup is the CSRF token of its delete form (the
 # viewer's own statuses only). The markup is made with this blank one; whoever shows it
@@ -164,10 +181,12 @@ REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per p
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-def status_article(article, status, links, delete_next=None, when=None):
+def status_article(article, status, links, delete_next=None, when=None, actions_next=None):
     """``status`` (a dict with its ``author``) as markup, by the macro ``article``
     (_status.html's status_article): with a delete form when ``delete_next`` (where
-    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT).
+    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
+    with the Repost (or Undo repost) form when ``actions_next`` (where it leads back
+    to: a signed-in viewer's page) is given, its token blank too.
 
     The stream server sends this as it is, for live pages; status_list_markup
     remembers it. ``when`` is the relative time ("5m"), worked out here by default.
@@ -175,14 +194,15 @@ def status_article(article, status, links, delete_next=None, when=None):
     if when is None:
         when = reltime(status["posted"])
     own = delete_next is not None
-    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next)
+    blank = BLANK_CSRF_INPUT if own or actions_next is not None else None
+    return article(status, links, when, blank, delete_next, actions_next)
 
 
 def with_csrf_input(markup, csrf_input):
-    """Status ``markup`` with a delete form (status_article with ``delete_next``),
-    its blank CSRF input replaced by the page's ``csrf_input``. Both are markup
-    (HTML-safe) or escaped here, and so is the result."""
-    return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input), 1)
+    """Status ``markup`` with forms (status_article with ``delete_next`` or
+    ``actions_next``), their blank CSRF inputs replaced by the page's ``csrf_input``.
+    Both are markup (HTML-safe) or escaped here, and so is the result."""
+    return as_markup(markup).replace(BLANK_CSRF_INPUT, as_markup(csrf_input))
 
 
 def status_list_markup(statuses, request, csrf_input, links, delete_next, article):
@@ -197,24 +217,26 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     viewer_id = request.user.id
     patterns = links.patterns
     own_next = None
+    # A signed-in viewer gets the Repost form on every status, leading back here.
+    actions_next = request.get_full_path() if viewer_id is not None else None
     keys = []
     for status in statuses:
         if status["uid"] == viewer_id:
             if own_next is None:
                 own_next = delete_next or request.get_full_path()
-            keys.append((status["id"], reltime(status["posted"]), patterns, own_next))
+            keys.append((status["id"], reltime(status["posted"]), patterns, own_next, actions_next))
         else:
-            keys.append((status["id"], reltime(status["posted"]), patterns, None))
+            keys.append((status["id"], reltime(status["posted"]), patterns, None, actions_next))
     remembered = _remembered.get_many(keys)
     made = {}
     articles = []
     for status, key in zip(statuses, keys, strict=True):
         entry = remembered.get(key)
         if entry is None or entry[0] != status:
-            markup = status_article(article, status, links, key[3], key[1])
+            markup = status_article(article, status, links, key[3], key[1], actions_next)
             entry = made[key] = (dict(status), markup)
         markup = entry[1]
-        if key[3] is not None:
+        if key[3] is not None or actions_next is not None:
             markup = with_csrf_input(markup, csrf_input)
         articles.append(markup)
     if made:

@@ -33,3 +33,10 @@ urlpatterns += [
     ),
     path("settings/requests/<str:login>/reject/", relations.reject_request, name="reject_request"),
 ]
+
+# Reposts (views.py: repost, unrepost, reposters).
+urlpatterns += [
+    path("statuses/<int:status_id>/repost/", views.repost, name="repost"),
+    path("statuses/<int:status_id>/unrepost/", views.unrepost, name="unrepost"),
+    path("@<str:login>/<int:status_id>/reposts/", views.reposters, name="reposters"),
+]

@@ -87,8 +87,8 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     if str(author) in (*blocking, *blocked_by):
         return RepostResult.BLOCKED, orig
     now = _now_ms()
-    fields = ["login", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD]
-    author_login, private, suspended, leaving = r.hmget(keys.user(author), fields)
+    fields = ["login", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, "name"]
+    author_login, private, suspended, leaving, name = r.hmget(keys.user(author), fields)
     if author_login is None or suspended or leaving:
         return RepostResult.NOT_FOUND, orig
     if private == "1" and author != uid:
@@ -133,17 +133,22 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         if last_inline is None or upto > last_inline:
             jobs.enqueue(r, fanout.plan_job("deliver", uid, rid, last_inline, upto))
     r.hdel(keys.unfinished_posts(uid), rid)
-    events.publish_posted(r, {**repost_status, "retweeted_status": _original_event(r, orig)})
+    original = _original_event(r, orig, {"id": author, "login": author_login, "name": name})
+    if original is not None:
+        events.publish_posted(r, {**repost_status, "retweeted_status": original})
     return RepostResult.REPOSTED, orig
 
 
-def _original_event(r, orig):
-    """The original's hash, as the streaming API sends it inside a repost."""
+def _original_event(r, orig, author):
+    """The original's hash with its ``author`` (id, login, name), as a repost's event
+    carries it (``retweeted_status``, as Twitter sends a retweet): the streaming API
+    sends it, the live pages show it."""
     found = statuses.get_statuses(r, [orig])
     if not found:
         return None
     status = dict(found[0])
     status.pop("replies", None)
+    status["author"] = author
     return status
 
 
@@ -299,14 +304,20 @@ def with_headers(r, found, next_cursor, through, reposted, viewer_id):
     return paging.Page(shown, next_cursor)
 
 
-def profile_with_originals(r, found, next_cursor):
+def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None):
     """A profile page's statuses with each repost replaced by its original under the
-    header "↻ <reposter> reposted" (one round trip more: the originals; originals
+    header "↻ <reposter> reposted" (one round trip more: the originals, and with a
+    ``viewer_id`` which of them the viewer reposted, added to ``reposted``; originals
     deleted or hidden are left out)."""
-    originals = {
-        s["id"]: s
-        for s in statuses.get_statuses(r, [original_of(s) for s in found if "repost_of" in s])
-    }
+    wanted = [original_of(s) for s in found if "repost_of" in s]
+    if viewer_id is None:
+        read = statuses.get_statuses(r, wanted)
+    else:
+        read, scores = statuses.get_statuses_and(
+            r, wanted, lambda pipe: pipe.zmscore(keys.reposted(viewer_id), wanted)
+        )
+        reposted.update(sid for sid, score in zip(wanted, scores, strict=True) if score)
+    originals = {status["id"]: status for status in read}
     authors = users.get_authors(
         r, [s["uid"] for s in found] + [s["uid"] for s in originals.values()]
     )

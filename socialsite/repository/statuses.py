@@ -478,7 +478,19 @@ def get_statuses_with_replies(r, sids, replies_wanted):
     return _statuses(r, sids, False, replies_wanted)
 
 
-def _statuses(r, sids, deletions_skipped, replies_wanted=None):
+def get_statuses_and(r, sids, queue_extra):
+    """get_statuses for ``sids``, and whatever ``queue_extra(pipe)`` queues (one
+    command) in the same round trip: (statuses, its reply). A page that must ask one
+    more thing about the statuses it shows (what the viewer reposted) asks it without
+    a round trip of its own."""
+    sids = [int(sid) for sid in sids]
+    if not sids:
+        return [], None
+    found, extra = _statuses(r, sids, False, extra=queue_extra)
+    return found, extra
+
+
+def _statuses(r, sids, deletions_skipped, replies_wanted=None, extra=None):
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], {}
@@ -493,17 +505,18 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None):
         elif now - entry[3] >= REPLY_COUNT_TRUST_SECONDS:
             plan.append((sid, _COUNT))
     reply_ids = {}
-    if plan:
-        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {})
+    if plan or extra is not None:
+        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {}, extra)
     found = [{**entry[0], "replies": entry[2]} for entry in map(remembered.get, sids) if entry]
     return found, reply_ids
 
 
-def _read_or_confirm(r, plan, remembered, now, replies_wanted):
+def _read_or_confirm(r, plan, remembered, now, replies_wanted, extra=None):
     """One round trip: for each (sid, what) of ``plan``, read the status's hash or
     check that it still exists (what _READ, _CONFIRM), and read its reply count, and
     the reply ids ``replies_wanted`` asks for; update ``remembered`` and the process's
-    memory. Returns {sid: [reply ids]}."""
+    memory. Returns {sid: [reply ids]}; with ``extra`` (a function queueing one more
+    command), that command's reply instead."""
     pipe = r.pipeline(transaction=False)
     # One command per key: a command's keys must share a slot, and status keys do not.
     for sid, what in plan:
@@ -516,6 +529,8 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted):
             count, after = replies_wanted[sid]
             low = "-inf" if after is None else f"({int(after)}"
             pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
+    if extra is not None:
+        extra(pipe)
     replies = iter(pipe.execute())
     fresh, reply_ids = {}, {}
     for sid, what in plan:
@@ -537,6 +552,8 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted):
         if wanted is not None:
             reply_ids[sid] = [int(reply) for reply in wanted]
     _known.put_many(fresh)
+    if extra is not None:
+        return next(replies)
     return reply_ids
 
 

@@ -136,13 +136,28 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     return reposts.with_headers(r, found, next_cursor, through, reposted, uid)
 
 
-def profile_page(r, uid, before=None, count=30):
-    """A page of the statuses ``uid`` posted (newest first) and a cursor."""
+def profile_page(r, uid, before=None, count=30, viewer_id=None):
+    """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
+    its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
+    that viewer reposted are marked (``viewer_reposted``), asked in the round trips
+    that read the statuses (a ZMSCORE riding along)."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
-    found = statuses.get_statuses(r, [sid for sid, _ in pairs])
+    ids = [sid for sid, _ in pairs]
+    reposted = set()
+    if viewer_id is None or not ids:
+        found = statuses.get_statuses(r, ids)
+    else:
+        found, scores = statuses.get_statuses_and(
+            r, ids, lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids)
+        )
+        reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
     if any("repost_of" in status for status in found):
-        return reposts.profile_with_originals(r, found, next_cursor)
-    return _with_authors(r, found, next_cursor)
+        page = reposts.profile_with_originals(r, found, next_cursor, viewer_id, reposted)
+    else:
+        page = _with_authors(r, found, next_cursor)
+    if reposted:
+        reposts.mark_reposted(page.items, reposted)
+    return page
 
 
 def tag_page(r, tag, before=None, count=30):
