@@ -105,7 +105,7 @@ def deliver_repost(r, reposter_uid, rid, orig_sid, orig_uid, follower_uids):
                 keys.reposts_shown(followers[0], orig_sid),
             ]
             homes = [f"home:{tag}:{uid}" for uid in followers]
-            hashes = [keys.home_reposts(uid) for uid in followers]
+            hashes = [f"home-reposts:{tag}:{uid}" for uid in followers]  # keys.home_reposts
             scripts.DELIVER_REPOST.queue(pipe, [*notes, *homes, *hashes], args)
 
     return sum(scripts.run_pipeline(r, fill))

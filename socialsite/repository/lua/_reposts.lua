@@ -41,7 +41,9 @@ end
 local function note_shown(note, follower, shown, note_ms)
     if shown then
         redis.call('SADD', note, follower)
-        redis.call('PEXPIRE', note, note_ms)
+        if note_ms then
+            redis.call('PEXPIRE', note, note_ms)
+        end
     else
         redis.call('SREM', note, follower)
     end
@@ -71,7 +73,8 @@ end
 -- Repost ``rid`` by ``reposter`` of ``orig`` (by ``author``) arrives in ``follower``'s
 -- home. Returns 1 if it made a new entry, 0 if the home shows the original already
 -- (as itself or through another repost: the reposter is only noted) or must not get
--- it (one's own status, one's own repost). A repeat changes nothing.
+-- it (one's own status, one's own repost). A repeat changes nothing. ``note_ms``: how
+-- long the note is kept; nil when the caller sets it once for many homes.
 local function add_repost(home, h, note, follower, orig, author, reposter, rid, cap, slack, note_ms)
     if follower == author or follower == reposter then
         return 0
@@ -108,8 +111,7 @@ local function add_repost(home, h, note, follower, orig, author, reposter, rid, 
         entry = rid
         added = redis.call('SADD', home, rid)
     end
-    save_repost_field(h, orig, entry, {{reposter, rid}})
-    redis.call('HSET', h, 'r:' .. rid, orig)
+    redis.call('HSET', h, orig, entry .. ' ' .. reposter .. ':' .. rid, 'r:' .. rid, orig)
     note_shown(note, follower, true, note_ms)
     if added == 1 then
         trim_home(home, cap, slack)

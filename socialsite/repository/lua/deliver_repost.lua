@@ -32,7 +32,11 @@ for i = 4, n + 3 do
     end
     if wanted then
         delivered = delivered + add_repost(home, KEYS[i + n], KEYS[3], follower, orig, author,
-            reposter, rid, cap, slack, note_ms)
+            reposter, rid, cap, slack, nil)
     end
+end
+-- The note's lifetime, once for the whole group.
+if redis.call('EXISTS', KEYS[3]) == 1 then
+    redis.call('PEXPIRE', KEYS[3], note_ms)
 end
 return delivered
