@@ -336,3 +336,15 @@ def test_reposters_are_listed_newest_first_and_paged(r, alice):
     assert [u["login"] for u in first.items] == ["u4", "u3", "u2"]
     second = reposts.reposters_page(r, sid, before=first.next_cursor, count=3)
     assert [u["login"] for u in second.items] == ["u1", "u0"]
+
+
+def test_deleting_an_account_takes_others_reposts_of_its_statuses(r, alice, bob, dave):
+    follow_all(r, dave, bob)
+    sid = statuses.post_status(r, alice["id"], "by a leaver")
+    reposts.repost(r, bob["id"], sid)
+    assert leaving.delete_account(r, alice["id"], inline_budget=10_000) is True
+    worker.work_until_idle(r)
+    assert home_entries(r, dave["id"]) == []
+    assert timelines.profile_ids(r, bob["id"]) == []
+    assert r.zscore(keys.reposted(bob["id"]), sid) is None
+    assert not r.exists(keys.reposts(sid))

@@ -129,10 +129,19 @@ _STATUS_CHUNK = 100
 
 
 def delete_statuses(r, uid, budget):
-    """Delete the account's statuses, newest first."""
+    """Delete the account's statuses, newest first, and queue the undoing of others'
+    reposts of them."""
     sids = [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, budget - 1)]
     for start in range(0, len(sids), _STATUS_CHUNK):
-        statuses.delete_statuses_of_leaving_user(r, uid, sids[start : start + _STATUS_CHUNK])
+        chunk = sids[start : start + _STATUS_CHUNK]
+        pipe = r.pipeline(transaction=False)
+        for sid in chunk:
+            pipe.exists(keys.reposts(sid))
+        reposted = [sid for sid, found in zip(chunk, pipe.execute(), strict=True) if found]
+        statuses.delete_statuses_of_leaving_user(r, uid, chunk)
+        if reposted:
+            # Others' reposts of them go too, with the workers (reposts.purge_reposts).
+            jobs.enqueue(r, *(reposts.purge_job(sid, uid) for sid in reposted))
     return len(sids)
 
 
