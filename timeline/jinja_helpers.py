@@ -235,17 +235,20 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
         if entry is None or entry[0] != status:
             markup = status_article(article, status, links, key[3], key[1], actions_next)
             entry = made[key] = (dict(status), markup)
-        markup = entry[1]
-        if key[3] is not None or actions_next is not None:
-            markup = with_csrf_input(markup, csrf_input)
-        articles.append(markup)
+        articles.append(entry[1])
     if made:
         _remembered.put_many(made)
     if all(type(part) is Markup for part in articles):
         # All escaped markup (the macro made them), so joined they are too. Markup.join
         # would ask each to escape itself, which costs more than the join.
-        return Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
-    return Markup("\n").join(articles)
+        html = Markup("\n".join(articles))  # noqa: S704 -- parts checked just above
+    else:
+        html = Markup("\n").join(articles)
+    if own_next is not None or actions_next is not None:
+        # The forms' blank tokens, all at once: one pass over the page's markup rather
+        # than one per status.
+        html = with_csrf_input(html, csrf_input)
+    return html
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the
