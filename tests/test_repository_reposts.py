@@ -348,3 +348,17 @@ def test_deleting_an_account_takes_others_reposts_of_its_statuses(r, alice, bob,
     assert timelines.profile_ids(r, bob["id"]) == []
     assert r.zscore(keys.reposted(bob["id"]), sid) is None
     assert not r.exists(keys.reposts(sid))
+
+
+def test_a_repost_of_a_status_no_longer_public_is_left_out_at_read(r, alice, bob, dave):
+    follow_all(r, dave, bob)
+    sid = statuses.post_status(r, alice["id"], "public, then not")
+    reposts.repost(r, bob["id"], sid)
+    assert [s for s, _, _ in shown(r, dave["id"])] == [sid]
+    privacy.set_private(r, alice["id"], True)
+    assert shown(r, dave["id"]) == []
+    assert timelines.profile_page(r, bob["id"], viewer_id=dave["id"]).items == []
+    # Its author still sees it.
+    assert [s["id"] for s in timelines.profile_page(r, bob["id"], viewer_id=alice["id"]).items] == [
+        sid
+    ]

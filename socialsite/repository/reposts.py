@@ -285,12 +285,16 @@ def with_headers(r, found, next_cursor, through, reposted, viewer_id):
     here by original; ``reposted``, the originals the viewer reposted. One round trip
     at most (the authors and reposters not shown lately)."""
     by_original = {orig: (reposter, others) for orig, reposter, others in through.values()}
+    # Originals shown by a repost's entry (not their own): not if no longer public.
+    via_repost = {orig for entry, (orig, _, _) in through.items() if entry != orig}
     reposters = [reposter for reposter, _ in by_original.values()]
     authors = users.get_authors(r, [status["uid"] for status in found] + reposters)
     shown = []
     for status in found:
-        status["author"] = authors.get(status["uid"])
-        if not status["author"]:
+        author = status["author"] = authors.get(status["uid"])
+        if not author:
+            continue
+        if "private" in author and status["id"] in via_repost and author["id"] != viewer_id:
             continue
         header = by_original.get(status["id"])
         if header is not None:
@@ -328,6 +332,9 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None)
             original = originals.get(original_of(status))
             if original is None or reposter is None:
                 continue
+            author = authors.get(original["uid"])
+            if author and "private" in author and author["id"] != viewer_id:
+                continue  # no longer public: reposts of it are shown nowhere
             status = {**original, "reposted_by": reposter, "reposted_others": 0}
         status["author"] = authors.get(status["uid"])
         if status["author"]:
