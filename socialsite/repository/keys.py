@@ -48,7 +48,8 @@ def credentials(uid):
 
 
 def home(uid):
-    """SET of integers: ids of the statuses of the user and everyone they follow.
+    """SET of integers: ids of the statuses of the user and everyone they follow, and
+    of reposts by those they follow (one entry per original: keys.home_reposts).
 
     Status ids grow with time, so the set's numeric order is the timeline's order.
     Redis keeps an all-integer set of up to set-max-intset-entries members as a sorted

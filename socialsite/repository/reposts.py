@@ -39,7 +39,6 @@ class RepostResult(enum.Enum):
     NOT_FOUND = "not found"  # no such status, or deleted
     NOT_PUBLIC = "not public"  # a private account's status, or a hidden author's
     BLOCKED = "blocked"  # a block stands between the reposter and the author
-    OWN = "own"  # reposting one's own status is allowed; kept for callers that refuse it
 
 
 def _now_ms():

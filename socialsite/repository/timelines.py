@@ -14,6 +14,9 @@ this process has not shown in the last minute (one pipeline, often none:
 users.get_authors). A home page of statuses this process has shown lately is the one
 round trip: home_page.lua leaves deleted statuses out (keys.deleted_statuses), and
 returns the authors the user does not get (keys.hides: blocks, mutes) with the ids.
+Entries that stand for an original shown through reposts come back with it too (the
+original's id, the first reposter, how many others: lua/_reposts.lua), still the one
+round trip; the page shows the original under its "reposted" header (reposts.py).
 """
 
 import heapq
