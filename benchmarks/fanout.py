@@ -6,6 +6,9 @@ For each follower count, on one throwaway Redis (or --redis-url), in one run:
   job is left and the last follower's home timeline holds the status;
 - the book: listings 8.6/8.7 (book.py), its deferred passes run by one worker as
   chapter 6's queue does; timed the same way;
+- with --repost, ours for a repost: reposts.repost by the same author of a status by
+  someone else, to the same followers with the same workers, timed the same way: a
+  repost's fan-out next to a post's (deliver_repost.lua decides the dedupe per home);
 - raw ceiling: pipelined ZADDs of the status into every follower's timeline from one
   client, 1000 a pipeline, with nothing else (no follower reads, no trimming).
 Home timelines start empty; followers are written in bulk beforehand. With
@@ -25,7 +28,7 @@ from django.conf import settings
 from django.core.management.base import CommandError
 
 from benchmarks import book
-from socialsite.repository import bulk, client, jobs, keys, statuses, timelines
+from socialsite.repository import bulk, client, jobs, keys, reposts, statuses, timelines
 from tests.support.redis_servers import RedisServer
 
 
@@ -67,6 +70,7 @@ class FanoutBenchmark:
                         steps,
                         options["skip_book"],
                         options["repeat"],
+                        options.get("repost", False),
                     )
             finally:
                 if server:
@@ -76,7 +80,7 @@ class FanoutBenchmark:
         self.stdout.write(f"{size:>10,} {who:<22} {seconds:>8.2f} {size / seconds:>13,.0f}")
         return size / seconds
 
-    def run_size(self, r, url, tmp, size, worker_counts, steps, skip_book, repeat):
+    def run_size(self, r, url, tmp, size, worker_counts, steps, skip_book, repeat, repost=False):
         """Measure each configuration ``repeat`` times, alternating; keep each one's best."""
         rates = {}
 
@@ -95,6 +99,12 @@ class FanoutBenchmark:
                     if self.listed_fraction:
                         who = f"{who[:-1]}, {self.listed_fraction:.0%} listed)"
                     keep(who, self.time_ours(r, url, tmp, author, followers, count, step))
+                    if repost:
+                        author, followers = self.setup(r, size)
+                        seconds = self.time_ours(
+                            r, url, tmp, author, followers, count, step, repost=True
+                        )
+                        keep(f"repost ({count} workers)", seconds)
             if not skip_book:
                 author, followers = self.setup(r, size)
                 keep("book (1 worker)", self.time_book(r, author, followers))
@@ -105,6 +115,10 @@ class FanoutBenchmark:
         if repeat > 1:
             self.stdout.write(f"{'':>10} (best of {repeat} for each below)")
         ours = {who: rate for who, rate in rates.items() if who.startswith("ours")}
+        for who in [who for who in rates if who.startswith("repost")]:
+            post = rates.get(f"ours{who[6:]}")
+            if post:
+                self.stdout.write(f"{'':>10} {who} / post: {rates[who] / post:.2f}x")
         if rates["book"]:
             # Every configuration's ratio, not only the best: the README quotes the one
             # it recommends.
@@ -172,12 +186,22 @@ class FanoutBenchmark:
             worker.stdout.readline()
         return workers
 
-    def time_ours(self, r, url, tmp, author, followers, count, jobs_per_step):
+    def time_ours(self, r, url, tmp, author, followers, count, jobs_per_step, repost=False):
         jobs.ensure_group(r)
+        if repost:
+            # A status by someone the followers do not follow, to be reposted (an id
+            # past the followers', which are ids no user hash was written for).
+            r.set(keys.USER_IDS, followers[-1])
+            (other,) = bulk.create_users(r, [("original", "Original")], "unused")
+            original = statuses.post_status(r, other, "worth passing on")
         workers = self.start_workers(url, tmp, count, jobs_per_step)
         try:
             started = time.perf_counter()
-            sid = statuses.post_status(r, author, "hello, everyone")
+            if repost:
+                reposts.repost(r, author, original)
+                sid = int(r.zscore(keys.reposted(author), original))
+            else:
+                sid = statuses.post_status(r, author, "hello, everyone")
             # One XLEN a millisecond: the end is seen within about 1 ms, at little cost
             # to the 2 cores the workers and Redis share.
             while jobs.backlog(r):

@@ -8,6 +8,12 @@ server time per insert, for socialsite's layout and the book's, on one Redis.
   fan-out does (ours: deliver.lua by shard group, trims included; the book: ZADD +
   ZREMRANGEBYRANK per follower); server microseconds per delivery from INFO
   commandstats.
+- Reposts: ``--reposts`` reposts, each of a different original, delivered to every one
+  of those timelines (fanout.deliver_repost, as a repost's fan-out does); bytes per
+  home entry that came through a repost (the SET entry, its keys.home_reposts fields,
+  the per-shard notes), and server time per delivery; then a second reposter of the
+  same originals (the dedupe only notes them): bytes and time per noted reposter.
+  The timelines above, without reposts, keep their bytes per entry.
 - Statuses: ``--statuses`` posts of 100-character messages; bytes per status hash,
   and per post in all (hash, profile entry, own home entry, counts).
 """
@@ -40,6 +46,8 @@ class MemoryBenchmark:
                     f"Redis {info['redis_version']}, settings {embedded_redis.SERVER_SETTINGS}"
                 )
                 self.timelines(r, options["timelines"], options["rounds"])
+                if options.get("reposts"):
+                    self.reposts(r, options["timelines"], options["reposts"])
                 self.statuses(r, options["statuses"])
             finally:
                 server.stop()
@@ -105,6 +113,39 @@ class MemoryBenchmark:
                           f"{min(sizes)}-{max(sizes)} ids, 1000 shown")  # fmt: skip
         self.stdout.write(f"  book: {book_usec:5.2f} us per delivery (ZADD + ZREMRANGEBYRANK)")
         self.stdout.write(f"  used_memory after the inserts: {steady / 1e6:.1f} MB")
+
+    def reposts(self, r, count, per_home):
+        """What reposts cost in home timelines that hold full plain timelines."""
+        (author,) = bulk.create_users(r, [("author2", "Author")], "unused")
+        reposters = bulk.create_users(r, [("reposter1", "R1"), ("reposter2", "R2")], "unused")
+        followers = list(range(10_000_000, 10_000_000 + count))  # ids no user has
+        first_id = 20_000_000
+        plain = list(range(first_id, first_id + HOME_TIMELINE_SIZE - per_home))
+        bulk.set_homes(r, {f: plain for f in followers})
+        originals = list(range(first_id - per_home, first_id))
+        rid = first_id + HOME_TIMELINE_SIZE
+        self.stdout.write(f"\nReposts ({per_home} per home, in {count:,} full home timelines):")
+        for label, reposter in (("first", reposters[0]), ("second", reposters[1])):
+            before = self.used(r)
+            r.config_resetstat()
+            for orig in originals:
+                fanout.deliver_repost(r, reposter, rid, orig, author, followers)
+                rid += 1
+            per_entry = (self.used(r) - before) / (count * per_home)
+            usec = self.script_usec(r) / (count * per_home)
+            if label == "first":
+                self.stdout.write(f"  a home entry through a repost: {per_entry:6.1f} bytes "
+                                  f"(the SET entry, its home-reposts fields, the notes), "
+                                  f"{usec:5.2f} us per delivery")  # fmt: skip
+            else:
+                self.stdout.write(
+                    f"  a second reposter of a status shown: {per_entry:6.1f} bytes (noted, "
+                    f"no entry), {usec:5.2f} us per delivery"
+                )
+        encoding = r.object("encoding", keys.home_reposts(followers[0]))
+        self.stdout.write(f"  home-reposts hash: {encoding}, "
+                          f"{r.memory_usage(keys.home_reposts(followers[0]))} bytes for "
+                          f"{per_home} originals (MEMORY USAGE)")  # fmt: skip
 
     def script_usec(self, r):
         """Server time of the EVALSHA calls (the commands they ran are inside it)."""

@@ -169,6 +169,9 @@ THROTTLES = {
     # Likes and unlikes: Mastodon has no limit of its own for favourites; its per-account
     # API limit bounds them, and is taken here.
     "likes": env_throttle("THROTTLE_LIKES", (300, 5 * 60)),
+    # Reposts and their undoing, counted apart from posts with the same limit (Mastodon
+    # counts reblogs as statuses).
+    "reposts": env_throttle("THROTTLE_REPOSTS", (300, 3 * 60 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.

@@ -57,6 +57,7 @@ THROTTLE_RULES = {
     "search": Rule("account", False, "searches", anonymous_by_address=True),
     "autocomplete": Rule("account", False, "autocomplete requests", anonymous_by_address=True),
     "likes": Rule("account", False, "likes and unlikes"),
+    "reposts": Rule("account", False, "reposts"),
 }
 
 

@@ -337,3 +337,53 @@ def test_redis_killed_during_a_burst_of_posts_loses_no_delivery_of_a_stored_stat
     assert kept >= 20
     assert unfinished(r) == set() and jobs.status(r)["dead"] == 0
     server.stop()
+
+
+def test_a_repost_fan_out_survives_its_workers_killed_mid_job(r, alice, bob, redis_backend):
+    """A repost's deferred fan-out, its workers SIGKILLed inside jobs, then finished by
+    another: every follower of the reposter has the status exactly once, those who
+    also follow its author (and got the original first) through that one entry."""
+    from socialsite.repository import reposts
+
+    followers = add_followers(r, bob["id"], 6_000)
+    also_alice = followers[::3]
+    pipe = r.pipeline(transaction=False)
+    for follower in also_alice:
+        pipe.zadd(keys.followers(alice["id"]), {str(follower): follower})
+        pipe.zadd(keys.following(follower), {str(alice["id"]): follower})
+    pipe.execute()
+    sid = statuses.post_status(r, alice["id"], "the original", inline_limit=10_000)
+    reposts.repost(r, bob["id"], sid, inline_limit=100)
+    rid = int(r.zscore(keys.reposted(bob["id"]), sid))
+    slow = {"PYTHONPATH": str(SLOW_REDIS), "SOCIALSITE_TEST_REDIS_DELAY_MS": "150"}
+    rng = random.Random(18)
+    kills_mid_job = 0
+    for attempt in range(30):
+        if kills_mid_job >= 4 or jobs.backlog(r) == 0:
+            break
+        name = f"doomed{attempt}"
+        doomed = start_worker(
+            redis_backend, "--name", name, "--claim-idle-ms", "300", "--jobs-per-step", "1",
+            env=slow,
+        )  # fmt: skip
+        try:
+            wait_for(lambda name=name: holds_a_job(r, name) or jobs.backlog(r) == 0, 30)
+            time.sleep(rng.uniform(0, 0.3))
+            mid_job = holds_a_job(r, name)
+        finally:
+            doomed.send_signal(signal.SIGKILL)
+            doomed.wait()
+        kills_mid_job += mid_job
+    assert kills_mid_job >= 1
+    survivor = start_worker(
+        redis_backend, "--name", "survivor", "--claim-idle-ms", "300", "--exit-when-idle"
+    )
+    output, _ = survivor.communicate(timeout=180)
+    assert survivor.returncode == 0, output
+    sample = followers[::37]
+    for follower in sample:
+        expected = [sid] if follower in set(also_alice) else [rid]
+        assert timelines.home_ids(r, follower) == expected
+    reached = receivers(r, rid, followers) | receivers(r, sid, followers)
+    assert reached == set(followers)
+    assert not receivers(r, rid, also_alice)

@@ -87,6 +87,9 @@ ENDPOINTS = [
     ("GET", "/@{login}/likes/", ["before"]),
     ("GET", "/search/", ["q", "page"]),
     ("GET", "/search/complete.json", ["q"]),
+    ("POST", "/statuses/{sid}/repost/", ["next"]),
+    ("POST", "/statuses/{sid}/unrepost/", ["next"]),
+    ("GET", "/@{login}/{sid}/reposts/", ["before"]),
 ]
 
 HEADERS = {

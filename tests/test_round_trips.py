@@ -207,6 +207,35 @@ def test_the_home_page_of_someone_following_20_costs_what_it_did(
     assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
 
 
+# Reposts: a home page shows its entries through reposts with what home_page.lua returns
+# along with the ids (the original's id, the first reposter, how many others; which
+# of them the reader reposted): the same one round trip. A profile with reposts reads
+# their originals, with which of them the reader reposted, in one pipeline more.
+PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS = PROFILE_PAGE_ROUND_TRIPS + 1
+
+
+def test_a_home_page_of_reposts_costs_the_same(r, client, reader, round_trips, redis_backend):
+    from socialsite.repository import reposts
+
+    follow_some(r, reader, SUGGESTIONS_ON_HOME_BELOW)  # no suggestions on the page
+    authors = [make_user(r, f"author{i}") for i in range(10)]
+    reposters = [make_user(r, f"reposter{i}") for i in range(3)]
+    for reposter in reposters:
+        graph.follow(r, reader["id"], reposter["id"])
+    for author in authors:
+        sid = statuses.post_status(r, author["id"], f"from {author['login']}")
+        for reposter in reposters:
+            reposts.repost(r, reposter["id"], sid)
+        reposts.repost(r, reader["id"], sid)
+    count = cost(client, "/", round_trips)
+    page = client.get("/").content.decode()
+    assert page.count('class="status"') == 10 and page.count("and 2 others reposted") == 10
+    assert page.count("Undo repost") == 10
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
 def test_the_home_page_of_someone_following_19_costs_one_more(
     r, client, reader, round_trips, redis_backend
 ):
@@ -377,3 +406,22 @@ def test_search_and_autocomplete_cost_a_fixed_number(r, client, reader, round_tr
         assert one_completed == many_completed == COMPLETE_ROUND_TRIPS
     assert many <= allowed(redis_backend, SEARCH_PAGE_ROUND_TRIPS, pipelines=3)
     assert many_completed <= allowed(redis_backend, COMPLETE_ROUND_TRIPS, pipelines=2)
+
+
+def test_a_profile_page_with_reposts_costs_a_fixed_number(
+    r, client, reader, round_trips, redis_backend
+):
+    from socialsite.repository import reposts
+
+    author, reposter = make_user(r, "author"), make_user(r, "reposter")
+    for i in range(15):
+        statuses.post_status(r, reposter["id"], f"own {i}")
+        sid = statuses.post_status(r, author["id"], f"status {i}")
+        reposts.repost(r, reposter["id"], sid)
+        reposts.repost(r, reader["id"], sid)
+    count = cost(client, "/@reposter/", round_trips)
+    page = client.get("/@reposter/").content.decode()
+    assert page.count('class="status"') == 30 and page.count("Undo repost") == 15
+    if not redis_backend.cluster:
+        assert count == PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS
+    assert count <= allowed(redis_backend, PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS, pipelines=3)

@@ -478,3 +478,39 @@ def test_users_can_be_followed_by_the_thousand(r, stream_server):
         last = users.get_user_by_login(r, logins[-1])
         sid = post(r, last, "the last one")
         assert stream.read_json()["id"] == sid
+
+
+# --- reposts -------------------------------------------------------------------------------
+
+
+def test_a_repost_is_sent_as_a_retweet_and_its_undo_as_the_usual_notice(
+    r, stream_server, alice, bob, carol
+):
+    from socialsite.repository import keys, reposts
+
+    with filtered(stream_server, follow="bob") as stream:
+        sid = post(r, alice, "worth a retweet")  # by alice: not followed
+        reposts.repost(r, carol["id"], sid)  # by carol: not followed either
+        reposts.repost(r, bob["id"], sid)
+        line = stream.read_json()
+        rid = int(r.zscore(keys.reposted(bob["id"]), sid))
+        reposts.unrepost(r, bob["id"], sid)
+        assert stream.read_json() == deleted(rid)
+    assert line["id"] == rid
+    assert line["user"] == {"id": bob["id"], "screen_name": "bob"}
+    original = line["retweeted_status"]
+    assert original["id"] == sid and original["message"] == "worth a retweet"
+    assert original["user"] == {"id": alice["id"], "screen_name": "alice"}
+
+
+def test_deleting_the_original_sends_the_notice_for_each_repost(r, stream_server, alice, bob):
+    from socialsite.repository import keys, reposts, worker
+
+    with filtered(stream_server, follow="bob") as stream:
+        sid = post(r, alice, "soon gone")
+        reposts.repost(r, bob["id"], sid)
+        rid = stream.read_json()["id"]
+        assert rid == int(r.zscore(keys.reposted(bob["id"]), sid))
+        delete(r, alice, sid)
+        worker.work_until_idle(r)  # the job that undoes its reposts
+        assert stream.read_json() == deleted(rid)

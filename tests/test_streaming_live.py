@@ -122,7 +122,8 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     assert "Can we &lt;fix&gt; it? &#x27;Yes&#x27; &amp; &quot;we&quot; can" in html
     assert "<fix>" not in html
     assert '<p class="location">&#x1F4CD; 51.5,-0.12</p>' in html
-    assert "delete" not in html  # not hers: no delete form
+    assert 'class="inline delete"' not in html  # not hers: no delete form
+    assert 'class="inline repost"' in html  # a Repost form, its token filled in by the page
     # A Like form, its CSRF token blank for the page's script to fill in.
     assert (
         f'action="/statuses/{by_bob}/like/">'
@@ -153,8 +154,7 @@ def test_a_live_status_is_the_markup_the_page_shows_for_it(client, r, alice, bob
         article = re.search(rf'<article class="status" id="status-{sid}".*?</article>', page, re.S)
         return article.group(0)
 
-    # The same but for the page's CSRF token (Like and delete forms), which the live page
-    # puts in.
+    # The same but for the page's CSRF token (its forms'), which the live page puts in.
     token = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
     assert token.search(shown(own)) and token.search(shown(by_bob))
     assert live_html[by_bob] == token.sub(r'\1"', shown(by_bob))

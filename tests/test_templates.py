@@ -103,7 +103,7 @@ STATUS_LIST = engines["jinja2"].from_string(
 )
 STATUS_ARTICLE = engines["jinja2"].from_string(
     '{% from "_status.html" import status_article %}'
-    "{{ status_article(status, status_links(), when, token_input, delete_next) }}"
+    "{{ status_article(status, status_links(), when, token_input, delete_next, actions_next) }}"
 )
 ARTICLE_MACRO = engines["jinja2"].env.get_template("_status.html").module.status_article
 
@@ -129,7 +129,7 @@ def without_like_forms(html):
 def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def article(status, links, when, csrf_input, delete_next, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
         made.append(when)
         return Markup("<p>{} {}</p>{}").format(status["author"]["name"], when, like)
 
@@ -159,12 +159,17 @@ def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
     status = {"id": 3, "uid": 9, "posted": 1_700_000_000.5, "location": "1.5,2.5",
               "message": "<script>alert('x')</script>\nsecond line",
               "author": {"login": "bob", "name": "Bob <b>&</b>"}}  # fmt: skip
-    request = viewer_request(rf, 1)
-    # Without the Like forms, which carry each render's own CSRF token.
-    first = without_like_forms(STATUS_LIST.render({"items": [status]}, request))
-    assert without_like_forms(STATUS_LIST.render({"items": [status]}, request)) == first
+    request = viewer_request(rf, None)  # a visitor: no forms
+    first = STATUS_LIST.render({"items": [status]}, request)
+    assert STATUS_LIST.render({"items": [status]}, request) == first
     fresh = STATUS_ARTICLE.render(
-        {"status": status, "when": reltime(status["posted"]), "token_input": None}, request
+        {
+            "status": status,
+            "when": reltime(status["posted"]),
+            "token_input": None,
+            "actions_next": None,
+        },
+        request,
     )
     assert first == fresh
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;<br>second line" in first
@@ -192,19 +197,26 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     assert '<input type="hidden" name="next" value="/?before=6">' in articles[0]
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', articles[0]).group(1)
     assert len(token) == 64  # the page's own token, not a blank one
-    assert not any("<form" in article for article in articles[1:])
+    assert not any('class="inline delete"' in article for article in articles[1:])
+    # Every status has the Repost form, leading back to this page.
+    assert all('class="inline repost"' in article for article in articles)
     assert "&lt;i&gt;his&lt;/i&gt;" in html and "<i>" not in html and "<b>" not in html
     # Each is exactly what the status_article macro makes of it.
     for status, article in zip(items, articles, strict=True):
         own = status["uid"] == 1
-        context = {"status": status, "when": "1m", "delete_next": "/?before=6",
+        context = {"status": status, "when": "1m", "delete_next": "/?before=6" if own else None,
+                   "actions_next": "/?before=6",
                    "token_input": Markup(
                        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
-                   ).format(token) if own else None}  # fmt: skip
+                   ).format(token)}  # fmt: skip
         assert STATUS_ARTICLE.render(context, request) == article
-    # Shown again (from memory), the viewer's own status gets this page's new token.
+    # Shown again (from memory), the forms get this page's new token.
     again = articles_of(without_like_forms(STATUS_LIST.render({"items": items}, request)))
-    assert again[1:] == articles[1:]
+
+    def tokenless(articles):
+        return [re.sub(r'csrfmiddlewaretoken" value="[^"]*"', "", a) for a in articles]
+
+    assert tokenless(again) == tokenless(articles)
     assert again[0] != articles[0] and "csrfmiddlewaretoken" in again[0]
     assert 'value=""' not in again[0]
 
@@ -219,8 +231,8 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1)
 
-    def article(status, links, when, csrf_input, delete_next, like=None):
-        if csrf_input is not None:
+    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+        if delete_next is not None:
             return Markup("<article>mine</article>")
         return "<b>not markup</b>"
 
@@ -230,8 +242,8 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
     assert html == "<article>mine</article>\n&lt;b&gt;not markup&lt;/b&gt;"
     assert isinstance(html, Markup)
 
-    def article(status, links, when, csrf_input, delete_next, like=None):
-        mine = csrf_input is not None
+    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+        mine = delete_next is not None
         return Markup("<article>mine</article>") if mine else Markup("<article>his</article>")
 
     items[1]["id"] = 987_003  # not the markup remembered above
@@ -239,8 +251,8 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
         jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
     ) == Markup("<article>mine</article>\n<article>his</article>")
 
-    def article(status, links, when, csrf_input, delete_next, like=None):
-        return "<b>mine</b>" if csrf_input is not None else Markup("<article>his</article>")
+    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+        return "<b>mine</b>" if delete_next is not None else Markup("<article>his</article>")
 
     items[0]["id"] = 987_004  # the viewer's own, not markup: escaped with its page token
     assert without_like_forms(
@@ -256,8 +268,8 @@ def test_a_page_token_replaces_the_blank_one_and_nothing_else(rf):
     html = jinja_helpers.status_list_markup(
         [status], viewer_request(rf, 1), page_input, StatusLinks(), "/", ARTICLE_MACRO
     )
-    # The delete form's and the Like form's.
-    assert html.count('value="T0KEN"') == 2 and 'value=""' not in html
+    # The delete form's, the Repost form's and the Like form's.
+    assert html.count('value="T0KEN"') == 3 and 'value=""' not in html
     assert '<p class="message" dir="auto">&lt;input type=&quot;hidden&quot;' in html
 
 

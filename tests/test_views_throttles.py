@@ -104,6 +104,7 @@ def test_the_default_limits_are_the_issues():
         "search": (300, 5 * minutes),
         "autocomplete": (300, 5 * minutes),
         "likes": (300, 5 * minutes),
+        "reposts": (300, 3 * hours),  # the statuses' limit, counted apart
     }
     assert set(throttling.THROTTLE_RULES) == set(project_settings.THROTTLES)
 

@@ -94,7 +94,16 @@ class StatusLinks:
     ``{{ login|profile_url(links) }}``. Without one each filter makes its own.
     """
 
-    __slots__ = ("_profile", "_status", "_delete", "_tag", "_like", "_unlike")
+    __slots__ = (
+        "_profile",
+        "_status",
+        "_delete",
+        "_tag",
+        "_like",
+        "_unlike",
+        "_repost",
+        "_unrepost",
+    )
 
     def __init__(self, prefix=None, urlconf=None):
         """The links for ``prefix`` and ``urlconf`` (as socialsite.jinja2.page_context
@@ -107,6 +116,8 @@ class StatusLinks:
         self._tag = _url_pattern("tag", (_TAG_SLOT,), prefix, urlconf)
         self._like = _url_pattern("like", (_ID_SLOT,), prefix, urlconf)
         self._unlike = _url_pattern("unlike", (_ID_SLOT,), prefix, urlconf)
+        self._repost = _url_pattern("repost", (_ID_SLOT,), prefix, urlconf)
+        self._unrepost = _url_pattern("unrepost", (_ID_SLOT,), prefix, urlconf)
 
     def profile(self, login):
         login = str(login)
@@ -129,6 +140,12 @@ class StatusLinks:
     def unlike(self, sid):
         return self._unlike.replace(_ID_TEXT, str(int(sid)), 1)
 
+    def repost(self, sid):
+        return self._repost.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unrepost(self, sid):
+        return self._unrepost.replace(_ID_TEXT, str(int(sid)), 1)
+
     def tag(self, normalized):
         """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded
         as reverse() would."""
@@ -137,7 +154,7 @@ class StatusLinks:
     @property
     def patterns(self):
         """What the links depend on besides the login, the id and the tag."""
-        return self._profile, self._status, self._delete, self._tag
+        return self._profile, self._status, self._delete, self._tag, self._repost, self._unrepost
 
 
 def profile_url(login, links=None):
@@ -154,6 +171,15 @@ def status_url(status, links=None):
 def delete_url(status, links=None):
     """``{{ status|delete_url }}``: ``{{ url("delete_status", status.id) }}``, faster."""
     return (links or StatusLinks()).delete(status["id"])
+
+
+def repost_url(status, links=None):
+    """``{{ status|repost_url }}``: ``{{ url("repost", status.id) }}``, or the unrepost
+    URL for a status the viewer reposted (``viewer_reposted``), faster."""
+    links = links or StatusLinks()
+    if status.get("viewer_reposted"):
+        return links.unrepost(status["id"])
+    return links.repost(status["id"])
 
 
 # --- the status component ------------------------------------------------------------------
@@ -219,11 +245,15 @@ def like_form(parts, sid, liked):
     return Markup(before + str(int(sid)) + after)  # noqa: S704 -- escaped parts
 
 
-def status_article(article, status, links, delete_next=None, when=None, like=None):
+def status_article(
+    article, status, links, delete_next=None, when=None, actions_next=None, like=None
+):
     """``status`` (a dict with its ``author``) as markup, by the macro ``article``
     (_status.html's status_article): with a delete form when ``delete_next`` (where
     deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
-    ``like``, the markup of its Like form (like_form, or LIKE_SLOT), or None for none.
+    with the Repost (or Undo repost) form when ``actions_next`` (where it leads back
+    to: a signed-in viewer's page) is given, its token blank too; ``like``, the markup
+    of its Like form (like_form, or LIKE_SLOT), or None for none.
 
     The stream server sends this as it is, for live pages; status_list_markup
     remembers it. ``when`` is the relative time ("5m"), worked out here by default.
@@ -231,7 +261,8 @@ def status_article(article, status, links, delete_next=None, when=None, like=Non
     if when is None:
         when = reltime(status["posted"])
     own = delete_next is not None
-    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, like)
+    blank = BLANK_CSRF_INPUT if own or actions_next is not None else None
+    return article(status, links, when, blank, delete_next, actions_next, like)
 
 
 def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
@@ -253,36 +284,43 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
         forms = like_form_parts(links, csrf_input, request.get_full_path())
     liked = liked or ()
     own_next = None
+    # A signed-in viewer gets the Repost form on every status, leading back here.
+    actions_next = request.get_full_path() if viewer_id is not None else None
     keys = []
     for status in statuses:
         if status["uid"] == viewer_id:
             if own_next is None:
                 own_next = delete_next or request.get_full_path()
-            keys.append((status["id"], reltime(status["posted"]), patterns, own_next))
+            keys.append((status["id"], reltime(status["posted"]), patterns, own_next, actions_next))
         else:
-            keys.append((status["id"], reltime(status["posted"]), patterns, None))
+            keys.append((status["id"], reltime(status["posted"]), patterns, None, actions_next))
     remembered = _remembered.get_many(keys)
     made = {}
     articles = []
     for status, key in zip(statuses, keys, strict=True):
         entry = remembered.get(key)
         if entry is None or entry[0] != status:
-            markup = as_markup(status_article(article, status, links, key[3], key[1], LIKE_SLOT))
-            head, _, tail = str(markup).partition(LIKE_SLOT)
+            markup = status_article(article, status, links, key[3], key[1], actions_next, LIKE_SLOT)
+            head, _, tail = str(as_markup(markup)).partition(LIKE_SLOT)
             entry = made[key] = (dict(status), head, tail)
         # Plain strs from here: every part is escaped markup already (as_markup above,
         # like_form_parts), and one Markup for the page costs less than one per status.
         if forms is None:
-            text = entry[1] + entry[2]
+            # Without the slot's indentation: a visitor's markup is exactly the macro's
+            # without a Like form.
+            text = entry[1].rstrip() + entry[2]
         else:
             which = 2 if status["id"] in liked else 0
             text = "".join((entry[1], forms[which], str(status["id"]), forms[which + 1], entry[2]))
-        if key[3] is not None:
-            text = text.replace(_BLANK_CSRF_TEXT, csrf_text, 1)
         articles.append(text)
     if made:
         _remembered.put_many(made)
-    return Markup("\n".join(articles))  # noqa: S704 -- every part escaped, as said above
+    html = "\n".join(articles)
+    if own_next is not None or actions_next is not None:
+        # The delete and Repost forms' blank tokens, all at once: one pass over the
+        # page's markup rather than one per status.
+        html = html.replace(_BLANK_CSRF_TEXT, csrf_text)
+    return Markup(html)  # noqa: S704 -- every part escaped, as said above
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the

@@ -64,3 +64,10 @@ urlpatterns += [
     path("search/", search.search_page, name="search"),
     path("search/complete.json", search.complete_json, name="search_complete"),
 ]
+
+# Reposts (views.py: repost, unrepost, reposters).
+urlpatterns += [
+    path("statuses/<int:status_id>/repost/", views.repost, name="repost"),
+    path("statuses/<int:status_id>/unrepost/", views.unrepost, name="unrepost"),
+    path("@<str:login>/<int:status_id>/reposts/", views.reposters, name="reposters"),
+]

@@ -23,6 +23,7 @@ from socialsite.repository import (
     graph,
     notifications,
     paging,
+    reposts,
     statuses,
     suggestions,
     timelines,
@@ -274,13 +275,23 @@ def status_detail(request, login, status_id):
     thread = conversations.thread(get_redis(), status_id, request.user.id, after=after)
     if thread is None or thread.status["login"].lower() != login.lower():
         raise Http404("There is no such status.")
+    if thread.status.get("repost_of"):
+        # A repost's own id: its page is the original's.
+        original = statuses.get_status(get_redis(), thread.status["repost_of"])
+        if original is None:
+            raise Http404("The reposted status was deleted.")
+        return redirect("status_detail", original["login"], original["id"])
     r = get_redis()
     viewer = request.user
     # The author read fresh (the thread's authors may come from memory): whether the
     # account is private now decides who sees it.
-    author, rel = visibility.author_and_relationship(r, viewer.id, thread.status["uid"])
+    author, rel, reposted = visibility.author_relationship_and_repost(
+        r, viewer.id, thread.status["uid"], thread.status["id"]
+    )
     if author is None or users.is_hidden(author):
         raise Http404("There is no such status.")
+    if reposted:
+        thread.status["viewer_reposted"] = True
     seen = visibility.statuses_visibility(viewer.id, author, rel)
     if seen is not visibility.Visibility.VISIBLE:
         context = {"profile": author, "seen": seen.value}
@@ -412,3 +423,69 @@ def follow(request, login):
 @login_required
 def unfollow(request, login):
     return act_on_user(request, login, graph.unfollow, FOLLOW_MESSAGES)
+
+
+# --- reposts ---------------------------------------------------------------------------
+
+REPOST_MESSAGES = {
+    reposts.RepostResult.REPOSTED: (messages.SUCCESS, "You reposted the status."),
+    reposts.RepostResult.ALREADY_REPOSTED: (messages.INFO, "You had reposted it already."),
+    reposts.RepostResult.UNREPOSTED: (messages.SUCCESS, "Your repost is undone."),
+    reposts.RepostResult.NOT_REPOSTED: (messages.INFO, "You had not reposted it."),
+}
+
+
+def _repost_action(request, status_id, act):
+    """Run ``act`` (reposts.repost or unrepost) on the status; refusals are pages of
+    their own (404, 403), a result a message on the page ``next`` names."""
+    result = act(get_redis(), request.user.id, status_id)
+    if isinstance(result, tuple):
+        result = result[0]
+    if result is reposts.RepostResult.NOT_FOUND:
+        raise Http404("There is no such status: it was deleted, or never existed.")
+    if result is reposts.RepostResult.NOT_PUBLIC:
+        raise PermissionDenied(
+            "This status is not public (its author's account is private): it cannot be reposted."
+        )
+    if result is reposts.RepostResult.BLOCKED:
+        raise PermissionDenied("You cannot repost this status: a block stands between you.")
+    level, text = REPOST_MESSAGES[result]
+    messages.add_message(request, level, text)
+    return redirect_to_next(request, reverse("home"))
+
+
+@require_POST
+@throttle("reposts")
+@login_required
+def repost(request, status_id):
+    """Repost a status (a repost of a repost reposts the original); twice changes nothing."""
+    return _repost_action(request, status_id, reposts.repost)
+
+
+@require_POST
+@throttle("reposts")
+@login_required
+def unrepost(request, status_id):
+    """Undo one's repost of a status (or of the original a repost shows)."""
+    return _repost_action(request, status_id, reposts.unrepost)
+
+
+@require_GET
+def reposters(request, login, status_id):
+    """Who reposted a status, newest first, paged like the followers list; only for a
+    status the viewer may see."""
+    before = _cursor(request)
+    r = get_redis()
+    status = statuses.get_status(r, status_id)
+    if status is None or status.get("repost_of") or status["login"].lower() != login.lower():
+        raise Http404("There is no such status.")
+    author, rel = visibility.author_and_relationship(r, request.user.id, status["uid"])
+    if author is None or users.is_hidden(author):
+        raise Http404("There is no such status.")
+    seen = visibility.statuses_visibility(request.user.id, author, rel)
+    if seen is not visibility.Visibility.VISIBLE:
+        context = {"profile": author, "seen": seen.value}
+        return render(request, "timeline/status_hidden.html", context, status=403)
+    page = reposts.reposters_page(r, status_id, before=before, count=settings.TIMELINE_PAGE_SIZE)
+    context = {"profile": author, "page": page, "title": "Reposts of a status"}
+    return render(request, "timeline/user_list.html", context)

@@ -28,7 +28,7 @@ import enum
 import time
 
 from . import events, graph, keys, lists, notifications, paging, scripts, users
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
+from .limits import HOME_TIMELINE_SIZE
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
 MUTE_ENDINGS_PER_SWEEP = 100
@@ -78,9 +78,8 @@ def _take_out_of_home(r, uid, author_uid):
     timeline. Called after the hiding note is written: a status delivered before it is
     on the author's profile already (a post reaches its profile before any follower),
     so this read finds it; none delivered after lands."""
-    status_ids = r.zrevrange(keys.profile(author_uid), 0, HOME_TIMELINE_SIZE - 1)
+    status_ids = graph.take_out_of_home(r, uid, author_uid)
     if status_ids:
-        r.srem(keys.home(uid), *status_ids)
         # And out of uid's named lists that hold the author (who stays on them).
         lists.hide_statuses(r, uid, author_uid, status_ids)
 
@@ -178,18 +177,17 @@ def restore(r, uid, other_uid, now_ms=None):
     pipe = r.pipeline(transaction=False)  # one slot: other's
     pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
     pipe.zrange(keys.profile_replies(other_uid), 0, -1)
-    status_ids, replies = pipe.execute()
+    pipe.zrange(keys.profile_reposts(other_uid), 0, -1)
+    status_ids, replies, reposts = pipe.execute()
     if not status_ids:
         return 0
     now = _now_ms() if now_ms is None else int(now_ms)
-    marked = graph.replies_marked(status_ids, replies)
-    restored = scripts.BACKFILL(
-        r,
-        [keys.home(uid), keys.following(uid), keys.hides(uid)],
-        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
-    )
-    # And into uid's named lists that hold other (list_fill.lua checks the same).
-    lists.restore_statuses(r, uid, other_uid, marked)
+    restored = graph.backfill(r, uid, other_uid, now, status_ids, replies, reposts)
+    # And into uid's named lists that hold other (list_fill.lua checks the same); lists
+    # hold statuses, not reposts.
+    repost_ids = {repost.split(":")[0] for repost in reposts}
+    plain_ids = [sid for sid in status_ids if sid not in repost_ids]
+    lists.restore_statuses(r, uid, other_uid, graph.replies_marked(plain_ids, replies))
     return restored
 
 

@@ -43,6 +43,7 @@ from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     PLAN_BATCHES_PER_JOB,
+    REPOSTS_SHOWN_NOTE_MS,
 )
 
 # --- the work itself -------------------------------------------------------------------
@@ -75,10 +76,60 @@ def deliver(r, author_uid, sid, follower_uids, replied_to=None):
             notes = [
                 keys.unfollowed(followers[0], author_uid),
                 keys.hiding(followers[0], author_uid),
+                keys.reposts_shown(followers[0], sid),
                 keys.listing(followers[0], author_uid),  # named lists (lists.py)
             ]
             followed = [keys.following(uid) for uid in followers] if replied_to is not None else []
             scripts.DELIVER.queue(pipe, [*notes, *homes, *followed], args)
+
+    return sum(scripts.run_pipeline(r, fill))
+
+
+def deliver_repost(r, reposter_uid, rid, orig_sid, orig_uid, follower_uids):
+    """Put repost ``rid`` (by ``reposter_uid`` of status ``orig_sid`` by ``orig_uid``)
+    into the home timelines of ``follower_uids``, one script call per shard group as
+    ``deliver``; each home decides in that same step whether it gets a new entry or
+    shows the original already (deliver_repost.lua, lua/_reposts.lua). Returns how
+    many homes got a new entry."""
+    groups = keys.same_shard_groups(follower_uids)
+    if not groups:
+        return 0
+    args = [rid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000),
+            orig_sid, orig_uid, reposter_uid, REPOSTS_SHOWN_NOTE_MS]  # fmt: skip
+
+    def fill(pipe):
+        for followers in groups:
+            tag = keys.shard(followers[0])
+            notes = [
+                keys.unfollowed(followers[0], reposter_uid),
+                keys.hiding(followers[0], reposter_uid),
+                keys.reposts_shown(followers[0], orig_sid),
+            ]
+            homes = [f"home:{tag}:{uid}" for uid in followers]
+            hashes = [f"home-reposts:{tag}:{uid}" for uid in followers]  # keys.home_reposts
+            scripts.DELIVER_REPOST.queue(pipe, [*notes, *homes, *hashes], args)
+
+    return sum(scripts.run_pipeline(r, fill))
+
+
+def remove_repost(r, rid, orig_sid, orig_uid, reposter_uid, follower_uids, purge=False):
+    """Take repost ``rid`` out of the home timelines of ``follower_uids`` by the dedupe
+    rules (remove_repost.lua): the original stays where another followed reposter or
+    its followed author still brings it. ``purge``: the original is deleted, and goes
+    with every repost of it. One round trip."""
+    groups = keys.same_shard_groups(follower_uids)
+    if not groups:
+        return 0
+    args = [rid, orig_sid, orig_uid, reposter_uid, int(purge), HOME_TIMELINE_SIZE,
+            HOME_TIMELINE_SLACK]  # fmt: skip
+
+    def fill(pipe):
+        for followers in groups:
+            homes = keys.homes_in_one_shard(followers)
+            hashes = [keys.home_reposts(uid) for uid in followers]
+            following = [keys.following(uid) for uid in followers]
+            note = keys.reposts_shown(followers[0], orig_sid)
+            scripts.REMOVE_REPOST.queue(pipe, [note, *homes, *hashes, *following], args)
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -204,25 +255,49 @@ def deliver_ranges(r, same_status_jobs):
     """
     author, sid = same_status_jobs[0]["author"], same_status_jobs[0]["sid"]
     # The author's id says that the status exists; who it replies to, whom to check
-    # followers against (the hash never changes, so it is read once per step).
-    posted_by, replied_to = r.hmget(keys.status(sid), ["uid", "in_reply_to_uid"])
+    # followers against; for a repost, its original (the hash never changes, so it is
+    # read once per step).
+    fields = ["uid", "in_reply_to_uid", "repost_of", "repost_of_uid"]
+    posted_by, replied_to, repost_of, repost_of_uid = r.hmget(keys.status(sid), fields)
     if posted_by is None:
         return []  # deleted meanwhile: delivering would only plant ids to clean up
     if replied_to is not None and int(replied_to) == int(posted_by):
         replied_to = None  # a reply to oneself reaches every follower
+
+    def act(batch):
+        if repost_of is not None:
+            deliver_repost(r, author, sid, int(repost_of), int(repost_of_uid), batch)
+        else:
+            deliver(r, author, sid, batch, replied_to)
+
     ranges = [(job["after"], job["upto"]) for job in same_status_jobs]
     found = followers_in_ranges(r, author, ranges, FANOUT_BATCH_SIZE)
-    deliver(r, author, sid, [uid for batch, _ in found for uid in batch], replied_to)
+    act([uid for batch, _ in found for uid in batch])
     for job, (_, resume_after) in zip(same_status_jobs, found, strict=True):
         if resume_after is not None:  # a range bigger than a batch: go on with the rest
-            rest = {**job, "after": resume_after}
-            _each_batch(r, rest, lambda batch: deliver(r, author, sid, batch, replied_to))
+            _each_batch(r, {**job, "after": resume_after}, act)
     return []
 
 
 def remove_range(r, job):
     """Take ``job['sid']`` out of the homes of the followers in the job's range."""
     _each_batch(r, job, lambda batch: remove(r, job["sid"], batch, job["author"]))
+    return []
+
+
+def unrepost_job(reposter_uid, rid, orig_sid, orig_uid, after, upto, purge=False):
+    """A plan job that takes repost ``rid`` out of the homes of its reposter's followers
+    with scores in (after, upto] (unrepost jobs; ``purge``: the original is deleted)."""
+    return {**plan_job("unrepost", reposter_uid, rid, after, upto),
+            "orig": orig_sid, "orig_uid": orig_uid, "purge": bool(purge)}  # fmt: skip
+
+
+def unrepost_range(r, job):
+    """Take repost ``job['sid']`` out of the homes of the followers in the job's range."""
+    rid, orig, orig_uid, reposter = job["sid"], job["orig"], job["orig_uid"], job["author"]
+    _each_batch(
+        r, job, lambda batch: remove_repost(r, rid, orig, orig_uid, reposter, batch, job["purge"])
+    )
     return []
 
 

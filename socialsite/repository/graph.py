@@ -34,6 +34,7 @@ from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     NOTIFICATIONS_KEPT,
+    REPOSTS_SHOWN_NOTE_MS,
     UNFOLLOW_MEMORY_MS,
 )
 
@@ -103,6 +104,78 @@ def replies_marked(status_ids, replies):
     return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
 
 
+def reposts_marked(status_ids, reposts, reposter=None):
+    """Status ids read from a profile with each repost among them marked as the
+    scripts that put reposts into home timelines, or take them out, take it:
+    "<rid>/<orig>/<author>", and "/<reposter>" after that when ``reposter`` is given
+    (backfill.lua; unfollow.lua and take_out.lua go without). ``reposts``: the members
+    of keys.profile_reposts, "<rid>:<orig>:<author>". Returns (the marked ids, the
+    originals of the reposts among them, in their order)."""
+    if not reposts:
+        return list(status_ids), []
+    found = {}
+    for repost in reposts:
+        rid, orig, author = repost.split(":")
+        found[rid] = (orig, author)
+    marked, originals = [], []
+    for sid in status_ids:
+        sid = str(sid)
+        if sid in found:
+            orig, author = found[sid]
+            tail = f"/{reposter}" if reposter is not None else ""
+            marked.append(f"{sid}/{orig}/{author}{tail}")
+            originals.append(int(orig))
+        else:
+            marked.append(sid)
+    return marked, originals
+
+
+def queue_backfill(pipe, uid, other_uid, now, status_ids, replies, reposts):
+    """Queue on ``pipe`` the copy of ``other_uid``'s statuses ``status_ids`` (newest
+    first, from their profile; ``replies`` and ``reposts`` their keys.profile_replies
+    and keys.profile_reposts members, read with it) into ``uid``'s home timeline by the
+    home timeline's rules: replies by the reply rule, reposts by the dedupe rules
+    (backfill.lua). Its reply is how many entries were added."""
+    marked, originals = reposts_marked(
+        replies_marked(status_ids, replies), reposts, reposter=other_uid
+    )
+    scripts.BACKFILL.queue(
+        pipe,
+        [keys.home(uid), keys.following(uid), keys.hides(uid), keys.home_reposts(uid),
+         *(keys.reposts_shown(uid, orig) for orig in originals)],
+        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid,
+         REPOSTS_SHOWN_NOTE_MS, *marked],
+    )  # fmt: skip
+
+
+def backfill(r, uid, other_uid, now, status_ids, replies, reposts):
+    """queue_backfill in a round trip of its own; returns how many entries were added."""
+    return scripts.run_pipeline(
+        r, lambda pipe: queue_backfill(pipe, uid, other_uid, now, status_ids, replies, reposts)
+    )[0]
+
+
+def take_out_of_home(r, uid, other_uid):
+    """Take ``other_uid``'s newest HOME_TIMELINE_SIZE statuses and reposts out of
+    ``uid``'s home timeline (a block, a mute), by the dedupe rules: an original that
+    another followed user's repost still brings stays (take_out.lua). Two round trips;
+    returns the ids read from the profile (statuses and reposts), for named lists."""
+    pipe = r.pipeline(transaction=False)  # one slot: other's
+    pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+    pipe.zrange(keys.profile_reposts(other_uid), 0, -1)
+    status_ids, reposts = pipe.execute()
+    if not status_ids:
+        return []
+    marked, originals = reposts_marked(status_ids, reposts)
+    scripts.TAKE_OUT(
+        r,
+        [keys.home(uid), keys.home_reposts(uid), keys.following(uid),
+         *(keys.reposts_shown(uid, orig) for orig in originals)],
+        [uid, other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *marked],
+    )  # fmt: skip
+    return status_ids
+
+
 def _now_ms():
     return int(time.time() * 1000)
 
@@ -167,22 +240,20 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
             notifications.queue_notify(pipe, other_uid, event, now, notifications_kept)
             search.queue_read_for_tiers(pipe, other_uid)
             pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
-            # After the profile, in the same slot: a reply the profile read shows is
-            # listed here too.
+            # After the profile, in the same slot: a reply or a repost the profile
+            # read shows is listed here too.
             pipe.zrange(keys.profile_replies(other_uid), 0, -1)
+            pipe.zrange(keys.profile_reposts(other_uid), 0, -1)
 
-        edge, followers_count, *_, for_tiers, status_ids, replies = scripts.run_pipeline(r, fill)
+        edge, followers_count, *_, for_tiers, status_ids, replies, reposts = scripts.run_pipeline(
+            r, fill
+        )
         if edge:
             search.followers_changed(r, other_uid, for_tiers, gained=True)
 
         def after(pipe):
             if status_ids:
-                marked = replies_marked(status_ids, replies)
-                scripts.BACKFILL.queue(
-                    pipe,
-                    [keys.home(uid), keys.following(uid), keys.hides(uid)],
-                    [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid, *marked],
-                )
+                queue_backfill(pipe, uid, other_uid, now, status_ids, replies, reposts)
             if followers_count is not None:
                 # In the same round trip (another slot): the account's place among the
                 # most-followed, for who-to-follow (suggestions.py).
@@ -216,19 +287,21 @@ def unfollow(r, uid, other_uid, refill=True):
     if uid == other_uid:
         return FollowResult.SELF
     with locks.hold(r, keys.follow_lock(uid)):
-        status_ids = r.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+        pipe = r.pipeline(transaction=False)  # one slot: one node
+        pipe.zrevrange(keys.profile(other_uid), 0, HOME_TIMELINE_SIZE - 1)
+        pipe.zrange(keys.profile_reposts(other_uid), 0, -1)
+        status_ids, reposts = pipe.execute()
+        marked, originals = reposts_marked(status_ids, reposts)
 
         def unfollow_and_unlist(pipe):
             scripts.UNFOLLOW.queue(
                 pipe,
-                [
-                    keys.following(uid),
-                    keys.user(uid),
-                    keys.home(uid),
-                    keys.unfollowed(uid, other_uid),
-                ],
-                [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, *status_ids],
-            )
+                [keys.following(uid), keys.user(uid), keys.home(uid),
+                 keys.unfollowed(uid, other_uid), keys.home_reposts(uid),
+                 *(keys.reposts_shown(uid, orig) for orig in originals)],
+                [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, HOME_TIMELINE_SIZE,
+                 HOME_TIMELINE_SLACK, *marked],
+            )  # fmt: skip
             # Off uid's named lists too, after the follow is gone (one slot, one trip).
             lists.queue_forget(pipe, uid, other_uid, status_ids)
 

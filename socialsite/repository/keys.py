@@ -48,7 +48,8 @@ def credentials(uid):
 
 
 def home(uid):
-    """SET of integers: ids of the statuses of the user and everyone they follow.
+    """SET of integers: ids of the statuses of the user and everyone they follow, and
+    of reposts by those they follow (one entry per original: keys.home_reposts).
 
     Status ids grow with time, so the set's numeric order is the timeline's order.
     Redis keeps an all-integer set of up to set-max-intset-entries members as a sorted
@@ -487,6 +488,9 @@ def listing(uid, author_uid):
 
 
 # --- likes (likes.py) and a status's counts --------------------------------------------
+# --- reposts (reposts.py) ----------------------------------------------------------------
+# A repost is a status of its own (keys.status: id, uid, login, posted, and repost_of,
+# repost_of_uid) with an id from STATUS_IDS, so that it sorts at the repost's time.
 
 
 def status_counts(sid):
@@ -545,3 +549,44 @@ def people_index(first_character, tier=0):
 # them (its recency). One hash tag: search_tags.lua reads both in one step.
 TAG_NAMES = "search:{tags}:names"
 TAG_USES = "search:{tags}:uses"
+
+
+def reposts(sid):
+    """ZSET: the users who reposted status ``sid``, scored by when (ms), in the status's
+    slot (as keys.replies): repost_count.lua changes it and the ``reposts`` count of
+    keys.status_counts in one step, and refuses once the status hash is gone."""
+    return f"{{status:{sid}}}:reposts"
+
+
+def reposted(uid):
+    """ZSET: original status id -> the id of ``uid``'s repost of it (the score), in the
+    user's slot: finds the repost to undo, makes a second repost of the same status a
+    no-op, and tells pages which statuses the user reposted (ZMSCORE)."""
+    return f"reposted:{shard(uid)}:{uid}"
+
+
+def profile_reposts(uid):
+    """ZSET: "<repost id>:<original id>:<original's author>" for each of the user's
+    newest limits.HOME_TIMELINE_SIZE reposts, scored by the repost id: what a follow's
+    backfill, an unfollow and a refill read with the profile (as keys.profile_replies)
+    to put a repost into a home timeline by the dedupe rules, or take it out."""
+    return f"profile-reposts:{shard(uid)}:{uid}"
+
+
+def home_reposts(uid):
+    """HASH, only for home timelines that received reposts, in the home's slot:
+    "<original id>" -> "<entry> <reposter>:<repost id> ..." (the id in keys.home that
+    stands for the original: the original itself or one repost of it, then the
+    followed reposters who bring it, first arrival first), and "r:<repost id>" ->
+    "<original id>" for each of those reposts. A home shows an original once over all
+    its entries (lua/_reposts.lua)."""
+    return f"home-reposts:{shard(uid)}:{uid}"
+
+
+def reposts_shown(uid, sid):
+    """SET: the users of ``uid``'s shard whose home timeline holds status ``sid``
+    through a repost (keys.home_reposts has a field for it). deliver.lua checks it once
+    per shard group (as keys.hiding), and only when it exists each follower: a late
+    delivery of the original adds no second entry. Expires limits.REPOSTS_SHOWN_NOTE_MS
+    after its last change (fan-outs are long over)."""
+    return f"reposts-shown:{shard(uid)}:{sid}"

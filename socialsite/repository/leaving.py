@@ -31,6 +31,7 @@ from . import (
     lists,
     moderation,
     paging,
+    reposts,
     search,
     sessions,
     statuses,
@@ -130,15 +131,31 @@ def end_blocks_and_mutes(r, uid, budget):
     return done
 
 
+def undo_reposts(r, uid, budget):
+    """Undo the account's reposts (counts on the originals, the authors'
+    notifications; its followers' homes lost them with the unfollows), then delete its
+    reposted, profile-reposts and home-reposts keys (reposts.undo_all_of)."""
+    return reposts.undo_all_of(r, uid, budget)
+
+
 # Statuses deleted per round trip (statuses.delete_statuses_of_leaving_user).
 _STATUS_CHUNK = 100
 
 
 def delete_statuses(r, uid, budget):
-    """Delete the account's statuses, newest first."""
+    """Delete the account's statuses, newest first, and queue the undoing of others'
+    reposts of them."""
     sids = [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, budget - 1)]
     for start in range(0, len(sids), _STATUS_CHUNK):
-        statuses.delete_statuses_of_leaving_user(r, uid, sids[start : start + _STATUS_CHUNK])
+        chunk = sids[start : start + _STATUS_CHUNK]
+        pipe = r.pipeline(transaction=False)
+        for sid in chunk:
+            pipe.exists(keys.reposts(sid))
+        reposted = [sid for sid, found in zip(chunk, pipe.execute(), strict=True) if found]
+        statuses.delete_statuses_of_leaving_user(r, uid, chunk)
+        if reposted:
+            # Others' reposts of them go too, with the workers (reposts.purge_reposts).
+            jobs.enqueue(r, *(reposts.purge_job(sid, uid) for sid in reposted))
     return len(sids)
 
 
@@ -210,6 +227,7 @@ DELETION_STEPS = [
     unfollow_followers,
     unfollow_following,
     end_blocks_and_mutes,
+    undo_reposts,
     delete_statuses,
     delete_lists,
     close_reports,

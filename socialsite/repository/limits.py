@@ -195,3 +195,7 @@ SEARCH_TIER_WINDOW = 8
 SEARCH_TERMS_PER_PERSON = 16
 # The longest search term kept, in characters (a longer word is cut).
 SEARCH_TERM_MAX_LENGTH = 64
+# How long keys.reposts_shown notes are kept after their last change. They only gate a
+# late delivery of an original that a repost of it reached first (a deferred fan-out
+# that runs late), which happens within the fan-out's run: a day is a wide margin.
+REPOSTS_SHOWN_NOTE_MS = 24 * 3600 * 1000

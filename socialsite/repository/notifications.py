@@ -38,7 +38,7 @@ from . import keys, scripts
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
 # What a notification can say happened. The page's ?type= takes one of them.
-KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like")
+KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like", "repost")
 
 
 def hidden_actor_keys(uid):

@@ -34,6 +34,7 @@ def set_private(r, uid, private):
     """Make ``uid``'s account private or public; return how many waiting requests were
     approved (turning public approves them all: INLINE_APPROVALS now, the rest by a
     job for the fan-out workers)."""
+    users.forget_author(uid)  # this process's pages see the change at once
     if private:
         r.hset(keys.user(uid), "private", "1")
         return 0

@@ -42,13 +42,19 @@ class Script:
 
 ADD_EDGE = Script("add_edge")
 REMOVE_EDGE = Script("remove_edge")
-UNFOLLOW = Script("unfollow")
-BACKFILL = Script("backfill", preludes=["home"])
+UNFOLLOW = Script("unfollow", preludes=["home", "reposts"])
+BACKFILL = Script("backfill", preludes=["home", "reposts"])
 DELIVER = Script("deliver", preludes=["home", "lists"])
 ADD_OWN_STATUS = Script("add_own_status", preludes=["home"])
 REMOVE_OWN_STATUS = Script("remove_own_status")
 RELEASE_LOCK = Script("release_lock")
 HOME_PAGE = Script("home_page")
+DELIVER_REPOST = Script("deliver_repost", preludes=["home", "reposts"])
+REMOVE_REPOST = Script("remove_repost", preludes=["home", "reposts"])
+TAKE_OUT = Script("take_out", preludes=["home", "reposts"])
+REPOST_COUNT = Script("repost_count")
+ADD_REPOST = Script("add_repost")
+REMOVE_OWN_REPOST = Script("remove_own_repost")
 COMPLETE_JOB = Script("complete_job")
 FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
@@ -121,6 +127,12 @@ ALL = [
     SEARCH_TAGS,
     SEARCH_PEOPLE,
     SET_USER_FIELD,
+    DELIVER_REPOST,
+    REMOVE_REPOST,
+    TAKE_OUT,
+    REPOST_COUNT,
+    ADD_REPOST,
+    REMOVE_OWN_REPOST,
 ]
 
 

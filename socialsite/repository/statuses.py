@@ -419,6 +419,19 @@ def _finish_unfinished(r, grace_ms):
 def _take_back(pipe, sid, note):
     """Queue the undoing of a post whose hash was never written (finish_unfinished)."""
     author = note["author"]
+    if note.get("repost_of"):
+        # A repost (reposts.py): off the reposter's profile and lists, uncounted on the
+        # original. Nothing was delivered: delivery follows the hash.
+        orig = note["repost_of"]
+        scripts.REMOVE_OWN_REPOST.queue(
+            pipe, [keys.reposted(author), keys.profile(author), keys.profile_reposts(author)],
+            [orig, sid],
+        )  # fmt: skip
+        scripts.REPOST_COUNT.queue(
+            pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
+            [author, int(time.time() * 1000), "remove"],
+        )  # fmt: skip
+        return
     scripts.REMOVE_OWN_STATUS.queue(
         pipe, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
     )
@@ -527,8 +540,20 @@ def get_statuses_with_replies(r, sids, replies_wanted, viewer_likes=None):
     return _statuses(r, sids, False, replies_wanted, viewer_likes)
 
 
+def get_statuses_and(r, sids, queue_extra, viewer_likes=None):
+    """get_statuses for ``sids``, and whatever ``queue_extra(pipe)`` queues (one
+    command) in the same round trip: (statuses, its reply). A page that must ask one
+    more thing about the statuses it shows (what the viewer reposted) asks it without
+    a round trip of its own."""
+    sids = [int(sid) for sid in sids]
+    if not sids:
+        return [], None
+    found, extra = _statuses(r, sids, False, viewer_likes=viewer_likes, extra=queue_extra)
+    return found, extra
+
+
 def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None,
-              counts_fresh=False):  # fmt: skip
+              counts_fresh=False, extra=None):  # fmt: skip
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], {}
@@ -543,8 +568,10 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
         elif counts_fresh or now - entry[3] >= COUNTS_TRUST_SECONDS:
             plan.append((sid, _COUNT))
     reply_ids = {}
-    if plan:
-        reply_ids = _read_or_confirm(r, plan, remembered, now, replies_wanted or {}, viewer_likes)
+    if plan or extra is not None:
+        reply_ids = _read_or_confirm(
+            r, plan, remembered, now, replies_wanted or {}, viewer_likes, extra
+        )
     # _with_counts written out: a home page does this 30 times.
     found = [
         {**entry[0], "replies": entry[2][0], "likes": entry[2][1], "reposts": entry[2][2]}
@@ -554,12 +581,13 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
     return found, reply_ids
 
 
-def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None):
+def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None, extra=None):
     """One round trip: for each (sid, what) of ``plan``, read the status's hash or
     check that it still exists (what _READ, _CONFIRM), and read its counts, and the
     reply ids ``replies_wanted`` asks for; with ``viewer_likes`` (a ViewerLikes of a
     logged-in viewer), which of them the viewer likes; update ``remembered`` and the
-    process's memory. Returns {sid: [reply ids]}."""
+    process's memory. Returns {sid: [reply ids]}; with ``extra`` (a function queueing
+    one more command), that command's reply instead."""
     pipe = r.pipeline(transaction=False)
     # One command per key: a command's keys must share a slot, and status keys do not.
     for sid, what in plan:
@@ -573,9 +601,11 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
             count, after = replies_wanted[sid]
             low = "-inf" if after is None else f"({int(after)}"
             pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
-    likes_read = viewer_likes is not None and viewer_likes.uid is not None
+    likes_read = viewer_likes is not None and viewer_likes.uid is not None and bool(plan)
     if likes_read:
         pipe.zmscore(keys.user_likes(viewer_likes.uid), [sid for sid, _ in plan])
+    if extra is not None:
+        extra(pipe)
     replies = iter(pipe.execute())
     fresh, reply_ids = {}, {}
     for sid, what in plan:
@@ -600,6 +630,8 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
         scores = next(replies)
         viewer_likes.ids.update(sid for (sid, _), score in zip(plan, scores, strict=True) if score)
     _known.put_many(fresh)
+    if extra is not None:
+        return next(replies)
     return reply_ids
 
 
@@ -633,15 +665,16 @@ def delete_status(r, uid, sid):
        (other readers skip ids without a hash; likers' keys.user_likes entries naming
        it are skipped when read, and taken out by the page that finds them).
     4. Queue a job for the fan-out workers to take the id out of followers' home
-       timelines (the book's "zombie" exercise), and publish the deletion.
+       timelines (the book's "zombie" exercise), and one to undo every repost of it
+       (reposts.purge_reposts), and publish the deletion.
     """
     pipe = r.pipeline(transaction=False)  # one slot: one node
     pipe.hgetall(keys.status(sid))
     pipe.zrevrange(keys.likes(sid), 0, NOTIFICATIONS_KEPT - 1)
     data, likers = pipe.execute()
     status = _decode_status(data)
-    if status is None:
-        return DeleteResult.NOT_FOUND
+    if status is None or status.get("repost_of"):
+        return DeleteResult.NOT_FOUND  # a repost is undone, not deleted (reposts.py)
     if status["uid"] != int(uid):
         return DeleteResult.NOT_OWNER
     status_tags = entities.tags(status_entities(status))
@@ -657,12 +690,14 @@ def delete_status(r, uid, sid):
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:
             notifications.queue_unnotify(pipe, uid, like_events)
+        pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
-    newest = scripts.run_pipeline(r, fill)[-1]
+    *_, reposted, newest = scripts.run_pipeline(r, fill)
     _note_deleted(r, sid)
     # Its replies list, likes and counts go with it (one slot); replies to it keep their
-    # place in their own threads, under "This status was deleted".
+    # place in their own threads, under "This status was deleted". The list of its
+    # reposters stays for the job that undoes their reposts (reposts.purge_reposts).
     r.delete(
         keys.status(sid),
         keys.replies(sid),
@@ -670,8 +705,13 @@ def delete_status(r, uid, sid):
         keys.likes(sid),
         keys.status_counts(sid),
     )
+    followups = []
     if newest:
-        jobs.enqueue(r, fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
+        followups.append(fanout.plan_job("remove", uid, sid, None, int(newest[0][1])))
+    if reposted:
+        followups.append({"kind": "purge_reposts", "sid": int(sid), "author": int(uid)})
+    if followups:
+        jobs.enqueue(r, *followups)
     events.publish_deleted(r, status)
     return DeleteResult.DELETED
 

@@ -14,13 +14,16 @@ this process has not shown in the last minute (one pipeline, often none:
 users.get_authors). A home page of statuses this process has shown lately is the one
 round trip: home_page.lua leaves deleted statuses out (keys.deleted_statuses), and
 returns the authors the user does not get (keys.hides: blocks, mutes) with the ids.
+Entries that stand for an original shown through reposts come back with it too (the
+original's id, the first reposter, how many others: lua/_reposts.lua), still the one
+round trip; the page shows the original under its "reposted" header (reposts.py).
 """
 
 import heapq
 import time
 
-from . import keys, locks, paging, scripts, statuses, users
-from .limits import HOME_TIMELINE_SIZE
+from . import keys, locks, paging, reposts, scripts, statuses, users
+from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, REPOSTS_SHOWN_NOTE_MS
 
 
 def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
@@ -43,30 +46,38 @@ def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
     """home_page.lua's keys and arguments; ``with_likes``: a page's call, which also
     returns which of its ids the user likes and whether they liked or unliked lately."""
     before = "" if before is None else int(before)
-    page_keys = [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid)]
+    page_keys = [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid),
+                 keys.home_reposts(uid), keys.reposted(uid)]  # fmt: skip
     if with_likes:
         page_keys += [keys.user_likes(uid), keys.likes_changed(uid)]
     return (
         page_keys,
         [before, count, HOME_TIMELINE_SIZE, int(skip_deleted), int(time.time() * 1000)],
-    )
+    )  # fmt: skip
 
 
 def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
     """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
     first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua);
     and the authors ``uid`` does not get statuses of (a set, most often empty)."""
-    ids, hidden = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
+    ids, hidden, *_ = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids], {int(author) for author in hidden}
 
 
 def _home_page_read(reply):
-    """(ids, hidden authors, ids liked, whether likes changed lately) from a page's
-    home_page.lua call (with_likes)."""
-    ids, hidden, liked, changed = reply
+    """home_page.lua's whole answer for a page (with_likes): (ids, hidden authors,
+    {entry id: (original id, first reposter, how many others)}, originals the user
+    reposted, originals the user likes, whether they liked or unliked lately)."""
+    ids, hidden, shown_reposts, reposted, liked, changed = reply
+    through = {}
+    for i in range(0, len(shown_reposts), 4):
+        entry, orig, reposter, others = shown_reposts[i : i + 4]
+        through[int(entry)] = (int(orig), int(reposter), int(others))
     return (
         [int(sid) for sid in ids],
         {int(author) for author in hidden} if hidden else set(),
+        through,
+        {int(sid) for sid in reposted} if reposted else set(),
         frozenset(int(sid) for sid in liked) if liked else frozenset(),
         bool(changed),
     )
@@ -89,6 +100,7 @@ class HomeIdsRead:
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
         self.uid, self.ids, self.hidden = None, None, None
+        self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
 
     def queue(self, pipe, uid):
@@ -98,7 +110,8 @@ class HomeIdsRead:
 
     def take(self, uid, replies):
         self.uid = uid
-        self.ids, self.hidden, self.liked, self.likes_changed = _home_page_read(replies[0])
+        (self.ids, self.hidden, self.through, self.reposted, self.liked,
+         self.likes_changed) = _home_page_read(replies[0])  # fmt: skip
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
@@ -119,25 +132,62 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
         call = _home_page_call(uid, before, count + 1, True, with_likes=True)
-        ids, hidden, liked, changed = _home_page_read(scripts.HOME_PAGE(r, *call))
+        ids, hidden, through, reposted, liked, changed = _home_page_read(
+            scripts.HOME_PAGE(r, *call)
+        )
     else:
-        hidden, liked, changed = ids_read.hidden, ids_read.liked, ids_read.likes_changed
+        hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
+        liked, changed = ids_read.liked, ids_read.likes_changed
     next_cursor = ids[count - 1] if len(ids) > count else None
-    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True, counts_fresh=changed)
+    ids = ids[:count]
+    if through:
+        # Entries that stand for an original shown through reposts: the original is
+        # shown, under its "reposted" header (reposts.py).
+        ids = [through[sid][0] if sid in through else sid for sid in ids]
+    found = statuses.get_statuses(r, ids, deletions_skipped=True, counts_fresh=changed)
     if hidden:
         # Delivered before a block or mute, and not yet taken out (blocks.py): rare,
-        # and a page a status shorter for it; the cursor stays right.
+        # and a page a status shorter for it; the cursor stays right. A repost of a
+        # hidden author's status is left out the same way.
         found = [status for status in found if status["uid"] not in hidden]
-    page = _with_authors(r, found, next_cursor)
+    if not through and not reposted:
+        page = _with_authors(r, found, next_cursor)
+    else:
+        page = reposts.with_headers(r, found, next_cursor, through, reposted, uid)
     page.liked = liked
     return page
 
 
 def profile_page(r, uid, before=None, count=30, viewer_id=None):
-    """A page of the statuses ``uid`` posted (newest first) and a cursor; the page's
-    ``liked``, those ``viewer_id`` likes (read with the statuses)."""
+    """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
+    its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
+    that viewer reposted are marked (``viewer_reposted``) and those they like are the
+    page's ``liked``, asked in the round trips that read the statuses (a ZMSCORE each,
+    riding along)."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
-    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
+    ids = [sid for sid, _ in pairs]
+    reposted = set()
+    viewer_likes = statuses.ViewerLikes(viewer_id)
+    if viewer_id is None or not ids:
+        found = statuses.get_statuses(r, ids)
+    else:
+        found, scores = statuses.get_statuses_and(
+            r,
+            ids,
+            lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
+            viewer_likes=viewer_likes,
+        )
+        reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
+    if any("repost_of" in status for status in found):
+        page = reposts.profile_with_originals(
+            r, found, next_cursor, viewer_id, reposted, viewer_likes
+        )
+    else:
+        page = _with_authors(r, found, next_cursor)
+    if reposted:
+        reposts.mark_reposted(page.items, reposted)
+    page.liked = frozenset(viewer_likes.ids)
+    return page
 
 
 def tag_page(r, tag, before=None, count=30, viewer_id=None):
@@ -195,16 +245,20 @@ def refill_home(r, uid):
         seen = {uid, *(int(author) for author in following)}
         # Not the authors the user does not get (muted, blocked either way).
         authors = [uid, *(author for author in following if author not in hidden)]
-        candidates = []
+        candidates, marks = [], {}
         for start in range(0, len(authors), _REFILL_CHUNK):
             pipe = r.pipeline(transaction=False)
             for author in authors[start : start + _REFILL_CHUNK]:
                 pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
                 # The newest ``gap`` replies below: all the replies among those ids.
                 pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
+                # And the reposts among them, to go in by the dedupe rules.
+                pipe.zrevrangebyscore(keys.profile_reposts(author), below, "-inf", start=0, num=gap)
             read = pipe.execute()
             chunk = authors[start : start + _REFILL_CHUNK]
-            for author, ids, replies in zip(chunk, read[::2], read[1::2], strict=True):
+            for author, ids, replies, reposted in zip(
+                chunk, read[::3], read[1::3], read[2::3], strict=True
+            ):
                 # The user's own replies stay, as every status of theirs does.
                 unseen = set()
                 if int(author) != uid:
@@ -213,6 +267,19 @@ def refill_home(r, uid):
                         for sid, replied_to in (reply.split(":") for reply in replies)
                         if int(replied_to) not in seen
                     }
+                for repost in reposted:
+                    rid, orig, orig_author = repost.split(":")
+                    marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
                 candidates += [int(sid) for sid in ids if sid not in unseen]
         newest = heapq.nlargest(gap, set(candidates))
-        return r.sadd(keys.home(uid), *newest) if newest else 0
+        if not newest:
+            return 0
+        items = [marks.get(sid, str(sid)) for sid in newest]
+        originals = [int(marks[sid].split("/")[1]) for sid in newest if sid in marks]
+        return scripts.BACKFILL(
+            r,
+            [keys.home(uid), keys.following(uid), keys.hides(uid), keys.home_reposts(uid),
+             *(keys.reposts_shown(uid, orig) for orig in originals)],
+            ["", HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000), uid,
+             REPOSTS_SHOWN_NOTE_MS, *items],
+        )  # fmt: skip

@@ -188,15 +188,22 @@ def get_authors(r, uids):
     found = _authors.get_many(uids)
     if len(found) < len(uids):
         missing = [uid for uid in uids if uid not in found]
-        read = {
-            uid: None
-            if is_hidden(user)
-            else {"id": uid, "login": user["login"], "name": user["name"]}
-            for uid, user in get_users(r, missing).items()
-        }
+        read = {uid: _author(uid, user) for uid, user in get_users(r, missing).items()}
         _authors.put_many(read)
         found.update(read)
     return found
+
+
+def _author(uid, user):
+    """What get_authors keeps of a user hash: None for a hidden account; else id, login
+    and name, and ``private`` (True) for a private account, so that a page can leave out
+    what reached it through a repost of a status that is no longer public."""
+    if is_hidden(user):
+        return None
+    author = {"id": uid, "login": user["login"], "name": user["name"]}
+    if user.get("private") == "1":
+        author["private"] = True
+    return author
 
 
 def remembered_authors(uids):

@@ -16,7 +16,7 @@ is undone.
 
 import logging
 
-from . import fanout, jobs, keys, leaving, privacy, timelines
+from . import fanout, jobs, keys, leaving, privacy, reposts, timelines
 from .client import OUTAGE_ERRORS
 from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP
 
@@ -65,6 +65,8 @@ HANDLERS = {
     "refill": refill,
     "approve_requests": approve_requests,
     "leave": leave,
+    "unrepost": fanout.unrepost_range,
+    "purge_reposts": reposts.purge_reposts,
 }
 
 

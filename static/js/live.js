@@ -13,8 +13,9 @@
 //
 // Each status comes as its markup, made and escaped on the server by the same macro
 // as the page's own statuses (templates/_status.html), and is inserted as it is. The
-// author's own statuses carry a delete form whose CSRF token is blank: this page's
-// goes in.
+// author's own statuses carry a delete form, and every status a Repost form, whose
+// CSRF token is blank: this page's goes in. A repost comes as its original, with
+// "shows" naming it: a page that shows the original already skips it.
 (function () {
   "use strict";
   var timeline = document.getElementById("timeline");
@@ -49,7 +50,7 @@
     var article = template.content.firstElementChild;
     var blanks = article ? article.querySelectorAll('form input[name="csrfmiddlewaretoken"]') : [];
     // The page's forms all carry its CSRF token; any of them will do for these (the
-    // delete form of one's own status, the Like form).
+    // delete form of one's own status, the Repost and Like forms).
     var token = document.querySelector('input[name="csrfmiddlewaretoken"]');
     for (var i = 0; i < blanks.length; i++) {
       if (token) {
@@ -73,7 +74,7 @@
     // Oldest first, each on top: the newest ends up first, as on the timeline.
     pending.sort(function (a, b) { return a.id - b.id; });
     pending.forEach(function (status) {
-      if (document.getElementById("status-" + status.id)) return;
+      if (document.getElementById("status-" + (status.shows || status.id))) return;
       var article = renderStatus(status);
       if (article) timeline.insertBefore(article, timeline.firstChild);
     });
@@ -83,8 +84,10 @@
 
   function onStatus(event) {
     var status = JSON.parse(event.data);
-    var known = document.getElementById("status-" + status.id) ||
-      pending.some(function (other) { return other.id === status.id; });
+    // A repost shows its original ("shows"): a page that shows it already skips it.
+    var shows = status.shows || status.id;
+    var known = document.getElementById("status-" + shows) ||
+      pending.some(function (other) { return (other.shows || other.id) === shows; });
     if (known) return;
     pending.push(status);
     if (pending.length > MAX_PENDING) pending.shift();

@@ -68,6 +68,16 @@ def api_status(status):
     fields["in_reply_to_status_id"] = int(parent) if replying else None
     fields["in_reply_to_user_id"] = int(status["in_reply_to_uid"]) if replying else None
     fields["in_reply_to_screen_name"] = status.get("in_reply_to_login") if replying else None
+    original = status.get("retweeted_status")
+    if isinstance(original, dict):
+        # A repost, as Twitter sends a retweet: an object of its own (its id, ``user``
+        # the reposter) with the original in ``retweeted_status``.
+        fields["user"] = {"id": int(status["uid"]), "screen_name": status.get("login")}
+        author = original.get("author") or {}
+        fields["retweeted_status"] = {
+            **api_status({k: v for k, v in original.items() if k != "author"}),
+            "user": {"id": author.get("id"), "screen_name": author.get("login")},
+        }
     return fields
 
 

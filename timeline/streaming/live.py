@@ -102,6 +102,10 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
+            shows = event.status.get("repost_of")
+            if shows is not None:
+                # A repost shows its original: the page skips it if it shows that already.
+                payload["shows"] = int(shows)
         # json.dumps escapes newlines, so the data always fits on one "data:" line.
         return f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
 
@@ -124,6 +128,8 @@ class HomeFilter:
     def __call__(self, event):
         if event.uid not in self.uids:
             return False
+        if str(event.status.get("repost_of_uid")) == str(self.uid):
+            return False  # one's own status reposted does not come back home
         replied_to = event.replied_to
         return replied_to is None or event.uid == self.uid or replied_to in self.following
 
@@ -252,9 +258,15 @@ class LiveHome:
             login = str(event.status.get("login", ""))
             author = {"id": event.uid, "login": login, "name": login}
         status = {**event.status, "author": author}
+        original = event.status.get("retweeted_status")
+        if isinstance(original, dict) and isinstance(original.get("author"), dict):
+            # A repost: its original, under "↻ <reposter> reposted", as pages show it.
+            status = {**original, "reposted_by": author, "reposted_others": 0}
+            own = False
         delete_next = self.home_url if own else None
-        # A new status: no counts, and a Like button (live pages are the viewer's home
-        # page), its CSRF token left blank for the page's script to fill in.
-        like = jinja_helpers.like_form(self.like_parts, event.id, False)
-        return jinja_helpers.status_article(self.article, status, self.links, delete_next,
-                                            like=like)  # fmt: skip
+        # A new status: no counts, and Repost and Like buttons (live pages are the
+        # viewer's home page), their CSRF tokens left blank for the page's script.
+        like = jinja_helpers.like_form(self.like_parts, status["id"], False)
+        return jinja_helpers.status_article(
+            self.article, status, self.links, delete_next, actions_next=self.home_url, like=like
+        )

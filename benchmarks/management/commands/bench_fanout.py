@@ -21,6 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("--redis-url", default="", help="default: a throwaway server")
         parser.add_argument("--skip-book", action="store_true")
         parser.add_argument(
+            "--repost",
+            action="store_true",
+            help="also time a repost's fan-out to the same followers (next to the post's)",
+        )
+        parser.add_argument(
             "--repeat",
             type=int,
             default=1,

@@ -13,6 +13,9 @@ class Command(BaseCommand):
         parser.add_argument("--timelines", type=int, default=1000)
         parser.add_argument("--rounds", type=int, default=400)
         parser.add_argument("--statuses", type=int, default=20000)
+        parser.add_argument(
+            "--reposts", type=int, default=100, help="reposts delivered to each home (0: none)"
+        )
 
     def handle(self, *args, **options):
         MemoryBenchmark(self.stdout, self.stderr).run(options)

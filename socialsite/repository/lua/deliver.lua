@@ -1,24 +1,32 @@
--- Deliver one status to the home timelines of several followers (fan-out).
+-- Deliver one status to the home timelines (and named lists) of several followers
+-- (fan-out).
 -- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
 -- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
 --                                     author's statuses (blocks, mutes), until when
--- KEYS[3]    = listing:{s}:author     (SET)  users of this shard who list the author
+-- KEYS[3]    = reposts-shown:{s}:sid  (SET)  users of this shard whose home shows the
+--                                     status through a repost already
+-- KEYS[4]    = listing:{s}:author     (SET)  users of this shard who list the author
 --                                     (named lists: _lists.lua)
--- KEYS[4..n+3] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
--- a reply only: KEYS[n+4..2n+3] = following:{s}:follower (ZSET), in the same order
+-- KEYS[5..n+4] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
+-- a reply only: KEYS[n+5..2n+4] = following:{s}:follower (ZSET), in the same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms
 -- ARGV[5] = a reply only: the id of the user replied to
--- Returns how many followers received it. Delivering twice changes nothing: the home
--- timeline is a set.
+-- Returns how many home timelines received it. Delivering twice changes nothing: home
+-- timelines and lists are sets.
 --
 -- The caller read these followers from the author's list a moment ago. Anyone who
 -- unfollowed since is in KEYS[1] (unfollow.lua writes it in the same step as it
 -- cleans their home timeline), and anyone who blocked, was blocked by or muted the
--- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here.
--- Almost always nobody in the shard did and neither key exists: one EXISTS per call,
--- not one check per follower, is what makes a delivery cheap.
+-- author is in KEYS[2] (set_block.lua, set_mute.lua), so they are skipped here;
+-- anyone whose home shows the status through a repost of it (the original's fan-out
+-- running late) is in KEYS[3] (lua/_reposts.lua): no second entry in that home (its
+-- lists still get the status: lists hold statuses, not reposts).
+-- Almost always nobody in the shard did and no such key exists: one EXISTS per call,
+-- not one check per follower, is what makes a delivery cheap. The listing note is read
+-- in the same EXISTS: a key named n times counts n times, so KEYS[4] four times adds 0
+-- or 4 to the 0..3 of the other three.
 --
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
@@ -27,13 +35,10 @@ local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local replied_to = ARGV[5]
 local call = redis.call
--- lists: KEYS[3] is the listing note, read in the same EXISTS: a key named n times
--- counts n times, so KEYS[3] thrice adds 0 or 3 to the 0..2 of the other two. Homes
--- start at FIRST_HOME.
-local FIRST_HOME = 4
-local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[3], KEYS[3])
-local listed = noted >= 3
-local check = noted % 3 > 0
+local FIRST_HOME = 5
+local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[4], KEYS[4], KEYS[4])
+local listed = noted >= 4
+local check = noted % 4 > 0
 local last = #KEYS
 if replied_to then
     last = (#KEYS - FIRST_HOME + 1) / 2 + FIRST_HOME - 1
@@ -41,7 +46,7 @@ end
 local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
-    local wanted = true
+    local wanted, shown = true, false
     if check or replied_to then
         -- The follower's id ends their home key's name (keys.home).
         local follower = string.match(home, '%d+$')
@@ -49,6 +54,7 @@ for i = FIRST_HOME, last do
             local hidden = call('ZSCORE', KEYS[2], follower)
             wanted = not (call('ZSCORE', KEYS[1], follower)
                 or (hidden and tonumber(hidden) > now))
+            shown = wanted and call('SISMEMBER', KEYS[3], follower) == 1
         end
         if wanted and replied_to then
             wanted = follower == replied_to
@@ -56,10 +62,12 @@ for i = FIRST_HOME, last do
         end
     end
     if wanted then
-        delivered = delivered + call('SADD', home, sid)
-        trim_home(home, cap, slack)
-        -- lists: the same status to the follower's lists that hold the author.
-        if listed then deliver_to_lists(KEYS[3], home, sid, cap, slack) end
+        if not shown then
+            delivered = delivered + call('SADD', home, sid)
+            trim_home(home, cap, slack)
+        end
+        -- The same status to the follower's lists that hold the author.
+        if listed then deliver_to_lists(KEYS[4], home, sid, cap, slack) end
     end
 end
 return delivered

@@ -3,15 +3,21 @@
 -- KEYS[1] = home:{s}:uid     (SET of status ids)
 -- KEYS[2] = deleted:{s}      (ZSET: statuses deleted lately, noted in every shard)
 -- KEYS[3] = hides:{s}:uid    (ZSET: authors the user does not get, until when)
--- KEYS[4] = likes:{s}:uid    (ZSET: the statuses the user likes; optional)
--- KEYS[5] = likes-changed:{s}:uid  (STRING: the user liked or unliked lately; with KEYS[4])
+-- KEYS[4] = home-reposts:{s}:uid (HASH: originals shown through reposts, _reposts.lua;
+--           optional: a named list's page (lists.py) passes the first three keys only)
+-- KEYS[5] = reposted:{s}:uid  (ZSET: the originals the user reposted)
+-- KEYS[6] = likes:{s}:uid    (ZSET: the statuses the user likes; optional)
+-- KEYS[7] = likes-changed:{s}:uid  (STRING: the user liked or unliked lately; with KEYS[6])
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it
 -- ARGV[4] = "1" to leave out the noted deleted ids (pages), "0" for all (maintenance)
 -- ARGV[5] = now, in ms
--- Returns {the ids, newest first; the ids of the authors hidden now; with KEYS[4], the
--- ids among them the user likes, and 1 if KEYS[5] exists, else 0}.
+-- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
+-- stands for an original shown through reposts: the id, the original's id, the first
+-- reposter and how many others bring it (flat); the originals among the page's that
+-- the user reposted; with KEYS[6], the originals among them the user likes, and 1 if
+-- KEYS[7] exists, else 0}.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -22,8 +28,9 @@
 -- or mute is made; the list comes along (empty for nearly everyone) so that the
 -- reader can drop any that slipped in before, without asking for it separately. The
 -- script cannot drop them itself: an author is in the status's hash, in another slot.
--- The user's likes are in the same slot: the page's "Like" or "Unlike" costs no round
--- trip, and neither does knowing whether the counts shown must be read fresh.
+-- The user's likes and reposts are in the same slot: the page's "Like" or "Unlike" and
+-- "Repost" or "Undo repost" cost no round trip, and neither does knowing whether the
+-- counts shown must be read fresh.
 local count, cap = tonumber(ARGV[2]), tonumber(ARGV[3])
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
@@ -45,22 +52,59 @@ else
     first = lo
 end
 
-local page = {}
+-- Reposts: only for a home that received some (the hash exists), each entry is looked
+-- up: an entry standing for an original (a repost, or the original with reposters)
+-- comes back with what its "reposted" header needs, and one whose original is noted
+-- deleted is skipped like a deleted status.
+local has_reposts = KEYS[4] ~= nil and redis.call('EXISTS', KEYS[4]) == 1
+local page, shown, reposts = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
-    if noted == 0 or not redis.call('ZSCORE', KEYS[2], ids[i]) then
-        page[#page + 1] = ids[i]
+    local id = ids[i]
+    if noted == 0 or not redis.call('ZSCORE', KEYS[2], id) then
+        local orig = id
+        local value
+        if has_reposts then
+            orig = redis.call('HGET', KEYS[4], 'r:' .. id) or id
+            value = redis.call('HGET', KEYS[4], orig)
+        end
+        if not value then
+            page[#page + 1] = id
+            shown[#shown + 1] = id
+        elseif orig == id or noted == 0 or not redis.call('ZSCORE', KEYS[2], orig) then
+            page[#page + 1] = id
+            shown[#shown + 1] = orig
+            local first_reposter, others = nil, -1
+            for uid in string.gmatch(value, ' (%d+):') do
+                first_reposter = first_reposter or uid
+                others = others + 1
+            end
+            if first_reposter then
+                reposts[#reposts + 1] = id
+                reposts[#reposts + 1] = orig
+                reposts[#reposts + 1] = first_reposter
+                reposts[#reposts + 1] = others
+            end
+        end
     end
+end
+-- The originals among ``shown`` that are members of the ZSET ``key``.
+local function members_among_shown(key)
+    local found = {}
+    if #shown > 0 and redis.call('EXISTS', key) == 1 then
+        local scores = redis.call('ZMSCORE', key, unpack(shown))
+        for i = 1, #shown do
+            if scores[i] then found[#found + 1] = shown[i] end
+        end
+    end
+    return found
 end
 local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
 if not KEYS[4] then
-    return {page, hidden}
+    return {page, hidden}  -- a named list's page (lists.py): no reposts, no likes
 end
-local liked = {}
-if #page > 0 then
-    local scores = redis.call('ZMSCORE', KEYS[4], unpack(page))
-    for i = 1, #page do
-        if scores[i] then liked[#liked + 1] = page[i] end
-    end
+local reposted = members_among_shown(KEYS[5])
+if not KEYS[6] then
+    return {page, hidden, reposts, reposted}
 end
-return {page, hidden, liked, redis.call('EXISTS', KEYS[5])}
+return {page, hidden, reposts, reposted, members_among_shown(KEYS[6]), redis.call('EXISTS', KEYS[7])}
