@@ -17,8 +17,9 @@ import json
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from . import keys
+from . import keys, scripts
 from .client import is_cluster
+from .limits import RECENT_PUBLIC_STATUSES
 
 # A subscription that has heard nothing for this long is sent a PING: on a quiet
 # channel, that is the only way to notice a connection that died without a FIN (a
@@ -28,9 +29,16 @@ PING_AFTER_SECONDS = 30.0
 PONG_TIMEOUT_SECONDS = 10.0
 
 
-def publish_posted(r, status):
-    """Publish a new status as JSON (its hash's fields)."""
-    r.publish(keys.STATUS_CHANNEL, json.dumps(status))
+def publish_posted(r, status, kept=RECENT_PUBLIC_STATUSES):
+    """Publish a new status as JSON (its hash's fields) and, if it is public, note its
+    id among the newest ``kept`` recent public statuses (keys.RECENT_PUBLIC_STATUSES,
+    which the streaming API's clients catch up from): one script, one round trip."""
+    public = "0" if status.get("private") == "1" else "1"
+    scripts.PUBLISH_STATUS(
+        r,
+        [keys.RECENT_PUBLIC_STATUSES],
+        [int(status["id"]), public, int(kept), keys.STATUS_CHANNEL, json.dumps(status)],
+    )
 
 
 def publish_deleted(r, status):

@@ -114,3 +114,9 @@ LOGIN_RESERVED_SECONDS = 30 * 24 * 3600
 # are right when the page answers. A run of 1000 keeps one job to seconds.
 DELETION_INLINE_BUDGET = 100
 DELETION_JOB_BUDGET = 1000
+
+# Recent public status ids kept for the streaming API's catch-up (?since_id=,
+# keys.RECENT_PUBLIC_STATUSES): a client that was away for up to this many statuses
+# finds every one it missed. 10,000 ids are about 1 MB of Redis memory; at 100 posts a
+# second they cover the last 100 s, at 1 a second nearly three hours.
+RECENT_PUBLIC_STATUSES = 10_000

@@ -89,6 +89,11 @@ class ServerSentEvents(Format):
             data = event.rendered[key] = self.render(event, own)
         return data
 
+    def load_newer(self, after):
+        """The "load newer" marker: more statuses came after status ``after`` than a
+        reconnection replays (replay.LIVE_REPLAY_MAX); the page offers a reload."""
+        return f"event: load-newer\ndata: {json.dumps({'after': after})}\n\n".encode()
+
     def render(self, event, own=False):
         if event.deleted:
             kind, payload = "delete", {"id": event.id}
