@@ -8,6 +8,7 @@ A stream never says "that was all", so a test that expects a status NOT to be se
 posts one that is after it: the next status the client reads must be the latter.
 """
 
+import asyncio
 import itertools
 import json
 import threading
@@ -29,7 +30,7 @@ from socialsite.repository import (
 )
 from tests.support.helpers import log_in, make_user, post
 from tests.support.streams import StreamConnection
-from timeline.streaming import replay
+from timeline.streaming import filters, replay
 
 # Far off: a change seen during a test came by its own event, not a periodic refresh.
 REFRESH_SECONDS = 3600
@@ -404,3 +405,73 @@ def test_the_recent_public_statuses_are_capped_and_public_only(r):
         events.publish_posted(r, {"id": sid, "uid": 1, "message": "hi"}, kept=3)
     events.publish_posted(r, {"id": 6, "uid": 1, "message": "hi", "private": "1"}, kept=3)
     assert r.zrange(keys.RECENT_PUBLIC_STATUSES, 0, -1) == ["3", "4", "5"]
+
+
+# --- holding live events while the replay is read (in process) -------------------------------
+
+
+def queued(client):
+    return b"".join(client.pending).decode()
+
+
+def status_event(sid, uid=1, deleted=False):
+    return filters.StatusEvent({"id": sid, "uid": uid, "deleted": deleted})
+
+
+def test_held_events_follow_the_replay_and_those_in_it_are_not_sent_again():
+    async def scenario():
+        client = replay.ReplayingClient(None, None, 10)
+        # Matched while the replay was read: 11 is also in the replay, 12 is not.
+        for event in (status_event(11), status_event(12), status_event(11, deleted=True)):
+            assert client.offer(f"live {event.id}{'d' * event.deleted};".encode(), event)
+        client.offer(b"keep-alive;")  # not an event: not held
+        assert queued(client) == "keep-alive;"
+        replayed = [(status_event(sid), f"replay {sid};".encode()) for sid in (10, 11)]
+        assert client.release(replayed)
+        assert queued(client) == "keep-alive;replay 10;replay 11;live 12;live 11d;"
+        assert client.offer(b"live 13;", status_event(13))  # no longer held
+        assert queued(client).endswith("live 13;")
+
+    asyncio.run(scenario())
+
+
+def test_a_live_connection_numbers_each_event_with_its_cursor():
+    async def scenario():
+        client = replay.LiveClient(None, None, 10, cursor=5, version=2)
+        unread = filters.UnreadEvent({"unread": 1, "count": 3, "version": 7})
+        client.offer(b"u;", unread)
+        replayed = [(status_event(9), b"s9;"), (status_event(8), b"s8;")]
+        assert client.release(replayed)
+        assert client.offer(b"d;", status_event(3, deleted=True))
+        assert queued(client) == "id: 9.2\ns9;id: 9.2\ns8;id: 9.7\nu;id: 9.7\nd;"
+
+    asyncio.run(scenario())
+
+
+def test_holding_more_than_the_buffer_drops_the_client():
+    async def scenario():
+        client = replay.ReplayingClient(None, None, 2)
+        assert client.offer(b"1", status_event(1)) and client.offer(b"2", status_event(2))
+        assert not client.offer(b"3", status_event(3))
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("given", "cursor"),
+    [
+        ("12.3", (12, 3)),
+        ("12", (12, None)),
+        ("12.", (12, None)),
+        (".3", (None, 3)),
+        ("", (None, None)),
+    ],
+)
+def test_a_cursor_is_read_from_what_the_server_sent(given, cursor):
+    assert replay.parse_event_id(given) == cursor
+
+
+@pytest.mark.parametrize("given", ["a", "1.2.3", "-1", "1e3", "9" * 20])
+def test_a_cursor_the_server_never_sent_is_refused(given):
+    with pytest.raises(ValueError):
+        replay.parse_event_id(given)
