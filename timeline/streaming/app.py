@@ -5,6 +5,8 @@ Endpoints:
 - ``POST /statuses/filter.json?identifier=ID`` with form fields ``track``, ``follow``
   and ``locations``: the statuses matching any of them.
 - ``GET /live/home``: the logged-in user's home timeline as Server-Sent Events.
+- ``since_id=ID`` on sample and filter, and Last-Event-ID (or ``?last_event_id=``) on
+  /live/home: first what the client missed, then the live stream (replay.py).
 - ``GET /health``: 200 while subscribed to Redis, 503 otherwise (for load balancers).
 
 The API's responses are long-lived: chunked transfer encoding (the ASGI server's
