@@ -17,7 +17,7 @@ import json
 from redis.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from . import keys, scripts
+from . import keys
 from .client import is_cluster
 from .limits import RECENT_PUBLIC_STATUSES
 
@@ -29,16 +29,24 @@ PING_AFTER_SECONDS = 30.0
 PONG_TIMEOUT_SECONDS = 10.0
 
 
-def publish_posted(r, status, kept=RECENT_PUBLIC_STATUSES):
-    """Publish a new status as JSON (its hash's fields) and, if it is public, note its
-    id among the newest ``kept`` recent public statuses (keys.RECENT_PUBLIC_STATUSES,
-    which the streaming API's clients catch up from): one script, one round trip."""
-    public = "0" if status.get("private") == "1" else "1"
-    scripts.PUBLISH_STATUS(
-        r,
-        [keys.RECENT_PUBLIC_STATUSES],
-        [int(status["id"]), public, int(kept), keys.STATUS_CHANNEL, json.dumps(status)],
-    )
+def publish_posted(r, status):
+    """Publish a new status as JSON (its hash's fields)."""
+    r.publish(keys.STATUS_CHANNEL, json.dumps(status))
+
+
+def queue_note_recent(pipe, sid, kept=RECENT_PUBLIC_STATUSES):
+    """Queue on ``pipe`` the noting of public status ``sid`` among the newest ``kept``
+    recent public statuses (keys.RECENT_PUBLIC_STATUSES), which the streaming API's
+    clients catch up from: in posting's writes, before the status is published, so that
+    a catch-up reading after a subscription started finds every status published before
+    it. Noting it again (a retry) changes nothing.
+
+    Written with the status rather than by a script that also publishes: PUBLISH stays
+    a plain command, sent where the site's other events go, so that on a cluster they
+    keep their order (a block's event before the statuses that follow it); a script
+    would publish from the node of this key."""
+    pipe.zadd(keys.RECENT_PUBLIC_STATUSES, {sid: sid})
+    pipe.zremrangebyrank(keys.RECENT_PUBLIC_STATUSES, 0, -(int(kept) + 1))
 
 
 def publish_deleted(r, status):

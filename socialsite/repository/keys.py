@@ -27,8 +27,8 @@ NOTIFICATION_CHANNEL = "streaming:notifications:"
 # ZSET: the ids of the newest limits.RECENT_PUBLIC_STATUSES public statuses (not those
 # posted while their author was private), each scored by the id itself: where the
 # streaming API's clients catch up from (?since_id=, timelines.recent_public). Noted
-# with the status's PUBLISH (lua/publish_status.lua). A deleted status's id stays until
-# trimmed: readers skip ids without a hash.
+# in posting's writes, before the status is published (events.queue_note_recent). A
+# deleted status's id stays until trimmed: readers skip ids without a hash.
 RECENT_PUBLIC_STATUSES = "streaming:recent:"
 
 # How many shards users are spread over (see above). More shards spread a big cluster

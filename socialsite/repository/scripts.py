@@ -64,7 +64,6 @@ UNNOTIFY = Script("unnotify", preludes=["notifications"])
 SAVE_SESSION = Script("save_session")
 FLAG_USER = Script("flag_user")
 RELEASE_LOGIN = Script("release_login")
-PUBLISH_STATUS = Script("publish_status")
 
 ALL = [
     ADD_EDGE,
@@ -91,7 +90,6 @@ ALL = [
     SAVE_SESSION,
     FLAG_USER,
     RELEASE_LOGIN,
-    PUBLISH_STATUS,
 ]
 
 

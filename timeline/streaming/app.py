@@ -207,7 +207,10 @@ class StreamingApp:
                 self.redis, self.hub, since_id, client.match, client.format
             )
 
-        return {"client_class": replay.ReplayingClient, "replay": catch_up}
+        def held_client(*args):
+            return replay.ReplayingClient(*args, floor=since_id)
+
+        return {"client_class": held_client, "replay": catch_up}
 
     async def build_filter(self, form):
         """The filter for a filter request's fields; RequestError if none or bad."""

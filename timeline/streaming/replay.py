@@ -10,7 +10,9 @@ Both go in the same order, which is what makes them exact:
    is written there before it is published, so every status published before the
    subscription is in what is read, and any published after it is held.
 3. The replay goes out, then the held events that are not in it (a status both held
-   and read is sent once), then the stream goes on as any other.
+   and read is sent once), then the stream goes on as any other, passing over the
+   replayed statuses whose publication comes after the read (written, not yet
+   published when read).
 
 A live page's events are numbered (LiveClient): each carries ``id: S.V``, S the highest
 status id the connection has sent, V the highest unread-count version. The browser
@@ -22,6 +24,7 @@ cursor: S for the home timeline's replay, V to tell whether the unread count cha
 import asyncio
 import logging
 import re
+import time
 
 from socialsite.repository import notifications, timelines
 from socialsite.repository.limits import RECENT_PUBLIC_STATUSES
@@ -38,6 +41,9 @@ LIVE_REPLAY_MAX = 200
 CATCH_UP_MAX = 1000
 # Recent public statuses read per round trip while catching up.
 CATCH_UP_BATCH = 500
+# How long after a replay its statuses are not sent again when published: a posting
+# request publishes its status milliseconds after writing it (statuses.post_status).
+REPLAYED_MEMORY_SECONDS = 30.0
 
 # A live page's cursor: "S.V", "S" or ".V" (S a status id, V an unread-count version).
 EVENT_ID = re.compile(r"([0-9]{0,19})(?:\.([0-9]{0,19}))?")
@@ -46,33 +52,52 @@ STATUS_ID = re.compile(r"[0-9]{1,19}")
 
 class ReplayingClient(Client):
     """A Client whose live events are held back until what it missed is queued
-    (``release``). Keep-alives are not held: they carry no event."""
+    (``release``), and which then passes over the live statuses it was replayed.
+    Keep-alives are not held: they carry no event."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, floor=None, **kwargs):
         super().__init__(*args, **kwargs)
         # (event, data) of the live events matched while the replay is read; None
         # once released.
         self.held = []
+        # Not to be sent again when published, until REPLAYED_MEMORY_SECONDS after the
+        # release: the ids of the statuses replayed, and those up to ``floor`` (the
+        # client's cursor: it had them, from a replay of its previous connection if
+        # not live). None: none (or past that).
+        self.replayed = set() if floor is not None else None
+        self.floor = floor if floor is not None else -1
+        self.replayed_until = time.monotonic() + REPLAYED_MEMORY_SECONDS
 
     def offer(self, data, event=None):
-        if self.held is not None and event is not None and not self.closing:
+        if event is not None and self.held is not None and not self.closing:
             if len(self.held) >= self.limit:
                 return False  # as a full queue: the client is dropped
             self.held.append((event, data))
             return True
+        if self.replayed is not None and is_post(event):
+            if time.monotonic() > self.replayed_until:
+                self.replayed = None
+            elif event.id <= self.floor or event.id in self.replayed:
+                self.replayed.discard(event.id)
+                return True  # sent already: with this replay, or before the cursor
         return super().offer(data, event)
 
     def release(self, replayed):
         """Queue ``replayed`` ((event, data) pairs, in order) as one batch, then the held
         events but the statuses already in it, and stop holding. False when the queue
-        cannot take them (the caller drops the client)."""
+        cannot take them (the caller drops the client).
+
+        A status is written (to timelines, to the recent statuses) before it is
+        published: one read by the replay may be published only after the release.
+        It is passed over then too, for REPLAYED_MEMORY_SECONDS."""
         held, self.held = self.held, None
         sent = {event.id for event, _ in replayed if is_post(event)}
+        if sent or self.replayed is not None:
+            self.replayed = sent
+            self.replayed_until = time.monotonic() + REPLAYED_MEMORY_SECONDS
         if replayed and not self.offer_batch(replayed):
             return False
         for event, data in held:
-            if is_post(event) and event.id in sent:
-                continue
             if not self.offer(data, event):
                 return False
         return True
@@ -94,7 +119,7 @@ class LiveClient(ReplayingClient):
     bytes stay the same for every connection (made once per variant)."""
 
     def __init__(self, *args, cursor=None, version=None, **kwargs):
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, floor=cursor, **kwargs)
         self.cursor = cursor
         self.version = version
 
