@@ -74,10 +74,10 @@ class ReplayingClient(Client):
                 return False  # as a full queue: the client is dropped
             self.held.append((event, data))
             return True
-        if self.replayed is not None and is_post(event):
+        if self.replayed is not None:
             if time.monotonic() > self.replayed_until:
-                self.replayed = None
-            elif event.id <= self.floor or event.id in self.replayed:
+                self.replayed = None  # (checked on keep-alives too: memory given back)
+            elif is_post(event) and (event.id <= self.floor or event.id in self.replayed):
                 self.replayed.discard(event.id)
                 return True  # sent already: with this replay, or before the cursor
         return super().offer(data, event)
