@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - depends on the environment; the browse
 
 from socialsite.repository import graph
 from tests.support.helpers import log_in_browser, post
+from timeline.streaming import replay
 
 # The browser waits 5 s (the stream's retry) before reconnecting: room for that.
 TIMEOUT_MS = 30_000
@@ -91,3 +92,25 @@ def test_a_status_posted_while_the_stream_was_down_appears_once(
     expect(page.locator(f"#status-{later}")).to_have_count(1)
     assert page.evaluate("window.sameDocument === true")
     assert stream_server.health()["clients"] == 1
+
+
+def test_more_missed_statuses_than_a_replay_sends_offer_the_newest_page(
+    browser, home_of, r, stream_server, alice, bob
+):
+    expect.set_options(timeout=TIMEOUT_MS)
+    graph.follow(r, alice["id"], bob["id"])
+    page = home_of("alice")
+    more = page.locator(".live-more")
+    expect(more).to_be_hidden()
+
+    stream_server.stop()
+    expect(page.locator("#timeline")).not_to_have_attribute("data-live", "connected")
+    missed = [post(r, bob, f"missed {n}") for n in range(replay.LIVE_REPLAY_MAX + 1)]
+    stream_server.start()
+
+    expect(page.locator(".live-bar")).to_have_text(f"{replay.LIVE_REPLAY_MAX} new statuses")
+    expect(more).to_be_visible()
+    expect(more).to_have_text("More new statuses: load the newest")
+    more.click()
+    expect(page.locator(f"#status-{missed[-1]}")).to_have_count(1)  # the reloaded page
+    expect(more).to_be_hidden()
