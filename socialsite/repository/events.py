@@ -19,6 +19,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from . import keys
 from .client import is_cluster
+from .limits import RECENT_PUBLIC_STATUSES
 
 # A subscription that has heard nothing for this long is sent a PING: on a quiet
 # channel, that is the only way to notice a connection that died without a FIN (a
@@ -31,6 +32,21 @@ PONG_TIMEOUT_SECONDS = 10.0
 def publish_posted(r, status):
     """Publish a new status as JSON (its hash's fields)."""
     r.publish(keys.STATUS_CHANNEL, json.dumps(status))
+
+
+def queue_note_recent(pipe, sid, kept=RECENT_PUBLIC_STATUSES):
+    """Queue on ``pipe`` the noting of public status ``sid`` among the newest ``kept``
+    recent public statuses (keys.RECENT_PUBLIC_STATUSES), which the streaming API's
+    clients catch up from: in posting's writes, before the status is published, so that
+    a catch-up reading after a subscription started finds every status published before
+    it. Noting it again (a retry) changes nothing.
+
+    Written with the status rather than by a script that also publishes: PUBLISH stays
+    a plain command, sent where the site's other events go, so that on a cluster they
+    keep their order (a block's event before the statuses that follow it); a script
+    would publish from the node of this key."""
+    pipe.zadd(keys.RECENT_PUBLIC_STATUSES, {sid: sid})
+    pipe.zremrangebyrank(keys.RECENT_PUBLIC_STATUSES, 0, -(int(kept) + 1))
 
 
 def publish_deleted(r, status):

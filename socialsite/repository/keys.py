@@ -24,6 +24,12 @@ STATUS_CHANNEL = "streaming:status:"
 # PUBSUB channel carrying users' new unread notification counts to the streaming
 # servers' live pages (published by the notification scripts, notifications.py).
 NOTIFICATION_CHANNEL = "streaming:notifications:"
+# ZSET: the ids of the newest limits.RECENT_PUBLIC_STATUSES public statuses (not those
+# posted while their author was private), each scored by the id itself: where the
+# streaming API's clients catch up from (?since_id=, timelines.recent_public). Noted
+# in posting's writes, before the status is published (events.queue_note_recent). A
+# deleted status's id stays until trimmed: readers skip ids without a hash.
+RECENT_PUBLIC_STATUSES = "streaming:recent:"
 
 # How many shards users are spread over (see above). More shards spread a big cluster
 # more evenly; fewer make fan-out batches bigger. It is part of every user key's name:

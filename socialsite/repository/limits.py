@@ -199,3 +199,9 @@ SEARCH_TERM_MAX_LENGTH = 64
 # late delivery of an original that a repost of it reached first (a deferred fan-out
 # that runs late), which happens within the fan-out's run: a day is a wide margin.
 REPOSTS_SHOWN_NOTE_MS = 24 * 3600 * 1000
+
+# Recent public status ids kept for the streaming API's catch-up (?since_id=,
+# keys.RECENT_PUBLIC_STATUSES): a client that was away for up to this many statuses
+# finds every one it missed. 10,000 ids are about 1 MB of Redis memory; at 100 posts a
+# second they cover the last 100 s, at 1 a second nearly three hours.
+RECENT_PUBLIC_STATUSES = 10_000

@@ -212,7 +212,8 @@ def post_status(
        those who follow the user replied to, or are them).
     4. If there are more: one job for the fan-out workers covering everyone who
        followed after the last inline follower, up to the newest at posting time.
-    5. Clear the unfinished note and publish the status for the streaming API.
+    5. Clear the unfinished note and publish the status for the streaming API (a
+       public status's id was noted in step 2 among the recent ones it catches up from).
     Should the request die between 2 and 5, the workers find the note, queue the
     fan-out over every follower at posting time and finish the conversation's writes
     (finish_unfinished).
@@ -307,6 +308,8 @@ def post_status(
         # and when they last posted (who-to-follow's "active"), in their own.
         trends.queue_use(pipe, uid, status_tags, status["posted"])
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
+        if not status.get("private"):
+            events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
         # Last: the caller takes the followers from the last reply.
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True

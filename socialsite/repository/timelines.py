@@ -283,3 +283,92 @@ def refill_home(r, uid):
             ["", HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000), uid,
              REPOSTS_SHOWN_NOTE_MS, *items],
         )  # fmt: skip
+
+
+# --- what a stream missed (timeline/streaming/replay.py) ----------------------------------
+
+
+def home_newer(r, uid, after, count):
+    """The statuses of the home timeline of ``uid`` with ids above ``after``, as a home
+    page shows them (deleted ones, and those of authors the user does not get or who are
+    hidden, left out; with their authors), oldest first: the newest ``count`` of them.
+    Returns (statuses, more): ``more`` when more than ``count`` ids are above ``after``
+    (the oldest of them are not returned). For a live page reconnecting: what arrived
+    while it was away. Costs what a home page costs (one to three round trips)."""
+    ids, hidden = _home_ids_and_hidden(r, uid, None, count + 1, skip_deleted=True)
+    newer = [sid for sid in ids if sid > after]
+    more = len(newer) > count
+    found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)
+    if hidden:
+        found = [status for status in found if status["uid"] not in hidden]
+    if any("repost_of" in status for status in found):
+        found = _with_originals(r, found, hidden)
+    page = _with_authors(r, found, None)
+    return page.items[::-1], more
+
+
+def _with_originals(r, found, hidden):
+    """``found`` with each repost given its original (with its author) as
+    ``retweeted_status``, as the live page's events carry it (a repost shows its
+    original under "reposted"); reposts of originals deleted, hidden from the user or
+    no longer public are left out, as home pages leave them out (reposts.with_headers).
+    One or two round trips: the originals, their authors not shown lately."""
+    wanted = [int(status["repost_of"]) for status in found if "repost_of" in status]
+    originals = {status["id"]: status for status in statuses.get_statuses(r, wanted)}
+    authors = users.get_authors(r, [status["uid"] for status in originals.values()])
+    kept = []
+    for status in found:
+        if "repost_of" in status:
+            original = originals.get(int(status["repost_of"]))
+            author = authors.get(original["uid"]) if original else None
+            if author is None or original["uid"] in hidden or "private" in author:
+                continue
+            status = {**status, "retweeted_status": {**original, "author": author}}
+        kept.append(status)
+    return kept
+
+
+def recent_public(r, after, below=None, count=500):
+    """A batch of the recent public statuses (keys.RECENT_PUBLIC_STATUSES) with ids above
+    ``after`` and below ``below`` (None: the newest), newest first: those whose author's
+    account is public and shown now (read fresh from the user hashes: not private, not
+    suspended, not being deleted), deleted ones left out.
+
+    Returns (statuses, lowest, full): ``lowest`` the lowest id read (the next batch's
+    ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
+    more below). Two to three round trips: the ids, the hashes, the authors.
+    """
+    top = "+inf" if below is None else f"({int(below)}"
+    ids = [
+        int(sid)
+        for sid in r.zrevrangebyscore(
+            keys.RECENT_PUBLIC_STATUSES, top, f"({int(after)}", start=0, num=count
+        )
+    ]
+    if not ids:
+        return [], None, False
+    found = [status for status in statuses.get_statuses(r, ids) if status.get("private") != "1"]
+    authors = list({status["uid"] for status in found})
+    pipe = r.pipeline(transaction=False)
+    for author in authors:
+        pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
+    shown = {
+        author
+        for author, (private, suspended, leaving) in zip(authors, pipe.execute(), strict=True)
+        if private != "1" and not suspended and not leaving
+    }
+    visible = [status for status in found if status["uid"] in shown]
+    for status in visible:
+        for field in ("replies", "likes", "reposts"):
+            status.pop(field, None)  # get_statuses' counts: not fields of the status
+    return visible, ids[-1], len(ids) == count
+
+
+def recent_public_span(r):
+    """(how many ids keys.RECENT_PUBLIC_STATUSES holds, its lowest id or None): whether a
+    catch-up from an id reaches back far enough (timeline/streaming/replay.py)."""
+    pipe = r.pipeline(transaction=False)
+    pipe.zcard(keys.RECENT_PUBLIC_STATUSES)
+    pipe.zrange(keys.RECENT_PUBLIC_STATUSES, 0, 0)
+    size, lowest = pipe.execute()
+    return size, int(lowest[0]) if lowest else None

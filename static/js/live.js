@@ -11,6 +11,16 @@
 // whenever it changes: the navigation's badge shows it, keeping the highest version seen,
 // so that a count older than the page's (or than one already shown) never replaces it.
 //
+// Nothing is missed across a reconnection: every event carries an id, "S.V" (the
+// newest status id and unread-count version the connection has sent), which the
+// browser sends back as Last-Event-ID when it reconnects; the server first sends what
+// came in between (from the home timeline: up to 200 statuses, then a "load newer"
+// event, shown as a link that reloads the page) and the unread count if it changed.
+// The first connection passes the page's own cursor (?last_event_id=: its newest
+// status and its badge's version), so that what came while the page loaded comes too.
+// When the browser gives up (an error answer, such as 503 from a stopping server),
+// this script connects again itself after a growing pause, with the last id seen.
+//
 // Each status comes as its markup, made and escaped on the server by the same macro
 // as the page's own statuses (templates/_status.html), and is inserted as it is. The
 // author's own statuses carry a delete form, and every status a Repost form, whose
@@ -31,6 +41,13 @@
   bar.hidden = true;
   bar.setAttribute("aria-live", "polite");
   timeline.parentNode.insertBefore(bar, timeline);
+  // Shown when more statuses came while disconnected than the server replays.
+  var more = document.createElement("a");
+  more.className = "live-more";
+  more.href = location.pathname;
+  more.hidden = true;
+  more.textContent = "More new statuses: load the newest";
+  timeline.parentNode.insertBefore(more, timeline);
 
   function streamUrl() {
     // STREAM_PUBLIC_URL when set (production: a path such as /stream routed by the
@@ -40,8 +57,21 @@
       base = location.protocol + "//" + location.hostname + ":" +
         timeline.getAttribute("data-stream-port");
     }
-    return new URL(base.replace(/\/+$/, "") + "/live/home", location.href).href;
+    var url = new URL(base.replace(/\/+$/, "") + "/live/home", location.href);
+    if (lastEventId) url.searchParams.set("last_event_id", lastEventId);
+    return url.href;
   }
+
+  function pageCursor() {
+    // "S.V": the newest status on the page and the version of its unread count.
+    var newest = 0;
+    timeline.querySelectorAll("article.status[id^='status-']").forEach(function (article) {
+      newest = Math.max(newest, Number(article.id.slice("status-".length)) || 0);
+    });
+    var badge = document.querySelector(".unread-count[data-version]");
+    return newest + "." + (badge ? badge.getAttribute("data-version") : "");
+  }
+  var lastEventId = pageCursor();
 
   function renderStatus(status) {
     // A <template> parses the markup without running or loading anything in it.
@@ -82,7 +112,17 @@
     updateBar();
   }
 
+  function remember(event) {
+    if (event.lastEventId) lastEventId = event.lastEventId;
+  }
+
+  function onLoadNewer(event) {
+    remember(event);
+    more.hidden = false;
+  }
+
   function onStatus(event) {
+    remember(event);
     var status = JSON.parse(event.data);
     // A repost shows its original ("shows"): a page that shows it already skips it.
     var shows = status.shows || status.id;
@@ -95,6 +135,7 @@
   }
 
   function onDelete(event) {
+    remember(event);
     var id = JSON.parse(event.data).id;
     var shown = document.getElementById("status-" + id);
     if (shown) shown.remove();
@@ -103,6 +144,7 @@
   }
 
   function onUnread(event) {
+    remember(event);
     var data = JSON.parse(event.data);
     document.querySelectorAll(".unread-count").forEach(function (badge) {
       if (data.version <= Number(badge.getAttribute("data-version") || 0)) return;
@@ -115,17 +157,34 @@
   bar.addEventListener("click", showPending);
   // withCredentials: in development the stream is on another port, so another
   // origin; the session cookie must go along for the server to know who this is.
-  var source = new EventSource(streamUrl(), { withCredentials: true });
-  source.addEventListener("status", onStatus);
-  source.addEventListener("delete", onDelete);
-  source.addEventListener("unread", onUnread);
-  source.addEventListener("open", function () {
-    timeline.setAttribute("data-live", "connected");
-  });
-  source.addEventListener("error", function () {
-    // The browser reconnects by itself after a network error; it gives up (CLOSED)
-    // on an error answer, such as 401 once the session has ended.
-    var closed = source.readyState === EventSource.CLOSED;
-    timeline.setAttribute("data-live", closed ? "closed" : "reconnecting");
-  });
+  // Pauses before connecting again once the browser has given up: doubling from 5 s
+  // to 5 minutes, back to 5 s once a connection opens. One connection at a time.
+  var FIRST_PAUSE = 5000, MAX_PAUSE = 300000;
+  var pause = FIRST_PAUSE;
+
+  function connect() {
+    var source = new EventSource(streamUrl(), { withCredentials: true });
+    source.addEventListener("status", onStatus);
+    source.addEventListener("delete", onDelete);
+    source.addEventListener("unread", onUnread);
+    source.addEventListener("load-newer", onLoadNewer);
+    source.addEventListener("open", function () {
+      pause = FIRST_PAUSE;
+      timeline.setAttribute("data-live", "connected");
+    });
+    source.addEventListener("error", function () {
+      // The browser reconnects by itself after a network error, sending the last id
+      // as Last-Event-ID; it gives up (CLOSED) on an error answer, such as 401 once
+      // the session has ended or 503 from a server that is stopping.
+      if (source.readyState !== EventSource.CLOSED) {
+        timeline.setAttribute("data-live", "reconnecting");
+        return;
+      }
+      timeline.setAttribute("data-live", "closed");
+      source.close();
+      setTimeout(connect, pause);
+      pause = Math.min(pause * 2, MAX_PAUSE);
+    });
+  }
+  connect();
 })();

@@ -289,6 +289,29 @@ class StreamConnection:
             elif field == "data":
                 data.append(value)
 
+    def read_identified_event(self, timeout=10.0):
+        """The next Server-Sent Event as (event, data, id), comments and keep-alives
+        read past (id: the event's ``id`` field, None without one); None at the end."""
+        deadline = time.monotonic() + timeout
+        kind, data, event_id = "message", [], None
+        while True:
+            line = self.read_line(max(0.0, deadline - time.monotonic()))
+            if line is None:
+                return None
+            if line == "":
+                if data:
+                    return kind, "\n".join(data), event_id
+                kind, event_id = "message", None
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "event":
+                kind = value
+            elif field == "data":
+                data.append(value)
+            elif field == "id":
+                event_id = value
+
     def close(self):
         self.sock.close()
 

@@ -5,6 +5,8 @@ Endpoints:
 - ``POST /statuses/filter.json?identifier=ID`` with form fields ``track``, ``follow``
   and ``locations``: the statuses matching any of them.
 - ``GET /live/home``: the logged-in user's home timeline as Server-Sent Events.
+- ``since_id=ID`` on sample and filter, and Last-Event-ID (or ``?last_event_id=``) on
+  /live/home: first what the client missed, then the live stream (replay.py).
 - ``GET /health``: 200 while subscribed to Redis, 503 otherwise (for load balancers).
 
 The API's responses are long-lived: chunked transfer encoding (the ASGI server's
@@ -24,7 +26,7 @@ from urllib.parse import parse_qs
 
 from socialsite.repository import users
 
-from . import filters
+from . import filters, replay
 from .filters import RequestError
 from .hub import Format
 from .limits import RETRY_AFTER_SECONDS
@@ -94,6 +96,10 @@ class JsonLines(Format):
         if event.deleted:
             return json.dumps({"id": event.id, "deleted": True}).encode() + b"\n"
         return json.dumps({**api_status(event.status), "entities": event.entities}).encode() + b"\n"
+
+    def catch_up_line(self, summary):
+        """The line that ends a catch-up (replay.catch_up): ``{"catch_up": {...}}``."""
+        return json.dumps({"catch_up": summary}).encode() + b"\n"
 
 
 JSON_LINES = JsonLines()
@@ -186,16 +192,35 @@ class StreamingApp:
         query = parse_query(scope)
         identifier = filters.parse_identifier(first(query, "identifier"))
         percent = filters.parse_percent(first(query, "percent"))
+        since_id = replay.parse_since_id(first(query, "since_id"))
         match = filters.SampleFilter(identifier, percent)
-        await self.stream(scope, receive, send, match, identifier)
+        await self.stream(scope, receive, send, match, identifier, **self.catching_up(since_id))
 
     async def filter(self, scope, receive, send):
         """POST /statuses/filter.json?identifier=ID with track, follow, locations."""
         # The identifier is checked first, as the book does, before reading the body.
-        identifier = filters.parse_identifier(first(parse_query(scope), "identifier"))
+        query = parse_query(scope)
+        identifier = filters.parse_identifier(first(query, "identifier"))
+        since_id = replay.parse_since_id(first(query, "since_id"))
         form = await read_form(scope, receive)
         match = await self.build_filter(form)
-        await self.stream(scope, receive, send, match, identifier)
+        await self.stream(scope, receive, send, match, identifier, **self.catching_up(since_id))
+
+    def catching_up(self, since_id):
+        """stream()'s arguments for an API client asking to catch up from ``since_id``
+        (none when it does not): a held client, and the catch-up (replay.catch_up)."""
+        if since_id is None:
+            return {}
+
+        async def catch_up(client):
+            return await replay.catch_up(
+                self.redis, self.hub, since_id, client.match, client.format
+            )
+
+        def held_client(*args):
+            return replay.ReplayingClient(*args, floor=since_id)
+
+        return {"client_class": held_client, "replay": catch_up}
 
     async def build_filter(self, form):
         """The filter for a filter request's fields; RequestError if none or bad."""
@@ -243,6 +268,27 @@ class StreamingApp:
             await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
             return
         home = await self.live.filter_for(user)
+        # Where the page is: the browser's Last-Event-ID when it reconnects, else what
+        # live.js passes from the page itself (?last_event_id=). A malformed one is
+        # ignored (the stream starts from now), and said so in a comment.
+        given = headers.get("last-event-id")
+        if given is None:
+            given = first(parse_query(scope), "last_event_id")
+        ignored = None
+        try:
+            cursor, version = replay.parse_event_id(given)
+        except ValueError as error:
+            cursor, version, ignored = None, None, str(error)
+        format = self.live.format_for(user)
+
+        def live_client(*args):
+            return replay.LiveClient(*args, cursor=cursor, version=version)
+
+        async def catch_up(client):
+            if ignored is not None:
+                note = f": Last-Event-ID ignored: {ignored}\n\n".encode()
+                return [(None, note)]  # a comment: no event, no id
+            return await replay.live_replay(self.live, self.hub, user, client, format)
 
         async def keep_up_to_date(client):
             # Whom the user follows changes; so may the session (a logout elsewhere).
@@ -273,10 +319,12 @@ class StreamingApp:
             send,
             home,
             f"@{user.login}",
-            format=self.live.format_for(user),
+            format=format,
             headers=cors,
             background=keep_up_to_date,
             user_id=user.id,
+            client_class=live_client,
+            replay=catch_up,
         )
 
     # --- streaming a response ---
@@ -292,17 +340,27 @@ class StreamingApp:
         headers=(),
         background=None,
         user_id=None,
+        client_class=None,
+        replay=None,
     ):
         """Answer 200 and send the events ``match`` accepts until the client goes
         away, falls too far behind, or the server stops; with ``user_id`` (a live page:
-        the logged-in user it is for), also that user's unread counts."""
+        the logged-in user it is for), also that user's unread counts.
+
+        ``replay``: an async function of the client giving what it missed, as (event,
+        bytes) pairs sent before any live event; the client (made by ``client_class``,
+        a replay.ReplayingClient) holds the live events back meanwhile (replay.py)."""
         if self.max_streams is not None and len(self.hub.clients) >= self.max_streams:
             raise RequestError(
                 429, f"This server streams to as many clients as it can ({self.max_streams}); "
                 "try again in a few seconds."
             )  # fmt: skip
         self.connection_count += 1
-        client = self.hub.client(match, format, f"{name} #{self.connection_count}", user_id)
+        name = f"{name} #{self.connection_count}"
+        if client_class is None:
+            client = self.hub.client(match, format, name, user_id)
+        else:
+            client = client_class(match, format, self.hub.client_buffer, name, user_id)
         if not self.hub.add(client):
             raise RequestError(503, "The server is shutting down; connect again.")
         try:
@@ -316,6 +374,13 @@ class StreamingApp:
             if format.opening:
                 client.offer(format.opening)
             client.writer = asyncio.create_task(self.write(client, send))
+            if replay is not None:
+                # Joined the hub first, then read: nothing published in between is lost.
+                missed = await replay(client)
+                if not client.release(missed):
+                    self.hub.stats["clients_dropped"] += 1
+                    self.hub.remove(client)
+                    client.drop()
             # The stream ends when the writer does (closed or dropped) or the client
             # goes away; the background work (if any) just stops with it.
             watchers = {client.writer, asyncio.create_task(wait_for_disconnect(receive))}

@@ -111,8 +111,10 @@ class Client:
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
 
-    def offer(self, data):
-        """Queue ``data`` for sending; False when the queue is full (client too slow)."""
+    def offer(self, data, event=None):
+        """Queue ``data`` for sending; False when the queue is full (client too slow).
+        ``event``: the event ``data`` was made of (None for a keep-alive), for clients
+        that hold events back or number them (replay.ReplayingClient)."""
         if self.closing:
             return True
         if len(self.pending) >= self.limit:
@@ -198,9 +200,10 @@ class Hub:
             if not pages:
                 del self.users[client.user_id]
 
-    def deliver(self, client, data):
-        """Queue ``data`` to ``client``, or drop the client if its queue is full."""
-        if client.offer(data):
+    def deliver(self, client, data, event=None):
+        """Queue ``data`` (made of ``event``) to ``client``, or drop the client if its
+        queue is full."""
+        if client.offer(data, event):
             self.stats["deliveries"] += 1
             return
         log.warning(
@@ -381,7 +384,7 @@ class Hub:
                 log.exception("Could not look up the author of status %s", event.id)
         for client in targets:
             if not client.closing:
-                self.deliver(client, client.format.bytes_for(event))
+                self.deliver(client, client.format.bytes_for(event), event)
         # Let the writers send before the next event: a burst of events read in one
         # go must not fill the queues of clients that are keeping up perfectly well.
         await asyncio.sleep(0)
@@ -391,7 +394,7 @@ class Hub:
         process: a dictionary look-up, whatever the number of clients; no filter runs."""
         for client in list(self.users.get(event.uid, ())):
             if not client.closing:
-                self.deliver(client, client.format.bytes_for(event))
+                self.deliver(client, client.format.bytes_for(event), event)
 
 
 async def _close_quietly(pubsub, redis):

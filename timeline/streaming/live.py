@@ -4,12 +4,13 @@
 or deleted by someone they follow, or by themselves, as it happens (a reply by someone
 they follow only if they also follow, or are, the user it replies to: the home
 timeline's rule; not those of users they block, are blocked by or mute), and their
-new unread notification counts. static/js/live.js
-shows them on the home page. This module holds what that needs from Django, called
-from threads since Django's session and auth code is synchronous: the session lookup
-(with the site's session cookie and accounts.auth's checks), the CORS check for the
-development setup where pages and stream are on different ports, and each status's
-markup, made by the pages' own macro (templates/_status.html).
+new unread notification counts; a reconnecting page first gets what it missed
+(replay.py). static/js/live.js shows them on the home page. This module holds what
+that needs from Django, called from threads since Django's session and auth code is
+synchronous: the session lookup (with the site's session cookie and accounts.auth's
+checks), the CORS check for the development setup where pages and stream are on
+different ports, and each status's markup, made by the pages' own macro
+(templates/_status.html).
 """
 
 import asyncio
@@ -51,6 +52,9 @@ class ServerSentEvents(Format):
     page's script puts the page's own in. A deletion's data is ``{"id": ID}``. An
     unread count's is ``{"count": N, "version": V}``: the page keeps the highest
     version it has seen (the hub sends it only to that user's connections).
+    ``event: load-newer`` with ``{"after": S}`` ends a reconnection's replay that had more
+    statuses than it sends (replay.py). Each event also gets an ``id:`` line, added per
+    connection as it is queued (replay.LiveClient).
 
     One instance per connection (``for_viewer``), each knowing whose connection it is;
     the bytes of each event are made once per variant, whatever the number of
@@ -88,6 +92,11 @@ class ServerSentEvents(Format):
         if data is None:
             data = event.rendered[key] = self.render(event, own)
         return data
+
+    def load_newer(self, after):
+        """The "load newer" marker: more statuses came after status ``after`` than a
+        reconnection replays (replay.LIVE_REPLAY_MAX); the page offers a reload."""
+        return f"event: load-newer\ndata: {json.dumps({'after': after})}\n\n".encode()
 
     def render(self, event, own=False):
         if event.deleted:
