@@ -1,7 +1,8 @@
 """Reposts in a real headless Chromium, against live_server: bob and carol both repost
 alice's status with the Repost button on alice's profile; dave, who follows alice, bob
 and carol, sees it once on his home timeline, under "↻ Bob Builder and 1 other
-reposted" (the page works without JavaScript: these are plain forms)."""
+reposted", likes it there, and alice's page of the status reads "1 like" (the page
+works without JavaScript: these are plain forms)."""
 
 import re
 
@@ -57,3 +58,14 @@ def test_two_reposts_reach_dave_once_with_both_reposters_counted(
     expect(shown.locator(".message")).to_have_text("A status worth passing on")
     expect(shown.locator(".reposted-by")).to_have_text("↻ Bob Builder and 1 other reposted")
     assert int(r.hget(keys.status_counts(sid), "reposts")) == 2
+
+    shown.get_by_role("button", name="Like", exact=True).click()
+    expect(home.get_by_text("You like this status.")).to_be_visible()
+    shown = home.locator("#timeline article.status")
+    expect(shown).to_have_count(1)
+    expect(shown.get_by_role("button", name="Unlike")).to_be_visible()
+
+    author = person("alice")
+    author.goto(f"/@alice/{sid}/")
+    expect(author.locator(f"#status-{sid} .like-count")).to_have_text("1 like")
+    expect(author.locator(f"#status-{sid} .repost-count")).to_have_text("2 reposts")

@@ -1,6 +1,7 @@
 """Search and autocomplete in a real headless Chromium (Playwright) against live_server:
 a new user finds alice from the navigation's search box, follows her from the results,
-then mentions her through the status form's completions, by keyboard and by mouse.
+then mentions her through the status form's completions, by keyboard and by mouse,
+makes a list with her on it and reads her status there (issue 19's flow, whole).
 
 Skipped without a browser, except with CI=true (see tests/test_browser.py)."""
 
@@ -75,3 +76,14 @@ def test_search_follow_and_complete_a_mention(page, live_server, r, alice, bob):
     # The form posts as ever.
     page.get_by_role("button", name="Post").click()
     expect(page.locator(".status").first).to_contain_text("@alice #redis")
+    # A list with alice on it, from the navigation's Lists link; her status shows there.
+    post(r, alice, "Down the rabbit hole, for the list")
+    page.locator("header nav").get_by_role("link", name="Lists").click()
+    page.get_by_label(re.compile(r"^List name:?$")).fill("Wonderland")
+    page.get_by_role("button", name="Make the list").click()
+    expect(page.get_by_role("heading", name="Wonderland", level=1)).to_be_visible()
+    page.locator("form.add-member").get_by_label(re.compile(r"^Login name:?$")).fill("alice")
+    page.get_by_role("button", name="Add to the list").click()
+    expect(flash(page)).to_have_text(["@alice is on \u201cWonderland\u201d now."])
+    listed = page.locator("article.status").filter(has_text="Down the rabbit hole")
+    expect(listed).to_have_count(1)
