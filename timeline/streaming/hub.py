@@ -3,8 +3,12 @@
 The book gives every streaming client its own SUBSCRIBE (listing 8.15): a thousand
 clients are a thousand Redis connections, and every event is sent, decoded and
 filtered a thousand times. Here a process subscribes once (Hub), decodes each event
-once, runs every client's filter in memory and queues the matching events' bytes to
-the clients that want them.
+once, finds the clients it can match through an index (index.py: by author, mention,
+tracked word, location cell, sample bucket), confirms each with its full filter, and
+queues the matching events' bytes to the clients that want them. The per-event cost
+grows with the clients an event can match, not with all clients; ``matching="scan"``
+runs every client's filter instead (the reference the index is tested and benchmarked
+against).
 
 Each client's queue is bounded (Client.limit events): a client that cannot keep up
 is disconnected rather than allowed to hold an ever-growing backlog, and since the
@@ -29,6 +33,7 @@ from socialsite.repository import client as redis_client
 from socialsite.repository import events
 
 from .filters import AccountEvent, RelationsEvent, event_from_json
+from .index import ClientIndex
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +96,9 @@ class Client:
     """
 
     def __init__(self, match, format, limit, name="", user_id=None):
-        self.match = match
+        # The hub that indexes this client by its filter, once added (Hub.add).
+        self.index = None
+        self._match = match
         self.format = format
         self.limit = limit
         self.name = name
@@ -110,6 +117,24 @@ class Client:
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
+
+    @property
+    def match(self):
+        """The client's filter: a callable taking a StatusEvent."""
+        return self._match
+
+    @match.setter
+    def match(self, match):
+        # A new filter (a live page's, read again) is indexed under its own keys at
+        # once, so that the next event already finds the client by them.
+        self._match = match
+        if self.index is not None:
+            self.index.update(self)
+
+    def rematched(self):
+        """Index the client again after its filter changed in place (HomeFilter.hide)."""
+        if self.index is not None:
+            self.index.update(self)
 
     def offer(self, data):
         """Queue ``data`` for sending; False when the queue is full (client too slow)."""
@@ -154,9 +179,22 @@ class Hub:
     listens_to_notifications = True
 
     def __init__(
-        self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None, hidden_authors=None
+        self,
+        urls,
+        *,
+        client_buffer=1000,
+        keepalive=30.0,
+        prepare=None,
+        hidden_authors=None,
+        matching="index",
     ):
+        if matching not in ("index", "scan"):
+            raise ValueError(f"matching is index or scan, not {matching!r}")
         self.urls = list(urls)
+        # "index": the clients an event can match are looked up (ClientIndex);
+        # "scan": every client's filter runs on every event (the reference).
+        self.matching = matching
+        self.index = ClientIndex() if matching == "index" else None
         self.client_buffer = client_buffer
         self.keepalive = keepalive
         # An async function the hub awaits before rendering an event for a format
@@ -185,6 +223,9 @@ class Hub:
         if self.stopping:
             return False
         self.clients.add(client)
+        if self.index is not None:
+            self.index.add(client)
+            client.index = self.index
         if client.user_id is not None:
             self.users.setdefault(client.user_id, set()).add(client)
         return True
@@ -192,6 +233,9 @@ class Hub:
     def remove(self, client):
         """Forget ``client`` (it went away, was dropped or was closed)."""
         self.clients.discard(client)
+        if client.index is not None:
+            client.index = None
+            self.index.remove(client)
         pages = self.users.get(client.user_id)
         if pages is not None:
             pages.discard(client)
@@ -332,6 +376,19 @@ class Hub:
             log.exception("Streaming filter of client %r failed on event %s", client.name, event.id)
             return False
 
+    def targets(self, event):
+        """The clients whose filters match the status event ``event`` (not hidden)."""
+        clients = self.clients if self.index is None else self.index.candidates(event)
+        if event.private:
+            # Never to the streaming API's sample and filter: only to formats that
+            # may show it, whose filters then decide (the author's followers).
+            clients = [client for client in clients if client.format.shows_private]
+        try:
+            # The hot loop: each candidate's full filter, so kept bare.
+            return [client for client in clients if client._match(event)]
+        except Exception:
+            return [client for client in clients if self.matches(client, event)]
+
     async def dispatch(self, text):
         """Decode one event, and queue it to every client whose filter matches."""
         event = self.decode(text)
@@ -342,11 +399,13 @@ class Hub:
             self.hidden = frozenset(change((event.uid,)))
             return
         if isinstance(event, RelationsEvent):
-            for client in self.clients:
-                if client.user_id in event.uids:
+            # The users' own live pages, by a look-up: no scan of all clients.
+            for uid in event.uids:
+                for client in list(self.users.get(uid, ())):
                     hidden = event.hidden.get(client.user_id)
                     if hidden and hasattr(client.match, "hide"):
                         client.match.hide(hidden)  # now, before the next event
+                        client.rematched()
                         client.hidden_recently |= hidden
                     client.refresh.set()
             return
@@ -357,16 +416,7 @@ class Hub:
         if event.uid in self.hidden:
             self.stats["hidden"] += 1
             return
-        clients = self.clients
-        if event.private:
-            # Never to the streaming API's sample and filter: only to formats that
-            # may show it, whose filters then decide (the author's followers).
-            clients = [client for client in clients if client.format.shows_private]
-        try:
-            # The hot loop: every client's filter on every event, so kept bare.
-            targets = [client for client in clients if client.match(event)]
-        except Exception:
-            targets = [client for client in clients if self.matches(client, event)]
+        targets = self.targets(event)
         if not targets:
             return
         if (

@@ -28,6 +28,7 @@ from accounts.session_store import SessionStore
 from socialsite.repository import blocks, graph, users
 from timeline import jinja_helpers
 
+from . import filters
 from .hub import Format
 
 log = logging.getLogger(__name__)
@@ -120,6 +121,11 @@ class HomeFilter:
     def hide(self, authors):
         """Stop matching ``authors``' statuses (a block or mute made just now)."""
         self.uids = self.uids - (frozenset(authors) - {self.uid})
+
+    def index_keys(self):
+        # Indexed under every author it gets (hub.py's ClientIndex): re-indexed when
+        # hide() or a refresh changes them.
+        return [(filters.INDEX_AUTHOR, self.uids)]
 
     def __call__(self, event):
         if event.uid not in self.uids:
