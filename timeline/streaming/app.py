@@ -20,6 +20,7 @@ cutting slow clients) is below what frameworks offer.
 import asyncio
 import json
 import logging
+import os
 from urllib.parse import parse_qs
 
 from socialsite.repository import users
@@ -162,6 +163,8 @@ class StreamingApp:
         counters = ("events", "deliveries", "clients_dropped", "resubscribed", "hidden")
         body = {
             "subscribed": subscribed,
+            # Which process answered (manage.py stream --processes N shares the port).
+            "pid": os.getpid(),
             "clients": len(self.hub.clients),
             "subscriptions": self.hub.subscriptions,
             "hidden_authors": len(self.hub.hidden),
