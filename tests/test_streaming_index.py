@@ -40,7 +40,8 @@ PRIVATE_LINES = PrivateLines()
 def coordinate(rng, low, high):
     """A number in [low, high], often exactly on a cell's edge or a box's."""
     if rng.random() < 0.3:
-        return max(low, min(high, rng.randint(int(low // 5), int(high // 5)) * 5.0))
+        cell = filters.CELL_DEGREES
+        return max(low, min(high, rng.randint(int(low // cell), int(high // cell)) * cell))
     return rng.uniform(low, high)
 
 

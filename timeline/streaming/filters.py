@@ -43,8 +43,8 @@ ALWAYS = (None,)
 # The location grid: cells of CELL_DEGREES by CELL_DEGREES. A filter whose boxes
 # cover more than MAX_CELLS cells (a continent, the world) goes to the WIDE list
 # instead, so that a huge box costs one entry, not thousands.
-CELL_DEGREES = 5.0
-MAX_CELLS = 100
+CELL_DEGREES = 10.0
+MAX_CELLS = 64
 
 # A login as accounts.forms accepts it; a user id is digits.
 LOGIN = re.compile(r"[A-Za-z0-9_]{1,30}")
@@ -248,33 +248,46 @@ def bucket_of(event):
     return event.id % 100
 
 
-def _cell_row(degrees):
-    return math.floor(degrees / CELL_DEGREES)
+def _row(degrees, limit):
+    """The grid row (or column) of a latitude (or longitude) clamped to +-``limit``.
+    Clamping and floor() of the division are both monotonic, so a point inside a box
+    (edges included) lies in a cell between the cells of the box's corners, even for a
+    point off the globe (no box reaches there: it only gets a cell at the edge)."""
+    return math.floor((min(max(degrees, -limit), limit) + limit) / CELL_DEGREES)
+
+
+# Rows and columns of the grid (the last of each holds only the +90 or +180 edge).
+GRID_ROWS = math.floor(180 / CELL_DEGREES) + 1
+GRID_COLUMNS = math.floor(360 / CELL_DEGREES) + 1
+# One shared int per cell: a client's cells cost a pointer each, not an int each.
+CELL_IDS = tuple(range(GRID_ROWS * GRID_COLUMNS))
 
 
 def cell_of(lat, lon):
-    """The grid cell of a point, as an int. floor() of the division is monotonic, so
-    a point inside a box (edges included) lies in a cell between the box's corners'
-    cells; distinct cells may share an int only far outside the globe, which only
-    offers a filter an event it then refuses."""
-    return _cell_row(lat) * 4096 + _cell_row(lon)
+    """The grid cell of a point: an int of CELL_IDS."""
+    return CELL_IDS[_row(lat, 90) * GRID_COLUMNS + _row(lon, 180)]
 
 
 def box_cells(boxes):
-    """The cells covering ``boxes`` (west, south, east, north), or None if more than
-    MAX_CELLS (counted before any is made: a box of the whole world costs nothing)."""
+    """The cells covering ``boxes`` (west, south, east, north), as a tuple, or None if
+    more than MAX_CELLS (counted before any is made: a box of the whole world costs
+    nothing)."""
     spans = []
     total = 0
     for west, south, east, north in boxes:
-        rows = range(_cell_row(south), _cell_row(north) + 1)
-        columns = range(_cell_row(west), _cell_row(east) + 1)
+        rows = range(_row(south, 90), _row(north, 90) + 1)
+        columns = range(_row(west, 180), _row(east, 180) + 1)
         total += len(rows) * len(columns)
         if total > MAX_CELLS:
             return None
         spans.append((rows, columns))
-    return frozenset(
-        row * 4096 + column for rows, columns in spans for row in rows for column in columns
-    )
+    cells = {
+        CELL_IDS[row * GRID_COLUMNS + column]
+        for rows, columns in spans
+        for row in rows
+        for column in columns
+    }
+    return tuple(cells)
 
 
 class SampleFilter:

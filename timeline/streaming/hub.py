@@ -23,6 +23,7 @@ account events published on the same channel (repository.events.publish_account)
 
 import asyncio
 import collections
+import functools
 import logging
 import time
 from urllib.parse import urlsplit, urlunsplit
@@ -105,18 +106,28 @@ class Client:
         # A live page's user: their unread counts come to it (Hub.tell_user).
         self.user_id = user_id
         self.pending = collections.deque()
-        self.ready = asyncio.Event()
+        # The future the writer awaits while nothing is queued (next_batch): a bare
+        # future rather than an asyncio.Event, whose waiters' deque costs memory and
+        # time on every event of every client.
+        self.waiter = None
         self.last_offer = time.monotonic()
         self.closing = False
         self.dropped = False
-        # A live page's: an event set when its user's blocks or mutes change (its
-        # filter is then read again at once: app.live_home).
-        self.refresh = asyncio.Event()
-        # Authors hidden by such events since the filter's last refresh began.
-        self.hidden_recently = set()
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
+
+    # Made on first use: only live pages use them, and a client's memory counts.
+    @functools.cached_property
+    def refresh(self):
+        """A live page's: an event set when its user's blocks or mutes change (its
+        filter is then read again at once: app.live_home)."""
+        return asyncio.Event()
+
+    @functools.cached_property
+    def hidden_recently(self):
+        """Authors hidden by such events since the filter's last refresh began."""
+        return set()
 
     @property
     def match(self):
@@ -144,16 +155,24 @@ class Client:
             return False
         self.pending.append(data)
         self.last_offer = time.monotonic()
-        self.ready.set()
+        self._wake()
         return True
 
+    def _wake(self):
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
     async def next_batch(self):
-        """Everything queued, as one bytes object; None once the stream should end."""
+        """Everything queued, as one bytes object; None once the stream should end.
+        The chunks queued since the last batch are joined: one write for them all."""
         while not self.pending:
             if self.closing:
                 return None
-            self.ready.clear()
-            await self.ready.wait()
+            self.waiter = asyncio.get_running_loop().create_future()
+            await self.waiter
         data = b"".join(self.pending)
         self.pending.clear()
         return data
@@ -161,7 +180,7 @@ class Client:
     def close(self):
         """End the stream politely: send what is queued, then the end of the response."""
         self.closing = True
-        self.ready.set()
+        self._wake()
 
     def drop(self):
         """Cut the connection now: the client fell ``limit`` events behind."""
