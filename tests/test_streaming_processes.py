@@ -75,3 +75,13 @@ def test_processes_that_cannot_start_stop_everything(redis_backend, tmp_path):
         taken.close()
     assert done.returncode == 1
     assert b"died at start" in (tmp_path / "stream.log").read_bytes()
+
+
+def test_a_burst_arrives_whole_and_in_order(stream_server, r):
+    """Events queued while the writer was busy go out joined, in their order."""
+    alice = make_user(r, "alice")
+    with StreamConnection(
+        stream_server.port, "GET", "/statuses/sample.json?identifier=burst&percent=100"
+    ) as stream:
+        sids = [post(r, alice, f"burst {n}") for n in range(60)]
+        assert [stream.read_json()["id"] for _ in sids] == sids
