@@ -2,6 +2,7 @@
 processes, real sockets, the tests' Redis)."""
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -9,6 +10,7 @@ import time
 
 from tests.support.helpers import make_user, post
 from tests.support.streams import MANAGE_PY, StreamConnection, StreamServerProcess
+from timeline.management.commands.stream import CHILD_MIN_LIFETIME_SECONDS
 
 
 def test_two_processes_both_serve_and_both_stop_on_sigterm(redis_backend, tmp_path, r):
@@ -85,3 +87,35 @@ def test_a_burst_arrives_whole_and_in_order(stream_server, r):
     ) as stream:
         sids = [post(r, alice, f"burst {n}") for n in range(60)]
         assert [stream.read_json()["id"] for _ in sids] == sids
+
+
+def test_a_process_that_dies_after_running_is_started_again(redis_backend, tmp_path):
+    server = StreamServerProcess(
+        redis_backend.url, redis_backend.cluster, log_path=tmp_path / "stream.log", processes=2
+    ).start()
+    try:
+        first = set(server.pids()) - {server.process.pid}
+        # Past the first seconds, when a death means a setting that cannot work.
+        time.sleep(CHILD_MIN_LIFETIME_SECONDS + 0.5)
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            now = set(server.pids()) - {server.process.pid}
+            if len(now) == 2 and victim not in now:
+                break
+            time.sleep(0.1)
+        assert len(now) == 2 and victim not in now and (first - {victim}) <= now
+        replacement = (now - first).pop()
+        answered = set()
+        while replacement not in answered and time.monotonic() < deadline:
+            health = server.health()
+            if health and health["subscribed"]:
+                answered.add(health["pid"])
+        assert replacement in answered
+    finally:
+        code = server.stop()
+    assert code == 0
+    log = (tmp_path / "stream.log").read_text()
+    assert f"Stream process {victim} exited with code -9" in log
+    assert f"Started stream process {replacement} instead." in log
