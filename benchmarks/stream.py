@@ -77,6 +77,8 @@ MENTIONING = 0.2
 SAMPLE_PERCENTS = [1, 1, 1, 5, 10]
 CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT = 60.0
+# Seconds the server's CPU is measured with its clients connected and nothing posted.
+IDLE_SECONDS = 5.0
 # Deliveries still arriving this long after the last post are counted.
 DRAIN_SECONDS = 2.0
 
@@ -111,6 +113,7 @@ class RunResult:
     server_cpu: float = 0.0
     redis_cpu: float = 0.0
     loadgen_cpu: float = 0.0
+    idle_cpu: float = 0.0
     # Every status line received while posting and draining (warm-up included), and the
     # server's CPU seconds over that time: its CPU per delivered line.
     lines: int = 0
@@ -439,6 +442,11 @@ class StreamBenchmark:
             f"   {first.connected} clients connected; server reports {health.get('clients')}, "
             f"{first.subscriptions} Redis subscription(s)"
         )
+        # What the clients cost while nothing is posted: keep-alives, and the live
+        # pages' periodic re-reading of their sessions and follows.
+        cpu_before = server.cpu_seconds() or 0.0
+        await asyncio.sleep(IDLE_SECONDS)
+        first.idle_cpu = ((server.cpu_seconds() or 0.0) - cpu_before) / IDLE_SECONDS
         results = []
         rng = random.Random(options["seed"] + 1)
         post_times = {}
@@ -451,6 +459,7 @@ class StreamBenchmark:
                 memory_per_client=first.memory_per_client,
                 subscriptions=first.subscriptions,
                 redis_connections=first.redis_connections,
+                idle_cpu=first.idle_cpu,
             )
             arrivals.clear()
             posted = []
@@ -589,6 +598,7 @@ class StreamBenchmark:
             ("Redis subscriptions", lambda x: str(x.subscriptions)),
             ("Redis connections used by the server", lambda x: str(x.redis_connections)),
             ("server memory per client", lambda x: f"{x.memory_per_client / 1024:.1f} KiB"),
+            ("stream server CPU, no posts", lambda x: f"{x.idle_cpu * 100:.0f}% of a core"),
             ("stream server CPU while posting", lambda x: f"{x.server_cpu * 100:.0f}% of a core"),
             ("server CPU per delivered line", self.cpu_per_line),
             (
