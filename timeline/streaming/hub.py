@@ -105,7 +105,9 @@ class Client:
         self.name = name
         # A live page's user: their unread counts come to it (Hub.tell_user).
         self.user_id = user_id
-        self.pending = collections.deque()
+        # Chunks queued since the last write: a list (56 bytes empty), not a deque (600
+        # bytes empty), since it is only appended to and emptied whole.
+        self.pending = []
         # The future the writer awaits while nothing is queued (next_batch): a bare
         # future rather than an asyncio.Event, whose waiters' deque costs memory and
         # time on every event of every client.
