@@ -97,7 +97,8 @@ class Client:
     """
 
     def __init__(self, match, format, limit, name="", user_id=None):
-        # The hub that indexes this client by its filter, once added (Hub.add).
+        # The ClientIndex of the hub this client was added to (Hub.add), which its
+        # filter's keys are kept in; None before and after.
         self.index = None
         self._match = match
         self.format = format
