@@ -330,6 +330,7 @@ class StreamingApp:
     async def write(self, client, send):
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
+        client.send = send  # for events offered while this waits (Client.send_now)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -119,6 +119,9 @@ class Client:
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
+        # The connection's ASGI send, once its writer runs (app.write): an event
+        # offered while the writer is idle is sent at once (send_now).
+        self.send = None
 
     # Made on first use: only live pages use them, and a client's memory counts.
     @functools.cached_property
@@ -158,8 +161,35 @@ class Client:
             return False
         self.pending.append(data)
         self.last_offer = time.monotonic()
-        self._wake()
+        waiter = self.waiter
+        if self.send is not None and waiter is not None and not waiter.done():
+            # The writer is idle, so nothing is being sent: sending now keeps the
+            # order, and saves waking the writer's task for each event.
+            self.send_now()
+        else:
+            self._wake()
         return True
+
+    def send_now(self):
+        """Send what is queued now, in the caller's task (the hub's). An ASGI body
+        message is sent without waiting unless the connection's socket is full (flow
+        control). uvicorn checks that before writing anything, so a send that would
+        wait is abandoned unwritten, and the writer sends the queue, waiting as long as
+        it takes (and the queue fills meanwhile, until the client is dropped)."""
+        sending = self.send(
+            {"type": "http.response.body", "body": b"".join(self.pending), "more_body": True}
+        )
+        try:
+            sending.send(None)
+        except StopIteration:
+            self.pending.clear()
+            return
+        except Exception:
+            # The connection failed: the writer's own send meets it and ends the stream.
+            pass
+        else:
+            sending.close()
+        self._wake()
 
     def _wake(self):
         waiter = self.waiter
