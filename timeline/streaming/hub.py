@@ -186,9 +186,9 @@ class Client:
             return
         except Exception:
             # The connection failed: the writer's own send meets it and ends the stream.
-            pass
-        else:
-            sending.close()
+            self._wake()
+            return
+        sending.close()
         self._wake()
 
     def _wake(self):
