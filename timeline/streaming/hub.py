@@ -257,6 +257,9 @@ class Hub:
         self.hidden_authors = hidden_authors
         self.hidden = frozenset()
         self.clients = set()
+        # How many clients' formats need the author's name (live pages): with none,
+        # no event looks for one among its targets.
+        self.naming = 0
         # {user id: their live pages' clients}: where a user's unread count goes.
         self.users = {}
         self.stopping = False
@@ -275,6 +278,7 @@ class Hub:
         if self.stopping:
             return False
         self.clients.add(client)
+        self.naming += client.format.needs_author_name
         if self.index is not None:
             self.index.add(client)
             client.index = self.index
@@ -284,7 +288,9 @@ class Hub:
 
     def remove(self, client):
         """Forget ``client`` (it went away, was dropped or was closed)."""
-        self.clients.discard(client)
+        if client in self.clients:
+            self.clients.discard(client)
+            self.naming -= client.format.needs_author_name
         if client.index is not None:
             client.index = None
             self.index.remove(client)
@@ -474,6 +480,7 @@ class Hub:
         if (
             self.prepare is not None
             and not event.deleted
+            and self.naming
             and any(client.format.needs_author_name for client in targets)
         ):
             try:
