@@ -1,17 +1,23 @@
 """``manage.py bench_stream``: how fast the streaming server delivers, measured in one run.
 
-1. Starts a throwaway Redis (unless --redis-url) and creates --posters users.
-2. For each design (one Redis subscription per process, then the book's one per
-   client; --design picks one): starts ``manage.py stream``, or for the book's
-   ``manage.py bench_stream_server`` (book_stream.py), on a free loopback port,
-   opens --clients streaming connections with assorted filters (sample, track,
-   follow, locations), posts --rate statuses a second for --seconds through the
-   repository (statuses.post_status, as the site does), and records, for every line
-   a client receives, the delay from the status's ``posted`` time to its arrival.
-3. Prints, per design: delay median and p99, clients held, deliveries received
-   against those expected (every client's filter run on every posted status), Redis
-   subscriptions and connections used, the server's memory per client, and the CPU
-   the stream server and Redis used.
+1. Starts a throwaway Redis (unless --redis-url) and creates --posters users (or, with
+   --live-homes, --users users, each live home following --following of them).
+2. For each design of --design (``index``: the product, events finding their clients
+   through indexes; ``scan``: every client's filter on every event; ``client``: the
+   book's one subscription per client): starts ``manage.py stream --matching DESIGN
+   --processes N``, or for the book's ``manage.py bench_stream_server``
+   (book_stream.py), on a free loopback port, opens --clients streaming connections
+   with assorted filters (sample, track, follow, locations) and --live-homes logged-in
+   live home pages (Server-Sent Events), and for each rate of --rate (a list: steps,
+   on the same connections) posts that many statuses a second for --seconds through
+   the repository (statuses.post_status, as the site does), recording for every
+   status a client receives the delay from its posting to its arrival.
+3. Prints, per design and rate: delay median and p99, clients held and dropped,
+   deliveries received against those expected (every client's filter on every posted
+   status), Redis subscriptions and connections used, the server's memory per idle
+   client, the CPU the stream server, Redis and this load generator used, and the
+   server's CPU per delivered line; with several rates, the highest one sustained
+   (everything delivered, nothing dropped, p99 under --max-p99).
 
 Everything runs on 127.0.0.1 and is stopped at the end, also on Ctrl-C. Bounded: at
 most --clients connections (opened within a minute) and --rate x --seconds posts.
@@ -22,6 +28,7 @@ import json
 import os
 import platform
 import random
+import resource
 import statistics
 import tempfile
 import threading
@@ -32,17 +39,23 @@ from urllib.parse import urlencode
 
 from django.core.management.base import CommandError
 
+from socialsite import connection
 from socialsite.repository import client as redis_client
-from socialsite.repository import events, statuses, users
+from socialsite.repository import events, keys, statuses, users
 from tests.support.redis_servers import RedisServer
 from tests.support.streams import StreamServerProcess
 from timeline.streaming import filters
 from timeline.streaming.hub import redacted
+from timeline.streaming.index import ClientIndex
+from timeline.streaming.live import HomeFilter
 
 HOST = "127.0.0.1"
 # The command that serves each design: one Redis subscription per process (the
-# product's), or per client (the book's).
-SERVERS = {"process": "stream", "client": "bench_stream_server"}
+# product's, matching by index or by scan), or per client (the book's).
+SERVERS = {"index": "stream", "scan": "stream", "client": "bench_stream_server"}
+DESIGN_NAMES = {"index": "index (ours)", "scan": "scan (before)", "client": "book"}
+# Older names of --design's values.
+DESIGN_ALIASES = {"process": ["index"], "both": ["index", "client"]}
 # The words statuses are made of and clients track: a small vocabulary, so that a
 # tracked word turns up in a few percent of statuses, as a popular topic would.
 VOCABULARY = """
@@ -64,23 +77,28 @@ MENTIONING = 0.2
 SAMPLE_PERCENTS = [1, 1, 1, 5, 10]
 CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT = 60.0
+# Seconds the server's CPU is measured with its clients connected and nothing posted.
+IDLE_SECONDS = 5.0
 # Deliveries still arriving this long after the last post are counted.
 DRAIN_SECONDS = 2.0
 
 
-@dataclass
+@dataclass(eq=False)
 class ClientSpec:
     kind: str
     method: str
     path: str
     body: bytes
     match: object
+    # A live home page's Cookie header (its session); the API's clients have none.
+    cookie: str = ""
 
 
 @dataclass
 class RunResult:
     design: str
     clients: int
+    rate: float = 0.0
     connected: int = 0
     held: int = 0
     delays: list = field(default_factory=list)
@@ -94,6 +112,21 @@ class RunResult:
     post_seconds: float = 0.0
     server_cpu: float = 0.0
     redis_cpu: float = 0.0
+    loadgen_cpu: float = 0.0
+    idle_cpu: float = 0.0
+    # Every status line received while posting and draining (warm-up included), and the
+    # server's CPU seconds over that time: its CPU per delivered line.
+    lines: int = 0
+    server_cpu_seconds: float = 0.0
+
+    def sustained(self, max_p99):
+        """Everything delivered, nothing dropped, p99 under ``max_p99`` seconds."""
+        return (
+            bool(self.delays)
+            and self.received >= self.expected
+            and not self.dropped
+            and percentile(self.delays, 0.99) < max_p99
+        )
 
 
 class BenchClient(asyncio.Protocol):
@@ -101,9 +134,11 @@ class BenchClient(asyncio.Protocol):
     records each status line's delay. Kept lean: a thousand of them share this
     process with the poster."""
 
-    def __init__(self, request, recorder):
+    def __init__(self, request, recorder, events=False):
         self.request = request
         self.recorder = recorder
+        # Server-Sent Events (a live home page) rather than JSON lines.
+        self.events = events
         self.raw = bytearray()
         self.data = bytearray()
         self.head_done = False
@@ -139,6 +174,16 @@ class BenchClient(asyncio.Protocol):
             del self.raw[: size_end + 2 + size + 2]
             if size == 0:
                 break
+        if self.events:
+            last = self.data.rfind(b"\n\n")
+            if last < 0:
+                return
+            blocks = bytes(self.data[:last]).split(b"\n\n")
+            del self.data[: last + 2]
+            for block in blocks:
+                if block.startswith(b"event: status\ndata: "):
+                    self.recorder(json.loads(block[20:])["id"], now, None)
+            return
         last = self.data.rfind(b"\n")
         if last < 0:
             return
@@ -146,7 +191,9 @@ class BenchClient(asyncio.Protocol):
         del self.data[: last + 1]
         for line in lines:
             if line:
-                self.recorder(json.loads(line), now)
+                status = json.loads(line)
+                if "posted" in status:
+                    self.recorder(status["id"], now, status["posted"])
 
     def connection_lost(self, exc):
         self.closed = True
@@ -163,10 +210,28 @@ class StreamBenchmark:
         self.stderr = stderr
 
     def run(self, options):
-        if options["clients"] < 1 or options["rate"] <= 0 or options["seconds"] <= 0:
-            raise CommandError("--clients, --rate and --seconds must be positive")
+        try:
+            options["rates"] = [float(rate) for rate in str(options["rate"]).split(",")]
+        except ValueError:
+            raise CommandError(
+                "--rate takes a number of posts a second, or a list: 100,200"
+            ) from None
+        options["designs"] = []
+        for name in options["design"].split(","):
+            for design in DESIGN_ALIASES.get(name.strip(), [name.strip()]):
+                if design not in SERVERS:
+                    raise CommandError(f"--design: {name!r} is not one of index, scan, client")
+                if design not in options["designs"]:
+                    options["designs"].append(design)
+        if options["clients"] + options["live_homes"] < 1:
+            raise CommandError("--clients or --live-homes must be positive")
+        if min(options["rates"]) <= 0 or options["seconds"] <= 0 or options["processes"] < 1:
+            raise CommandError("--rate, --seconds and --processes must be positive")
         if options["warmup"] >= options["seconds"]:
             raise CommandError("--warmup must be shorter than --seconds")
+        if options["live_homes"] and options["following"] > options["users"]:
+            raise CommandError("--following must be at most --users")
+        raise_open_files_limit(self.stdout)
         with tempfile.TemporaryDirectory(prefix="bench-stream-") as workdir:
             workdir = Path(workdir)
             redis_server = None
@@ -182,8 +247,11 @@ class StreamBenchmark:
 
     def measure(self, url, cluster, workdir, options):
         r = redis_client.connect(url, cluster=cluster)
+        # The sessions of the live homes are made in this process, on this Redis.
+        connection.use_redis(r)
         rng = random.Random(options["seed"])
-        posters = self.create_posters(r, options["posters"])
+        count = options["users"] if options["live_homes"] else options["posters"]
+        posters = self.create_posters(r, count)
         # Everything shares this machine's cores: say how busy it already was.
         load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
         self.stdout.write(
@@ -191,35 +259,37 @@ class StreamBenchmark:
             f"{platform.python_implementation()} {platform.python_version()}"
         )
         self.stdout.write(
-            f"Streaming benchmark: {options['rate']:g} posts/s for {options['seconds']:g} s "
+            f"Streaming benchmark: {options['rate']} posts/s for {options['seconds']:g} s "
             f"(first {options['warmup']:g} s not measured), {len(posters)} posters, "
             f"Redis {'cluster' if cluster else 'server'} at {redacted(url)}"
         )
         designs = []
-        if options["design"] in ("both", "process"):
-            designs.append(("process", options["clients"]))
-        if options["design"] in ("both", "client"):
-            designs.append(("client", options["compare_clients"] or options["clients"]))
-        # The same clients for both designs (the first ``count`` of them).
+        for design in options["designs"]:
+            count = options["clients"]
+            if design == "client":
+                count = options["compare_clients"] or count
+            designs.append((design, count))
+        # The same clients for every design (the first ``count`` of them).
         all_specs = [
             self.client_spec(rng, n, posters, options["firehose"])
             for n in range(max(count for _, count in designs))
         ]
+        homes = self.live_home_specs(r, rng, posters, options)
         results = []
         for design, count in designs:
-            specs = all_specs[:count]
+            specs = all_specs[:count] + homes
             kinds = {
-                kind: sum(spec.kind == kind for spec in specs) for kind in ["firehose", *KINDS]
+                kind: sum(spec.kind == kind for spec in specs)
+                for kind in ["firehose", *KINDS, "live home"]
             }
+            processes = 1 if design == "client" else options["processes"]
             self.stdout.write(
-                f"\n== one subscription per {design}: {count} clients ("
-                + ", ".join(f"{n} {kind}" for kind, n in kinds.items())
+                f"\n== {DESIGN_NAMES[design]}, {processes} process(es): {len(specs)} clients ("
+                + ", ".join(f"{n} {kind}" for kind, n in kinds.items() if n)
                 + ")"
             )
-            results.append(
-                self.run_design(r, url, cluster, workdir, design, specs, posters, options)
-            )
-        self.report(results)
+            results += self.run_design(r, url, cluster, workdir, design, specs, posters, options)
+        self.report(results, options)
 
     # --- the workload ---
 
@@ -231,6 +301,44 @@ class StreamBenchmark:
             uid = users.create_user(r, login, f"Poster {n}", "") or users.get_user_id(r, login)
             posters[uid] = login
         return posters
+
+    def live_home_specs(self, r, rng, posters, options):
+        """--live-homes live home pages: the first of the users, each following
+        --following others at random, logged in by a session made in Redis as the
+        login view makes one (bench_web's way). The follows are written straight into
+        the following sets, the one thing the stream server reads of them: following
+        through graph.follow would also copy timelines, minutes for millions of follows,
+        and nothing of that is measured here."""
+        count = options["live_homes"]
+        if not count:
+            return []
+        from benchmarks.web import logged_in_cookies
+
+        uids = sorted(posters)
+        if count > len(uids):
+            raise CommandError("--live-homes must be at most --users")
+        started = time.monotonic()
+        specs = []
+        pipe = r.pipeline(transaction=False)
+        for n, uid in enumerate(uids[:count]):
+            following = rng.sample(uids, options["following"])
+            following = [other for other in following if other != uid]
+            pipe.delete(keys.following(uid))
+            pipe.zadd(keys.following(uid), {other: n for n, other in enumerate(following)})
+            if n % 500 == 499:
+                pipe.execute()
+            cookie = logged_in_cookies(uid)
+            specs.append(
+                ClientSpec(
+                    "live home", "GET", "/live/home", b"", HomeFilter(uid, following), cookie
+                )
+            )
+        pipe.execute()
+        self.stdout.write(
+            f"{count} live homes following {options['following']} of {len(uids)} users each, "
+            f"logged in, in {time.monotonic() - started:.0f} s"
+        )
+        return specs
 
     def client_spec(self, rng, n, posters, firehose):
         """Client ``n``'s request: the firehose for the first ``firehose`` clients, then
@@ -282,7 +390,10 @@ class StreamBenchmark:
     # --- one design ---
 
     def run_design(self, r, url, cluster, workdir, design, specs, posters, options):
-        result = RunResult(design, len(specs))
+        """One server of ``design``, its clients connected once, then each rate in
+        turn: a RunResult per rate measured."""
+        processes = 1 if design == "client" else options["processes"]
+        extra = {"matching": design} if design in ("index", "scan") else {}
         connections_before = redis_client.connected_clients(r)
         # Every client connects from 127.0.0.1: the per-address limit, made for clients
         # on the internet, must let them all in (and /health with them).
@@ -291,85 +402,131 @@ class StreamBenchmark:
             cluster,
             log_path=workdir / f"stream-{design}.log",
             command=SERVERS[design],
-            max_per_address=options["clients"] + 100,
-            max_clients=options["clients"] + 100,
+            max_per_address=len(specs) + 100,
+            max_clients=len(specs) + 100,
+            processes=processes,
+            **extra,
         ).start()
         try:
+            if processes > 1:
+                # Every process up and subscribed before the clients come.
+                health_of_all(server, processes, timeout=60)
             rss_before = server.rss_bytes()
-            run_event_loop(self.drive(r, server, specs, posters, options, result))
-            if rss_before and result.memory_per_client:
-                result.memory_per_client = (result.memory_per_client - rss_before) / max(
-                    result.connected, 1
-                )
-            result.redis_connections -= connections_before
+            results = run_event_loop(self.drive(r, server, design, specs, posters, options))
+            for result in results:
+                if rss_before and result.memory_per_client:
+                    result.memory_per_client = (result.memory_per_client - rss_before) / max(
+                        result.connected, 1
+                    )
+                result.redis_connections -= connections_before
         finally:
             server.stop()
-        self.stdout.write(self.summary(result))
-        return result
+        return results
 
-    async def drive(self, r, server, specs, posters, options, result):
+    async def drive(self, r, server, design, specs, posters, options):
         loop = asyncio.get_running_loop()
-        arrivals = []  # (status id, delay) of every status line any client received
+        arrivals = []  # (status id, arrival time, posted time) of every status received
 
-        def record(line, now):
-            if "posted" in line:
-                arrivals.append((line["id"], now - line["posted"]))
+        def record(sid, now, posted):
+            arrivals.append((sid, now, posted))
 
-        clients = await self.connect_all(loop, server, specs, record, result)
+        first = RunResult(design, len(specs))
+        clients = await self.connect_all(loop, server, specs, record, first)
         await asyncio.sleep(1.0)  # let the server settle before measuring it
-        health = server.health() or {}
-        result.memory_per_client = server.rss_bytes() or 0
-        result.subscriptions = events.subscriber_count(r)
-        result.redis_connections = redis_client.connected_clients(r)
+        processes = 1 if design == "client" else options["processes"]
+        health = health_of_all(server, processes)
+        first.memory_per_client = server.rss_bytes() or 0
+        first.subscriptions = events.subscriber_count(r)
+        first.redis_connections = redis_client.connected_clients(r)
         self.stdout.write(
-            f"   {result.connected} clients connected; server reports {health.get('clients')}, "
-            f"{result.subscriptions} Redis subscription(s)"
+            f"   {first.connected} clients connected; server reports {health.get('clients')}, "
+            f"{first.subscriptions} Redis subscription(s)"
         )
-
-        rng = random.Random(options["seed"] + 1)
-        posted = []
+        # What the clients cost while nothing is posted: keep-alives, and the live
+        # pages' periodic re-reading of their sessions and follows.
         cpu_before = server.cpu_seconds() or 0.0
-        redis_cpu_before = redis_client.cpu_seconds(r)
-        started = time.time()
-        poster = threading.Thread(
-            target=self.post_steadily,
-            args=(r, rng, posters, options, posted),
-            daemon=True,
-        )
-        poster.start()
-        while poster.is_alive():
-            await asyncio.sleep(0.2)
-        result.post_seconds = time.time() - started
-        result.server_cpu = ((server.cpu_seconds() or 0.0) - cpu_before) / result.post_seconds
-        result.redis_cpu = (redis_client.cpu_seconds(r) - redis_cpu_before) / result.post_seconds
-        await asyncio.sleep(DRAIN_SECONDS)
+        await asyncio.sleep(IDLE_SECONDS)
+        first.idle_cpu = ((server.cpu_seconds() or 0.0) - cpu_before) / IDLE_SECONDS
+        results = []
+        rng = random.Random(options["seed"] + 1)
+        post_times = {}
+        for step, rate in enumerate(options["rates"]):
+            result = RunResult(
+                design,
+                len(specs),
+                rate=rate,
+                connected=first.connected,
+                memory_per_client=first.memory_per_client,
+                subscriptions=first.subscriptions,
+                redis_connections=first.redis_connections,
+                idle_cpu=first.idle_cpu,
+            )
+            arrivals.clear()
+            posted = []
+            cpu_before = server.cpu_seconds() or 0.0
+            redis_cpu_before = redis_client.cpu_seconds(r)
+            own_cpu_before = time.process_time()
+            started = time.time()
+            poster = threading.Thread(
+                target=self.post_steadily,
+                args=(r, rng, posters, options, rate, posted, post_times),
+                daemon=True,
+            )
+            poster.start()
+            while poster.is_alive():
+                await asyncio.sleep(0.2)
+            result.post_seconds = time.time() - started
+            result.redis_cpu = (
+                redis_client.cpu_seconds(r) - redis_cpu_before
+            ) / result.post_seconds
+            await asyncio.sleep(DRAIN_SECONDS)
+            window = time.time() - started
+            result.server_cpu_seconds = (server.cpu_seconds() or 0.0) - cpu_before
+            result.server_cpu = result.server_cpu_seconds / window
+            # This process: the clients' reading and the poster (they share the cores).
+            result.loadgen_cpu = (time.process_time() - own_cpu_before) / window
 
-        health = server.health() or {}
-        result.held = sum(not client.closed for client in clients)
-        result.dropped = health.get("clients_dropped", 0)
-        result.posted = len(posted)
-        # Measured: the statuses posted after the warm-up, received or expected.
-        measured = [status for status in posted if not status["warmup"]]
-        first = measured[0]["id"] if measured else float("inf")
-        result.delays = [delay for sid, delay in arrivals if sid >= first]
-        result.received = len(result.delays)
-        result.expected = self.expected(measured, clients)
+            health = health_of_all(server, processes)
+            result.held = sum(not client.closed for client in clients)
+            result.dropped = health.get("clients_dropped", 0)
+            result.posted = len(posted)
+            result.lines = len(arrivals)
+            # Measured: the statuses posted after the warm-up, received or expected.
+            measured = [status for status in posted if not status["warmup"]]
+            first_id = measured[0]["id"] if measured else float("inf")
+            result.delays = [
+                now - (posted_at if posted_at is not None else post_times[sid])
+                for sid, now, posted_at in arrivals
+                if sid >= first_id and (posted_at is not None or sid in post_times)
+            ]
+            result.received = len(result.delays)
+            result.expected = self.expected(measured, clients)
+            self.stdout.write(self.summary(result))
+            results.append(result)
+            if len(options["rates"]) > 1 and not result.sustained(options["max_p99"] / 1000):
+                if step + 1 < len(options["rates"]):
+                    self.stdout.write("   not sustained: the higher rates are not tried")
+                break
         for client in clients:
             client.transport.close()
+        return results
 
     async def connect_all(self, loop, server, specs, record, result):
         gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
         clients = []
 
         async def connect(spec):
+            cookie = f"Cookie: {spec.cookie}\r\n" if spec.cookie else ""
             request = (
                 f"{spec.method} {spec.path} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\n"
                 "Content-Type: application/x-www-form-urlencoded\r\n"
-                f"Content-Length: {len(spec.body)}\r\n\r\n"
+                f"{cookie}Content-Length: {len(spec.body)}\r\n\r\n"
             ).encode() + spec.body
             async with gate:
                 _, protocol = await loop.create_connection(
-                    lambda: BenchClient(request, record), HOST, server.port
+                    lambda: BenchClient(request, record, events=bool(spec.cookie)),
+                    HOST,
+                    server.port,
                 )
                 clients.append(protocol)
                 protocol.spec = spec
@@ -385,11 +542,11 @@ class StreamBenchmark:
             self.stderr.write(f"   {len(failures)} clients failed to connect: {failures[0]!r}")
         return clients
 
-    def post_steadily(self, r, rng, posters, options, posted):
-        """Post --rate statuses a second for --seconds, on a fixed schedule (a late post
-        does not shift the ones after it); append each to ``posted``."""
+    def post_steadily(self, r, rng, posters, options, rate, posted, post_times):
+        """Post ``rate`` statuses a second for --seconds, on a fixed schedule (a late post
+        does not shift the ones after it); append each to ``posted``, and note in
+        ``post_times`` when it was posted (the live pages' events carry no time)."""
         uids = list(posters)
-        rate = options["rate"]
         start = time.monotonic()
         for n in range(int(rate * options["seconds"])):
             delay = start + n / rate - time.monotonic()
@@ -397,7 +554,9 @@ class StreamBenchmark:
                 time.sleep(delay)
             uid = rng.choice(uids)
             message, location = self.status_text(rng, posters)
+            before = time.time()
             sid = statuses.post_status(r, uid, message, location=location)
+            post_times[sid] = before
             status = {"id": sid, "uid": uid, "login": posters[uid], "message": message}
             if location:
                 status["location"] = location
@@ -405,36 +564,47 @@ class StreamBenchmark:
 
     def expected(self, posted, clients):
         """How many status lines the connected clients should have received: every
-        client's filter run on every status posted (the same filter classes)."""
-        connected = [client.spec for client in clients if client.status == 200]
+        client's filter on every status posted (the same filter classes, found through
+        the same index: tests/test_streaming_index.py holds it to the scan's matches)."""
+        index = ClientIndex()
+        for client in clients:
+            if client.status == 200:
+                index.add(client.spec)
         count = 0
         for status in posted:
             event = filters.StatusEvent(status)
-            count += sum(1 for spec in connected if spec.match(event))
+            count += sum(1 for spec in index.candidates(event) if spec.match(event))
         return count
 
     # --- output ---
 
     def summary(self, result):
         if not result.delays:
-            return "   no deliveries measured"
+            return f"   {result.rate:g} posts/s: no deliveries measured"
         delays = sorted(result.delays)
         p99 = delays[min(len(delays) - 1, int(len(delays) * 0.99))]
         return (
-            f"   {result.posted} statuses in {result.post_seconds:.1f} s; "
+            f"   {result.rate:g} posts/s: {result.posted} statuses in {result.post_seconds:.1f} s; "
             f"delay median {statistics.median(delays) * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
             f"max {delays[-1] * 1000:.1f} ms; {result.received} of {result.expected} expected "
             f"deliveries; {result.held} clients held"
         )
 
-    def report(self, results):
+    def report(self, results, options):
         rows = [
+            ("posts per second asked", lambda x: f"{x.rate:g}"),
             ("clients connected / held at the end", lambda x: f"{x.connected} / {x.held}"),
             ("clients dropped as too slow", lambda x: str(x.dropped)),
             ("Redis subscriptions", lambda x: str(x.subscriptions)),
             ("Redis connections used by the server", lambda x: str(x.redis_connections)),
             ("server memory per client", lambda x: f"{x.memory_per_client / 1024:.1f} KiB"),
+            ("stream server CPU, no posts", lambda x: f"{x.idle_cpu * 100:.0f}% of a core"),
             ("stream server CPU while posting", lambda x: f"{x.server_cpu * 100:.0f}% of a core"),
+            ("server CPU per delivered line", self.cpu_per_line),
+            (
+                "load generator CPU (this process)",
+                lambda x: f"{x.loadgen_cpu * 100:.0f}% of a core",
+            ),
             ("Redis CPU while posting", lambda x: f"{x.redis_cpu * 100:.0f}% of a core"),
             ("posts per second achieved", lambda x: f"{x.posted / x.post_seconds:.0f}"),
             ("deliveries received / expected", self.deliveries),
@@ -442,13 +612,24 @@ class StreamBenchmark:
             ("delay post -> client, p99", lambda x: self.percentile(x, 0.99)),
             ("delay post -> client, max", lambda x: self.percentile(x, 1.0)),
         ]
-        names = {"process": "per process (ours)", "client": "per client (book)"}
-        header = f"{'one Redis subscription':<38}" + "".join(
-            f"{names[x.design]:>22}" for x in results
-        )
+        header = f"{'design':<38}" + "".join(f"{DESIGN_NAMES[x.design]:>22}" for x in results)
         self.stdout.write("\n" + header)
         for label, value in rows:
             self.stdout.write(f"{label:<38}" + "".join(f"{value(x):>22}" for x in results))
+        if len(options["rates"]) > 1:
+            limit = options["max_p99"]
+            for design in options["designs"]:
+                ok = [x.rate for x in results if x.design == design and x.sustained(limit / 1000)]
+                best = f"{max(ok):g} posts/s" if ok else f"none of {options['rate']}"
+                self.stdout.write(
+                    f"highest rate sustained, {DESIGN_NAMES[design]} (all delivered, none "
+                    f"dropped, p99 < {limit:g} ms): {best}"
+                )
+
+    def cpu_per_line(self, result):
+        if not result.lines:
+            return "-"
+        return f"{result.server_cpu_seconds / result.lines * 1e6:.1f} us"
 
     def deliveries(self, result):
         share = result.received / result.expected * 100 if result.expected else 0
@@ -463,6 +644,40 @@ class StreamBenchmark:
 
 
 KINDS = ["sample", "track", "follow", "locations"]
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+def health_of_all(server, processes, timeout=10.0):
+    """The /health counters of every process of the server, summed: each request is a
+    new connection, which the kernel gives to any of them, so ask until each has
+    answered (its pid) or ``timeout`` passes."""
+    answers = {}
+    deadline = time.monotonic() + timeout
+    while len(answers) < processes and time.monotonic() < deadline:
+        health = server.health()
+        if health is not None and health.get("subscribed"):
+            answers[health.get("pid")] = health
+        elif health is None:
+            time.sleep(0.05)
+    total = {}
+    for health in answers.values():
+        for name, value in health.items():
+            if isinstance(value, int) and not isinstance(value, bool) and name != "pid":
+                total[name] = total.get(name, 0) + value
+    return total
+
+
+def raise_open_files_limit(stdout):
+    """Let this process hold as many connections as the hard limit allows (a soft limit
+    of 1,024 is common; 10,000 clients need more), and say so."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    stdout.write(f"Open files limit of the load generator: {hard} (was {soft})")
 
 
 def run_event_loop(coroutine):

@@ -38,6 +38,8 @@ class StreamServerProcess:
         self.command = command
         self.cluster = cluster
         self.port = options.pop("port", None) or free_port()
+        # One process, as before --processes: a test or benchmark asks for more.
+        options.setdefault("processes", 1)
         self.options = options
         self.env = env or {}
         self.log_path = log_path
@@ -87,24 +89,40 @@ class StreamServerProcess:
                 raise TimeoutError(f"the stream server took over {timeout} s {what}: {health}")
             time.sleep(0.05)
 
-    def rss_bytes(self):
-        """The server's resident memory (Linux), or None."""
+    def pids(self):
+        """The server's process ids: the process started, and its children (the
+        server processes of ``--processes N``; Linux)."""
+        pid = self.process.pid
         try:
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
         except OSError:
-            return None
-        return None
+            children = []
+        return [pid, *(int(child) for child in children)]
+
+    def rss_bytes(self):
+        """The server's resident memory, its children's included (Linux), or None."""
+        total = None
+        for pid in self.pids():
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total = (total or 0) + int(line.split()[1]) * 1024
+            except OSError:
+                continue
+        return total
 
     def cpu_seconds(self):
-        """CPU time (user + system) the server has used so far (Linux), or None."""
-        try:
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rpartition(")")[2].split()
-        except OSError:
-            return None
-        # utime and stime are fields 14 and 15 of proc(5), counted from the pid.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU time (user + system) the server has used so far, its live children's
+        included (Linux), or None."""
+        total = None
+        for pid in self.pids():
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            # utime and stime are fields 14 and 15 of proc(5), counted from the pid.
+            total = (total or 0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
 
     def stop(self, timeout=15.0):
         """SIGTERM, as a supervisor would; SIGKILL if it will not stop. The exit code."""

@@ -22,6 +22,7 @@ cutting slow clients) is below what frameworks offer.
 import asyncio
 import json
 import logging
+import os
 from urllib.parse import parse_qs
 
 from socialsite.repository import users
@@ -178,6 +179,8 @@ class StreamingApp:
         counters = ("events", "deliveries", "clients_dropped", "resubscribed", "hidden")
         body = {
             "subscribed": subscribed,
+            # Which process answered (manage.py stream --processes N shares the port).
+            "pid": os.getpid(),
             "clients": len(self.hub.clients),
             "subscriptions": self.hub.subscriptions,
             "hidden_authors": len(self.hub.hidden),
@@ -402,6 +405,7 @@ class StreamingApp:
     async def write(self, client, send):
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
+        client.send = send  # for events offered while this waits (Client.send_now)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})

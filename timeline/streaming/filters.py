@@ -28,6 +28,24 @@ MAX_BOXES = 25
 MAX_IDENTIFIER_LENGTH = 200
 DEFAULT_SAMPLE_PERCENT = 10
 
+# The kinds of keys a filter is indexed under (index.py: an event is offered to the
+# clients indexed under its own keys, whose filters then confirm it). Each filter's
+# ``index_keys()`` gives (kind, keys) pairs; an event matching the filter has at
+# least one of those keys.
+INDEX_EVERY = "every"  # key None: clients that every event is offered to
+INDEX_AUTHOR = "author"  # a user id: the statuses they post
+INDEX_MENTION = "mention"  # a lowercased login: statuses that mention it
+INDEX_WORD = "word"  # one word of a tracked phrase (track_word's form)
+INDEX_CELL = "cell"  # a cell of the location grid (cell_of)
+INDEX_WIDE = "wide"  # key None: location filters too wide for cells, offered every located event
+INDEX_BUCKET = "bucket"  # a status id's sample bucket (bucket_of)
+ALWAYS = (None,)
+# The location grid: cells of CELL_DEGREES by CELL_DEGREES. A filter whose boxes
+# cover more than MAX_CELLS cells (a continent, the world) goes to the WIDE list
+# instead, so that a huge box costs one entry, not thousands.
+CELL_DEGREES = 10.0
+MAX_CELLS = 64
+
 # A login as accounts.forms accepts it; a user id is digits.
 LOGIN = re.compile(r"[A-Za-z0-9_]{1,30}")
 USER_ID = re.compile(r"[0-9]{1,20}")
@@ -225,6 +243,53 @@ def event_from_json(text):
     return StatusEvent.from_json(text)
 
 
+def bucket_of(event):
+    """The sample bucket of an event: its status id modulo 100 (SampleFilter)."""
+    return event.id % 100
+
+
+def _row(degrees, limit):
+    """The grid row (or column) of a latitude (or longitude) clamped to +-``limit``.
+    Clamping and floor() of the division are both monotonic, so a point inside a box
+    (edges included) lies in a cell between the cells of the box's corners, even for a
+    point off the globe (no box reaches there: it only gets a cell at the edge)."""
+    return math.floor((min(max(degrees, -limit), limit) + limit) / CELL_DEGREES)
+
+
+# Rows and columns of the grid (the last of each holds only the +90 or +180 edge).
+GRID_ROWS = math.floor(180 / CELL_DEGREES) + 1
+GRID_COLUMNS = math.floor(360 / CELL_DEGREES) + 1
+# One shared int per cell: a client's cells cost a pointer each, not an int each.
+CELL_IDS = tuple(range(GRID_ROWS * GRID_COLUMNS))
+
+
+def cell_of(lat, lon):
+    """The grid cell of a point: an int of CELL_IDS."""
+    return CELL_IDS[_row(lat, 90) * GRID_COLUMNS + _row(lon, 180)]
+
+
+def box_cells(boxes):
+    """The cells covering ``boxes`` (west, south, east, north), as a tuple, or None if
+    more than MAX_CELLS (counted before any is made: a box of the whole world costs
+    nothing)."""
+    spans = []
+    total = 0
+    for west, south, east, north in boxes:
+        rows = range(_row(south, 90), _row(north, 90) + 1)
+        columns = range(_row(west, 180), _row(east, 180) + 1)
+        total += len(rows) * len(columns)
+        if total > MAX_CELLS:
+            return None
+        spans.append((rows, columns))
+    cells = {
+        CELL_IDS[row * GRID_COLUMNS + column]
+        for rows, columns in spans
+        for row in rows
+        for column in columns
+    }
+    return tuple(cells)
+
+
 class SampleFilter:
     """``percent`` out of every 100 statuses, chosen by status id as the book does.
 
@@ -241,6 +306,12 @@ class SampleFilter:
 
     def __call__(self, event):
         return event.id % 100 in self.keep
+
+    def index_keys(self):
+        # The whole firehose is one plain set of clients, offered every event.
+        if len(self.keep) == 100:
+            return [(INDEX_EVERY, ALWAYS)]
+        return [(INDEX_BUCKET, self.keep)]
 
 
 def track_word(word):
@@ -266,6 +337,18 @@ class TrackFilter:
                 return True
         return False
 
+    def index_keys(self):
+        # One word per phrase is enough: an event with the phrase has that word. The
+        # longest, as the likeliest to be rare (fewest events offered for nothing).
+        if not all(self.groups):
+            return [(INDEX_EVERY, ALWAYS)]  # an empty phrase matches everything
+        return [
+            (
+                INDEX_WORD,
+                frozenset(max(group, key=lambda word: (len(word), word)) for group in self.groups),
+            )
+        ]
+
 
 class FollowFilter:
     """Statuses posted by the given users, or mentioning one of them as @login."""
@@ -276,6 +359,9 @@ class FollowFilter:
 
     def __call__(self, event):
         return event.uid in self.uids or not self.logins.isdisjoint(event.mentions)
+
+    def index_keys(self):
+        return [(INDEX_AUTHOR, self.uids), (INDEX_MENTION, self.logins)]
 
 
 class LocationFilter:
@@ -298,6 +384,10 @@ class LocationFilter:
                 return True
         return False
 
+    def index_keys(self):
+        cells = box_cells(self.boxes)
+        return [(INDEX_WIDE, ALWAYS)] if cells is None else [(INDEX_CELL, cells)]
+
 
 class AnyFilter:
     """Several predicates in one request: a status matching any of them is sent."""
@@ -310,6 +400,13 @@ class AnyFilter:
             if match(event):
                 return True
         return False
+
+    def index_keys(self):
+        keys = []
+        for match in self.filters:
+            index_keys = getattr(match, "index_keys", None)
+            keys += [(INDEX_EVERY, ALWAYS)] if index_keys is None else index_keys()
+        return keys
 
 
 def any_of(predicates):

@@ -3,8 +3,12 @@
 The book gives every streaming client its own SUBSCRIBE (listing 8.15): a thousand
 clients are a thousand Redis connections, and every event is sent, decoded and
 filtered a thousand times. Here a process subscribes once (Hub), decodes each event
-once, runs every client's filter in memory and queues the matching events' bytes to
-the clients that want them.
+once, finds the clients it can match through an index (index.py: by author, mention,
+tracked word, location cell, sample bucket), confirms each with its full filter, and
+queues the matching events' bytes to the clients that want them. The per-event cost
+grows with the clients an event can match, not with all clients; ``matching="scan"``
+runs every client's filter instead (the reference the index is tested and benchmarked
+against).
 
 Each client's queue is bounded (Client.limit events): a client that cannot keep up
 is disconnected rather than allowed to hold an ever-growing backlog, and since the
@@ -19,6 +23,7 @@ account events published on the same channel (repository.events.publish_account)
 
 import asyncio
 import collections
+import functools
 import logging
 import time
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +34,7 @@ from socialsite.repository import client as redis_client
 from socialsite.repository import events
 
 from .filters import AccountEvent, RelationsEvent, event_from_json
+from .index import ClientIndex
 
 log = logging.getLogger(__name__)
 
@@ -91,25 +97,61 @@ class Client:
     """
 
     def __init__(self, match, format, limit, name="", user_id=None):
-        self.match = match
+        # The ClientIndex of the hub this client was added to (Hub.add), which its
+        # filter's keys are kept in; None before and after.
+        self.index = None
+        self._match = match
         self.format = format
         self.limit = limit
         self.name = name
         # A live page's user: their unread counts come to it (Hub.tell_user).
         self.user_id = user_id
-        self.pending = collections.deque()
-        self.ready = asyncio.Event()
+        # Chunks queued since the last write: a list (56 bytes empty), not a deque (600
+        # bytes empty), since it is only appended to and emptied whole.
+        self.pending = []
+        # The future the writer awaits while nothing is queued (next_batch): a bare
+        # future rather than an asyncio.Event, whose waiters' deque costs memory and
+        # time on every event of every client.
+        self.waiter = None
         self.last_offer = time.monotonic()
         self.closing = False
         self.dropped = False
-        # A live page's: an event set when its user's blocks or mutes change (its
-        # filter is then read again at once: app.live_home).
-        self.refresh = asyncio.Event()
-        # Authors hidden by such events since the filter's last refresh began.
-        self.hidden_recently = set()
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
+        # The connection's ASGI send, once its writer runs (app.write): an event
+        # offered while the writer is idle is sent at once (send_now).
+        self.send = None
+
+    # Made on first use: only live pages use them, and a client's memory counts.
+    @functools.cached_property
+    def refresh(self):
+        """A live page's: an event set when its user's blocks or mutes change (its
+        filter is then read again at once: app.live_home)."""
+        return asyncio.Event()
+
+    @functools.cached_property
+    def hidden_recently(self):
+        """Authors hidden by such events since the filter's last refresh began."""
+        return set()
+
+    @property
+    def match(self):
+        """The client's filter: a callable taking a StatusEvent."""
+        return self._match
+
+    @match.setter
+    def match(self, match):
+        # A new filter (a live page's, read again) is indexed under its own keys at
+        # once, so that the next event already finds the client by them.
+        self._match = match
+        if self.index is not None:
+            self.index.update(self)
+
+    def rematched(self):
+        """Index the client again after its filter changed in place (HomeFilter.hide)."""
+        if self.index is not None:
+            self.index.update(self)
 
     def offer(self, data, event=None):
         """Queue ``data`` for sending; False when the queue is full (client too slow).
@@ -121,16 +163,51 @@ class Client:
             return False
         self.pending.append(data)
         self.last_offer = time.monotonic()
-        self.ready.set()
+        waiter = self.waiter
+        if self.send is not None and waiter is not None and not waiter.done():
+            # The writer is idle, so nothing is being sent: sending now keeps the
+            # order, and saves waking the writer's task for each event.
+            self.send_now()
+        else:
+            self._wake()
         return True
 
+    def send_now(self):
+        """Send what is queued now, in the caller's task (the hub's). An ASGI body
+        message is sent without waiting unless the connection's socket is full (flow
+        control). uvicorn checks that before writing anything, so a send that would
+        wait is abandoned unwritten, and the writer sends the queue, waiting as long as
+        it takes (and the queue fills meanwhile, until the client is dropped)."""
+        sending = self.send(
+            {"type": "http.response.body", "body": b"".join(self.pending), "more_body": True}
+        )
+        try:
+            sending.send(None)
+        except StopIteration:
+            self.pending.clear()
+            return
+        except Exception:
+            # The connection failed: the writer's own send meets it and ends the stream.
+            self._wake()
+            return
+        sending.close()
+        self._wake()
+
+    def _wake(self):
+        waiter = self.waiter
+        if waiter is not None:
+            self.waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
     async def next_batch(self):
-        """Everything queued, as one bytes object; None once the stream should end."""
+        """Everything queued, as one bytes object; None once the stream should end.
+        The chunks queued since the last batch are joined: one write for them all."""
         while not self.pending:
             if self.closing:
                 return None
-            self.ready.clear()
-            await self.ready.wait()
+            self.waiter = asyncio.get_running_loop().create_future()
+            await self.waiter
         data = b"".join(self.pending)
         self.pending.clear()
         return data
@@ -138,7 +215,7 @@ class Client:
     def close(self):
         """End the stream politely: send what is queued, then the end of the response."""
         self.closing = True
-        self.ready.set()
+        self._wake()
 
     def drop(self):
         """Cut the connection now: the client fell ``limit`` events behind."""
@@ -156,9 +233,22 @@ class Hub:
     listens_to_notifications = True
 
     def __init__(
-        self, urls, *, client_buffer=1000, keepalive=30.0, prepare=None, hidden_authors=None
+        self,
+        urls,
+        *,
+        client_buffer=1000,
+        keepalive=30.0,
+        prepare=None,
+        hidden_authors=None,
+        matching="index",
     ):
+        if matching not in ("index", "scan"):
+            raise ValueError(f"matching is index or scan, not {matching!r}")
         self.urls = list(urls)
+        # "index": the clients an event can match are looked up (ClientIndex);
+        # "scan": every client's filter runs on every event (the reference).
+        self.matching = matching
+        self.index = ClientIndex() if matching == "index" else None
         self.client_buffer = client_buffer
         self.keepalive = keepalive
         # An async function the hub awaits before rendering an event for a format
@@ -169,6 +259,9 @@ class Hub:
         self.hidden_authors = hidden_authors
         self.hidden = frozenset()
         self.clients = set()
+        # How many clients' formats need the author's name (live pages): with none,
+        # no event looks for one among its targets.
+        self.naming = 0
         # {user id: their live pages' clients}: where a user's unread count goes.
         self.users = {}
         self.stopping = False
@@ -187,13 +280,22 @@ class Hub:
         if self.stopping:
             return False
         self.clients.add(client)
+        self.naming += client.format.needs_author_name
+        if self.index is not None:
+            self.index.add(client)
+            client.index = self.index
         if client.user_id is not None:
             self.users.setdefault(client.user_id, set()).add(client)
         return True
 
     def remove(self, client):
         """Forget ``client`` (it went away, was dropped or was closed)."""
-        self.clients.discard(client)
+        if client in self.clients:
+            self.clients.discard(client)
+            self.naming -= client.format.needs_author_name
+        if client.index is not None:
+            client.index = None
+            self.index.remove(client)
         pages = self.users.get(client.user_id)
         if pages is not None:
             pages.discard(client)
@@ -335,6 +437,19 @@ class Hub:
             log.exception("Streaming filter of client %r failed on event %s", client.name, event.id)
             return False
 
+    def targets(self, event):
+        """The clients whose filters match the status event ``event`` (not hidden)."""
+        clients = self.clients if self.index is None else self.index.candidates(event)
+        if event.private:
+            # Never to the streaming API's sample and filter: only to formats that
+            # may show it, whose filters then decide (the author's followers).
+            clients = [client for client in clients if client.format.shows_private]
+        try:
+            # The hot loop: each candidate's full filter, so kept bare.
+            return [client for client in clients if client._match(event)]
+        except Exception:
+            return [client for client in clients if self.matches(client, event)]
+
     async def dispatch(self, text):
         """Decode one event, and queue it to every client whose filter matches."""
         event = self.decode(text)
@@ -345,11 +460,13 @@ class Hub:
             self.hidden = frozenset(change((event.uid,)))
             return
         if isinstance(event, RelationsEvent):
-            for client in self.clients:
-                if client.user_id in event.uids:
+            # The users' own live pages, by a look-up: no scan of all clients.
+            for uid in event.uids:
+                for client in list(self.users.get(uid, ())):
                     hidden = event.hidden.get(client.user_id)
                     if hidden and hasattr(client.match, "hide"):
                         client.match.hide(hidden)  # now, before the next event
+                        client.rematched()
                         client.hidden_recently |= hidden
                     client.refresh.set()
             return
@@ -360,21 +477,13 @@ class Hub:
         if event.uid in self.hidden:
             self.stats["hidden"] += 1
             return
-        clients = self.clients
-        if event.private:
-            # Never to the streaming API's sample and filter: only to formats that
-            # may show it, whose filters then decide (the author's followers).
-            clients = [client for client in clients if client.format.shows_private]
-        try:
-            # The hot loop: every client's filter on every event, so kept bare.
-            targets = [client for client in clients if client.match(event)]
-        except Exception:
-            targets = [client for client in clients if self.matches(client, event)]
+        targets = self.targets(event)
         if not targets:
             return
         if (
             self.prepare is not None
             and not event.deleted
+            and self.naming
             and any(client.format.needs_author_name for client in targets)
         ):
             try:

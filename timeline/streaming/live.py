@@ -14,6 +14,7 @@ different ports, and each status's markup, made by the pages' own macro
 """
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 from urllib.parse import urlsplit
@@ -29,6 +30,7 @@ from accounts.session_store import SessionStore
 from socialsite.repository import blocks, graph, users
 from timeline import jinja_helpers
 
+from . import filters
 from .hub import Format
 
 log = logging.getLogger(__name__)
@@ -128,11 +130,19 @@ class HomeFilter:
     def __init__(self, uid, following, hidden=()):
         self.uid = uid
         self.following = frozenset(following) | {uid}
-        self.uids = (self.following - frozenset(hidden)) | {uid}
+        hidden = frozenset(hidden) - {uid}
+        # The same set when nobody is hidden (the usual case): a live page's memory is
+        # mostly these sets.
+        self.uids = self.following - hidden if hidden else self.following
 
     def hide(self, authors):
         """Stop matching ``authors``' statuses (a block or mute made just now)."""
         self.uids = self.uids - (frozenset(authors) - {self.uid})
+
+    def index_keys(self):
+        # Indexed under every author it gets (hub.py's ClientIndex): re-indexed when
+        # hide() or a refresh changes them.
+        return [(filters.INDEX_AUTHOR, self.uids)]
 
     def __call__(self, event):
         if event.uid not in self.uids:
@@ -164,6 +174,11 @@ class LiveHome:
         self.site_port = site_port
         self.refresh_seconds = refresh_seconds
         self.format = ServerSentEvents(self.status_html)
+        # {user id: the one int object for it} (filter_for).
+        self.user_ids = {}
+        # Where prepare reads authors: events are handed out one at a time, so one
+        # thread is all they can use.
+        self.authors_executor = concurrent.futures.ThreadPoolExecutor(1, "stream-authors")
         # The links of the markup, with Django's script prefix outside a request
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
         self.links = jinja_helpers.StatusLinks()
@@ -196,7 +211,12 @@ class LiveHome:
         """A HomeFilter for ``user``, with whom they follow and do not get now."""
 
         def read():
-            following = graph.following_ids(self.redis, user.id)
+            # One int object per user id for all the pages of the process, not one per
+            # page that follows them: 200 follows cost 200 pointers, not 200 ints.
+            shared = self.user_ids
+            following = [
+                shared.setdefault(uid, uid) for uid in graph.following_ids(self.redis, user.id)
+            ]
             return following, blocks.hidden_authors(self.redis, user.id)
 
         following, hidden = await asyncio.to_thread(read)
@@ -256,7 +276,11 @@ class LiveHome:
         thread, so that the event loop never waits on Redis for it."""
         authors = users.remembered_authors([event.uid])
         if not authors:
-            authors = await asyncio.to_thread(users.get_authors, self.redis, [event.uid])
+            # Threads of their own: behind the default executor's queue of the live
+            # pages' periodic refreshes, every event would wait for them.
+            authors = await asyncio.get_running_loop().run_in_executor(
+                self.authors_executor, users.get_authors, self.redis, [event.uid]
+            )
         event.author = authors.get(event.uid)
 
     def status_html(self, event, own):

@@ -1,17 +1,27 @@
 """``manage.py stream``: run a streaming server (the API of section 8.5, live pages).
 
-One process holds one Redis subscription for all its clients; run several behind a
-load balancer for more clients or more cores (see docs/streaming.md). SIGTERM or
-Ctrl-C ends every stream cleanly (the last chunk is sent), then the process.
+One process holds one Redis subscription for all its clients. ``--processes N``
+(default: one per core) runs N such processes on the same port: this command then
+supervises N copies of itself started with ``--processes 1``, each binding the port
+with SO_REUSEPORT (the kernel spreads new connections evenly over them: decision
+0038). SIGTERM or Ctrl-C ends every stream cleanly (the last chunk is sent), then the
+process(es), with exit code 0.
 """
 
+import argparse
 import functools
 import logging
+import os
 import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
 
 import uvicorn
 from django.conf import settings
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
@@ -24,6 +34,25 @@ from timeline.streaming.live import REFRESH_SECONDS, LiveHome
 # Streams that have not ended this long after the stop signal (their clients stopped
 # reading, so the last chunk cannot go out) are cut.
 GRACEFUL_STOP_SECONDS = 5
+# A child process that dies sooner than this after it started is taken for a setting
+# that cannot work (the port taken, Redis unreachable at start): everything stops,
+# rather than restarting it in a loop. One that dies later is started again.
+CHILD_MIN_LIFETIME_SECONDS = 10
+# Connections waiting to be accepted, per process (the kernel caps it at somaxconn).
+LISTEN_BACKLOG = 4096
+# The options a supervisor passes on to its children, as they were given.
+CHILD_OPTIONS = (
+    "host",
+    "port",
+    "site_port",
+    "keepalive",
+    "client_buffer",
+    "live_refresh",
+    "max_clients",
+    "max_per_address",
+    "request_timeout",
+    "matching",
+)
 
 
 class StreamServer(uvicorn.Server):
@@ -95,6 +124,22 @@ class Command(BaseCommand):
             help="seconds a new connection has to send its request before it is closed",
         )
         parser.add_argument("--access-log", action="store_true", help="log every request")
+        parser.add_argument(
+            "--processes",
+            type=int,
+            default=os.cpu_count() or 1,
+            help="server processes sharing the port, each with its own Redis subscription "
+            "(default: one per core)",
+        )
+        parser.add_argument(
+            "--matching",
+            choices=["index", "scan"],
+            default="index",
+            help="how events find their clients: through indexes (the product), or every "
+            "client's filter on every event (the reference, for bench_stream --design scan)",
+        )
+        # A child of a supervisor (--processes N): bind the port with SO_REUSEPORT.
+        parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
     def build_app(self, options):
         """The StreamingApp for these options, on the site's Redis and settings."""
@@ -114,10 +159,22 @@ class Command(BaseCommand):
             keepalive=options["keepalive"],
             prepare=live.prepare,
             hidden_authors=functools.partial(moderation.suspended_ids, redis),
+            matching=options["matching"],
         )
         return StreamingApp(hub, redis, live, max_streams=options["max_clients"]), url
 
     def handle(self, *args, **options):
+        if options["processes"] < 1:
+            raise CommandError("--processes must be at least 1")
+        if options["processes"] > 1:
+            code = Supervisor(self, options).run()
+            if code:
+                raise CommandError(f"stream processes failed (exit code {code})", returncode=code)
+            return
+        self.serve(options)
+
+    def serve(self, options):
+        """Run one server process in this process until SIGTERM or Ctrl-C."""
         app, url = self.build_app(options)
         limits = ConnectionLimits(
             max_streams=options["max_clients"],
@@ -145,9 +202,111 @@ class Command(BaseCommand):
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda signum, frame: None)
 
+        sockets = (
+            [reuse_port_socket(options["host"], options["port"])] if options["reuse_port"] else None
+        )
         self.stdout.write(
             f"Streaming server on http://{options['host']}:{options['port']}/ "
-            f"(Redis {redacted(url)}; Ctrl-C stops it)"
+            f"(process {os.getpid()}, Redis {redacted(url)}; Ctrl-C stops it)"
         )
-        server.run()
+        server.run(sockets=sockets)
         self.stdout.write("Streaming server stopped.")
+
+
+def reuse_port_socket(host, port):
+    """A listening socket on ``host``:``port`` that other processes may bind too
+    (SO_REUSEPORT): the kernel hands each new connection to one of them."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind(address)
+    sock.listen(LISTEN_BACKLOG)
+    sock.setblocking(False)
+    return sock
+
+
+class Supervisor:
+    """``--processes N``: N copies of the command with ``--processes 1 --reuse-port``,
+    started as fresh processes (nothing of this one, no Redis connection, is shared),
+    stopped together by SIGTERM or Ctrl-C.
+
+    A child that dies is reported; started again if it had run a while (the others
+    served its share meanwhile, and its clients reconnect to them), or, if it died
+    right after starting, taken as a setting that cannot work: all stop, exit 1.
+    """
+
+    def __init__(self, command, options):
+        self.command = command
+        self.options = options
+        self.children = {}  # Popen -> the time.monotonic() it was started
+        self.stop = threading.Event()
+
+    def argv(self):
+        name = type(self.command).__module__.rpartition(".")[2]
+        argv = [sys.executable, str(settings.BASE_DIR / "manage.py"), name]
+        for option in CHILD_OPTIONS:
+            argv += [f"--{option.replace('_', '-')}", str(self.options[option])]
+        if self.options["access_log"]:
+            argv.append("--access-log")
+        if self.options.get("settings"):
+            argv += ["--settings", self.options["settings"]]
+        return [*argv, "--processes", "1", "--reuse-port"]
+
+    def start_child(self):
+        child = subprocess.Popen(self.argv())
+        self.children[child] = time.monotonic()
+        return child
+
+    def run(self):
+        """Start the children, watch them until a stop signal, stop them: the exit code."""
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda signum, frame: self.stop.set())
+        count = self.options["processes"]
+        for _ in range(count):
+            self.start_child()
+        pids = ", ".join(str(child.pid) for child in self.children)
+        self.command.stdout.write(
+            f"Streaming server: {count} processes ({pids}) on "
+            f"http://{self.options['host']}:{self.options['port']}/; Ctrl-C stops them"
+        )
+        failed = 0
+        while not self.stop.wait(0.2):
+            for child, started in list(self.children.items()):
+                code = child.poll()
+                if code is None:
+                    continue
+                del self.children[child]
+                lived = time.monotonic() - started
+                self.command.stderr.write(
+                    f"Stream process {child.pid} exited with code {code} after {lived:.0f} s."
+                )
+                if lived < CHILD_MIN_LIFETIME_SECONDS:
+                    self.command.stderr.write("It died at start: stopping all the processes.")
+                    failed = code or 1
+                    self.stop.set()
+                    break
+                replacement = self.start_child()
+                self.command.stderr.write(f"Started stream process {replacement.pid} instead.")
+        return self.stop_children() or failed
+
+    def stop_children(self):
+        """SIGTERM to every child, SIGKILL to those still there after the graceful
+        stop's time: 0 when all of them stopped cleanly."""
+        for child in self.children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + GRACEFUL_STOP_SECONDS + 10
+        code = 0
+        for child in self.children:
+            try:
+                child.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.command.stderr.write(f"Stream process {child.pid} did not stop: killed.")
+                child.kill()
+                child.wait()
+            code = code or (1 if child.returncode else 0)
+        self.command.stdout.write("Streaming server stopped.")
+        return code
