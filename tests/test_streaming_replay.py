@@ -26,6 +26,7 @@ from socialsite.repository import (
     moderation,
     notifications,
     privacy,
+    reposts,
     statuses,
 )
 from tests.support.helpers import log_in, make_user, post
@@ -520,3 +521,21 @@ def test_statuses_up_to_the_cursor_are_not_sent_again():
         assert queued(client) == "8d;11;"
 
     asyncio.run(scenario())
+
+
+def test_a_repost_missed_is_replayed_as_its_original_under_its_header(
+    r, settings, stream_server, alice, bob
+):
+    carol = make_user(r, "carol", "Carol Singer")
+    graph.follow(r, alice["id"], carol["id"])
+    cookie = cookie_of(settings, "alice")
+    cursor = post(r, carol, "seen")
+    original = post(r, bob, "worth passing on")  # alice does not follow bob
+    reposts.repost(r, carol["id"], original)
+    rid = int(r.zscore(keys.reposted(carol["id"]), original))
+    settle(r, stream_server)
+    with live(stream_server, cookie, last_event_id=f"{cursor}.") as stream:
+        kind, data, _ = next_event(stream, ("status",))
+        assert data["id"] == rid and data["shows"] == original
+        assert "worth passing on" in data["html"] and "reposted" in data["html"]
+        assert f'id="status-{original}"' in data["html"]
