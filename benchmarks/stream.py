@@ -181,6 +181,9 @@ class BenchClient(asyncio.Protocol):
             blocks = bytes(self.data[:last]).split(b"\n\n")
             del self.data[: last + 2]
             for block in blocks:
+                if block.startswith(b"id: "):
+                    # The connection's cursor (Last-Event-ID): one line before the event.
+                    block = block[block.find(b"\n") + 1 :]
                 if block.startswith(b"event: status\ndata: "):
                     self.recorder(json.loads(block[20:])["id"], now, None)
             return

@@ -271,7 +271,6 @@ def environment(**options):
         profile_url=jinja_helpers.profile_url,
         status_url=jinja_helpers.status_url,
         delete_url=jinja_helpers.delete_url,
-        repost_url=jinja_helpers.repost_url,
         isotime=jinja_helpers.isotime,
         reltime=jinja_helpers.reltime,
         linebreaksbr=jinja_helpers.linebreaksbr,

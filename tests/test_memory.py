@@ -121,7 +121,7 @@ def test_remembered_markup_forgets_the_least_recently_shown_statuses_first(rf, m
     request.user = type("Visitor", (), {"id": None})()
     made = []
 
-    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions=None):
         made.append(status["id"])
         return f"<p>{status['id']}</p>"
 

@@ -103,7 +103,7 @@ STATUS_LIST = engines["jinja2"].from_string(
 )
 STATUS_ARTICLE = engines["jinja2"].from_string(
     '{% from "_status.html" import status_article %}'
-    "{{ status_article(status, status_links(), when, token_input, delete_next, actions_next) }}"
+    "{{ status_article(status, status_links(), when, token_input, delete_next) }}"
 )
 ARTICLE_MACRO = engines["jinja2"].env.get_template("_status.html").module.status_article
 
@@ -118,8 +118,11 @@ def articles_of(html):
     return re.findall(r"<article.*?</article>", html, re.DOTALL)
 
 
-# A logged-in viewer's Like or Unlike form, put into each status's markup by the page.
-LIKE_FORM = re.compile(r'\n?\s*<form method="post" class="inline like" action="[^"]*">.*?</form>')
+# A logged-in viewer's Like (Unlike) and Repost (Undo repost) buttons, put into each
+# status's markup by the page, and the page's one form they submit.
+LIKE_FORM = re.compile(
+    r'\n?\s*<span class="actions">.*?</span>|<form id="status-actions" [^>]*>.*?</form>\n?'
+)
 
 
 def without_like_forms(html):
@@ -129,9 +132,9 @@ def without_like_forms(html):
 def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions=None):
         made.append(when)
-        return Markup("<p>{} {}</p>{}").format(status["author"]["name"], when, like)
+        return Markup("<p>{} {}</p>{}").format(status["author"]["name"], when, actions)
 
     now = datetime.datetime.now(datetime.UTC).timestamp()
     status = {"id": 7, "uid": 9, "posted": now - 30, "message": "hi", "location": "",
@@ -140,8 +143,8 @@ def test_status_markup_is_made_once_and_never_shown_stale(rf):
 
     def show(status):
         markup = jinja_helpers.status_list_markup([status], request, "", links, None, article)
-        # Without the viewer's Like form, put in after (not remembered).
-        return markup.partition('<form method="post" class="inline like"')[0]
+        # Without the viewer's form, put in after (not remembered).
+        return without_like_forms(markup)
 
     first = show(status)
     assert show(dict(status)) == first
@@ -167,7 +170,6 @@ def test_remembered_status_markup_is_the_same_as_made_fresh(rf):
             "status": status,
             "when": reltime(status["posted"]),
             "token_input": None,
-            "actions_next": None,
         },
         request,
     )
@@ -189,7 +191,13 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1, "/?before=6")
     html = STATUS_LIST.render({"items": items}, request)
-    assert html.count('class="inline like"') == 3  # a Like form on each
+    assert html.count('class="actions"') == 3  # Like and Repost buttons on each
+    for sid in (5, 4, 3):  # each posting the page's one form to its own URL
+        assert f'form="status-actions" class="link like" formaction="/statuses/{sid}/like/"' in html
+        assert f'formaction="/statuses/{sid}/repost/">Repost</button>' in html
+    assert html.count('<form id="status-actions" method="post" hidden>') == 1
+    # The page's form and the delete form of the viewer's own status lead back here.
+    assert html.count('<input type="hidden" name="next" value="/?before=6">') == 2
     html = without_like_forms(html)
     articles = articles_of(html)
     assert [re.search(r'id="status-(\d+)"', a).group(1) for a in articles] == ["5", "4", "3"]
@@ -198,14 +206,11 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', articles[0]).group(1)
     assert len(token) == 64  # the page's own token, not a blank one
     assert not any('class="inline delete"' in article for article in articles[1:])
-    # Every status has the Repost form, leading back to this page.
-    assert all('class="inline repost"' in article for article in articles)
     assert "&lt;i&gt;his&lt;/i&gt;" in html and "<i>" not in html and "<b>" not in html
     # Each is exactly what the status_article macro makes of it.
     for status, article in zip(items, articles, strict=True):
         own = status["uid"] == 1
         context = {"status": status, "when": "1m", "delete_next": "/?before=6" if own else None,
-                   "actions_next": "/?before=6",
                    "token_input": Markup(
                        '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
                    ).format(token)}  # fmt: skip
@@ -231,18 +236,18 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1)
 
-    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions=None):
         if delete_next is not None:
             return Markup("<article>mine</article>")
         return "<b>not markup</b>"
 
     html = jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
-    assert html.count('class="inline like"') == 2
+    assert html.count('class="actions"') == 2
     html = without_like_forms(html)
     assert html == "<article>mine</article>\n&lt;b&gt;not markup&lt;/b&gt;"
     assert isinstance(html, Markup)
 
-    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions=None):
         mine = delete_next is not None
         return Markup("<article>mine</article>") if mine else Markup("<article>his</article>")
 
@@ -251,7 +256,7 @@ def test_a_status_list_escapes_a_part_that_is_not_markup(rf):
         jinja_helpers.status_list_markup(items, request, "", StatusLinks(), None, article)
     ) == Markup("<article>mine</article>\n<article>his</article>")
 
-    def article(status, links, when, csrf_input, delete_next, actions_next=None, like=None):
+    def article(status, links, when, csrf_input, delete_next, actions=None):
         return "<b>mine</b>" if delete_next is not None else Markup("<article>his</article>")
 
     items[0]["id"] = 987_004  # the viewer's own, not markup: escaped with its page token
@@ -268,8 +273,8 @@ def test_a_page_token_replaces_the_blank_one_and_nothing_else(rf):
     html = jinja_helpers.status_list_markup(
         [status], viewer_request(rf, 1), page_input, StatusLinks(), "/", ARTICLE_MACRO
     )
-    # The delete form's, the Repost form's and the Like form's.
-    assert html.count('value="T0KEN"') == 3 and 'value=""' not in html
+    # The delete form's and the page's form of the Like and Repost buttons.
+    assert html.count('value="T0KEN"') == 2 and 'value=""' not in html
     assert '<p class="message" dir="auto">&lt;input type=&quot;hidden&quot;' in html
 
 

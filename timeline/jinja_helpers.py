@@ -154,7 +154,7 @@ class StatusLinks:
     @property
     def patterns(self):
         """What the links depend on besides the login, the id and the tag."""
-        return self._profile, self._status, self._delete, self._tag, self._repost, self._unrepost
+        return self._profile, self._status, self._delete, self._tag
 
 
 def profile_url(login, links=None):
@@ -171,15 +171,6 @@ def status_url(status, links=None):
 def delete_url(status, links=None):
     """``{{ status|delete_url }}``: ``{{ url("delete_status", status.id) }}``, faster."""
     return (links or StatusLinks()).delete(status["id"])
-
-
-def repost_url(status, links=None):
-    """``{{ status|repost_url }}``: ``{{ url("repost", status.id) }}``, or the unrepost
-    URL for a status the viewer reposted (``viewer_reposted``), faster."""
-    links = links or StatusLinks()
-    if status.get("viewer_reposted"):
-        return links.unrepost(status["id"])
-    return links.repost(status["id"])
 
 
 # --- the status component ------------------------------------------------------------------
@@ -200,60 +191,73 @@ REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per p
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-# The Like or Unlike button of a status is the viewer's, and leads back to the page it is
-# on: it is kept out of the remembered markup, which has LIKE_SLOT in its place, split
-# there once (status_list_markup). A page makes the text before and after a status id
-# in its Like and Unlike forms once (like_form_parts), and each status's markup is then
-# one join: what is remembered before the slot, the form's text around the id, the rest.
-LIKE_SLOT = Markup("<!--like-->")
+# A status's Like (or Unlike) and Repost (or Undo repost) buttons are the viewer's: they
+# are kept out of the remembered markup, which has ACTIONS_SLOT in their place, split there
+# once (status_list_markup). They carry no form of their own: each names the page's one
+# hidden form (ACTIONS_FORM_ID, with the page's CSRF token and ``next``) and posts it to
+# its own URL (``form`` and ``formaction``, plain HTML: no script needed). A home page of
+# 30 statuses then carries one CSRF token for them, not 30. The buttons' text around a
+# status's id depends on the link patterns alone, and is made once (action_buttons_parts).
+ACTIONS_SLOT = Markup("<!--actions-->")
+ACTIONS_FORM_ID = "status-actions"
 
 
 @functools.lru_cache(maxsize=64)
-def _like_form_pieces(like_url, unlike_url):
-    """The Like and Unlike forms' text before the id, and between the id and the page's
-    part (the CSRF token, ``next``), for these URLs with _ID_SLOT."""
-    head = '<form method="post" class="inline like" action="'
-    like_before, _, like_after = like_url.partition(_ID_TEXT)
-    unlike_before, _, unlike_after = unlike_url.partition(_ID_TEXT)
-    return head + like_before, like_after + '">', head + unlike_before, unlike_after + '">'
+def _action_buttons_pieces(like_url, unlike_url, repost_url, unrepost_url):
+    """For each (liked, reposted): the buttons' text before the id in the Like button's
+    URL, between it and the id in the Repost button's, and after it; for these URLs with
+    _ID_SLOT."""
+    pieces = {}
+    button = f'<button type="submit" form="{ACTIONS_FORM_ID}" class="link '
+    for liked, url, label in ((False, like_url, "Like"), (True, unlike_url, "Unlike")):
+        like_before, _, like_after = url.partition(_ID_TEXT)
+        for reposted, r_url, r_label in (
+            (False, repost_url, "Repost"),
+            (True, unrepost_url, "Undo repost"),
+        ):
+            repost_before, _, repost_after = r_url.partition(_ID_TEXT)
+            pieces[liked, reposted] = (
+                f'<span class="actions">{button}{label.lower()}" formaction="{like_before}',
+                f'{like_after}">{label}</button> {button}repost" formaction="{repost_before}',
+                f'{repost_after}">{r_label}</button></span>',
+            )
+    return pieces
 
 
-_LIKE_BUTTON = '<button type="submit" class="link like">Like</button></form>'
-_UNLIKE_BUTTON = '<button type="submit" class="link unlike">Unlike</button></form>'
-
-
-def like_form_parts(links, csrf_input, next_url):
-    """The text of a page's Like and Unlike forms before and after a status's id:
-    (like before, like after, unlike before, unlike after), with the page's ``csrf_input``
-    (markup) and ``next_url`` (escaped here). Every part is escaped markup as a plain str,
-    to be joined without being escaped again."""
-    like_before, like_after, unlike_before, unlike_after = _like_form_pieces(
-        links.like(_ID_SLOT), links.unlike(_ID_SLOT)
+def action_buttons_parts(links):
+    """{(liked, reposted): (before, between, after)}: the text of the action buttons around
+    a status's id (action_buttons), escaped markup as plain strs."""
+    return _action_buttons_pieces(
+        links.like(_ID_SLOT),
+        links.unlike(_ID_SLOT),
+        links.repost(_ID_SLOT),
+        links.unrepost(_ID_SLOT),
     )
-    hidden = f'{as_markup(csrf_input)}<input type="hidden" name="next" value="{escape(next_url)}">'
+
+
+def action_buttons(parts, sid, liked=False, reposted=False):
+    """The Like and Repost buttons of status ``sid`` (action_buttons_parts), as markup;
+    they submit the page's actions_form."""
+    before, between, after = parts[liked, reposted]
+    sid = str(int(sid))
+    return Markup(before + sid + between + sid + after)  # noqa: S704 -- escaped parts
+
+
+def actions_form(csrf_input, next_url):
+    """The page's hidden form that the action buttons submit: the CSRF token and where to
+    come back to (``next_url``, escaped here)."""
     return (
-        like_before,
-        like_after + hidden + _LIKE_BUTTON,
-        unlike_before,
-        unlike_after + hidden + _UNLIKE_BUTTON,
+        f'<form id="{ACTIONS_FORM_ID}" method="post" hidden>{as_markup(csrf_input)}'
+        f'<input type="hidden" name="next" value="{escape(next_url)}"></form>'
     )
 
 
-def like_form(parts, sid, liked):
-    """The Like (or, ``liked``, Unlike) form of status ``sid`` (like_form_parts), as markup."""
-    before, after = (parts[2], parts[3]) if liked else (parts[0], parts[1])
-    return Markup(before + str(int(sid)) + after)  # noqa: S704 -- escaped parts
-
-
-def status_article(
-    article, status, links, delete_next=None, when=None, actions_next=None, like=None
-):
+def status_article(article, status, links, delete_next=None, when=None, actions=None):
     """``status`` (a dict with its ``author``) as markup, by the macro ``article``
     (_status.html's status_article): with a delete form when ``delete_next`` (where
     deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
-    with the Repost (or Undo repost) form when ``actions_next`` (where it leads back
-    to: a signed-in viewer's page) is given, its token blank too; ``like``, the markup
-    of its Like form (like_form, or LIKE_SLOT), or None for none.
+    ``actions``, the markup of its Like and Repost buttons (action_buttons, or
+    ACTIONS_SLOT), or None for none (a visitor).
 
     The stream server sends this as it is, for live pages; status_list_markup
     remembers it. ``when`` is the relative time ("5m"), worked out here by default.
@@ -261,8 +265,7 @@ def status_article(
     if when is None:
         when = reltime(status["posted"])
     own = delete_next is not None
-    blank = BLANK_CSRF_INPUT if own or actions_next is not None else None
-    return article(status, links, when, blank, delete_next, actions_next, like)
+    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, actions)
 
 
 def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
@@ -270,8 +273,10 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     ``article`` (status_article), from this process's memory when it has made the same
     before. The viewer's own statuses carry a delete form with the page's CSRF token,
     which sends them back to ``delete_next`` (by default this page). A logged-in viewer
-    gets a Like form on each, Unlike for those whose ids are in ``liked``, leading back
-    to this page; they are put in at LIKE_SLOT, so that the memory serves every viewer.
+    gets the Like (Unlike, for those whose ids are in ``liked``) and Repost (Undo repost,
+    for those marked ``viewer_reposted``) buttons on each, put in at ACTIONS_SLOT, so that
+    the memory serves every viewer; they submit the page's one actions_form, leading back
+    to this page, which comes before the first list of the page (an empty one too).
 
     A popular status appears on many pages, and making its markup costs several times
     what finding it remembered does: for a home page, most of its rendering.
@@ -279,48 +284,53 @@ def status_list_markup(statuses, request, csrf_input, links, delete_next, articl
     viewer_id = request.user.id
     patterns = links.patterns
     forms = None
-    csrf_text = str(as_markup(csrf_input))
+    parts = []
     if viewer_id is not None:
-        forms = like_form_parts(links, csrf_input, request.get_full_path())
+        forms = action_buttons_parts(links)
+        # One form per page, however many lists the page shows (a thread shows several).
+        if not getattr(request, "status_actions_form", False):
+            request.status_actions_form = True
+            parts += (actions_form(csrf_input, request.get_full_path()), "\n")
     liked = liked or ()
     own_next = None
-    # A signed-in viewer gets the Repost form on every status, leading back here.
-    actions_next = request.get_full_path() if viewer_id is not None else None
     keys = []
     for status in statuses:
         if status["uid"] == viewer_id:
             if own_next is None:
                 own_next = delete_next or request.get_full_path()
-            keys.append((status["id"], reltime(status["posted"]), patterns, own_next, actions_next))
+            keys.append((status["id"], reltime(status["posted"]), patterns, own_next))
         else:
-            keys.append((status["id"], reltime(status["posted"]), patterns, None, actions_next))
+            keys.append((status["id"], reltime(status["posted"]), patterns, None))
     remembered = _remembered.get_many(keys)
     made = {}
-    articles = []
+    csrf_text = str(as_markup(csrf_input))
+    # Plain strs from here, joined once for the page: every part is escaped markup
+    # already (as_markup below, actions_form, action_buttons_parts), and one Markup and
+    # one join for the page cost less than one per status.
+    add = parts.extend
     for status, key in zip(statuses, keys, strict=True):
+        # The viewer's own mark, not the status's: out of what the memory compares, so
+        # that viewers who did and did not repost it share its markup.
+        reposted = status.pop("viewer_reposted", False)
         entry = remembered.get(key)
         if entry is None or entry[0] != status:
-            markup = status_article(article, status, links, key[3], key[1], actions_next, LIKE_SLOT)
-            head, _, tail = str(as_markup(markup)).partition(LIKE_SLOT)
-            entry = made[key] = (dict(status), head, tail)
-        # Plain strs from here: every part is escaped markup already (as_markup above,
-        # like_form_parts), and one Markup for the page costs less than one per status.
+            markup = status_article(article, status, links, key[3], key[1], ACTIONS_SLOT)
+            head, _, tail = str(as_markup(markup)).partition(ACTIONS_SLOT)
+            # The head without the slot's indentation too: a visitor's markup is exactly
+            # the macro's without the form.
+            entry = made[key] = (dict(status), head, tail, head.rstrip())
+        tail = entry[2]
+        if key[3] is not None:
+            tail = tail.replace(_BLANK_CSRF_TEXT, csrf_text, 1)  # the delete form's
         if forms is None:
-            # Without the slot's indentation: a visitor's markup is exactly the macro's
-            # without a Like form.
-            text = entry[1].rstrip() + entry[2]
+            add((entry[3], tail, "\n"))
         else:
-            which = 2 if status["id"] in liked else 0
-            text = "".join((entry[1], forms[which], str(status["id"]), forms[which + 1], entry[2]))
-        articles.append(text)
+            before, between, after = forms[status["id"] in liked, reposted]
+            sid = str(status["id"])
+            add((entry[1], before, sid, between, sid, after, tail, "\n"))
     if made:
         _remembered.put_many(made)
-    html = "\n".join(articles)
-    if own_next is not None or actions_next is not None:
-        # The delete and Repost forms' blank tokens, all at once: one pass over the
-        # page's markup rather than one per status.
-        html = html.replace(_BLANK_CSRF_TEXT, csrf_text)
-    return Markup(html)  # noqa: S704 -- every part escaped, as said above
+    return Markup("".join(parts[:-1]))  # noqa: S704 -- every part escaped, as said above
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the

@@ -183,9 +183,7 @@ class LiveHome:
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
         self.links = jinja_helpers.StatusLinks()
         self.home_url = reverse("home")
-        self.like_parts = jinja_helpers.like_form_parts(
-            self.links, jinja_helpers.BLANK_CSRF_INPUT, self.home_url
-        )
+        self.action_parts = jinja_helpers.action_buttons_parts(self.links)
         self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 
     # --- who is asking ---
@@ -297,9 +295,9 @@ class LiveHome:
             status = {**original, "reposted_by": author, "reposted_others": 0}
             own = False
         delete_next = self.home_url if own else None
-        # A new status: no counts, and Repost and Like buttons (live pages are the
-        # viewer's home page), their CSRF tokens left blank for the page's script.
-        like = jinja_helpers.like_form(self.like_parts, status["id"], False)
+        # A new status: no counts, and the Like and Repost buttons, which submit the
+        # home page's one actions form (live pages are the viewer's home page).
+        actions = jinja_helpers.action_buttons(self.action_parts, status["id"])
         return jinja_helpers.status_article(
-            self.article, status, self.links, delete_next, actions_next=self.home_url, like=like
+            self.article, status, self.links, delete_next, actions=actions
         )
