@@ -509,7 +509,7 @@ def status_counts(sid):
 def likes(sid):
     """ZSET: the ids of the users who like status ``sid``, scored by the like's time in
     ms (unique per list, for paging /@login/<id>/likes/). In the status's slot (as
-    keys.replies): like.lua checks that the status exists and counts the like in
+    keys.replies): status_count.lua checks that the status exists and counts the like in
     status_counts in the same step, and deleting the status deletes it in the same DEL."""
     return f"{{status:{sid}}}:likes"
 
@@ -559,7 +559,7 @@ TAG_USES = "search:{tags}:uses"
 
 def reposts(sid):
     """ZSET: the users who reposted status ``sid``, scored by when (ms), in the status's
-    slot (as keys.replies): repost_count.lua changes it and the ``reposts`` count of
+    slot (as keys.replies): status_count.lua changes it and the ``reposts`` count of
     keys.status_counts in one step, and refuses once the status hash is gone."""
     return f"{{status:{sid}}}:reposts"
 

@@ -2,7 +2,7 @@
 
 A like is written in two places, each in its own slot:
 - the status's side, keys.likes (who likes it, by time) and the ``likes`` field of
-  keys.status_counts, changed together by like.lua / unlike.lua in the status's slot,
+  keys.status_counts, changed together by status_count.lua in the status's slot,
   which refuse a status whose hash is gone: the count is the list's size under any
   concurrency, and a like racing a delete leaves nothing behind it;
 - the liker's side, keys.user_likes (what they like, by time: their /@login/likes/ page
@@ -14,7 +14,7 @@ writes it without counting twice.
 The status's author is notified (notifications.member("like", liker, sid, sid): the
 likes of one status are grouped) when a like is new, and the notification is taken back
 by the unlike, or by deleting the status (statuses.delete_status). Two gaps, both small:
-a like whose request dies between like.lua and the notification notifies nobody (the
+a like whose request dies between status_count.lua and the notification notifies nobody (the
 retry finds the like there); a like that lands between a deletion's read of the likers
 and its DEL leaves a notification naming a deleted status, which the notifications page
 drops (and counts out of the unread count) when it finds it gone.
@@ -71,7 +71,7 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
     """User ``uid`` likes status ``sid``; a LikeResult: LIKED, ALREADY_LIKED (nothing
     changes), or a refusal (REFUSALS: nothing is written).
 
-    Round trips: the status and its author (status_for_viewer); like.lua in the
+    Round trips: the status and its author (status_for_viewer); status_count.lua in the
     status's slot; then the liker's side (mark_like.lua) and, for a new like of another
     user's status, the author's notification (notify.lua, keeping their newest
     ``notifications_kept``)."""
@@ -80,8 +80,8 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
         return refused
     sid, author = status["id"], status["uid"]
     now_ms = int(time.time() * 1000) if now_ms is None else int(now_ms)
-    added = scripts.LIKE(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                         [int(uid), now_ms])  # fmt: skip
+    added = scripts.STATUS_COUNT(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
+                                 [int(uid), now_ms, "add", "likes"])  # fmt: skip
     if added == -1:
         return LikeResult.NOT_FOUND  # deleted since it was read: nothing written
 
@@ -102,13 +102,16 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
 def unlike(r, uid, sid):
     """User ``uid`` takes back their like of status ``sid``; a LikeResult: UNLIKED,
     NOT_LIKED (nothing changes), or a refusal (REFUSALS). Round trips: the status and
-    its author; unlike.lua in the status's slot; the liker's side and the notification
-    taken back (both whatever unlike.lua found: a retry finishes a half-done unlike)."""
+    its author; status_count.lua in the status's slot; the liker's side and the notification
+    taken back (both whatever status_count.lua found: a retry finishes a half-done unlike)."""
     status, refused = status_for_viewer(r, uid, sid)
     if refused:
         return refused
     sid, author = status["id"], status["uid"]
-    removed = scripts.UNLIKE(r, [keys.likes(sid), keys.status_counts(sid)], [int(uid)])
+    removed = scripts.STATUS_COUNT(
+        r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
+        [int(uid), 0, "remove", "likes"],
+    )  # fmt: skip
     _forget_like(r, uid, sid, author)
     statuses.forget_counts(sid)
     return LikeResult.UNLIKED if removed else LikeResult.NOT_LIKED
@@ -177,7 +180,7 @@ def liked_page(r, uid, viewer_id=None, before=None, count=30):
 
 def undo_likes_of_leaving_user(r, uid, budget):
     """Take back up to ``budget`` of the likes of user ``uid``, whose account is being
-    deleted (leaving.DELETION_STEPS): each status's count drops (unlike.lua) and its
+    deleted (leaving.DELETION_STEPS): each status's count drops (status_count.lua) and its
     author's notification goes. Returns how many were taken back (fewer than ``budget``:
     all). Three round trips a run: the likes and their statuses' authors, the unlikes
     with the notifications, and the liker's list."""
@@ -191,7 +194,10 @@ def undo_likes_of_leaving_user(r, uid, budget):
 
     def fill(pipe):
         for sid, author in zip(sids, authors, strict=True):
-            scripts.UNLIKE.queue(pipe, [keys.likes(sid), keys.status_counts(sid)], [int(uid)])
+            scripts.STATUS_COUNT.queue(
+                pipe, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
+                [int(uid), 0, "remove", "likes"],
+            )  # fmt: skip
             if author is not None and int(author) != int(uid):
                 event = notifications.member("like", uid, sid, sid)
                 notifications.queue_unnotify(pipe, int(author), [event])

@@ -8,7 +8,7 @@ profile and in every home timeline. Bodies never change; pages show the original
 
 Where its parts live, each changed by one script in one slot:
 - the original's slot: keys.reposts (who reposted) and the ``reposts`` count of
-  keys.status_counts, together (repost_count.lua): exact under concurrency, refused
+  keys.status_counts, together (status_count.lua): exact under concurrency, refused
   once the original is deleted;
 - the reposter's slot: keys.reposted (original -> repost id: a second repost of the
   same status is a no-op, and undo finds the repost), the profile and
@@ -57,7 +57,7 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     1. One round trip: the status, the reposter's login, a new id, and the blocks
        between the reposter and the author (both in the reposter's slot).
     2. The original's author read fresh (private, suspended, being deleted: refused);
-       then the repost counted in the original's slot (repost_count.lua: refused if
+       then the repost counted in the original's slot (status_count.lua: refused if
        the status is gone; counted once per user).
     3. One round trip: the reposter's side (add_repost.lua: a no-op if reposted
        already), the author's notification, the first ``inline_limit`` followers.
@@ -92,8 +92,10 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         return RepostResult.NOT_FOUND, orig
     if private == "1" and author != uid:
         return RepostResult.NOT_PUBLIC, orig
-    counted = scripts.REPOST_COUNT(
-        r, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)], [uid, now, "add"]
+    counted = scripts.STATUS_COUNT(
+        r,
+        [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
+        [uid, now, "add", "reposts"],
     )
     if counted == -1:
         return RepostResult.NOT_FOUND, orig
@@ -187,9 +189,9 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
         author = int(data["uid"]) if orig == sid and data else 0
 
     def fill(pipe):
-        scripts.REPOST_COUNT.queue(
+        scripts.STATUS_COUNT.queue(
             pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
-            [uid, _now_ms(), "remove"],
+            [uid, _now_ms(), "remove", "reposts"],
         )  # fmt: skip
         if author and author != uid:
             notifications.queue_unnotify(

@@ -52,7 +52,8 @@ HOME_PAGE = Script("home_page")
 DELIVER_REPOST = Script("deliver_repost", preludes=["home", "reposts"])
 REMOVE_REPOST = Script("remove_repost", preludes=["home", "reposts"])
 TAKE_OUT = Script("take_out", preludes=["home", "reposts"])
-REPOST_COUNT = Script("repost_count")
+# Likes and reposts counted in the status's slot (likes.py, reposts.py).
+STATUS_COUNT = Script("status_count")
 ADD_REPOST = Script("add_repost")
 REMOVE_OWN_REPOST = Script("remove_own_repost")
 COMPLETE_JOB = Script("complete_job")
@@ -80,8 +81,6 @@ LIST_MEMBER = Script("list_member", preludes=["home", "lists"])
 LIST_FILL = Script("list_fill", preludes=["home", "lists"])
 LIST_FORGET = Script("list_forget", preludes=["home", "lists"])
 LIST_REMOVE_STATUS = Script("list_remove_status", preludes=["home", "lists"])
-LIKE = Script("like")
-UNLIKE = Script("unlike")
 MARK_LIKE = Script("mark_like")
 SEARCH_TAGS = Script("search_tags")
 SEARCH_PEOPLE = Script("search_people")
@@ -121,8 +120,6 @@ ALL = [
     LIST_FILL,
     LIST_FORGET,
     LIST_REMOVE_STATUS,
-    LIKE,
-    UNLIKE,
     MARK_LIKE,
     SEARCH_TAGS,
     SEARCH_PEOPLE,
@@ -130,7 +127,7 @@ ALL = [
     DELIVER_REPOST,
     REMOVE_REPOST,
     TAKE_OUT,
-    REPOST_COUNT,
+    STATUS_COUNT,
     ADD_REPOST,
     REMOVE_OWN_REPOST,
 ]

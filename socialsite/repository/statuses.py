@@ -430,9 +430,9 @@ def _take_back(pipe, sid, note):
             pipe, [keys.reposted(author), keys.profile(author), keys.profile_reposts(author)],
             [orig, sid],
         )  # fmt: skip
-        scripts.REPOST_COUNT.queue(
+        scripts.STATUS_COUNT.queue(
             pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
-            [author, int(time.time() * 1000), "remove"],
+            [author, int(time.time() * 1000), "remove", "reposts"],
         )  # fmt: skip
         return
     scripts.REMOVE_OWN_STATUS.queue(

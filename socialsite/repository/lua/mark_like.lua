@@ -3,7 +3,7 @@
 -- KEYS[2] = likes-changed:{s}:uid   (STRING, expiring: home pages read counts fresh)
 -- ARGV[1] = the status id, ARGV[2] = now, in ms, ARGV[3] = how long KEYS[2] stands, ms
 -- Returns 1 if noted, 0 if it was already (a retry: its time stays).
--- Scores are made unique per list, as like.lua's, for paging /@login/likes/.
+-- Scores are made unique per list, as status_count.lua's, for paging /@login/likes/.
 redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
     return 0
