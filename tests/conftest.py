@@ -13,7 +13,7 @@ from redis.connection import AbstractConnection
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
-from tests.support.helpers import make_user
+from tests.support.helpers import log_in_browser, make_user
 from tests.support.redis_servers import RedisClusterServers, RedisServer
 from tests.support.streams import StreamServerProcess
 
@@ -185,6 +185,22 @@ def browser_contexts(request, live_server):
     yield new_context
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def live_person(browser_contexts, stream_server, settings):
+    """``live_person(login)``: a browser context of its own with ``login`` logged in, on
+    pages whose script reaches the test's stream server (a module that uses this gives
+    the stream server the live server's port: its stream_server_options)."""
+    settings.STREAM_PORT = stream_server.port
+    settings.STREAM_PUBLIC_URL = ""
+
+    def logged_in(login):
+        context = browser_contexts()
+        log_in_browser(context.new_page(), login)
+        return context
+
+    return logged_in
 
 
 @pytest.fixture

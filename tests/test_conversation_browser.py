@@ -17,7 +17,6 @@ except ImportError:  # pragma: no cover - the browser fixture then skips (or fai
     expect = None
 
 from socialsite.repository import statuses
-from tests.support.helpers import log_in_browser
 
 TIMEOUT_MS = 15_000
 
@@ -27,26 +26,14 @@ def stream_server_options(live_server):
     return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
 
 
-@pytest.fixture
-def person(browser_contexts, stream_server, settings):
-    """Log a user in, in a browser context of their own; returns a page opener."""
-    settings.STREAM_PORT = stream_server.port
-    settings.STREAM_PUBLIC_URL = ""
-
-    def logged_in(login):
-        context = browser_contexts()
-        log_in_browser(context.new_page(), login)
-        return context
-
-    return logged_in
-
-
-def test_a_reply_that_mentions_carol_reaches_her_badge_live(browser, person, r, alice, bob, carol):
+def test_a_reply_that_mentions_carol_reaches_her_badge_live(
+    browser, live_person, r, alice, bob, carol
+):
     expect.set_options(timeout=TIMEOUT_MS)
     walk = "Who is up for a #walk? https://example.org/the-long-way-round-the-park"
     parent = statuses.post_status(r, alice["id"], walk)
 
-    carol_home = person("carol").new_page()
+    carol_home = live_person("carol").new_page()
     carol_home.goto("/")
     expect(carol_home.locator("#timeline")).to_have_attribute("data-live", "connected")
     carol_home.evaluate("window.sameDocument = true")
@@ -54,7 +41,7 @@ def test_a_reply_that_mentions_carol_reaches_her_badge_live(browser, person, r, 
     expect(badge).to_be_hidden()
 
     # bob replies from alice's status page, whose form starts with "@alice ".
-    bob_page = person("bob").new_page()
+    bob_page = live_person("bob").new_page()
     bob_page.goto(f"/@alice/{parent}/")
     message = bob_page.locator('#reply textarea[name="message"]')
     expect(message).to_have_value("@alice ")

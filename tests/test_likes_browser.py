@@ -15,7 +15,6 @@ except ImportError:  # pragma: no cover - the browser fixture then skips (or fai
     expect = None
 
 from socialsite.repository import graph, statuses
-from tests.support.helpers import log_in_browser
 
 TIMEOUT_MS = 15_000
 
@@ -25,26 +24,12 @@ def stream_server_options(live_server):
     return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
 
 
-@pytest.fixture
-def person(browser_contexts, stream_server, settings):
-    """Log a user in, in a browser context of their own; returns a page opener."""
-    settings.STREAM_PORT = stream_server.port
-    settings.STREAM_PUBLIC_URL = ""
-
-    def logged_in(login):
-        context = browser_contexts()
-        log_in_browser(context.new_page(), login)
-        return context
-
-    return logged_in
-
-
-def test_bob_likes_from_his_home_page_and_alice_is_notified(browser, person, r, alice, bob):
+def test_bob_likes_from_his_home_page_and_alice_is_notified(browser, live_person, r, alice, bob):
     expect.set_options(timeout=TIMEOUT_MS)
     graph.follow(r, bob["id"], alice["id"])
     first = statuses.post_status(r, alice["id"], "Tea at five?")
 
-    bob_home = person("bob").new_page()
+    bob_home = live_person("bob").new_page()
     bob_home.goto("/")
     article = bob_home.locator(f"#status-{first}")
     article.get_by_role("button", name="Like", exact=True).click()
@@ -64,7 +49,7 @@ def test_bob_likes_from_his_home_page_and_alice_is_notified(browser, person, r, 
     expect(bob_home.get_by_text("You like this status.")).to_be_visible()
     expect(bob_home.locator(f"#status-{second} .like-count")).to_have_text("1 like")
 
-    alice_page = person("alice").new_page()
+    alice_page = live_person("alice").new_page()
     alice_page.goto("/notifications/")
     entry = alice_page.locator(".notification.like").first
     expect(entry).to_contain_text("liked your status")

@@ -20,7 +20,6 @@ except ImportError:  # pragma: no cover - depends on the environment; the browse
     expect = None  # fixture then skips (or fails when CI=true)
 
 from socialsite.repository import graph
-from tests.support.helpers import log_in_browser
 
 TIMEOUT_MS = 15_000
 
@@ -30,20 +29,6 @@ def stream_server_options(live_server):
     """This module's stream_server (tests/conftest.py): the site's port, for the CORS
     check (its SECRET_KEY, to read the site's signed sessions, it always has)."""
     return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
-
-
-@pytest.fixture
-def person(browser_contexts, stream_server, settings):
-    """Log a user in, in a browser context of their own; returns a page opener."""
-    settings.STREAM_PORT = stream_server.port  # the pages point the script there
-    settings.STREAM_PUBLIC_URL = ""
-
-    def logged_in(login):
-        context = browser_contexts()
-        log_in_browser(context.new_page(), login)
-        return context
-
-    return logged_in
 
 
 def open_home(context):
@@ -60,12 +45,12 @@ def not_reloaded(page):
     return page.evaluate("window.sameDocument === true")
 
 
-def test_statuses_appear_and_disappear_without_a_reload(browser, person, r, alice, bob):
+def test_statuses_appear_and_disappear_without_a_reload(browser, live_person, r, alice, bob):
     # browser first: without one the test is skipped before expect is needed.
     expect.set_options(timeout=TIMEOUT_MS)
     graph.follow(r, alice["id"], bob["id"])
-    alice_home = open_home(person("alice"))
-    bob_context = person("bob")
+    alice_home = open_home(live_person("alice"))
+    bob_context = live_person("bob")
     bob_home, bob_other_tab = open_home(bob_context), open_home(bob_context)
 
     # bob posts from one tab (which reloads, as the form posts).
@@ -107,8 +92,8 @@ def test_statuses_appear_and_disappear_without_a_reload(browser, person, r, alic
     assert not_reloaded(alice_home)
 
 
-def test_the_live_script_is_only_on_the_newest_page(person, alice):
-    page = person("alice").new_page()
+def test_the_live_script_is_only_on_the_newest_page(live_person, alice):
+    page = live_person("alice").new_page()
     page.goto("/")
     expect(page.locator('script[src$="js/live.js"]')).to_have_count(1)
     page.goto("/?before=1")
