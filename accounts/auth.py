@@ -11,7 +11,7 @@ from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare
 
 from socialsite.connection import get_redis
-from socialsite.repository import users
+from socialsite.repository import events, users
 
 from .session_store import USER_ID_FIELD
 from .users import AnonymousUser, SiteUser
@@ -72,9 +72,13 @@ def login(request, user):
 
 
 def logout(request):
-    """Remove every trace of the user from the request and the session."""
+    """Remove every trace of the user from the request and the session; the live pages
+    of this session end at once (the stream server checks their sessions again)."""
+    uid = request.session.get(SESSION_KEY)
     request.session.flush()
     request.user = AnonymousUser()
+    if uid is not None:
+        events.publish_relations_changed(get_redis(), [uid])
 
 
 def get_user(request):
@@ -122,4 +126,6 @@ def change_password(request, user, new_password):
     request.session.cycle_key()
     request.session[HASH_SESSION_KEY] = user.get_session_auth_hash()
     request.user = user
+    # The other sessions' open live pages end at once (their password hash is stale).
+    events.publish_relations_changed(get_redis(), [user.id])
     return user

@@ -10,7 +10,8 @@
    with assorted filters (sample, track, follow, locations) and --live-homes logged-in
    live home pages (Server-Sent Events), and for each rate of --rate (a list: steps,
    on the same connections) posts that many statuses a second for --seconds through
-   the repository (statuses.post_status, as the site does), recording for every
+   the repository (statuses.post_status, as the site does; from a process of its own,
+   poster.py), recording for every
    status a client receives the delay from its posting to its arrival.
 3. Prints, per design and rate: delay median and p99, clients held and dropped,
    deliveries received against those expected (every client's filter on every posted
@@ -25,13 +26,14 @@ most --clients connections (opened within a minute) and --rate x --seconds posts
 
 import asyncio
 import json
+import multiprocessing
 import os
 import platform
 import random
+import re
 import resource
 import statistics
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +41,11 @@ from urllib.parse import urlencode
 
 from django.core.management.base import CommandError
 
+from benchmarks import poster as poster_process
+from benchmarks.poster import VOCABULARY
 from socialsite import connection
 from socialsite.repository import client as redis_client
-from socialsite.repository import events, keys, statuses, users
+from socialsite.repository import events, keys, users
 from tests.support.redis_servers import RedisServer
 from tests.support.streams import StreamServerProcess
 from timeline.streaming import filters
@@ -56,31 +60,24 @@ SERVERS = {"index": "stream", "scan": "stream", "client": "bench_stream_server"}
 DESIGN_NAMES = {"index": "index (ours)", "scan": "scan (before)", "client": "book"}
 # Older names of --design's values.
 DESIGN_ALIASES = {"process": ["index"], "both": ["index", "client"]}
-# The words statuses are made of and clients track: a small vocabulary, so that a
-# tracked word turns up in a few percent of statuses, as a popular topic would.
-VOCABULARY = """
-    redis django python stream cluster timeline status follow post delete coffee
-    morning release deploy review queue server client latency memory socket chunk
-    filter sample track location paris london tokyo berlin lagos lima sydney toronto
-    music football weather lunch train meeting holiday garden book film game news
-    cat dog rain sun snow code test bug fix ship build cloud data model graph cache
-    index query shard replica backup restart monitor alert metric log trace span
-    green blue red quick slow happy tired busy early late today tomorrow weekend
-""".split()
-WORDS_PER_STATUS = 10
-# Share of the statuses with a location, and share mentioning another poster.
-LOCATED = 0.5
-MENTIONING = 0.2
 # Sample percents the sample clients ask for: mostly Twitter's "spritzer" (1%), some
 # more. The whole firehose (100%) goes to --firehose clients of their own: few, as
 # the partners who take it are few.
 SAMPLE_PERCENTS = [1, 1, 1, 5, 10]
 CONNECT_CONCURRENCY = 100
 CONNECT_TIMEOUT = 60.0
+# The poster's process is started afresh ("spawn"), not forked from this one, which runs
+# an event loop and threads.
+POSTER_CONTEXT = multiprocessing.get_context("spawn")
 # Seconds the server's CPU is measured with its clients connected and nothing posted.
 IDLE_SECONDS = 5.0
 # Deliveries still arriving this long after the last post are counted.
 DRAIN_SECONDS = 2.0
+
+
+# A status line's own "posted" and "id" (BenchClient.data_received).
+POSTED = re.compile(rb'"posted": ([-+.eE0-9]+)')
+STATUS_ID = re.compile(rb'"id": ([0-9]+)')
 
 
 @dataclass(eq=False)
@@ -113,6 +110,8 @@ class RunResult:
     server_cpu: float = 0.0
     redis_cpu: float = 0.0
     loadgen_cpu: float = 0.0
+    poster_cpu: float = 0.0
+    lines_per_write: float = 0.0
     idle_cpu: float = 0.0
     # Every status line received while posting and draining (warm-up included), and the
     # server's CPU seconds over that time: its CPU per delivered line.
@@ -193,10 +192,20 @@ class BenchClient(asyncio.Protocol):
         lines = bytes(self.data[:last]).split(b"\n")
         del self.data[: last + 1]
         for line in lines:
-            if line:
-                status = json.loads(line)
-                if "posted" in status:
-                    self.recorder(status["id"], now, status["posted"])
+            if not line:
+                continue
+            # A status's id and time found without decoding the whole line, which would
+            # cost this process most of its CPU at 10,000 clients. The first "id" and
+            # "posted" keys of a line are its own: a string value of JSON cannot hold an
+            # unescaped quote, and a status's "entities" and "retweeted_status" come after
+            # its fields (JsonLines.render). Anything else is decoded in full.
+            posted, sid = POSTED.search(line), STATUS_ID.search(line)
+            if posted is not None and sid is not None:
+                self.recorder(int(sid[1]), now, float(posted[1]))
+                continue
+            status = json.loads(line)
+            if "posted" in status:
+                self.recorder(status["id"], now, status["posted"])
 
     def connection_lost(self, exc):
         self.closed = True
@@ -381,15 +390,6 @@ class StreamBenchmark:
         path = f"/statuses/filter.json?{urlencode({'identifier': identifier})}"
         return ClientSpec(kind, "POST", path, urlencode(fields).encode(), match)
 
-    def status_text(self, rng, posters):
-        words = rng.choices(VOCABULARY, k=WORDS_PER_STATUS)
-        if rng.random() < MENTIONING:
-            words.append("@" + posters[rng.choice(list(posters))])
-        location = ""
-        if rng.random() < LOCATED:
-            location = f"{rng.uniform(-60, 60):.4f},{rng.uniform(-180, 180):.4f}"
-        return " ".join(words), location
-
     # --- one design ---
 
     def run_design(self, r, url, cluster, workdir, design, specs, posters, options):
@@ -415,7 +415,8 @@ class StreamBenchmark:
                 # Every process up and subscribed before the clients come.
                 health_of_all(server, processes, timeout=60)
             rss_before = server.rss_bytes()
-            results = run_event_loop(self.drive(r, server, design, specs, posters, options))
+            driving = self.drive(r, url, cluster, server, design, specs, posters, options)
+            results = run_event_loop(driving)
             for result in results:
                 if rss_before and result.memory_per_client:
                     result.memory_per_client = (result.memory_per_client - rss_before) / max(
@@ -426,7 +427,7 @@ class StreamBenchmark:
             server.stop()
         return results
 
-    async def drive(self, r, server, design, specs, posters, options):
+    async def drive(self, r, url, cluster, server, design, specs, posters, options):
         loop = asyncio.get_running_loop()
         arrivals = []  # (status id, arrival time, posted time) of every status received
 
@@ -451,7 +452,6 @@ class StreamBenchmark:
         await asyncio.sleep(IDLE_SECONDS)
         first.idle_cpu = ((server.cpu_seconds() or 0.0) - cpu_before) / IDLE_SECONDS
         results = []
-        rng = random.Random(options["seed"] + 1)
         post_times = {}
         for step, rate in enumerate(options["rates"]):
             result = RunResult(
@@ -465,20 +465,27 @@ class StreamBenchmark:
                 idle_cpu=first.idle_cpu,
             )
             arrivals.clear()
-            posted = []
+            # The poster: a process of its own, set up before the step is measured.
+            pipe, child_pipe = POSTER_CONTEXT.Pipe()
+            poster = POSTER_CONTEXT.Process(
+                target=poster_process.run,
+                args=(child_pipe, url, cluster, posters, rate, options["seconds"],
+                      options["warmup"], options["seed"] + 1 + step),
+                daemon=True,
+            )  # fmt: skip
+            poster.start()
+            await loop.run_in_executor(None, pipe.recv)  # "ready"
+            counted_before = health_of_all(server, processes)
             cpu_before = server.cpu_seconds() or 0.0
             redis_cpu_before = redis_client.cpu_seconds(r)
             own_cpu_before = time.process_time()
             started = time.time()
-            poster = threading.Thread(
-                target=self.post_steadily,
-                args=(r, rng, posters, options, rate, posted, post_times),
-                daemon=True,
-            )
-            poster.start()
-            while poster.is_alive():
-                await asyncio.sleep(0.2)
+            pipe.send("go")
+            posted, times, poster_cpu = await loop.run_in_executor(None, pipe.recv)
+            poster.join()
+            post_times.update(times)
             result.post_seconds = time.time() - started
+            result.poster_cpu = poster_cpu / result.post_seconds
             result.redis_cpu = (
                 redis_client.cpu_seconds(r) - redis_cpu_before
             ) / result.post_seconds
@@ -486,12 +493,17 @@ class StreamBenchmark:
             window = time.time() - started
             result.server_cpu_seconds = (server.cpu_seconds() or 0.0) - cpu_before
             result.server_cpu = result.server_cpu_seconds / window
-            # This process: the clients' reading and the poster (they share the cores).
+            # This process: the clients' reading (the poster is a process of its own).
             result.loadgen_cpu = (time.process_time() - own_cpu_before) / window
 
             health = health_of_all(server, processes)
             result.held = sum(not client.closed for client in clients)
             result.dropped = health.get("clients_dropped", 0)
+            # Lines the hub wrote per write it made (Hub.flush): above 1 when events came
+            # faster than they were handed out, and were written several at a time.
+            writes = health.get("writes", 0) - counted_before.get("writes", 0)
+            lines = health.get("deliveries", 0) - counted_before.get("deliveries", 0)
+            result.lines_per_write = lines / writes if writes else 0.0
             result.posted = len(posted)
             result.lines = len(arrivals)
             # Measured: the statuses posted after the warm-up, received or expected.
@@ -545,26 +557,6 @@ class StreamBenchmark:
             self.stderr.write(f"   {len(failures)} clients failed to connect: {failures[0]!r}")
         return clients
 
-    def post_steadily(self, r, rng, posters, options, rate, posted, post_times):
-        """Post ``rate`` statuses a second for --seconds, on a fixed schedule (a late post
-        does not shift the ones after it); append each to ``posted``, and note in
-        ``post_times`` when it was posted (the live pages' events carry no time)."""
-        uids = list(posters)
-        start = time.monotonic()
-        for n in range(int(rate * options["seconds"])):
-            delay = start + n / rate - time.monotonic()
-            if delay > 0:
-                time.sleep(delay)
-            uid = rng.choice(uids)
-            message, location = self.status_text(rng, posters)
-            before = time.time()
-            sid = statuses.post_status(r, uid, message, location=location)
-            post_times[sid] = before
-            status = {"id": sid, "uid": uid, "login": posters[uid], "message": message}
-            if location:
-                status["location"] = location
-            posted.append({**status, "warmup": n < rate * options["warmup"]})
-
     def expected(self, posted, clients):
         """How many status lines the connected clients should have received: every
         client's filter on every status posted (the same filter classes, found through
@@ -604,10 +596,12 @@ class StreamBenchmark:
             ("stream server CPU, no posts", lambda x: f"{x.idle_cpu * 100:.0f}% of a core"),
             ("stream server CPU while posting", lambda x: f"{x.server_cpu * 100:.0f}% of a core"),
             ("server CPU per delivered line", self.cpu_per_line),
+            ("lines per write (hub)", lambda x: f"{x.lines_per_write:.2f}"),
             (
                 "load generator CPU (this process)",
                 lambda x: f"{x.loadgen_cpu * 100:.0f}% of a core",
             ),
+            ("poster CPU (its own process)", lambda x: f"{x.poster_cpu * 100:.0f}% of a core"),
             ("Redis CPU while posting", lambda x: f"{x.redis_cpu * 100:.0f}% of a core"),
             ("posts per second achieved", lambda x: f"{x.posted / x.post_seconds:.0f}"),
             ("deliveries received / expected", self.deliveries),

@@ -9,6 +9,7 @@ A stream never says "that was all", so a test that expects a status NOT to be se
 posts it before one that is: the next line the client reads must be the latter.
 """
 
+import json
 import threading
 import time
 from urllib.parse import urlencode
@@ -16,7 +17,7 @@ from urllib.parse import urlencode
 import pytest
 
 from socialsite.repository import client as redis_client
-from socialsite.repository import events, statuses, users
+from socialsite.repository import events, keys, statuses, users
 from tests.support.helpers import make_user, post
 from tests.support.redis_servers import RedisServer
 from tests.support.streams import StreamClosed, StreamConnection, StreamServerProcess
@@ -90,6 +91,30 @@ def test_sample_streams_each_status_as_one_json_line_in_chunks(r, stream_server,
         "in_reply_to_user_id": None,
         "in_reply_to_screen_name": None,
     }
+
+
+def test_events_read_together_go_to_a_client_in_one_write(r, stream_server, alice):
+    """The hub hands out every event it has read before it writes (Hub.write_soon): a
+    burst published in one round trip reaches a client in one write, or a few."""
+    with sample(stream_server) as stream:
+        assert stream.status == 200
+        before = stream_server.health()
+        burst = [
+            {"id": 10**9 + n, "uid": alice["id"], "login": "alice", "message": f"burst {n}",
+             "posted": time.time()}
+            for n in range(20)
+        ]  # fmt: skip
+        # One node's connection: a cluster client refuses PUBLISH in a pipeline, and
+        # classic PUBLISH reaches every node's subscribers from any node.
+        node = r.get_redis_connection(r.get_default_node()) if redis_client.is_cluster(r) else r
+        pipe = node.pipeline(transaction=False)
+        for status in burst:
+            pipe.publish(keys.STATUS_CHANNEL, json.dumps(status))
+        pipe.execute()
+        assert ids(stream, 20) == [status["id"] for status in burst]
+        after = stream_server.health()
+    assert after["deliveries"] - before["deliveries"] == 20
+    assert after["writes"] - before["writes"] <= 4
 
 
 def test_a_reply_carries_twitters_reply_fields_and_its_deletion_the_usual_notice(

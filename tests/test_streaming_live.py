@@ -12,11 +12,16 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from socialsite.repository import graph, statuses, users
-from tests.support.helpers import log_in, post
+from tests.support.helpers import PASSWORD, log_in, post
 from tests.support.streams import StreamConnection
 
+NEW_PASSWORD = "a brand new password of mine"
+
 SITE_PORT = 8123  # the port pages are on, as far as the CORS check knows
-REFRESH_SECONDS = 1  # how often a live stream re-reads follows and its session
+# How often a live stream re-reads follows and its session by itself: longer than any
+# test here, which shows that follows, logouts and password changes reach it at once
+# (tests/test_streaming_live_refresh.py has the periodic reading).
+REFRESH_SECONDS = 600
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +60,15 @@ def alice_live(client, settings, stream_server, alice):
 
 def follow_while_connected(r, stream, user, other):
     """``user`` follows ``other`` while ``user``'s stream is open; return once the
-    stream has picked it up (it re-reads follows every REFRESH_SECONDS): ``other``
-    posts probes until one comes through. Probes posted before that never come."""
+    stream has picked it up (the follow is published, and the stream reads the follows
+    again at once, in a thread): ``other`` posts probes until one comes through. Probes
+    posted before that never come."""
     graph.follow(r, user["id"], other["id"])
-    deadline = time.monotonic() + 30 * REFRESH_SECONDS
+    deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         probe = post(r, other, "probe")
         try:
-            kind, data = stream.read_event(timeout=REFRESH_SECONDS / 2)
+            kind, data = stream.read_event(timeout=0.5)
         except TimeoutError:
             continue
         assert (kind, f'"id": {probe}' in data) == ("status", True)
@@ -208,11 +214,36 @@ def test_following_at_connection_time_counts_at_once(
     assert f'"id": {sid}' in data
 
 
-def test_a_logout_elsewhere_ends_the_stream(client, settings, alice_live):
+def test_a_logout_elsewhere_ends_the_stream_at_once(client, settings, alice_live):
     client.post("/accounts/logout/")
-    # Within REFRESH_SECONDS the stream sees the session gone and ends its response.
-    assert alice_live.read_event(timeout=10 * REFRESH_SECONDS) is None
+    # The logout is published: the stream checks the session now and ends its response.
+    assert alice_live.read_event(timeout=10) is None
     assert alice_live.ended
+
+
+def test_a_password_change_elsewhere_ends_the_other_sessions_streams_at_once(
+    client, settings, stream_server, alice, alice_live
+):
+    from django.test import Client
+
+    elsewhere = Client()
+    log_in(elsewhere, "alice")
+    response = elsewhere.post(
+        "/accounts/password/",
+        {"old_password": PASSWORD, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 302
+    assert alice_live.read_event(timeout=10) is None
+    assert alice_live.ended
+
+
+def test_an_unfollow_stops_the_statuses_at_once(r, alice, bob, alice_live):
+    follow_while_connected(r, alice_live, alice, bob)
+    graph.unfollow(r, alice["id"], bob["id"])
+    time.sleep(1)  # the stream reads the follows again in a thread
+    post(r, bob, "alice no longer follows bob")
+    own = post(r, alice, "mine")
+    assert status_event(alice_live)["id"] == own
 
 
 def test_pages_of_the_site_may_read_the_stream_across_ports(client, settings, stream_server, alice):

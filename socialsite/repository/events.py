@@ -59,9 +59,10 @@ def publish_deleted(r, status):
 
 
 def publish_relations_changed(r, uids, hidden=()):
-    """Tell the streaming servers that the blocks or mutes of ``uids`` changed: their
-    live pages read whom they get statuses from again at once, rather than at their
-    next periodic refresh (which still comes should this event be lost).
+    """Tell the streaming servers that the follows, blocks, mutes or sessions of ``uids``
+    changed: their live pages check their session and read whom they get statuses from
+    again at once, rather than at their next periodic refresh (which still comes, every
+    few minutes, should this event be lost).
 
     ``hidden``: (viewer, author) pairs of a new block or mute. A stream server drops
     the author from the viewer's live filter as it reads the event, before any status

@@ -18,6 +18,7 @@ import enum
 import time
 
 from . import (
+    events,
     fanout,
     jobs,
     keys,
@@ -260,6 +261,10 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
                 suggestions.queue_followers_count(pipe, other_uid, followers_count, follow=True)
 
         scripts.run_pipeline(r, after)
+    if added:
+        # uid's open live pages start showing other's statuses now, not at their next
+        # periodic refresh (timeline/streaming/live.py).
+        events.publish_relations_changed(r, [uid])
     if approved and added:
         notify_follow_approved(r, uid, other_uid)
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
@@ -333,6 +338,8 @@ def unfollow(r, uid, other_uid, refill=True):
                     pipe, other_uid, followers_count, follow=False
                 ),
             )
+    if removed:
+        events.publish_relations_changed(r, [uid])  # uid's open live pages (as follow)
     if removed and refill:
         # Deferred, so the unfollow returns at once: top the home timeline up again
         # with older statuses of the people still followed (the book's exercise).

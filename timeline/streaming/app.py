@@ -23,6 +23,7 @@ import asyncio
 import json
 import logging
 import os
+import random
 from urllib.parse import parse_qs
 
 from socialsite.repository import users
@@ -176,7 +177,7 @@ class StreamingApp:
     async def health(self, scope, receive, send):
         """GET /health: 200 while subscribed to Redis, else 503; counters as JSON."""
         subscribed = self.hub.subscribed
-        counters = ("events", "deliveries", "clients_dropped", "resubscribed", "hidden")
+        counters = ("events", "deliveries", "writes", "clients_dropped", "resubscribed", "hidden")
         body = {
             "subscribed": subscribed,
             # Which process answered (manage.py stream --processes N shares the port).
@@ -295,10 +296,14 @@ class StreamingApp:
 
         async def keep_up_to_date(client):
             # Whom the user follows changes; so may the session (a logout elsewhere).
-            # A block or mute says so at once (client.refresh, Hub.dispatch).
+            # A follow, unfollow, block, mute, logout or password change says so at once
+            # (client.refresh, Hub.dispatch); the periodic read is for events lost (pub/sub
+            # is at most once) and sessions that expire. Spread out (randomly 0.8 to 1.2
+            # of the period) so that pages opened together do not read together ever after.
             while True:
+                period = self.live.refresh_seconds * random.uniform(0.8, 1.2)
                 try:
-                    await asyncio.wait_for(client.refresh.wait(), self.live.refresh_seconds)
+                    await asyncio.wait_for(client.refresh.wait(), period)
                 except TimeoutError:
                     pass
                 client.refresh.clear()
@@ -405,7 +410,8 @@ class StreamingApp:
     async def write(self, client, send):
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
-        client.send = send  # for events offered while this waits (Client.send_now)
+        # For the events offered while this waits (Client.offer).
+        client.write_now = chunk_writer(send)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -431,6 +437,32 @@ async def send_text(send, status, text, headers=(), content_type=b"text/plain; c
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def chunk_writer(send):
+    """A function writing one chunk of a started response's body straight to its
+    connection, for uvicorn's ``send`` of a chunked response (the streams'); None for
+    any other ``send`` (the writer then sends everything through ``send``).
+
+    One delivered line costs a system call and little else this way: ``send`` would
+    also make a message, a coroutine and an exception to end it, per line and client.
+    It writes as uvicorn's ``send`` does (httptools_impl.RequestResponseCycle, guarded by
+    tests/test_library_internals.py), and refuses (False) when ``send`` would wait: the
+    client's socket is full (uvicorn's flow control) or gone. The event is then queued
+    and the writer sends it through ``send``, which waits as long as it takes."""
+    cycle = getattr(send, "__self__", None)
+    transport = getattr(cycle, "transport", None)
+    flow = getattr(cycle, "flow", None)
+    if transport is None or flow is None or getattr(cycle, "chunked_encoding", None) is not True:
+        return None
+
+    def write_chunk(data):
+        if flow.write_paused or cycle.disconnected or cycle.response_complete:
+            return False
+        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
+        return True
+
+    return write_chunk
 
 
 async def wait_for_disconnect(receive):

@@ -25,6 +25,7 @@ import asyncio
 import collections
 import functools
 import logging
+import random
 import time
 from urllib.parse import urlsplit, urlunsplit
 
@@ -42,6 +43,12 @@ log = logging.getLogger(__name__)
 # moment), then backing off so that a long outage costs little.
 RECONNECT_FIRST_DELAY = 0.1
 RECONNECT_MAX_DELAY = 5.0
+# Events handed out at most before the clients' queues are written (Hub.write_soon):
+# well under any client's buffer (--client-buffer).
+EVENTS_PER_WRITE = 32
+# After subscribing again, the live pages read their follows and sessions again within
+# this long (Hub._refresh_live_pages_soon), spread out rather than all at once.
+RESUBSCRIBED_REFRESH_SECONDS = 30.0
 # How often the hub reads the ids of the hidden authors again: the account events that
 # change them at once may be lost (pub/sub), this bounds how long that matters.
 HIDDEN_REFRESH_SECONDS = 10.0
@@ -119,9 +126,13 @@ class Client:
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
-        # The connection's ASGI send, once its writer runs (app.write): an event
-        # offered while the writer is idle is sent at once (send_now).
-        self.send = None
+        # A function writing one chunk of the response straight to the connection, set
+        # once the writer runs (app.write, app.chunk_writer): what is offered while the
+        # writer is idle is written by the hub (Hub.write_soon). None: the writer sends
+        # everything (before it runs, or on a server that does not allow it).
+        self.write_now = None
+        # The hub this client was added to, while it is (Hub.add); None before and after.
+        self.hub = None
 
     # Made on first use: only live pages use them, and a client's memory counts.
     @functools.cached_property
@@ -164,34 +175,30 @@ class Client:
         self.pending.append(data)
         self.last_offer = time.monotonic()
         waiter = self.waiter
-        if self.send is not None and waiter is not None and not waiter.done():
-            # The writer is idle, so nothing is being sent: sending now keeps the
-            # order, and saves waking the writer's task for each event.
-            self.send_now()
+        if waiter is not None and self.write_now is not None and self.hub is not None:
+            # The writer is idle: the hub writes what is queued once it has handed out
+            # every event it has read (Hub.write_soon), so that a client that several of
+            # them match gets them in one write, without waking its writer's task.
+            if len(self.pending) == 1:
+                self.hub.write_soon(self)
         else:
             self._wake()
         return True
 
-    def send_now(self):
-        """Send what is queued now, in the caller's task (the hub's). An ASGI body
-        message is sent without waiting unless the connection's socket is full (flow
-        control). uvicorn checks that before writing anything, so a send that would
-        wait is abandoned unwritten, and the writer sends the queue, waiting as long as
-        it takes (and the queue fills meanwhile, until the client is dropped)."""
-        sending = self.send(
-            {"type": "http.response.body", "body": b"".join(self.pending), "more_body": True}
-        )
-        try:
-            sending.send(None)
-        except StopIteration:
+    def write_pending(self):
+        """Write what is queued straight to the connection if the writer is idle (the
+        hub's Hub.flush); else, or if the connection cannot take it now, leave it to the
+        writer, which sends it however long that takes."""
+        if not self.pending:
+            return
+        waiter = self.waiter
+        if waiter is None or waiter.done():
+            return  # the writer is awake: it takes the queue itself
+        data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
+        if self.write_now(data):
             self.pending.clear()
-            return
-        except Exception:
-            # The connection failed: the writer's own send meets it and ends the stream.
+        else:
             self._wake()
-            return
-        sending.close()
-        self._wake()
 
     def _wake(self):
         waiter = self.waiter
@@ -265,6 +272,10 @@ class Hub:
         # {user id: their live pages' clients}: where a user's unread count goes.
         self.users = {}
         self.stopping = False
+        # Clients whose queues are to be written at the end of this turn of the event
+        # loop (write_soon, flush).
+        self.due = []
+        self.flush_scheduled = False
         self.tasks = []
         self.stats = collections.Counter()
 
@@ -280,6 +291,7 @@ class Hub:
         if self.stopping:
             return False
         self.clients.add(client)
+        client.hub = self
         self.naming += client.format.needs_author_name
         if self.index is not None:
             self.index.add(client)
@@ -290,6 +302,7 @@ class Hub:
 
     def remove(self, client):
         """Forget ``client`` (it went away, was dropped or was closed)."""
+        client.hub = None
         if client in self.clients:
             self.clients.discard(client)
             self.naming -= client.format.needs_author_name
@@ -302,12 +315,40 @@ class Hub:
             if not pages:
                 del self.users[client.user_id]
 
+    def write_soon(self, client):
+        """Have ``client``'s queue written at the end of this turn of the event loop
+        (flush): after every event read so far is handed out. When events come faster
+        than they are handed out, they are read several at a time, and a client gets
+        all of its share of them in one write: the cost of a delivered line falls as
+        the load rises, instead of the hub falling behind for good."""
+        self.due.append(client)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self):
+        """Write the queues of the clients the last events went to (write_soon)."""
+        self.flush_scheduled = False
+        due, self.due = self.due, []
+        self.stats["writes"] += len(due)
+        for client in due:
+            try:
+                client.write_pending()
+            except Exception:
+                # One broken connection must not keep the others' events back.
+                log.exception("Could not write to streaming client %r", client.name)
+                client._wake()
+
     def deliver(self, client, data, event=None):
         """Queue ``data`` (made of ``event``) to ``client``, or drop the client if its
         queue is full."""
         if client.offer(data, event):
             self.stats["deliveries"] += 1
-            return
+        else:
+            self.drop_slow(client)
+
+    def drop_slow(self, client):
+        """Cut ``client``, whose queue is full: it fell ``client.limit`` events behind."""
         log.warning(
             "Dropped streaming client %r: it fell %d events behind.", client.name, client.limit
         )
@@ -383,6 +424,7 @@ class Hub:
                 self._subscription_changed(+1, url, attempt)
                 delay = RECONNECT_FIRST_DELAY
                 try:
+                    handed_out = 0
                     async for text in events.listen(pubsub):
                         try:
                             await on_event(text)
@@ -390,6 +432,14 @@ class Hub:
                             # One event that cannot be handed out (a bug, or Redis
                             # failing a name lookup) must not end the subscription.
                             log.exception("Could not hand out a status event: %.200s", text)
+                        # Events already read are handed out without a pause, and the
+                        # clients' queues written after them (write_soon), but at most
+                        # EVENTS_PER_WRITE: a burst must not fill the queues of clients
+                        # that are keeping up perfectly well.
+                        handed_out += 1
+                        if handed_out >= EVENTS_PER_WRITE:
+                            handed_out = 0
+                            await asyncio.sleep(0)
                 finally:
                     self._subscription_changed(-1, url, attempt)
             except (RedisError, OSError) as exc:
@@ -418,6 +468,16 @@ class Hub:
         if change > 0 and attempt:
             self.stats["resubscribed"] += 1
             log.info("Subscribed again on %s.", redacted(url))
+            self._refresh_live_pages_soon()
+
+    def _refresh_live_pages_soon(self):
+        """Have every live page read its session and follows again within
+        RESUBSCRIBED_REFRESH_SECONDS, spread over that time: the follows, blocks and
+        logouts published while the subscription was down were lost."""
+        loop = asyncio.get_running_loop()
+        for pages in self.users.values():
+            for client in pages:
+                loop.call_later(random.uniform(0, RESUBSCRIBED_REFRESH_SECONDS), client.refresh.set)
 
     def decode(self, text):
         """The StatusEvent, RelationsEvent or UnreadEvent published as ``text``, or None
@@ -458,6 +518,9 @@ class Hub:
         if type(event) is AccountEvent:
             change = self.hidden.union if event.hidden else self.hidden.difference
             self.hidden = frozenset(change((event.uid,)))
+            # A suspended account's own live pages check their session now (and end).
+            for client in self.users.get(event.uid, ()):
+                client.refresh.set()
             return
         if isinstance(event, RelationsEvent):
             # The users' own live pages, by a look-up: no scan of all clients.
@@ -491,12 +554,20 @@ class Hub:
             except Exception:
                 # The login stands in for the name; the event still goes out to all.
                 log.exception("Could not look up the author of status %s", event.id)
+        # The hot loop: one offer per matching client. The bytes are made once per format
+        # (the API's clients all share one; a live page's is its viewer's).
+        delivered, last_format, data = 0, None, b""
         for client in targets:
-            if not client.closing:
-                self.deliver(client, client.format.bytes_for(event), event)
-        # Let the writers send before the next event: a burst of events read in one
-        # go must not fill the queues of clients that are keeping up perfectly well.
-        await asyncio.sleep(0)
+            if client.closing:
+                continue
+            if client.format is not last_format:
+                last_format = client.format
+                data = last_format.bytes_for(event)
+            if client.offer(data, event):
+                delivered += 1
+            else:
+                self.drop_slow(client)
+        self.stats["deliveries"] += delivered
 
     def tell_user(self, event):
         """Queue a user's new unread count (an UnreadEvent) to their live pages on this

@@ -10,6 +10,7 @@ process(es), with exit code 0.
 
 import argparse
 import functools
+import gc
 import logging
 import os
 import signal
@@ -209,6 +210,11 @@ class Command(BaseCommand):
             f"Streaming server on http://{options['host']}:{options['port']}/ "
             f"(process {os.getpid()}, Redis {redacted(url)}; Ctrl-C stops it)"
         )
+        # What is loaded by now (Django, the templates, the libraries) lives as long as
+        # the process: kept out of the garbage collector's full passes, each of which
+        # walks every object tracked, and holds up every stream while it does.
+        gc.collect()
+        gc.freeze()
         server.run(sockets=sockets)
         self.stdout.write("Streaming server stopped.")
 
