@@ -112,6 +112,10 @@ class RunResult:
     loadgen_cpu: float = 0.0
     poster_cpu: float = 0.0
     lines_per_write: float = 0.0
+    # The server's garbage collector: full passes while posting, and its longest pause
+    # since it started (connecting the clients included), in ms.
+    gc_full_passes: int = 0
+    gc_longest_pause: float = 0.0
     idle_cpu: float = 0.0
     # Every status line received while posting and draining (warm-up included), and the
     # server's CPU seconds over that time: its CPU per delivered line.
@@ -397,6 +401,8 @@ class StreamBenchmark:
         turn: a RunResult per rate measured."""
         processes = 1 if design == "client" else options["processes"]
         extra = {"matching": design} if design in ("index", "scan") else {}
+        if options.get("live_refresh") is not None and design != "client":
+            extra["live_refresh"] = options["live_refresh"]
         connections_before = redis_client.connected_clients(r)
         # Every client connects from 127.0.0.1: the per-address limit, made for clients
         # on the internet, must let them all in (and /health with them).
@@ -504,6 +510,10 @@ class StreamBenchmark:
             writes = health.get("writes", 0) - counted_before.get("writes", 0)
             lines = health.get("deliveries", 0) - counted_before.get("deliveries", 0)
             result.lines_per_write = lines / writes if writes else 0.0
+            result.gc_full_passes = health.get("gc_full_passes", 0) - counted_before.get(
+                "gc_full_passes", 0
+            )
+            result.gc_longest_pause = health.get("gc_longest_pause_ms", 0.0)
             result.posted = len(posted)
             result.lines = len(arrivals)
             # Measured: the statuses posted after the warm-up, received or expected.
@@ -598,6 +608,10 @@ class StreamBenchmark:
             ("server CPU per delivered line", self.cpu_per_line),
             ("lines per write (hub)", lambda x: f"{x.lines_per_write:.2f}"),
             (
+                "collector: full passes; longest pause",
+                lambda x: f"{x.gc_full_passes}; {x.gc_longest_pause:.0f} ms",
+            ),
+            (
                 "load generator CPU (this process)",
                 lambda x: f"{x.loadgen_cpu * 100:.0f}% of a core",
             ),
@@ -665,6 +679,8 @@ def health_of_all(server, processes, timeout=10.0):
         for name, value in health.items():
             if isinstance(value, int) and not isinstance(value, bool) and name != "pid":
                 total[name] = total.get(name, 0) + value
+            elif isinstance(value, float):  # the longest of the processes' (a pause)
+                total[name] = max(total.get(name, 0.0), value)
     return total
 
 

@@ -186,6 +186,9 @@ class StreamingApp:
             "subscriptions": self.hub.subscriptions,
             "hidden_authors": len(self.hub.hidden),
             **{name: self.hub.stats[name] for name in counters},
+            # The garbage collector's full passes, and its longest pause so far.
+            "gc_full_passes": self.hub.collector_pauses.full_passes,
+            "gc_longest_pause_ms": round(self.hub.collector_pauses.longest * 1000, 1),
         }
         await send_text(
             send, 200 if subscribed else 503, json.dumps(body), content_type=b"application/json"

@@ -24,6 +24,7 @@ account events published on the same channel (repository.events.publish_account)
 import asyncio
 import collections
 import functools
+import gc
 import logging
 import random
 import time
@@ -232,6 +233,30 @@ class Client:
             self.writer.cancel()
 
 
+class CollectorPauses:
+    """The garbage collector's pauses in this process, for /health (a gc callback).
+
+    Every stream waits while the collector runs. Its full passes walk every object the
+    process tracks, and a stream server holds many per client (its connection, tasks,
+    filter and index entries): the longest pause says what that costs at this size."""
+
+    def __init__(self):
+        self.started = None
+        self.longest = 0.0
+        self.full_passes = 0
+
+    def __call__(self, phase, info):
+        now = time.perf_counter()
+        if phase == "start":
+            self.started = now
+            return
+        if self.started is not None:
+            self.longest = max(self.longest, now - self.started)
+            self.started = None
+        if info["generation"] == 2:
+            self.full_passes += 1
+
+
 class Hub:
     """The clients of one process: one subscription for them all, events fanned out
     in memory, keep-alives, and stopping them."""
@@ -278,6 +303,7 @@ class Hub:
         self.flush_scheduled = False
         self.tasks = []
         self.stats = collections.Counter()
+        self.collector_pauses = CollectorPauses()
 
     # --- the clients ---
 
@@ -370,6 +396,7 @@ class Hub:
 
     async def start(self):
         """Start the background work: keep-alives, and the subscription."""
+        gc.callbacks.append(self.collector_pauses)
         self.tasks.append(asyncio.create_task(self._send_keepalives()))
         self.tasks.append(asyncio.create_task(self._follow_channel(self.dispatch)))
         if self.hidden_authors is not None:
@@ -388,6 +415,8 @@ class Hub:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         self.tasks = []
+        if self.collector_pauses in gc.callbacks:
+            gc.callbacks.remove(self.collector_pauses)
 
     async def _send_keepalives(self):
         """Give each client that has been sent nothing for ``keepalive`` seconds its

@@ -35,6 +35,13 @@ class Command(BaseCommand):
             help="logged-in live home pages (Server-Sent Events), besides --clients",
         )
         parser.add_argument(
+            "--live-refresh",
+            type=float,
+            default=None,
+            help="seconds between a live page's periodic checks (the server's "
+            "--live-refresh; default: the server's default)",
+        )
+        parser.add_argument(
             "--following", type=int, default=200, help="users each live home follows"
         )
         parser.add_argument(
