@@ -23,11 +23,11 @@ account events published on the same channel (repository.events.publish_account)
 
 import asyncio
 import collections
-import functools
 import gc
 import logging
 import random
 import time
+from time import monotonic
 from urllib.parse import urlsplit, urlunsplit
 
 from redis.exceptions import RedisError
@@ -44,9 +44,12 @@ log = logging.getLogger(__name__)
 # moment), then backing off so that a long outage costs little.
 RECONNECT_FIRST_DELAY = 0.1
 RECONNECT_MAX_DELAY = 5.0
-# Events handed out at most before the clients' queues are written (Hub.write_soon):
+# Events handed out at most before the clients' queues are written (Hub.flush):
 # well under any client's buffer (--client-buffer).
 EVENTS_PER_WRITE = 32
+# Keep-alives written at most in one turn of the event loop (Hub._send_keepalives): 10,000
+# at once would hold every event back for the 0.2 s their writes take.
+KEEPALIVES_PER_TURN = 200
 # After subscribing again, the live pages read their follows and sessions again within
 # this long (Hub._refresh_live_pages_soon), spread out rather than all at once.
 RESUBSCRIBED_REFRESH_SECONDS = 30.0
@@ -102,7 +105,16 @@ class Client:
     The hub calls ``offer`` (never blocking); the connection's writer awaits
     ``next_batch`` and sends what it gets. Whatever has queued up while the writer
     was sending goes out as one batch: one write for many events when busy.
+
+    Slots rather than an instance dictionary: a process holds 10,000 of them, and the
+    hub reads several of their attributes for every line it delivers.
     """
+
+    __slots__ = (
+        "index", "_match", "format", "limit", "name", "user_id", "pending", "waiter",
+        "last_offer", "closing", "dropped", "writer", "write_now", "hub", "_refresh",
+        "_hidden_recently",
+    )  # fmt: skip
 
     def __init__(self, match, format, limit, name="", user_id=None):
         # The ClientIndex of the hub this client was added to (Hub.add), which its
@@ -129,23 +141,28 @@ class Client:
         self.writer = None
         # A function writing one chunk of the response straight to the connection, set
         # once the writer runs (app.write, app.chunk_writer): what is offered while the
-        # writer is idle is written by the hub (Hub.write_soon). None: the writer sends
+        # writer is idle is written by the hub (Hub.flush). None: the writer sends
         # everything (before it runs, or on a server that does not allow it).
         self.write_now = None
         # The hub this client was added to, while it is (Hub.add); None before and after.
         self.hub = None
+        # Made on first use (refresh, hidden_recently): only live pages use them.
+        self._refresh = self._hidden_recently = None
 
-    # Made on first use: only live pages use them, and a client's memory counts.
-    @functools.cached_property
+    @property
     def refresh(self):
-        """A live page's: an event set when its user's blocks or mutes change (its
-        filter is then read again at once: app.live_home)."""
-        return asyncio.Event()
+        """A live page's: an event set when its filter or session should be read again
+        at once (app.live_home): a follow, block, mute or logout of its user."""
+        if self._refresh is None:
+            self._refresh = asyncio.Event()
+        return self._refresh
 
-    @functools.cached_property
+    @property
     def hidden_recently(self):
-        """Authors hidden by such events since the filter's last refresh began."""
-        return set()
+        """Authors hidden by block or mute events since the filter's last refresh began."""
+        if self._hidden_recently is None:
+            self._hidden_recently = set()
+        return self._hidden_recently
 
     @property
     def match(self):
@@ -171,35 +188,23 @@ class Client:
         that hold events back or number them (replay.ReplayingClient)."""
         if self.closing:
             return True
-        if len(self.pending) >= self.limit:
+        pending = self.pending
+        if len(pending) >= self.limit:
             return False
-        self.pending.append(data)
-        self.last_offer = time.monotonic()
-        waiter = self.waiter
-        if waiter is not None and self.write_now is not None and self.hub is not None:
+        pending.append(data)
+        self.last_offer = monotonic()
+        hub = self.hub
+        if self.waiter is not None and self.write_now is not None and hub is not None:
             # The writer is idle: the hub writes what is queued once it has handed out
-            # every event it has read (Hub.write_soon), so that a client that several of
-            # them match gets them in one write, without waking its writer's task.
-            if len(self.pending) == 1:
-                self.hub.write_soon(self)
+            # every event it has read (Hub.flush), so that a client that several of them
+            # match gets them in one write, without waking its writer's task.
+            if len(pending) == 1:
+                hub.due.append(self)
+                if not hub.flush_scheduled:
+                    hub.schedule_flush()
         else:
             self._wake()
         return True
-
-    def write_pending(self):
-        """Write what is queued straight to the connection if the writer is idle (the
-        hub's Hub.flush); else, or if the connection cannot take it now, leave it to the
-        writer, which sends it however long that takes."""
-        if not self.pending:
-            return
-        waiter = self.waiter
-        if waiter is None or waiter.done():
-            return  # the writer is awake: it takes the queue itself
-        data = self.pending[0] if len(self.pending) == 1 else b"".join(self.pending)
-        if self.write_now(data):
-            self.pending.clear()
-        else:
-            self._wake()
 
     def _wake(self):
         waiter = self.waiter
@@ -298,7 +303,7 @@ class Hub:
         self.users = {}
         self.stopping = False
         # Clients whose queues are to be written at the end of this turn of the event
-        # loop (write_soon, flush).
+        # loop (Client.offer, flush).
         self.due = []
         self.flush_scheduled = False
         self.tasks = []
@@ -341,28 +346,38 @@ class Hub:
             if not pages:
                 del self.users[client.user_id]
 
-    def write_soon(self, client):
-        """Have ``client``'s queue written at the end of this turn of the event loop
-        (flush): after every event read so far is handed out. When events come faster
-        than they are handed out, they are read several at a time, and a client gets
-        all of its share of them in one write: the cost of a delivered line falls as
-        the load rises, instead of the hub falling behind for good."""
-        self.due.append(client)
-        if not self.flush_scheduled:
-            self.flush_scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
+    def schedule_flush(self):
+        """Have the queues of the clients in ``due`` (Client.offer) written at the end of
+        this turn of the event loop (flush): after every event read so far is handed out.
+        When events come faster than they are handed out, they are read several at a
+        time, and a client gets all of its share of them in one write: the cost of a
+        delivered line falls as the load rises, instead of the hub falling behind."""
+        self.flush_scheduled = True
+        asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self):
-        """Write the queues of the clients the last events went to (write_soon)."""
+        """Write what is queued for each client in ``due`` straight to its connection, if
+        its writer is still idle; else, or if the connection cannot take it now (its
+        socket is full), leave it to the writer, which sends it however long that takes.
+        The hot loop of delivery with write_now: kept bare."""
         self.flush_scheduled = False
         due, self.due = self.due, []
         self.stats["writes"] += len(due)
         for client in due:
+            pending = client.pending
+            waiter = client.waiter
+            if not pending or waiter is None or waiter.done():
+                continue  # sent already, or the writer is awake and takes the queue
+            data = pending[0] if len(pending) == 1 else b"".join(pending)
             try:
-                client.write_pending()
+                written = client.write_now(data)
             except Exception:
                 # One broken connection must not keep the others' events back.
                 log.exception("Could not write to streaming client %r", client.name)
+                written = False
+            if written:
+                pending.clear()
+            else:
                 client._wake()
 
     def deliver(self, client, data, event=None):
@@ -425,9 +440,15 @@ class Hub:
         while True:
             await asyncio.sleep(tick)
             now = time.monotonic()
+            sent = 0
             for client in list(self.clients):
                 if now - client.last_offer >= self.keepalive:
                     self.deliver(client, client.format.keepalive)
+                    sent += 1
+                    if sent % KEEPALIVES_PER_TURN == 0:
+                        # Clients that connected together fall quiet together: their
+                        # keep-alives (a write each) go out in turns, with the events.
+                        await asyncio.sleep(0)
 
     async def _refresh_hidden(self):
         """Read the hidden authors' ids now and every HIDDEN_REFRESH_SECONDS."""
@@ -462,7 +483,7 @@ class Hub:
                             # failing a name lookup) must not end the subscription.
                             log.exception("Could not hand out a status event: %.200s", text)
                         # Events already read are handed out without a pause, and the
-                        # clients' queues written after them (write_soon), but at most
+                        # clients' queues written after them (Hub.flush), but at most
                         # EVENTS_PER_WRITE: a burst must not fill the queues of clients
                         # that are keeping up perfectly well.
                         handed_out += 1
@@ -559,7 +580,7 @@ class Hub:
                     if hidden and hasattr(client.match, "hide"):
                         client.match.hide(hidden)  # now, before the next event
                         client.rematched()
-                        client.hidden_recently |= hidden
+                        client.hidden_recently.update(hidden)
                     client.refresh.set()
             return
         if event.kind == "unread":

@@ -55,6 +55,8 @@ class ReplayingClient(Client):
     (``release``), and which then passes over the live statuses it was replayed.
     Keep-alives are not held: they carry no event."""
 
+    __slots__ = ("held", "replayed", "floor", "replayed_until")
+
     def __init__(self, *args, floor=None, **kwargs):
         super().__init__(*args, **kwargs)
         # (event, data) of the live events matched while the replay is read; None
@@ -117,6 +119,8 @@ class LiveClient(ReplayingClient):
 
     The id is added as an event is queued, one line per connection; the event's own
     bytes stay the same for every connection (made once per variant)."""
+
+    __slots__ = ("cursor", "version")
 
     def __init__(self, *args, cursor=None, version=None, **kwargs):
         super().__init__(*args, floor=cursor, **kwargs)
