@@ -460,7 +460,9 @@ def chunk_writer(send):
         return None
 
     def write_chunk(data):
-        if flow.write_paused or cycle.disconnected or cycle.response_complete:
+        # (The response is never complete here: the writer ends it only once the client
+        # is closed, and a closed client's queue is never written by the hub.)
+        if flow.write_paused or cycle.disconnected:
             return False
         transport.write(b"%x\r\n%b\r\n" % (len(data), data))
         return True
