@@ -2,9 +2,9 @@
 API) against live_server, each person in a browser context of their own.
 
 carol blocks bob from his profile: bob, on carol's profile, is told he is blocked and
-sees none of her statuses. alice makes her account private on /settings/; bob asks to
-follow her ("Requested"); alice approves him on /settings/requests/; bob then sees her
-statuses on her profile and his home page.
+sees none of her statuses. alice changes her display name on /settings/, then makes her
+account private there; bob asks to follow her ("Requested"); alice approves him on
+/settings/requests/; bob then sees her statuses on her profile and his home page.
 
 The browser is Debian's chromium (see tests/test_browser.py); without one the test is
 skipped, except when CI=true: there it fails.
@@ -55,6 +55,14 @@ def test_a_block_and_a_private_account_in_a_real_browser(r, open_page):
     expect(as_bob.get_by_role("heading", name="You are blocked")).to_be_visible()
     expect(as_bob.get_by_text("carol's news")).to_have_count(0)
     expect(as_bob.get_by_role("button", name="Follow", exact=True)).to_have_count(0)
+
+    # alice gives herself a new display name on /settings/; her profile shows it.
+    as_alice.goto("/settings/")
+    as_alice.get_by_label(re.compile(r"^Display name:?$")).fill("Alice in Chains")
+    as_alice.get_by_role("button", name="Change name").click()
+    expect(flash(as_alice)).to_contain_text(["Your display name is now Alice in Chains."])
+    as_alice.goto("/@alice/")
+    expect(as_alice.get_by_role("heading", name="Alice in Chains")).to_be_visible()
 
     # alice makes her account private.
     as_alice.goto("/settings/")

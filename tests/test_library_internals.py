@@ -189,7 +189,8 @@ def test_uvicorn_httptools_protocol_has_the_hooks_the_connection_limits_use():
 def test_uvicorn_httptools_send_is_a_method_of_a_cycle_with_what_chunk_writer_reads():
     """timeline.streaming.app.chunk_writer writes a stream's chunks straight to the
     connection: it takes ``send.__self__`` (httptools_impl.RequestResponseCycle) and reads
-    its ``transport``, ``flow.write_paused``, ``disconnected`` and ``chunked_encoding``, and frames each chunk as uvicorn's own ``send`` does."""
+    its ``transport``, ``flow.write_paused``, ``disconnected`` and ``chunked_encoding``,
+    and frames each chunk as uvicorn's own ``send`` does."""
     from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
     assert inspect.iscoroutinefunction(RequestResponseCycle.send)

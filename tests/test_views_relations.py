@@ -21,6 +21,7 @@ ACTIONS = [
     "/@bob/mute/",
     "/@bob/unmute/",
     "/settings/",
+    "/settings/name/",
     "/settings/requests/bob/approve/",
     "/settings/requests/bob/reject/",
 ]
@@ -222,6 +223,32 @@ def test_settings_make_an_account_private_and_public(r, alice, as_alice):
     response = as_alice.post("/settings/", {}, follow=True)
     assert flash(response)[0].startswith("Your account is public")
     assert not privacy.is_private(r, alice["id"])
+
+
+def test_settings_change_the_display_name_everywhere_at_once(r, alice, as_alice):
+    page = html(as_alice.get("/settings/"))
+    assert 'action="/settings/name/"' in page and 'value="Alice' in page
+    response = as_alice.post("/settings/name/", {"name": "Wonder <b>Land</b>"}, follow=True)
+    assert flash(response) == ["Your display name is now Wonder &lt;b&gt;Land&lt;/b&gt;."]
+    assert users.get_user(r, alice["id"])["name"] == "Wonder <b>Land</b>"
+    assert "<bdi>Wonder &lt;b&gt;Land&lt;/b&gt;</bdi>" in html(as_alice.get("/@alice/"))
+    assert "@alice" in html(as_alice.get("/search/?q=wonder"))
+
+
+@pytest.mark.parametrize(
+    "name, problem",
+    [("", "This field is required."), ("x" * 51, "at most 50 characters"),
+     ("\u202eevil", "direction")],
+)  # fmt: skip
+def test_a_display_name_refused_says_why_and_changes_nothing(r, alice, as_alice, name, problem):
+    response = as_alice.post("/settings/name/", {"name": name})
+    assert response.status_code == 400
+    assert problem in html(response)
+    assert users.get_user(r, alice["id"])["name"] == alice["name"]
+
+
+def test_the_display_name_form_is_only_posted(as_alice):
+    assert as_alice.get("/settings/name/").status_code == 405
 
 
 def test_a_stranger_sees_a_private_profile_without_its_statuses(r, alice, bob, as_bob):

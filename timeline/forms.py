@@ -4,6 +4,7 @@ from django import forms
 from django.conf import settings
 
 from accounts.display_names import problem as display_name_problem
+from accounts.display_names import validate_display_name
 from socialsite.repository import entities, limits, lists
 
 
@@ -114,6 +115,17 @@ class MuteForm(forms.Form):
     def clean_duration(self):
         # No duration given (a form without the field): until unmuted, the default.
         return self.cleaned_data["duration"] or "forever"
+
+
+class DisplayNameForm(forms.Form):
+    """The settings page's display name: checked as sign-up checks it."""
+
+    name = forms.CharField(
+        label="Display name",
+        max_length=50,
+        validators=[validate_display_name],
+        help_text="Shown beside your login on your statuses and profile; 50 characters at most.",
+    )
 
 
 class PrivacyForm(forms.Form):

@@ -8,9 +8,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
-from socialsite.repository import blocks, graph, privacy
+from socialsite.repository import blocks, graph, privacy, users
 
-from .forms import MUTE_DURATIONS, MuteForm, PrivacyForm, mute_until
+from .forms import MUTE_DURATIONS, DisplayNameForm, MuteForm, PrivacyForm, mute_until
 from .views import _cursor, act_on_user
 
 BLOCK_MESSAGES = {
@@ -92,6 +92,7 @@ def unmute(request, login):
 def settings_page(request):
     r = get_redis()
     uid = request.user.id
+    name_form = DisplayNameForm(initial={"name": request.user.name})
     if request.method == "POST":
         form = PrivacyForm(request.POST)
         if form.is_valid():
@@ -111,8 +112,33 @@ def settings_page(request):
             return redirect("settings")
     else:
         form = PrivacyForm(initial={"private": privacy.is_private(r, uid)})
-    context = {"form": form, "requests": privacy.request_count(r, uid)}
-    return render(request, "timeline/settings.html", context, status=400 if form.errors else 200)
+    return _settings(request, r, form, name_form)
+
+
+def _settings(request, r, form, name_form):
+    """The settings page with these forms (400 if one has errors)."""
+    context = {
+        "form": form,
+        "name_form": name_form,
+        "requests": privacy.request_count(r, request.user.id),
+    }
+    status = 400 if form.errors or name_form.errors else 200
+    return render(request, "timeline/settings.html", context, status=status)
+
+
+@require_POST
+@login_required
+def change_name(request):
+    """POST /settings/name/: a new display name, on every page at once (and in search)."""
+    r = get_redis()
+    name_form = DisplayNameForm(request.POST)
+    if not name_form.is_valid():
+        form = PrivacyForm(initial={"private": privacy.is_private(r, request.user.id)})
+        return _settings(request, r, form, name_form)
+    name = name_form.cleaned_data["name"]
+    users.change_name(r, request.user.id, name)
+    messages.success(request, f"Your display name is now {name}.")
+    return redirect("settings")
 
 
 def _settings_list(request, kind, read_page):

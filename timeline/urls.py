@@ -23,6 +23,7 @@ urlpatterns += [
     path("@<str:login>/mute/", relations.mute, name="mute"),
     path("@<str:login>/unmute/", relations.unmute, name="unmute"),
     path("settings/", relations.settings_page, name="settings"),
+    path("settings/name/", relations.change_name, name="change_name"),
     path("settings/blocks/", relations.settings_blocks, name="settings_blocks"),
     path("settings/mutes/", relations.settings_mutes, name="settings_mutes"),
     path("settings/requests/", relations.settings_requests, name="settings_requests"),
