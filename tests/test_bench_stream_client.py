@@ -38,3 +38,14 @@ def test_a_live_pages_events_are_read_with_their_id_lines():
 def test_the_apis_status_lines_are_read():
     line = json.dumps({"id": 9, "posted": 1.5, "text": "hi"}).encode()
     assert received(False, line + b"\n", b"\n") == [9]
+
+
+def test_status_lines_in_the_servers_field_order_are_read_without_decoding():
+    lines = [
+        json.dumps({"message": f'say "posted": {n}', "posted": 1.5 + n, "id": 10 + n,
+                    "uid": 1, "entities": {"user_mentions": [{"id": 99}]}}).encode()
+        for n in range(3)
+    ]  # fmt: skip
+    deletion = json.dumps({"id": 10, "deleted": True}).encode()
+    assert received(False, lines[0] + b"\n" + lines[1] + b"\n", deletion + b"\n" + lines[2]
+                    + b"\n") == [10, 11, 12]  # fmt: skip
