@@ -413,8 +413,8 @@ class StreamingApp:
     async def write(self, client, send):
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
-        # For the events offered while this waits (Client.offer).
-        client.write_now = chunk_writer(send)
+        # For the events offered while this waits (Client.offer, Hub.flush).
+        client.transport = response_transport(send)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -442,32 +442,20 @@ async def send_text(send, status, text, headers=(), content_type=b"text/plain; c
     await send({"type": "http.response.body", "body": body})
 
 
-def chunk_writer(send):
-    """A function writing one chunk of a started response's body straight to its
-    connection, for uvicorn's ``send`` of a chunked response (the streams'); None for
-    any other ``send`` (the writer then sends everything through ``send``).
+def response_transport(send):
+    """The asyncio transport of the connection a started response is sent on, for
+    uvicorn's ``send`` of a chunked response (the streams'); None for any other ``send``
+    (the writer then sends everything through ``send``).
 
-    One delivered line costs a system call and little else this way: ``send`` would
-    also make a message, a coroutine and an exception to end it, per line and client.
-    It writes as uvicorn's ``send`` does (httptools_impl.RequestResponseCycle, guarded by
-    tests/test_library_internals.py), and refuses (False) when ``send`` would wait: the
-    client's socket is full (uvicorn's flow control) or gone. The event is then queued
-    and the writer sends it through ``send``, which waits as long as it takes."""
+    The hub writes a client's events to it as chunks of the response (Hub.flush): one
+    delivered line then costs a system call and little else, where ``send`` would also
+    make a message, a coroutine and an exception to end it, per line and client. It reads
+    uvicorn's httptools_impl.RequestResponseCycle (``send.__self__``, its ``transport``
+    and ``chunked_encoding``), guarded by tests/test_library_internals.py."""
     cycle = getattr(send, "__self__", None)
-    transport = getattr(cycle, "transport", None)
-    flow = getattr(cycle, "flow", None)
-    if transport is None or flow is None or getattr(cycle, "chunked_encoding", None) is not True:
+    if getattr(cycle, "chunked_encoding", None) is not True:
         return None
-
-    def write_chunk(data):
-        # (The response is never complete here: the writer ends it only once the client
-        # is closed, and a closed client's queue is never written by the hub.)
-        if flow.write_paused or cycle.disconnected:
-            return False
-        transport.write(b"%x\r\n%b\r\n" % (len(data), data))
-        return True
-
-    return write_chunk
+    return getattr(cycle, "transport", None)
 
 
 async def wait_for_disconnect(receive):
