@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import pytest
 from django.test import Client
 
-from socialsite.repository import blocks, client, graph, keys, privacy, statuses
+from socialsite.repository import blocks, client, graph, keys, privacy, reposts, statuses
 from tests.support.helpers import log_in, post
 from tests.support.streams import StreamConnection
 
@@ -72,6 +72,30 @@ def test_sample_and_filter_never_send_a_private_accounts_statuses(r, stream_serv
         shown = post(r, bob, "no secret here")
         assert firehose.read_json()["id"] == shown
         assert matching.read_json()["id"] == shown
+
+
+def test_a_private_accounts_reposts_reach_its_followers_live_pages_only(
+    r, stream_server, settings, alice, bob, carol
+):
+    """A repost is a status of the reposter's: made while their account is private, the
+    streaming API never sends it (nor its undoing), whoever the original's author is."""
+    original = post(r, carol, "carol's public news")
+    privacy.set_private(r, alice["id"], True)
+    graph.follow(r, bob["id"], alice["id"])
+    privacy.approve(r, alice["id"], bob["id"])
+    with (
+        sample(stream_server) as firehose,
+        filtered(stream_server, follow="alice") as following_alice,
+        live(stream_server, settings, "bob") as follower,
+    ):
+        reposts.repost(r, alice["id"], original)
+        repost_id = next_status(follower)  # her approved follower's live page has it
+        reposts.unrepost(r, alice["id"], original)
+        mentioned = post(r, carol, "hello @alice")
+        # Neither the repost nor the notice of its undoing came before.
+        assert firehose.read_json()["id"] == mentioned
+        assert following_alice.read_json()["id"] == mentioned
+    assert repost_id > original
 
 
 def test_a_status_posted_while_public_is_streamed_and_so_is_its_deletion(r, stream_server, alice):

@@ -347,6 +347,23 @@ def test_the_catch_up_goes_through_the_clients_filter(r, stream_server, alice, b
     assert [line.get("id") for line in lines] == [tracked, by_alice, None, after]
 
 
+def test_the_catch_up_sends_reposts_as_they_were_streamed(r, stream_server, alice, bob, carol):
+    since = post(r, alice, "start")
+    original = post(r, alice, "worth reposting")
+    reposts.repost(r, bob["id"], original)
+    privacy.set_private(r, carol["id"], True)
+    reposts.repost(r, carol["id"], original)  # by a private account: never to the API
+    settle(r, stream_server)
+    with sample(stream_server, since) as stream:
+        lines = caught_up(stream)
+    assert [line.get("id") for line in lines[:1]] == [original]
+    repost = lines[1]
+    assert repost["user"] == {"id": bob["id"], "screen_name": "bob"}
+    assert repost["retweeted_status"]["id"] == original
+    assert repost["retweeted_status"]["user"] == {"id": alice["id"], "screen_name": "alice"}
+    assert lines[2] == {"catch_up": {"since_id": since, "sent": 2, "complete": True}}
+
+
 def test_the_catch_up_never_sends_private_suspended_or_deleted_statuses(
     r, stream_server, alice, bob, carol
 ):

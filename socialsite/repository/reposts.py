@@ -60,8 +60,11 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
        then the repost counted in the original's slot (status_count.lua: refused if
        the status is gone; counted once per user).
     3. One round trip: the reposter's side (add_repost.lua: a no-op if reposted
-       already), the author's notification, the first ``inline_limit`` followers.
-    4. One round trip: the repost's hash; then its delivery (fanout.deliver_repost),
+       already), the author's notification, the repost noted among the recent public
+       statuses (unless the reposter's account is private), the first ``inline_limit``
+       followers.
+    4. One round trip: the repost's hash (marked private if the reposter's account
+       is); then its delivery (fanout.deliver_repost),
        the job for the followers past the inline ones, clearing the unfinished note,
        publishing it for the streaming API.
     Should the request die between 3 and 4, the workers' sweep of unfinished posts
@@ -70,11 +73,11 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     uid, sid = int(uid), int(sid)
     pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
-    pipe.hget(keys.user(uid), "login")
+    pipe.hmget(keys.user(uid), ["login", "private"])
     pipe.incr(keys.STATUS_IDS)
     pipe.zrange(keys.blocks(uid), 0, -1)
     pipe.zrange(keys.blocked_by(uid), 0, -1)
-    data, login, rid, blocking, blocked_by = pipe.execute()
+    data, (login, reposter_private), rid, blocking, blocked_by = pipe.execute()
     status = statuses.decode_status(data)
     if status is None or login is None:
         return RepostResult.NOT_FOUND, None
@@ -110,6 +113,10 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         if author != uid:
             event = notifications.member("repost", uid, orig, orig)
             notifications.queue_notify(pipe, author, event, now, notifications_kept)
+        if reposter_private != "1":
+            # Among the recent public statuses, for the streaming API's catch-up: before
+            # it is published (an id without a hash, should the request die, is skipped).
+            events.queue_note_recent(pipe, rid)
         pipe.zrangebyscore(
             keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
         )
@@ -127,6 +134,10 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         "repost_of_uid": author,
         "message": "",
     }
+    if reposter_private == "1":
+        # Reposted while the reposter's account is private: as a status posted then, the
+        # streaming API never sends it; live pages send it to their followers (privacy.py).
+        repost_status["private"] = "1"
     r.hset(keys.status(rid), mapping=repost_status)
     fanout.deliver_repost(r, uid, rid, orig, author, [int(member) for member, _ in followers])
     if upto >= 0:

@@ -336,7 +336,9 @@ def recent_public(r, after, below=None, count=500):
 
     Returns (statuses, lowest, full): ``lowest`` the lowest id read (the next batch's
     ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
-    more below). Two to three round trips: the ids, the hashes, the authors.
+    more below). Reposts come with their originals, as their events do (``retweeted_status``),
+    those of originals gone or no longer public left out. Three round trips: the ids, the
+    hashes, the authors; one or two more for the originals of reposts.
     """
     top = "+inf" if below is None else f"({int(below)}"
     ids = [
@@ -361,6 +363,9 @@ def recent_public(r, after, below=None, count=500):
     for status in visible:
         for field in ("replies", "likes", "reposts"):
             status.pop(field, None)  # get_statuses' counts: not fields of the status
+    if any("repost_of" in status for status in visible):
+        # A repost as it was published: its original (public now) as retweeted_status.
+        visible = _with_originals(r, visible, hidden=())
     return visible, ids[-1], len(ids) == count
 
 
