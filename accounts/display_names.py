@@ -91,3 +91,14 @@ def validate_display_name(value):
     reason = problem(value)
     if reason is not None:
         raise forms.ValidationError(reason, code="invalid_display_name")
+
+
+# The longest display name, in characters.
+MAX_LENGTH = 50
+
+
+def display_name_field(**options):
+    """The form field of a display name, as sign-up and the settings page ask for it."""
+    return forms.CharField(
+        label="Display name", max_length=MAX_LENGTH, validators=[validate_display_name], **options
+    )

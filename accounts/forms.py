@@ -11,7 +11,7 @@ from socialsite.connection import get_redis
 from socialsite.repository import users
 
 from . import auth
-from .display_names import validate_display_name
+from .display_names import display_name_field
 
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9_]{1,30}")
 
@@ -73,7 +73,7 @@ class SignupForm(forms.Form):
         help_text="Letters, digits and underscores; people will know you as @login.",
         widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
     )
-    name = forms.CharField(label="Display name", max_length=50, validators=[validate_display_name])
+    name = display_name_field()
     password1 = password_field("Password")
     password2 = password_field("Password again")
 

@@ -3,8 +3,9 @@ import datetime
 from django import forms
 from django.conf import settings
 
+from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
+from accounts.display_names import display_name_field
 from accounts.display_names import problem as display_name_problem
-from accounts.display_names import validate_display_name
 from socialsite.repository import entities, limits, lists
 
 
@@ -120,11 +121,9 @@ class MuteForm(forms.Form):
 class DisplayNameForm(forms.Form):
     """The settings page's display name: checked as sign-up checks it."""
 
-    name = forms.CharField(
-        label="Display name",
-        max_length=50,
-        validators=[validate_display_name],
-        help_text="Shown beside your login on your statuses and profile; 50 characters at most.",
+    name = display_name_field(
+        help_text="Shown beside your login on your statuses and profile; "
+        f"{DISPLAY_NAME_MAX_LENGTH} characters at most."
     )
 
 

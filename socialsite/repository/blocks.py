@@ -104,8 +104,9 @@ def block(r, uid, other_uid):
     _set_block(r, other_uid, uid, now, "block", "blocked")
     pairs = [(uid, other_uid), (other_uid, uid)]
     _relations_changed(r, [uid, other_uid], hidden=pairs)
-    graph.unfollow(r, uid, other_uid)
-    graph.unfollow(r, other_uid, uid)
+    # (Their live pages were told above, with the block: one event, not three.)
+    graph.unfollow(r, uid, other_uid, tell_live_pages=False)
+    graph.unfollow(r, other_uid, uid, tell_live_pages=False)
     return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
 
 

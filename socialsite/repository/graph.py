@@ -270,7 +270,7 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
 
-def unfollow(r, uid, other_uid, refill=True):
+def unfollow(r, uid, other_uid, refill=True, tell_live_pages=True):
     """User ``uid`` stops following ``other_uid``; return a FollowResult.
 
     1. Read other's newest HOME_TIMELINE_SIZE status ids.
@@ -284,6 +284,8 @@ def unfollow(r, uid, other_uid, refill=True):
        most-followed list (suggestions.queue_followers_count): one round trip.
     4. Queue a job to refill home:{uid} (fanout.refill_job), unless ``refill`` is
        False (``uid``'s account is being deleted: its home timeline goes too).
+    5. Tell uid's open live pages (events.publish_relations_changed), unless
+       ``tell_live_pages`` is False (the caller publishes an event of its own).
     Step 3 also withdraws a request of uid's to follow other (a private account):
     the result is then REQUEST_WITHDRAWN.
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
@@ -338,7 +340,7 @@ def unfollow(r, uid, other_uid, refill=True):
                     pipe, other_uid, followers_count, follow=False
                 ),
             )
-    if removed:
+    if removed and tell_live_pages:
         events.publish_relations_changed(r, [uid])  # uid's open live pages (as follow)
     if removed and refill:
         # Deferred, so the unfollow returns at once: top the home timeline up again
