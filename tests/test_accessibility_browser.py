@@ -12,6 +12,8 @@ views, JSON, health checks); a test fails when a URL name is in neither, so that
 page cannot go unchecked.
 """
 
+import re
+
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
@@ -71,7 +73,7 @@ def site(r):
     first = post(r, bob, "Hello #launch day, @alice: see https://example.com/notes")
     reply = post(r, alice, "@bob Congratulations!", in_reply_to=first)
     post(r, bob, "@alice Thanks, and more to come", in_reply_to=reply)
-    post(r, carol, "Only for my followers #launch")
+    private = post(r, carol, "Only for my followers #launch")
     post(r, alice, "A status of my own", location="48.8566,2.3522")
     likes.like(r, alice["id"], first)
     likes.like(r, bob["id"], reply)
@@ -80,7 +82,7 @@ def site(r):
     lists.add_member(r, alice["id"], lid, bob["id"])
     moderation.file_report(r, bob, dave, "spam", "posts nothing but ads", status_ids=())
     trends.recompute(r)
-    return {"status": first, "reply": reply, "list": lid}
+    return {"status": first, "reply": reply, "private": private, "list": lid}
 
 
 # Every GET page of the URLconf: its URL name -> its path, for the site above.
@@ -203,6 +205,143 @@ def viewer_page(browser_contexts):
 def test_the_page_has_no_violation(axe, site, viewer_page, name, viewer):
     page = viewer_page(viewer)
     page.goto(PAGES[name](site))
+    assert_no_violations(axe, page)
+
+
+# --- error pages and forms sent back with their errors ----------------------------------
+
+
+def send_form(page, action, **fields):
+    """Post ``fields`` to ``action`` from ``page``, as one of its forms would (with its
+    CSRF token): for the answers no form on the site leads to. The answer."""
+    with page.expect_navigation() as answer:
+        page.evaluate(
+            """([action, fields]) => {
+              const form = document.createElement("form");
+              form.method = "post";
+              form.action = action;
+              const token = document.querySelector("[name=csrfmiddlewaretoken]");
+              if (token) fields.csrfmiddlewaretoken = token.value;
+              for (const [name, value] of Object.entries(fields)) {
+                const input = document.createElement("input");
+                input.type = "hidden";
+                input.name = name;
+                input.value = value;
+                form.appendChild(input);
+              }
+              document.body.appendChild(form);
+              form.submit();
+            }""",
+            [action, fields],
+        )
+    return answer.value
+
+
+def click_past_browser_checks(page, button):
+    """Click ``button`` with the browser's own form checks off (required, maxlength):
+    the server's checks then answer, as they must for any client. The answer."""
+    page.evaluate("document.querySelectorAll('form').forEach(f => f.noValidate = true)")
+    with page.expect_navigation() as answer:
+        page.get_by_role("button", name=button, exact=True).click()
+    return answer.value
+
+
+def search_twice(page, site, settings):
+    settings.THROTTLES = {**settings.THROTTLES, "search": (1, 300)}
+    settings.BEHIND_PROXY = True  # else a visitor from loopback is spared
+    page.goto("/search/?q=bo")
+    return page.goto("/search/?q=al")
+
+
+def delete_someone_elses_status(page, site, settings):
+    page.goto("/")
+    return send_form(page, f"/statuses/{site['status']}/delete/")
+
+
+def log_in_without_the_csrf_cookie(page, site, settings):
+    page.goto("/accounts/login/")
+    page.context.clear_cookies()
+    return click_past_browser_checks(page, "Log in")
+
+
+# What leads to each error page: a path, or a function(page, site, settings).
+ERROR_PAGES = [
+    pytest.param(None, "/@nobody/", 404, id="404-no-such-user"),
+    pytest.param("alice", "/@nobody/", 404, id="404-no-such-user-logged-in"),
+    pytest.param("bob", "/moderation/", 404, id="404-not-a-moderator"),
+    pytest.param(None, "/?before=x", 400, id="400-malformed-link"),
+    pytest.param("alice", "/?before=x", 400, id="400-malformed-link-logged-in"),
+    pytest.param(None, "/accounts/logout/", 405, id="405-get-a-form-action"),
+    pytest.param("alice", "/accounts/logout/", 405, id="405-get-a-form-action-logged-in"),
+    pytest.param(None, lambda s: f"/@carol/{s['private']}/", 403, id="403-private-status"),
+    pytest.param("alice", delete_someone_elses_status, 403, id="403-not-your-status"),
+    pytest.param(None, log_in_without_the_csrf_cookie, 403, id="403-csrf"),
+    pytest.param(None, search_twice, 429, id="429-search"),
+    pytest.param("alice", search_twice, 429, id="429-search-logged-in"),
+]
+
+
+@pytest.mark.parametrize(("viewer", "leads_there", "status"), ERROR_PAGES)
+def test_the_error_page_has_no_violation(
+    axe, site, viewer_page, settings, viewer, leads_there, status
+):
+    page = viewer_page(viewer)
+    if isinstance(leads_there, str):
+        response = page.goto(leads_there)
+    elif leads_there.__code__.co_argcount == 1:
+        response = page.goto(leads_there(site))
+    else:
+        response = leads_there(page, site, settings)
+    assert response.status == status
+    assert_no_violations(axe, page)
+
+
+# Each form, sent back with its errors: viewer, the form's page, what to fill in, its button.
+FORMS = [
+    pytest.param(
+        None,
+        "/accounts/signup/",
+        {"Login name": "bob", "Password": "short", "Password again": "other"},
+        "Sign up",
+        id="signup",
+    ),
+    pytest.param(
+        None, "/accounts/login/", {"Login name": "alice", "Password": "wrong"}, "Log in", id="login"
+    ),
+    pytest.param("alice", "/accounts/password/", {}, "Change password", id="password"),
+    pytest.param("alice", "/settings/", {"Display name": ""}, "Change name", id="settings-name"),
+    pytest.param("alice", "/settings/delete/", {}, "Delete my account", id="delete-account"),
+    pytest.param("alice", "/lists/", {}, "Make the list", id="new-list"),
+    pytest.param(
+        "alice", lambda s: f"/lists/{s['list']}/", {"List name": ""}, "Rename", id="rename-list"
+    ),
+    pytest.param(
+        "alice", lambda s: f"/lists/{s['list']}/", {}, "Add to the list", id="add-to-list"
+    ),
+    pytest.param("alice", "/@dave/report/", {}, "Send the report", id="report"),
+    pytest.param("alice", "/moderation/", {}, "Suspend @dave", id="moderation-suspend"),
+    pytest.param("alice", "/", {}, "Post", id="post"),
+    pytest.param(
+        "alice", lambda s: f"/@bob/{s['status']}/", {"Your reply": ""}, "Reply", id="reply"
+    ),
+]
+
+
+@pytest.mark.parametrize(("viewer", "path", "fields", "button"), FORMS)
+def test_a_form_with_errors_has_no_violation(axe, site, viewer_page, viewer, path, fields, button):
+    page = viewer_page(viewer)
+    page.goto(path if isinstance(path, str) else path(site))
+    for label, value in fields.items():
+        page.get_by_label(re.compile(rf"^{re.escape(label)}:?$")).fill(value)
+    click_past_browser_checks(page, button)
+    expect(page.locator(".field-error, .form-errors, .errorlist").first).to_be_visible()
+    assert_no_violations(axe, page)
+
+
+def test_the_search_form_with_errors_has_no_violation(axe, site, viewer_page):
+    page = viewer_page("alice")
+    page.goto("/search/?q=" + "b" * 101)
+    expect(page.locator(".errorlist")).to_be_visible()
     assert_no_violations(axe, page)
 
 
