@@ -81,6 +81,10 @@ def site(r):
     _, lid = lists.create_list(r, alice["id"], "Friends")
     lists.add_member(r, alice["id"], lid, bob["id"])
     moderation.file_report(r, bob, dave, "spam", "posts nothing but ads", status_ids=())
+    for n in range(6):  # enough people for #launch to trend and to suggest bob
+        fan = make_user(r, f"fan{n}")
+        graph.follow(r, fan["id"], bob["id"])
+        post(r, fan, "hello #launch")
     trends.recompute(r)
     return {"status": first, "reply": reply, "private": private, "list": lid}
 
@@ -200,12 +204,17 @@ def viewer_page(browser_contexts):
     return open_page
 
 
-@pytest.mark.parametrize("viewer", ["alice", None])
-@pytest.mark.parametrize("name", sorted(PAGES))
-def test_the_page_has_no_violation(axe, site, viewer_page, name, viewer):
+@pytest.mark.parametrize("viewer", ["alice", None], ids=["logged-in", "logged-out"])
+def test_every_page_has_no_violation(axe, site, viewer_page, viewer):
+    """One walk through every page (the site and the log-in are made once): a failure
+    lists every violation of every page. A page that needs a log-in sends a visitor to
+    the log-in page, which is checked too."""
     page = viewer_page(viewer)
-    page.goto(PAGES[name](site))
-    assert_no_violations(axe, page)
+    found = []
+    for name in sorted(PAGES):
+        page.goto(PAGES[name](site))
+        found += violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
 
 
 # --- error pages and forms sent back with their errors ----------------------------------
@@ -435,22 +444,36 @@ HEADER_ITEMS_JS = """
 MIN_CONTRAST = 4.5
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("name", MAIN_PAGES)
-def test_the_page_looks_right(site, browser_contexts, tmp_path, name, width):
-    page = browser_contexts(viewport={"width": width, "height": 900}).new_page()
-    log_in_browser(page, "alice")
-    page.goto(PAGES[name](site))
-    page.screenshot(path=tmp_path / f"{name}-{width}.png", full_page=True)
-
+def defects(page, width):
+    """What is wrong with the page as shown ``width`` pixels wide, as readable lines."""
+    found = []
     buttons = page.evaluate(BUTTONS_CONTRAST_JS)
-    assert buttons, "no button on the page?"
-    unreadable = [b for b in buttons if not b["text"] or b["contrast"] < MIN_CONTRAST]
-    assert not unreadable, f"buttons whose text cannot be read: {unreadable}"
-
-    assert page.evaluate(UNREACHABLE_IN_HEADER_JS) == []
-    assert page.evaluate("document.documentElement.scrollWidth") <= width, "a sideways scroll"
+    if not buttons:
+        found.append("no button at all (the header has Log out and Search)")
+    for button in buttons:
+        if not button["text"] or button["contrast"] < MIN_CONTRAST:
+            found.append(f"a button whose text cannot be read: {button}")
+    for element in page.evaluate(UNREACHABLE_IN_HEADER_JS):
+        found.append(f"out of reach in the header: {element}")
+    if page.evaluate("document.documentElement.scrollWidth") > width:
+        found.append("wider than the window: it scrolls sideways")
     if width >= 1280:
         items = page.evaluate(HEADER_ITEMS_JS)
-        assert max(top for top, _ in items) < min(bottom for _, bottom in items), items
-        assert page.get_by_role("banner").bounding_box()["height"] < 64
+        height = page.get_by_role("banner").bounding_box()["height"]
+        if max(top for top, _ in items) >= min(bottom for _, bottom in items) or height > 64:
+            found.append(f"the header takes more than one line ({height} px high)")
+    return [f"{page.url} at {width} px: {line}" for line in found]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_main_pages_look_right(site, browser_contexts, tmp_path, width):
+    """Each main page, as alice sees it: a screenshot (in the test's tmp_path), then
+    its buttons' text, its header and its width checked."""
+    page = browser_contexts(viewport={"width": width, "height": 900}).new_page()
+    log_in_browser(page, "alice")
+    found = []
+    for name in MAIN_PAGES:
+        page.goto(PAGES[name](site))
+        page.screenshot(path=tmp_path / f"{name}-{width}.png", full_page=True)
+        found += defects(page, width)
+    assert not found, "\n".join(found)
