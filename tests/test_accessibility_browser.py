@@ -80,7 +80,8 @@ def site(r):
     reposts.repost(r, alice["id"], first)
     _, lid = lists.create_list(r, alice["id"], "Friends")
     lists.add_member(r, alice["id"], lid, bob["id"])
-    moderation.file_report(r, bob, dave, "spam", "posts nothing but ads", status_ids=())
+    ad = post(r, dave, "Buy followers now: cheap-followers.example")
+    moderation.file_report(r, bob, dave, "spam", "posts nothing but ads", status_ids=[ad])
     for n in range(6):  # enough people for #launch to trend and to suggest bob
         fan = make_user(r, f"fan{n}")
         graph.follow(r, fan["id"], bob["id"])
@@ -217,6 +218,20 @@ def test_every_page_has_no_violation(axe, site, viewer_page, viewer):
     assert not found, "axe found:\n" + "\n".join(found)
 
 
+def test_the_pages_of_a_private_account_have_no_violation(axe, site, viewer_page):
+    """What only carol sees: her follow requests (from dave), her settings with her
+    account private, her profile with its badge."""
+    page = viewer_page("carol")
+    page.goto("/settings/requests/")
+    expect(page.get_by_role("main")).to_contain_text("@dave")
+    found = violations(axe, page)
+    for path in ["/settings/", "/@carol/"]:
+        page.goto(path)
+        found += violations(axe, page)
+    expect(page.get_by_text("Only for my followers")).to_be_visible()
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
 # --- error pages and forms sent back with their errors ----------------------------------
 
 
@@ -283,6 +298,7 @@ ERROR_PAGES = [
     pytest.param(None, "/accounts/logout/", 405, id="405-get-a-form-action"),
     pytest.param("alice", "/accounts/logout/", 405, id="405-get-a-form-action-logged-in"),
     pytest.param(None, lambda s: f"/@carol/{s['private']}/", 403, id="403-private-status"),
+    pytest.param("erin", "/@alice/", 403, id="403-blocked"),
     pytest.param("alice", delete_someone_elses_status, 403, id="403-not-your-status"),
     pytest.param(None, log_in_without_the_csrf_cookie, 403, id="403-csrf"),
     pytest.param(None, search_twice, 429, id="429-search"),
