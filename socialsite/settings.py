@@ -217,6 +217,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # HEAD answered as GET without a body, for every page (first: all the rest see a GET).
+    "socialsite.head.HeadAsGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
     "socialsite.security_headers.SecurityHeadersMiddleware",
