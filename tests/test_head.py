@@ -1,14 +1,17 @@
 """HEAD on every address of the site answers what GET answers, without a body
 (socialsite/head.py). The addresses come from the URLconf, so a page added later is
 walked without anyone remembering it; one whose address takes a parameter this test
-has no value for fails until it is given one (VALUES).
+has no value for fails until it is given one (the ``site`` fixture).
 
 Requests go through Django's WSGI handler itself, not the test client (which drops a
-HEAD's body on its own), as a visitor, a logged-in owner and a moderator.
+HEAD's body on its own), as a visitor, a logged-in owner and a moderator; and one page
+over a socket.
 """
 
+import http.client
 import re
 from io import BytesIO
+from urllib.parse import urlsplit
 
 import pytest
 from django.conf import settings
@@ -116,3 +119,18 @@ def test_a_405_names_head_where_it_names_get(site):
     assert headers["Allow"] == "GET, POST, HEAD"
     status, headers, _ = wsgi("HEAD", "/accounts/logout/")
     assert status == 405 and headers["Allow"] == "POST"
+
+
+def test_head_over_a_socket(live_server):
+    """On the wire (Django's threaded server): the GET's status and length, no body."""
+    address = urlsplit(live_server.url)
+    answers = {}
+    for method in ("GET", "HEAD"):
+        connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+        connection.request(method, "/accounts/login/")
+        response = connection.getresponse()
+        answers[method] = response.status, response.getheader("Content-Length"), response.read()
+        connection.close()
+    get_status, get_length, page = answers["GET"]
+    assert get_status == 200 and get_length == str(len(page)) and b"Log in" in page
+    assert answers["HEAD"] == (200, get_length, b"")
