@@ -155,6 +155,10 @@ THROTTLES = {
     "login": env_throttle("THROTTLE_LOGIN", (25, 5 * 60)),
     # ...and per attempted login name, whatever the address: failed log-ins.
     "login_failures": env_throttle("THROTTLE_LOGIN_FAILURES", (25, 60 * 60)),
+    # ...except from a browser with a device cookie of that login (docs/accounts.md):
+    # its failed log-ins are counted per cookie instead. Fewer than per name: its owner
+    # types their own password, and a stolen cookie should buy a guesser little.
+    "device_failures": env_throttle("THROTTLE_DEVICE_FAILURES", (10, 60 * 60)),
     # Per client address: sign-ups (valid forms, each about to make an account).
     "signup": env_throttle("THROTTLE_SIGNUP", (5, 30 * 60)),
     # Per account (loopback spared unless BEHIND_PROXY): password change attempts.
@@ -213,6 +217,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # HEAD answered as GET without a body, for every page (first: all the rest see a GET).
+    "socialsite.head.HeadAsGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
     "socialsite.security_headers.SecurityHeadersMiddleware",

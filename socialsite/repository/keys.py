@@ -49,8 +49,15 @@ def user(uid):
 
 
 def credentials(uid):
-    """HASH: password (an Argon2 hash). Kept apart so the public hash never carries it."""
+    """HASH: password (an Argon2 hash) and DEVICE_GENERATION_FIELD. Kept apart so the
+    public hash never carries them."""
     return f"credentials:{shard(uid)}:{uid}"
+
+
+# Field of the credentials hash: a random token every device cookie of the account
+# names (devices.py); replaced to revoke them all. Absent until the first revocation:
+# cookies then name "".
+DEVICE_GENERATION_FIELD = "devices"
 
 
 def home(uid):
@@ -219,6 +226,13 @@ def login_throttle(name, login):
     """HASH (start, count, last): uses of throttle ``name`` against one attempted login
     name (lowercased), whatever the address: failed log-ins."""
     return f"throttle:login:{name}:{login}"
+
+
+def device_throttle(name, uid, nonce):
+    """HASH (start, count, last): uses of throttle ``name`` by one device cookie of user
+    ``uid`` (its random ``nonce``): the failed log-ins of a browser that logged in to the
+    account before (devices.py). In the user's slot."""
+    return f"throttle:{shard(uid)}:{uid}:device:{nonce}:{name}"
 
 
 # --- blocks, mutes and private accounts (blocks.py, privacy.py, visibility.py) ----------
