@@ -173,14 +173,14 @@ def test_uvicorn_reports_an_unfinished_response_with_the_message_the_app_filters
 def test_uvicorn_httptools_protocol_has_the_hooks_the_connection_limits_use():
     """timeline.streaming.limits subclasses uvicorn's HttpToolsProtocol: it overrides
     ``connection_made``, ``on_message_begin`` (httptools' callback for a request's first
-    byte) and ``connection_lost``, reads ``client``, ``loop`` and ``transport``, and is
-    passed to Config(http=...) as a class."""
+    byte) and ``connection_lost``, reads ``loop`` and ``transport``, and is passed to
+    Config(http=...) as a class."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     for hook in ("connection_made", "on_message_begin", "connection_lost"):
         assert callable(getattr(HttpToolsProtocol, hook))
     source = inspect.getsource(HttpToolsProtocol)
-    for attribute in ("self.client =", "self.loop =", "self.transport ="):
+    for attribute in ("self.loop =", "self.transport ="):
         assert attribute in source
     config = uvicorn.Config(app=None, http=HttpToolsProtocol)
     assert config.http is HttpToolsProtocol
