@@ -31,6 +31,7 @@ from socialsite import throttling
 from socialsite.repository import users
 
 from . import filters, replay
+from .direct_writes import DirectWriter
 from .filters import RequestError
 from .hub import Format
 from .limits import RETRY_AFTER_SECONDS
@@ -450,7 +451,7 @@ class StreamingApp:
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
         # For the events offered while this waits (Client.offer, Hub.flush).
-        client.transport = response_transport(send)
+        client.direct_writer = DirectWriter.of(send)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -479,22 +480,6 @@ async def send_text(
         }
     )
     await send({"type": "http.response.body", "body": b"" if head else body})
-
-
-def response_transport(send):
-    """The asyncio transport of the connection a started response is sent on, for
-    uvicorn's ``send`` of a chunked response (the streams'); None for any other ``send``
-    (the writer then sends everything through ``send``).
-
-    The hub writes a client's events to it as chunks of the response (Hub.flush): one
-    delivered line then costs a system call and little else, where ``send`` would also
-    make a message, a coroutine and an exception to end it, per line and client. It reads
-    uvicorn's httptools_impl.RequestResponseCycle (``send.__self__``, its ``transport``
-    and ``chunked_encoding``), guarded by tests/test_library_internals.py."""
-    cycle = getattr(send, "__self__", None)
-    if getattr(cycle, "chunked_encoding", None) is not True:
-        return None
-    return getattr(cycle, "transport", None)
 
 
 async def wait_for_disconnect(receive):
