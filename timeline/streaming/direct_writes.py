@@ -7,10 +7,10 @@ sent with chunked transfer encoding (``chunked_encoding``), guarded by
 tests/test_library_internals.py. On another server ``DirectWriter.of(send)`` is None
 and the connection's writer task sends everything through ``send``.
 
-Why: at 10,000 clients, ``send`` per delivered line (a message, a coroutine, and the
-writer task woken for it) costs the stream server about a third more CPU per line than
-writing the chunk here, and its garbage fills the collector's full passes, which hold
-every stream up (decisions 0040 and 0043, measured with ``manage.py bench_stream``).
+Why: at 10,000 clients, ``send`` per write (a message, a coroutine, and the writer task
+woken for it) cost the stream server 35% to 80% more CPU per delivered line than writing
+the chunk here, and its garbage brought full passes of the collector, which hold every
+stream up (decisions 0040 and 0043, measured with ``manage.py bench_stream``).
 """
 
 
