@@ -195,9 +195,9 @@ STREAM_KEEPALIVE = env_int("STREAM_KEEPALIVE", 30, minimum=1)
 # Events a streaming client may fall behind by before it is disconnected: about ten
 # seconds of a busy site, while costing only pointers to bytes shared by all clients.
 STREAM_CLIENT_BUFFER = env_int("STREAM_CLIENT_BUFFER", 1000, minimum=1)
-# Limits of one stream server process (timeline/streaming/limits.py): streams at a time
-# (new ones past it get 429), connections from one client address, and the seconds a
-# new connection has to send its request.
+# Limits of the stream server (timeline/streaming/limits.py): streams at a time per
+# process (new ones past it get 429), streams of one client address over all the
+# server's processes, and the seconds a new connection has to send its request.
 STREAM_MAX_CLIENTS = env_int("STREAM_MAX_CLIENTS", 10_000, minimum=1)
 STREAM_MAX_PER_ADDRESS = env_int("STREAM_MAX_PER_ADDRESS", 100, minimum=1)
 STREAM_REQUEST_TIMEOUT = env_int("STREAM_REQUEST_TIMEOUT", 10, minimum=1)

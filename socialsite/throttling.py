@@ -143,10 +143,19 @@ def parse_address(text):
 def client_address(request):
     """The client's address: REMOTE_ADDR, or with BEHIND_PROXY the last address of
     X-Forwarded-For if it has one; None if neither is an address."""
-    remote = parse_address(request.META.get("REMOTE_ADDR", ""))
+    return address_from(
+        request.META.get("REMOTE_ADDR", ""), request.META.get("HTTP_X_FORWARDED_FOR", "")
+    )
+
+
+def address_from(peer, forwarded_for):
+    """The client's address from the connection's peer address and the request's
+    X-Forwarded-For header (the pages' client_address, the stream server's): the peer,
+    or with BEHIND_PROXY the last address of X-Forwarded-For if it has one; None if
+    neither is an address."""
+    remote = parse_address(peer or "")
     if settings.BEHIND_PROXY:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        return parse_address(forwarded.rpartition(",")[2]) or remote
+        return parse_address((forwarded_for or "").rpartition(",")[2]) or remote
     return remote
 
 

@@ -235,6 +235,24 @@ def device_throttle(name, uid, nonce):
     return f"throttle:{shard(uid)}:{uid}:device:{nonce}:{name}"
 
 
+# --- streams per client address (stream_addresses.py) ------------------------------
+# One pair of keys per process of a stream server, all under the server's hash tag: a
+# script reads every process's counts in one slot. They expire unless their process
+# renews them (limits.STREAM_ADDRESSES_TTL_MS): a process that dies leaks nothing for long.
+
+
+def stream_holders(server, process):
+    """HASH: stream token -> client address, of the streams process ``process`` (0, 1,
+    ...) of stream server ``server`` (a random name per ``manage.py stream``) holds."""
+    return f"streaming:{{{server}}}:{process}:holders"
+
+
+def stream_address_counts(server, process):
+    """HASH: client address -> how many streams process ``process`` of stream server
+    ``server`` holds for it (the holders of keys.stream_holders, counted by address)."""
+    return f"streaming:{{{server}}}:{process}:addresses"
+
+
 # --- blocks, mutes and private accounts (blocks.py, privacy.py, visibility.py) ----------
 # Whether ``uid`` gets another user's statuses is decided from ``uid``'s own slot: each
 # side of a block is written in its user's slot, and both block directions, mutes and
