@@ -46,8 +46,8 @@ from benchmarks.poster import VOCABULARY
 from socialsite import connection
 from socialsite.repository import client as redis_client
 from socialsite.repository import events, keys, users
-from tests.support.redis_servers import RedisServer
-from tests.support.streams import StreamServerProcess
+from socialsite_dev.redis_servers import RedisServer
+from socialsite_dev.streams import StreamServerProcess
 from timeline.streaming import filters
 from timeline.streaming.hub import redacted
 from timeline.streaming.index import ClientIndex

@@ -208,8 +208,6 @@ INSTALLED_APPS = [
     "timeline",
     # Reports, moderators, suspensions (moderation/).
     "moderation",
-    # The benchmarks' management commands (benchmarks/__init__.py).
-    "benchmarks",
 ]
 
 MIDDLEWARE = [

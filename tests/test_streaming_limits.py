@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.support.streams import StreamConnection
+from socialsite_dev.streams import StreamConnection
 
 MAX_STREAMS = 3
 PER_ADDRESS = 5
