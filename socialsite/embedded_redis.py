@@ -8,7 +8,7 @@ it is shared by every process of the site (web server, fan-out worker, streaming
 server); a file lock makes sure that two processes starting at once start it once.
 Data survives restarts through the append-only file (appendfsync everysec).
 ``stop`` and ``is_running`` go with it. The tests' and benchmarks' throwaway servers
-(tests/support/redis_servers.py) start the same binary with the same SERVER_SETTINGS.
+(socialsite_dev/redis_servers.py) start the same binary with the same SERVER_SETTINGS.
 """
 
 import fcntl
