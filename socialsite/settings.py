@@ -1,4 +1,4 @@
-"""Settings, read from the environment (see the README's Configuration table).
+"""Settings, read from the environment (every variable: docs/configuration.md).
 
 Defaults are safe for development on one machine. Bad values fail loudly at start-up
 with ImproperlyConfigured rather than half-working later.
@@ -124,7 +124,7 @@ FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 # Notifications a user keeps (the newest); older ones are dropped as new ones come.
 NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 
-# --- throttles (socialsite/throttling.py, README "Running it in public") ---------------
+# --- throttles (socialsite/throttling.py, docs/operating.md, "Throttles") ---------------
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -212,8 +212,6 @@ INSTALLED_APPS = [
     "timeline",
     # Reports, moderators, suspensions (moderation/).
     "moderation",
-    # The benchmarks' management commands (benchmarks/__init__.py).
-    "benchmarks",
 ]
 
 MIDDLEWARE = [
@@ -308,7 +306,7 @@ SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
 # the domain and all its subdomains to HTTPS for months and is slow to undo: the
-# operator's choice, off unless asked for. The README's production settings ask for
+# operator's choice, off unless asked for. docs/operating.md's production settings ask for
 # it; `check --deploy` warns (security.W021) while it is off.
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
 if BEHIND_PROXY:

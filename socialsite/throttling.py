@@ -1,5 +1,5 @@
 """Throttles on the site's actions: whom each one counts, the 429 answer, and the
-decorator that puts one on a view in one line (README, "Running it in public").
+decorator that puts one on a view in one line (docs/operating.md, "Throttles").
 
 After Mastodon's (config/initializers/rack_attack.rb): log-in attempts and sign-ups per
 client address, failed log-ins per attempted login name (or, from a browser that logged

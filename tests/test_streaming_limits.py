@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.support.streams import StreamConnection, StreamServerProcess
+from socialsite_dev.streams import StreamConnection, StreamServerProcess
 
 MAX_STREAMS = 4
 PER_ADDRESS = 2

@@ -16,7 +16,7 @@ from redis.connection import AbstractConnection
 
 from socialsite import throttling
 from socialsite.repository import graph, moderation, scripts, statuses, throttles, users
-from tests.hashers import QuickArgon2PasswordHasher
+from socialsite_dev.hashers import QuickArgon2PasswordHasher
 from tests.support.helpers import PASSWORD, log_in, make_user, post
 
 ADDRESS = "203.0.113.7"
