@@ -1,5 +1,5 @@
 -- Set one field of a user hash while the hash exists (a display name).
--- KEYS[1] = user:{s}:uid   (HASH)
+-- KEYS[1] = user  keys.user(uid) (HASH)
 -- ARGV[1] = the field, ARGV[2] = its new value
 -- Returns 1 if the user exists (the field is set), 0 if not.
 --
