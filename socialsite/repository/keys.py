@@ -482,8 +482,8 @@ TRENDS_RECOMPUTE_LOCK = "{trends}:recompute-lock"
 # (deliver.lua) reaches the owner's lists in the same step. Scripts build the per-list
 # keys (listed, listing, list_timeline, list_members) from the owner's hash tag when the
 # ids come from Redis itself, with the formats of lua/_keys.lua, which must build what
-# these functions build (tests/test_scripts.py checks it; decision 0045): the keys are in
-# the slot of the key they start from by construction.
+# these functions build (tests/test_repository_scripts.py checks it; decision 0045): the
+# keys are in the slot of the key they start from by construction.
 
 
 def list_ids(uid):

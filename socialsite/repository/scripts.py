@@ -11,7 +11,7 @@ A wrapper runs its script now, ``scripts.add_edge(r, ...)``, or queues it on a c
 pipeline (or ``run_pipeline``'s batch), ``scripts.add_edge.queue(pipe, ...)``, with the
 same named parameters. The keys a wrapper passes carry names (the keys of the dict its
 body returns) that the script's header (``-- KEYS[1] = name ...``) repeats in the same
-order: tests/test_scripts.py holds each script against its wrapper.
+order: tests/test_repository_scripts.py holds each script against its wrapper.
 
 Scripts are called by SHA (EVALSHA) so the script text crosses the network once per
 server, not once per call. A server that has not seen a script yet (first use, or a
@@ -57,18 +57,11 @@ class Script:
 
     def keys_and_args(self, **params):
         """The flat KEYS and ARGV of a call with ``params``."""
-        named_keys, args = self.build(**params)
-        flat = []
-        for key in named_keys.values():
-            if isinstance(key, list):
-                flat += key
-            else:
-                flat.append(key)
-        return flat, args
+        return _flat(*self.build(**params))
 
     def __call__(self, r, /, **params):
         """Run the script now and return its result."""
-        script_keys, args = self.keys_and_args(**params)
+        script_keys, args = _flat(*self.build(**params))
         try:
             return r.evalsha(self.sha, len(script_keys), *script_keys, *args)
         except NoScriptError:
@@ -77,10 +70,20 @@ class Script:
 
     def queue(self, pipe, /, **params):
         """Add a call of the script to a pipeline, or to run_pipeline's batch."""
-        script_keys, args = self.keys_and_args(**params)
+        script_keys, args = _flat(*self.build(**params))
         # execute_command rather than pipe.evalsha: redis-py refuses the evalsha
         # method on cluster pipelines, but routes a raw EVALSHA by its first key.
         pipe.execute_command("EVALSHA", self.sha, len(script_keys), *script_keys, *args)
+
+
+def _flat(named_keys, args):
+    flat = []
+    for key in named_keys.values():
+        if type(key) is list:
+            flat += key
+        else:
+            flat.append(key)
+    return flat, args
 
 
 def script(*preludes):

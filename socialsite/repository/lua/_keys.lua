@@ -4,7 +4,7 @@
 -- These are the only key formats written in Lua (decision 0045). Each function builds
 -- what the keys.py function of its name builds, given the owner's hash tag (keys.shard,
 -- read from a key the script was given: the key is in that key's slot by construction);
--- tests/test_scripts.py holds each against keys.py.
+-- tests/test_repository_scripts.py holds each against keys.py.
 local keys = {}
 
 function keys.listed(tag, uid)
