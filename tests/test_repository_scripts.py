@@ -79,7 +79,10 @@ SAMPLES = {
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
     "release_login": [{"login": "Alice", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
-    "set_user_field": [{"uid": 1, "field": "name", "value": "Alice"}],
+    "set_user_field": [
+        {"uid": 1, "field": "name", "value": "Alice"},
+        {"uid": 1, "field": keys.DEVICE_GENERATION_FIELD, "value": "t", "credentials": True},
+    ],
     "save_session": [
         {
             "session_key": "1.abc",
@@ -128,6 +131,10 @@ SAMPLES = {
             "session_key": "1.abc",
         },
     ],  # fmt: skip
+    "hold_stream": [
+        {"server": "s1", "process": 1, "processes": 3, "token": "t", "address": "::1", "limit": 4}
+    ],  # fmt: skip
+    "release_stream": [{"server": "s1", "process": 1, "token": "t"}],
     "unthrottle": [{"counter": keys.login_throttle("login", "alice"), "start_ms": 5, "token": "t"}],
 }
 

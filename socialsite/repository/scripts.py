@@ -31,6 +31,7 @@ from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     REPOSTS_SHOWN_NOTE_MS,
+    STREAM_ADDRESSES_TTL_MS,
     UNFOLLOW_MEMORY_MS,
 )
 
@@ -597,10 +598,11 @@ def flag_user(*, uid, field, value):
 
 
 @script()
-def set_user_field(*, uid, field, value):
-    """Set ``field`` of keys.user(uid) to ``value`` while the hash exists. Returns 1 if
-    set, 0 if the user is gone."""
-    return {"user": keys.user(uid)}, [field, value]
+def set_user_field(*, uid, field, value, credentials=False):
+    """Set ``field`` of keys.user(uid) (with ``credentials``: of keys.credentials(uid))
+    to ``value`` while the hash exists. Returns 1 if set, 0 if the user is gone."""
+    user_hash = keys.credentials(uid) if credentials else keys.user(uid)
+    return {"user_hash": user_hash}, [field, value]
 
 
 @script()
@@ -722,6 +724,35 @@ def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None):
     if session_key is not None:
         script_keys["session"] = keys.session(session_key)
     return script_keys, [now_ms, int(limit), int(window_ms), token]
+
+
+@script()
+def hold_stream(*, server, process, processes, token, address, limit):
+    """Count stream ``token`` of client ``address`` in process ``process``'s keys.
+    stream_holders and keys.stream_address_counts (of stream server ``server``), unless
+    the address holds ``limit`` streams over all ``processes`` processes' counts (0: no
+    limit); the process's keys live limits.STREAM_ADDRESSES_TTL_MS. Returns [1 held or
+    0 refused, the streams the address holds on the server]."""
+    return {
+        "stream_holders": keys.stream_holders(server, process),
+        "stream_address_counts": keys.stream_address_counts(server, process),
+        "other_processes_counts": [
+            keys.stream_address_counts(server, other)
+            for other in range(processes)
+            if other != process
+        ],
+    }, [token, address, int(limit), STREAM_ADDRESSES_TTL_MS]
+
+
+@script()
+def release_stream(*, server, process, token):
+    """Forget stream ``token`` in process ``process``'s keys.stream_holders and take it
+    off its address's count in keys.stream_address_counts. Returns 1 if released, 0 if
+    it was not counted."""
+    return {
+        "stream_holders": keys.stream_holders(server, process),
+        "stream_address_counts": keys.stream_address_counts(server, process),
+    }, [token]
 
 
 @script()
