@@ -10,7 +10,7 @@ from email.utils import parsedate_to_datetime
 import pytest
 
 from socialsite.repository import entities
-from timeline.streaming import filters, tweets
+from timeline.streaming import app, filters, tweets
 from timeline.streaming.app import JSON_LINES
 from timeline.streaming.filters import StatusEvent
 from timeline.streaming.hub import Hub
@@ -153,3 +153,12 @@ def test_the_api_line_of_an_event_is_one_line_of_json(deleted):
     line = JSON_LINES.bytes_for(event)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line)["id"] == 41
+
+
+def test_the_consumer_key_is_read_from_an_oauth_authorization_header_only():
+    header = 'OAuth realm="stream", oauth_consumer_key="my%20app", oauth_signature="a%3D"'
+    assert app.oauth_consumer_key(header) == "my app"
+    assert app.oauth_consumer_key('oauth oauth_consumer_key = "key"') == "key"
+    assert app.oauth_consumer_key('OAuth oauth_token="t", oauth_nonce="n"') is None
+    assert app.oauth_consumer_key("Bearer oauth_consumer_key") is None
+    assert app.oauth_consumer_key("") is None and app.oauth_consumer_key(None) is None
