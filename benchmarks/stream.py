@@ -75,8 +75,11 @@ IDLE_SECONDS = 5.0
 DRAIN_SECONDS = 2.0
 
 
-# A status line's own "posted" and "id" (BenchClient.data_received).
-POSTED_AND_ID = re.compile(rb'"posted": ([-+.eE0-9]+), "id": ([0-9]+)')
+# A status line's own "id" and "posted" (BenchClient.data_received): a Tweet's line
+# starts with created_at then id and ends with posted (timeline/streaming/tweets.py).
+ID_AND_POSTED = re.compile(
+    rb'^\{"created_at": "[^"]*", "id": ([0-9]+), .*"posted": ([-+.eE0-9]+)\}$', re.MULTILINE
+)
 
 
 @dataclass(eq=False)
@@ -196,13 +199,13 @@ class BenchClient(asyncio.Protocol):
         del self.data[: last + 1]
         # Each status's time and id found by one pass of a pattern over all the lines
         # read, without decoding them, which would cost this process most of its CPU
-        # at 10,000 clients: a status line starts with its fields, "posted" then "id"
-        # (statuses.post_status; "entities" and "retweeted_status" come after), and a
-        # string value of JSON cannot hold the unescaped quotes of the pattern. Lines
-        # the pattern does not account for (another field order) are decoded in full.
-        found = POSTED_AND_ID.findall(lines)
+        # at 10,000 clients: a status line starts with its created_at and id and ends
+        # with its posted (tweets.tweet), and a string value of JSON cannot hold the
+        # unescaped quotes of the pattern. Lines the pattern does not account for
+        # (another field order, a retweet's second "posted") are decoded in full.
+        found = ID_AND_POSTED.findall(lines)
         if len(found) == lines.count(b'"posted": '):
-            for posted, sid in found:
+            for sid, posted in found:
                 self.recorder(int(sid), now, float(posted))
             return
         for line in lines.split(b"\n"):

@@ -36,8 +36,10 @@ def stream_server_options():
 
 
 def sample(server, identifier="tester", percent=100, **options):
-    """GET /statuses/sample.json (percent=None: the default)."""
-    fields = {"identifier": identifier}
+    """GET /statuses/sample.json (identifier or percent None: none given)."""
+    fields = {}
+    if identifier is not None:
+        fields["identifier"] = identifier
     if percent is not None:
         fields["percent"] = percent
     query = urlencode(fields)
@@ -60,8 +62,15 @@ def delete(r, user, sid):
     assert statuses.delete_status(r, user["id"], sid) is statuses.DeleteResult.DELETED
 
 
-def deleted(sid):
-    return {"id": sid, "deleted": True}
+def deleted(sid, uid):
+    """Twitter's delete notice of status ``sid`` by user ``uid``, with the book's beside it."""
+    return {
+        "delete": {
+            "status": {"id": sid, "id_str": str(sid), "user_id": uid, "user_id_str": str(uid)}
+        },
+        "id": sid,
+        "deleted": True,
+    }
 
 
 def ids(stream, count):
@@ -78,19 +87,83 @@ def test_sample_streams_each_status_as_one_json_line_in_chunks(r, stream_server,
         assert stream.headers["content-type"].startswith("application/x-ndjson")
         sid = post(r, alice, "Hello, streaming world", location="48.8566,2.3522")
         line = stream.read_json()
+    signup = float(r.hget(keys.user(alice["id"]), "signup"))
+    posted = line["posted"]
+    assert posted == pytest.approx(time.time(), abs=60)
     assert line == {
+        # Twitter's v1.1 Tweet object.
+        "created_at": time.strftime("%a %b %d %H:%M:%S +0000 %Y", time.gmtime(posted)),
         "id": sid,
-        "uid": alice["id"],
-        "login": "alice",
-        "message": "Hello, streaming world",
-        "posted": pytest.approx(time.time(), abs=60),
-        "location": "48.8566,2.3522",
+        "id_str": str(sid),
+        "text": "Hello, streaming world",
+        "truncated": False,
         "entities": {"hashtags": [], "user_mentions": [], "urls": []},
         # Twitter's fields of a reply, null for a status that replies to nothing.
         "in_reply_to_status_id": None,
+        "in_reply_to_status_id_str": None,
         "in_reply_to_user_id": None,
+        "in_reply_to_user_id_str": None,
         "in_reply_to_screen_name": None,
+        # The author as at posting time: this status counted.
+        "user": {
+            "id": alice["id"],
+            "id_str": str(alice["id"]),
+            "name": alice["name"],
+            "screen_name": "alice",
+            "protected": False,
+            "followers_count": 0,
+            "friends_count": 0,
+            "statuses_count": 1,
+            "created_at": time.strftime("%a %b %d %H:%M:%S +0000 %Y", time.gmtime(signup)),
+        },
+        # GeoJSON: longitude first ("geo", Twitter's older field: latitude first).
+        "geo": {"type": "Point", "coordinates": [48.8566, 2.3522]},
+        "coordinates": {"type": "Point", "coordinates": [2.3522, 48.8566]},
+        "place": {
+            "id": "48.8566,2.3522",
+            "url": None,
+            "place_type": "poi",
+            "name": "48.8566,2.3522",
+            "full_name": "48.8566,2.3522",
+            "country_code": "",
+            "country": "",
+            "bounding_box": {"type": "Polygon", "coordinates": [[[2.3522, 48.8566]] * 4]},
+            "attributes": {},
+        },
+        "is_quote_status": False,
+        "timestamp_ms": str(int(posted * 1000)),
+        # The book's fields.
+        "message": "Hello, streaming world",
+        "uid": alice["id"],
+        "login": "alice",
+        "location": "48.8566,2.3522",
+        "posted": posted,
     }
+
+
+def test_a_status_without_a_location_has_null_coordinates_and_place(r, stream_server, alice):
+    with sample(stream_server) as stream:
+        post(r, alice, "nowhere in particular")
+        line = stream.read_json()
+    assert (line["geo"], line["coordinates"], line["place"]) == (None, None, None)
+    assert "location" not in line
+
+
+def test_the_users_counts_are_those_at_posting_time(r, stream_server, alice, bob, carol):
+    from socialsite.repository import graph
+
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, carol["id"], alice["id"])
+    graph.follow(r, alice["id"], bob["id"])
+    with sample(stream_server) as stream:
+        post(r, alice, "first")
+        first = stream.read_json()["user"]
+        graph.unfollow(r, carol["id"], alice["id"])
+        post(r, alice, "second")
+        second = stream.read_json()["user"]
+    counts = ("followers_count", "friends_count", "statuses_count")
+    assert [first[name] for name in counts] == [2, 1, 1]
+    assert [second[name] for name in counts] == [1, 1, 2]
 
 
 def test_events_read_together_go_to_a_client_in_one_write(r, stream_server, alice):
@@ -126,10 +199,12 @@ def test_a_reply_carries_twitters_reply_fields_and_its_deletion_the_usual_notice
         assert stream.read_json()["id"] == parent
         line = stream.read_json()
         delete(r, bob, sid)
-        assert stream.read_json() == deleted(sid)
+        assert stream.read_json() == deleted(sid, bob["id"])
     assert line["id"] == sid
     assert line["in_reply_to_status_id"] == parent
+    assert line["in_reply_to_status_id_str"] == str(parent)
     assert line["in_reply_to_user_id"] == alice["id"]
+    assert line["in_reply_to_user_id_str"] == str(alice["id"])
     assert line["in_reply_to_screen_name"] == "alice"
     # The site's own bookkeeping stays out of the API.
     assert not {"in_reply_to", "in_reply_to_uid", "ancestors", "notified"} & set(line)
@@ -140,7 +215,7 @@ def test_sample_sends_a_deletion_notice(r, stream_server, alice):
         sid = post(r, alice, "regret")
         delete(r, alice, sid)
         assert stream.read_json()["id"] == sid
-        assert stream.read_json() == deleted(sid)
+        assert stream.read_json() == deleted(sid, alice["id"])
 
 
 def test_sample_defaults_to_ten_percent_chosen_by_status_id(r, stream_server, alice):
@@ -173,7 +248,7 @@ def test_the_same_identifier_gets_the_same_sample_and_its_deletions(r, stream_se
             expected = [sid for sid in posted if sid % 100 in keep]
             lines = [stream.read_json() for _ in range(2 * len(expected))]
             assert [line["id"] for line in lines[: len(expected)]] == expected
-            assert lines[len(expected) :] == [deleted(sid) for sid in expected]
+            assert lines[len(expected) :] == [deleted(sid, alice["id"]) for sid in expected]
             kept[identifier] = expected
     assert len(kept["same"]) == 30
     assert kept["same"] != kept["other"]
@@ -205,10 +280,12 @@ def test_each_status_carries_its_entities_in_twitters_format(r, stream_server, a
         message = "🙂 @bob @nobody #Redis https://redis.io/docs/latest/develop/data-types/"
         post(r, alice, message)
         line = stream.read_json()
-    assert line["message"] == message
+    assert line["text"] == line["message"] == message
     assert line["entities"] == {
         "hashtags": [{"text": "Redis", "indices": [15, 21]}],
-        "user_mentions": [{"screen_name": "bob", "id": bob["id"], "indices": [2, 6]}],
+        "user_mentions": [
+            {"screen_name": "bob", "id": bob["id"], "id_str": str(bob["id"]), "indices": [2, 6]}
+        ],
         "urls": [
             {
                 "url": "https://redis.io/docs/latest/develop/data-types/",
@@ -287,7 +364,7 @@ def test_a_filter_is_told_of_the_deletions_of_what_it_was_sent_only(r, stream_se
         delete(r, alice, other)
         delete(r, alice, kept)
         assert stream.read_json()["id"] == kept
-        assert stream.read_json() == deleted(kept)
+        assert stream.read_json() == deleted(kept, alice["id"])
 
 
 # --- errors ---
@@ -302,11 +379,75 @@ def error(connection):
         return connection.status, body
 
 
-def test_it_requires_an_identifier(stream_server):
-    assert error(StreamConnection(stream_server.port, "GET", "/statuses/sample.json"))[0] == 401
-    status, body = error(filtered(stream_server, identifier=None, track="x"))
-    assert status == 401
-    assert "identifier" in body
+def test_without_an_identifier_the_sample_is_the_client_addresss(r, stream_server, alice):
+    with (
+        sample(stream_server, identifier=None, percent=30) as anonymous,
+        sample(stream_server, identifier="127.0.0.1", percent=30) as same,
+        sample(stream_server, "firehose") as firehose,
+    ):
+        assert anonymous.status == 200
+        posted = [post(r, alice, f"status {n}") for n in range(100)]
+        assert ids(firehose, 100) == posted
+        keep = filters.SampleFilter("127.0.0.1", 30).keep
+        expected = [sid for sid in posted if sid % 100 in keep]
+        assert ids(anonymous, 30) == ids(same, 30) == expected
+
+
+def test_without_an_identifier_an_oauth_signed_sample_is_its_consumer_keys(r, stream_server, alice):
+    """Twitter's clients sign every request (OAuth 1.0a); the key names the client. The
+    signature is not checked: the public stream is public."""
+    authorization = (
+        'OAuth oauth_consumer_key="key%2Fone", oauth_nonce="abc", oauth_signature="x%3D", '
+        'oauth_signature_method="HMAC-SHA1", oauth_timestamp="1", oauth_version="1.0"'
+    )
+    signed = StreamConnection(
+        stream_server.port,
+        "GET",
+        "/statuses/sample.json?percent=30",
+        headers={"Authorization": authorization},
+    )
+    with signed, sample(stream_server, "firehose") as firehose:
+        assert signed.status == 200
+        posted = [post(r, alice, f"status {n}") for n in range(100)]
+        assert ids(firehose, 100) == posted
+        keep = filters.SampleFilter("key/one", 30).keep
+        assert ids(signed, 30) == [sid for sid in posted if sid % 100 in keep]
+
+
+def test_a_filter_needs_no_identifier(r, stream_server, alice):
+    with filtered(stream_server, identifier=None, track="anonymous") as stream:
+        assert stream.status == 200
+        sid = post(r, alice, "anonymous yet filtered")
+        assert stream.read_json()["id"] == sid
+
+
+@pytest.mark.parametrize("body", [None, "percent=30"])
+def test_a_sample_may_be_posted_with_percent_in_its_query_string_or_form(
+    r, stream_server, alice, body
+):
+    query = "identifier=posted" + ("" if body else "&percent=30")
+    posted_sample = StreamConnection(
+        stream_server.port,
+        "POST",
+        f"/statuses/sample.json?{query}",
+        body=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"} if body else None,
+    )
+    with posted_sample, sample(stream_server, "firehose") as firehose:
+        assert posted_sample.status == 200
+        posted = [post(r, alice, f"status {n}") for n in range(100)]
+        assert ids(firehose, 100) == posted
+        keep = filters.SampleFilter("posted", 30).keep
+        assert ids(posted_sample, 30) == [sid for sid in posted if sid % 100 in keep]
+
+
+def test_twitters_paths_are_served_too(r, stream_server, alice):
+    with StreamConnection(
+        stream_server.port, "GET", "/1.1/statuses/sample.json?identifier=x&percent=100"
+    ) as stream:
+        assert stream.status == 200
+        sid = post(r, alice, "as at stream.twitter.com")
+        assert stream.read_json()["id_str"] == str(sid)
 
 
 def test_it_requires_a_filter(stream_server):
@@ -361,8 +502,8 @@ def test_other_paths_are_404(stream_server, path):
     ("method", "path", "allow"),
     [
         ("GET", "/statuses/filter.json?identifier=x", "POST"),
-        ("POST", "/statuses/sample.json?identifier=x", "GET"),
-        ("DELETE", "/statuses/sample.json?identifier=x", "GET"),
+        ("PUT", "/statuses/sample.json?identifier=x", "GET, POST"),
+        ("DELETE", "/statuses/sample.json?identifier=x", "GET, POST"),
     ],
 )
 def test_a_wrong_method_is_405(stream_server, method, path, allow):
@@ -520,12 +661,45 @@ def test_a_repost_is_sent_as_a_retweet_and_its_undo_as_the_usual_notice(
         line = stream.read_json()
         rid = int(r.zscore(keys.reposted(bob["id"]), sid))
         reposts.unrepost(r, bob["id"], sid)
-        assert stream.read_json() == deleted(rid)
+        assert stream.read_json() == deleted(rid, bob["id"])
     assert line["id"] == rid
-    assert line["user"] == {"id": bob["id"], "screen_name": "bob"}
+    assert line["user"]["id"] == bob["id"] and line["user"]["screen_name"] == "bob"
+    assert line["text"] == "RT @alice: worth a retweet"
     original = line["retweeted_status"]
-    assert original["id"] == sid and original["message"] == "worth a retweet"
-    assert original["user"] == {"id": alice["id"], "screen_name": "alice"}
+    assert original["id"] == sid and original["text"] == original["message"] == "worth a retweet"
+    assert original["user"]["id"] == alice["id"] and original["user"]["screen_name"] == "alice"
+    assert original["user"]["statuses_count"] == 1
+
+
+def test_a_retweets_original_has_its_entities_as_an_object(r, stream_server, alice, bob):
+    """Not the packed string the status hash keeps (entities.pack)."""
+    from socialsite.repository import reposts
+
+    with sample(stream_server) as stream:
+        sid = post(r, alice, "#Redis by @bob")
+        assert stream.read_json()["id"] == sid
+        reposts.repost(r, bob["id"], sid)
+        line = stream.read_json()
+    original = line["retweeted_status"]
+    assert original["entities"] == {
+        "hashtags": [{"text": "Redis", "indices": [0, 6]}],
+        "user_mentions": [
+            {"screen_name": "bob", "id": bob["id"], "id_str": str(bob["id"]), "indices": [10, 14]}
+        ],
+        "urls": [],
+    }
+    # The retweet's own text and entities are Twitter's: "RT @alice: " before the original's.
+    assert line["text"] == "RT @alice: #Redis by @bob"
+    assert line["entities"] == {
+        "hashtags": [{"text": "Redis", "indices": [11, 17]}],
+        "user_mentions": [
+            {"screen_name": "alice", "id": alice["id"], "id_str": str(alice["id"]),
+             "indices": [3, 9]},
+            {"screen_name": "bob", "id": bob["id"], "id_str": str(bob["id"]), "indices": [21, 25]},
+        ],
+        "urls": [],
+    }  # fmt: skip
+    assert not any(isinstance(value, str) and value.startswith("{") for value in original.values())
 
 
 def test_deleting_the_original_sends_the_notice_for_each_repost(r, stream_server, alice, bob):
@@ -538,4 +712,4 @@ def test_deleting_the_original_sends_the_notice_for_each_repost(r, stream_server
         assert rid == int(r.zscore(keys.reposted(bob["id"]), sid))
         delete(r, alice, sid)
         worker.work_until_idle(r)  # the job that undoes its reposts
-        assert stream.read_json() == deleted(rid)
+        assert stream.read_json() == deleted(rid, bob["id"])

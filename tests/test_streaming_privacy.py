@@ -104,7 +104,10 @@ def test_a_status_posted_while_public_is_streamed_and_so_is_its_deletion(r, stre
         privacy.set_private(r, alice["id"], True)
         statuses.delete_status(r, alice["id"], sid)
         assert firehose.read_json()["id"] == sid
-        assert firehose.read_json() == {"id": sid, "deleted": True}
+        notice = firehose.read_json()
+        assert notice["delete"]["status"] == {
+            "id": sid, "id_str": str(sid), "user_id": alice["id"], "user_id_str": str(alice["id"])
+        }  # fmt: skip
 
 
 def test_live_pages_send_a_private_accounts_statuses_to_its_followers_only(

@@ -63,10 +63,10 @@ def settle(r, server):
     status that never was, published now, read from the firehose. It changes nothing
     in Redis and matches no live page."""
     query = urlencode({"identifier": "settle", "percent": 100})
-    sentinel = {"id": 999_999_999_999, "deleted": True}
+    sentinel = 999_999_999_999
     with StreamConnection(server.port, "GET", f"/statuses/sample.json?{query}") as firehose:
-        events.publish_deleted(r, {"id": sentinel["id"], "uid": 0})
-        while firehose.read_json() != sentinel:
+        events.publish_deleted(r, {"id": sentinel, "uid": 0})
+        while "delete" not in (line := firehose.read_json()) or line["id"] != sentinel:
             pass
 
 
@@ -349,7 +349,7 @@ def test_the_catch_up_goes_through_the_clients_filter(r, stream_server, alice, b
 
 def test_the_catch_up_sends_reposts_as_they_were_streamed(r, stream_server, alice, bob, carol):
     since = post(r, alice, "start")
-    original = post(r, alice, "worth reposting")
+    original = post(r, alice, "worth reposting #redis")
     reposts.repost(r, bob["id"], original)
     privacy.set_private(r, carol["id"], True)
     reposts.repost(r, carol["id"], original)  # by a private account: never to the API
@@ -357,10 +357,18 @@ def test_the_catch_up_sends_reposts_as_they_were_streamed(r, stream_server, alic
     with sample(stream_server, since) as stream:
         lines = caught_up(stream)
     assert [line.get("id") for line in lines[:1]] == [original]
-    repost = lines[1]
-    assert repost["user"] == {"id": bob["id"], "screen_name": "bob"}
-    assert repost["retweeted_status"]["id"] == original
-    assert repost["retweeted_status"]["user"] == {"id": alice["id"], "screen_name": "alice"}
+    first, repost = lines[:2]
+    # As streamed: Tweets, the repost a retweet whose original has its entities as an
+    # object and its author's user (their counts as read now: the catch-up reads them).
+    assert repost["user"]["id"] == bob["id"] and repost["user"]["screen_name"] == "bob"
+    assert repost["text"] == "RT @alice: worth reposting #redis"
+    retweeted = repost["retweeted_status"]
+    assert retweeted["id"] == original and retweeted["text"] == "worth reposting #redis"
+    tags = [{"text": "redis", "indices": [16, 22]}]
+    assert retweeted["entities"] == {"hashtags": tags, "user_mentions": [], "urls": []}
+    assert retweeted["user"]["screen_name"] == "alice" and retweeted["user"]["statuses_count"] == 2
+    assert first["user"] == retweeted["user"]
+    assert first["created_at"].endswith(time.strftime("+0000 %Y", time.gmtime(first["posted"])))
     assert lines[2] == {"catch_up": {"since_id": since, "sent": 2, "complete": True}}
 
 

@@ -4,7 +4,8 @@ each with the connection's ``id:`` line (timeline/streaming/replay.py), and JSON
 import asyncio
 import json
 
-from benchmarks.stream import BenchClient
+from benchmarks.stream import ID_AND_POSTED, BenchClient
+from timeline.streaming import tweets
 
 
 def chunked(body):
@@ -42,10 +43,11 @@ def test_the_apis_status_lines_are_read():
 
 def test_status_lines_in_the_servers_field_order_are_read_without_decoding():
     lines = [
-        json.dumps({"message": f'say "posted": {n}', "posted": 1.5 + n, "id": 10 + n,
-                    "uid": 1, "entities": {"user_mentions": [{"id": 99}]}}).encode()
+        json.dumps(tweets.tweet({"id": 10 + n, "uid": 1, "login": "a", "posted": 1.5 + n,
+                                 "message": f'say "posted": {n}, "id": 5}}'})).encode()
         for n in range(3)
     ]  # fmt: skip
-    deletion = json.dumps({"id": 10, "deleted": True}).encode()
+    deletion = json.dumps(tweets.delete_notice({"id": 10, "uid": 1})).encode()
     assert received(False, lines[0] + b"\n" + lines[1] + b"\n", deletion + b"\n" + lines[2]
                     + b"\n") == [10, 11, 12]  # fmt: skip
+    assert len(ID_AND_POSTED.findall(b"\n".join(lines))) == 3

@@ -29,9 +29,13 @@ PING_AFTER_SECONDS = 30.0
 PONG_TIMEOUT_SECONDS = 10.0
 
 
-def publish_posted(r, status):
-    """Publish a new status as JSON (its hash's fields)."""
-    r.publish(keys.STATUS_CHANNEL, json.dumps(status))
+def publish_posted(r, status, author=None):
+    """Publish a new status as JSON: its hash's fields, and with ``author`` its author as
+    the account was at posting time (users.event_author: login, name, counts, signup) in
+    ``author``, which the streaming API sends as the Tweet's user: the event is then the
+    same for every client, and a stream server makes its bytes once, without a read."""
+    event = status if author is None else {**status, "author": author}
+    r.publish(keys.STATUS_CHANNEL, json.dumps(event))
 
 
 def queue_note_recent(pipe, sid, kept=RECENT_PUBLIC_STATUSES):

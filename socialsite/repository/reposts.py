@@ -54,9 +54,11 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     """User ``uid`` reposts status ``sid`` (a repost of a repost reposts its original);
     return (a RepostResult, the original's id or None).
 
-    1. One round trip: the status, the reposter's login, a new id, and the blocks
-       between the reposter and the author (both in the reposter's slot).
-    2. The original's author read fresh (private, suspended, being deleted: refused);
+    1. One round trip: the status, the reposter's login, privacy, name, counts and
+       signup (for the repost's event), a new id, and the blocks between the reposter
+       and the author (both in the reposter's slot).
+    2. The original's author read fresh (private, suspended, being deleted: refused; its
+       name, counts and signup for the event);
        then the repost counted in the original's slot (status_count.lua: refused if
        the status is gone; counted once per user).
     3. One round trip: the reposter's side (add_repost.lua: a no-op if reposted
@@ -73,11 +75,12 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     uid, sid = int(uid), int(sid)
     pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
-    pipe.hmget(keys.user(uid), ["login", "private"])
+    pipe.hmget(keys.user(uid), ["private", *users.EVENT_AUTHOR_FIELDS])
     pipe.incr(keys.STATUS_IDS)
     pipe.zrange(keys.blocks(uid), 0, -1)
     pipe.zrange(keys.blocked_by(uid), 0, -1)
-    data, (login, reposter_private), rid, blocking, blocked_by = pipe.execute()
+    data, (reposter_private, *reposter), rid, blocking, blocked_by = pipe.execute()
+    login = reposter[0]
     status = statuses.decode_status(data)
     if status is None or login is None:
         return RepostResult.NOT_FOUND, None
@@ -89,9 +92,9 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     if str(author) in (*blocking, *blocked_by):
         return RepostResult.BLOCKED, orig
     now = _now_ms()
-    fields = ["login", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, "name"]
-    author_login, private, suspended, leaving, name = r.hmget(keys.user(author), fields)
-    if author_login is None or suspended or leaving:
+    fields = ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, *users.EVENT_AUTHOR_FIELDS]
+    private, suspended, leaving, *author_fields = r.hmget(keys.user(author), fields)
+    if author_fields[0] is None or suspended or leaving:
         return RepostResult.NOT_FOUND, orig
     if private == "1" and author != uid:
         return RepostResult.NOT_PUBLIC, orig
@@ -136,14 +139,18 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         if last_inline is None or upto > last_inline:
             jobs.enqueue(r, fanout.plan_job("deliver", uid, rid, last_inline, upto))
     r.hdel(keys.unfinished_posts(uid), rid)
-    original = _original_event(r, orig, {"id": author, "login": author_login, "name": name})
+    original = _original_event(r, orig, users.event_author(author, author_fields))
     if original is not None:
-        events.publish_posted(r, {**repost_status, "retweeted_status": original})
+        events.publish_posted(
+            r,
+            {**repost_status, "retweeted_status": original},
+            users.event_author(uid, reposter),
+        )
     return RepostResult.REPOSTED, orig
 
 
 def _original_event(r, orig, author):
-    """The original's hash with its ``author`` (id, login, name), as a repost's event
+    """The original's hash with its ``author`` (users.event_author), as a repost's event
     carries it (``retweeted_status``, as Twitter sends a retweet): the streaming API
     sends it, the live pages show it."""
     found = statuses.get_statuses(r, [orig])

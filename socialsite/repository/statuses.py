@@ -191,7 +191,8 @@ def post_status(
     block with the author) are notified, each keeping their newest
     ``notifications_kept``.
     Steps, each safe to retry:
-    1. One round trip: the author's login and privacy, a new id (INCR status:id:), the
+    1. One round trip: the author's login, privacy, name, counts and signup (for the
+       status's event: the account at posting time), a new id (INCR status:id:), the
        ids of the logins the message mentions and, for a reply, the parent's author and
        ancestors, and for either the author's blocks both ways. With a posting key, one
        more: claim the key for that id, or find the id it names.
@@ -206,8 +207,9 @@ def post_status(
        those who follow the user replied to, or are them).
     4. If there are more: one job for the fan-out workers covering everyone who
        followed after the last inline follower, up to the newest at posting time.
-    5. Clear the unfinished note and publish the status for the streaming API (a
-       public status's id was noted in step 2 among the recent ones it catches up from).
+    5. Clear the unfinished note and publish the status with its author for the
+       streaming API (a public status's id was noted in step 2 among the recent ones it
+       catches up from).
     Should the request die between 2 and 5, the workers find the note, queue the
     fan-out over every follower at posting time and finish the conversation's writes
     (finish_unfinished).
@@ -215,7 +217,7 @@ def post_status(
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hmget(keys.user(uid), ["login", "private"])
+    pipe.hmget(keys.user(uid), ["private", *users.EVENT_AUTHOR_FIELDS])
     pipe.incr(keys.STATUS_IDS)
     if mentioned or in_reply_to is not None:
         # Who is in a block with the author (the author's slot): no reply to them, no
@@ -226,7 +228,8 @@ def post_status(
         users.queue_user_ids(pipe, mentioned)
     if in_reply_to is not None:
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
-    (login, private), sid, *rest = pipe.execute()
+    (private, *author_fields), sid, *rest = pipe.execute()
+    login = author_fields[0]
     blocked = set()
     if mentioned or in_reply_to is not None:
         blocking, blocked_by, *rest = rest
@@ -307,7 +310,7 @@ def post_status(
         )
 
     written = scripts.run_pipeline(r, fill)
-    (_, upto), followers = written[0], written[-1]
+    (added, upto), followers = written[0], written[-1]
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers], _replied_to(status))
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
@@ -317,7 +320,7 @@ def post_status(
     if upto >= 0 or conversation:
         # Only once the job is queued: until then the note stands for it.
         r.hdel(keys.unfinished_posts(uid), sid)
-    events.publish_posted(r, status)
+    events.publish_posted(r, status, users.event_author(uid, author_fields, posts_added=added))
     return sid
 
 

@@ -318,17 +318,22 @@ def _with_originals(r, found, hidden):
     return kept
 
 
+# get_statuses' counts: read with pages, not fields of a status as its event has it.
+COUNT_FIELDS = frozenset(("replies", "likes", "reposts"))
+
+
 def recent_public(r, after, below=None, count=500):
     """A batch of the recent public statuses (keys.RECENT_PUBLIC_STATUSES) with ids above
     ``after`` and below ``below`` (None: the newest), newest first: those whose author's
     account is public and shown now (read fresh from the user hashes: not private, not
-    suspended, not being deleted), deleted ones left out.
+    suspended, not being deleted), deleted ones left out. Each has its author as its
+    event carries it (``author``: users.event_author, read now).
 
     Returns (statuses, lowest, full): ``lowest`` the lowest id read (the next batch's
     ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
-    more below). Reposts come with their originals, as their events do (``retweeted_status``),
-    those of originals gone or no longer public left out. Three round trips: the ids, the
-    hashes, the authors; one or two more for the originals of reposts.
+    more below). Reposts come with their originals, as their events do (``retweeted_status``,
+    with its ``author``), those of originals gone or no longer public left out. Three
+    round trips: the ids, the hashes, the authors; one more for the originals of reposts.
     """
     top = "+inf" if below is None else f"({int(below)}"
     ids = [
@@ -340,22 +345,36 @@ def recent_public(r, after, below=None, count=500):
     if not ids:
         return [], None, False
     found = [status for status in statuses.get_statuses(r, ids) if status.get("private") != "1"]
-    authors = list({status["uid"] for status in found})
+    wanted = [int(status["repost_of"]) for status in found if "repost_of" in status]
+    originals = {status["id"]: status for status in statuses.get_statuses(r, wanted)}
+    uids = list({status["uid"] for status in (*found, *originals.values())})
+    fields = ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, *users.EVENT_AUTHOR_FIELDS]
     pipe = r.pipeline(transaction=False)
-    for author in authors:
-        pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
+    for uid in uids:
+        pipe.hmget(keys.user(uid), fields)
     shown = {
-        author
-        for author, (private, suspended, leaving) in zip(authors, pipe.execute(), strict=True)
+        uid: users.event_author(uid, values)
+        for uid, (private, suspended, leaving, *values) in zip(uids, pipe.execute(), strict=True)
         if private != "1" and not suspended and not leaving
     }
-    visible = [status for status in found if status["uid"] in shown]
-    for status in visible:
-        for field in ("replies", "likes", "reposts"):
-            status.pop(field, None)  # get_statuses' counts: not fields of the status
-    if any("repost_of" in status for status in visible):
-        # A repost as it was published: its original (public now) as retweeted_status.
-        visible = _with_originals(r, visible, hidden=())
+    visible = []
+    for status in found:
+        author = shown.get(status["uid"])
+        if author is None:
+            continue
+        status = {name: value for name, value in status.items() if name not in COUNT_FIELDS}
+        status["author"] = author
+        if "repost_of" in status:
+            # A repost as it was published: its original (public now) as retweeted_status.
+            original = originals.get(int(status["repost_of"]))
+            original_author = shown.get(original["uid"]) if original else None
+            if original_author is None:
+                continue
+            status["retweeted_status"] = {
+                **{name: value for name, value in original.items() if name not in COUNT_FIELDS},
+                "author": original_author,
+            }
+        visible.append(status)
     return visible, ids[-1], len(ids) == count
 
 

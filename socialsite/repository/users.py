@@ -158,6 +158,32 @@ def get_users(r, uids):
     return {user["id"]: user for user in users if user}
 
 
+# What a published status event carries of its author (events.publish_posted), read with
+# posting's own first round trip: the account as it was at posting time, so that a stream
+# server makes the event's bytes once, without a read of its own.
+EVENT_AUTHOR_FIELDS = ("login", "name", "followers", "following", "posts", "signup")
+
+
+def event_author(uid, values, posts_added=0):
+    """The author of a status event: {id, login, name, followers, following, posts,
+    signup} from the values of an HMGET of EVENT_AUTHOR_FIELDS on the user's hash, with
+    ``posts_added`` counted (the status being posted, which its writes count next);
+    None for a user without a login (none). A status's own fields stay as stored: this
+    travels with its event only."""
+    login, name, followers, following, posts, signup = values
+    if not login:
+        return None
+    return {
+        "id": int(uid),
+        "login": login,
+        "name": name or login,
+        "followers": int(followers or 0),
+        "following": int(following or 0),
+        "posts": int(posts or 0) + posts_added,
+        "signup": float(signup or 0),
+    }
+
+
 def is_hidden(user):
     """Whether the account of the user dict ``user`` is shown nowhere: suspended, or
     being deleted."""

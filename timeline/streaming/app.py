@@ -1,9 +1,11 @@
 """The streaming server's ASGI application (section 8.5.2), without a web framework.
 
-Endpoints:
-- ``GET /statuses/sample.json?identifier=ID&percent=N``: a sample of all statuses.
-- ``POST /statuses/filter.json?identifier=ID`` with form fields ``track``, ``follow``
-  and ``locations``: the statuses matching any of them.
+Endpoints (also under Twitter's paths, /1.1/statuses/...):
+- ``GET /statuses/sample.json?percent=N&identifier=ID``: a sample of all statuses.
+- ``POST /statuses/filter.json`` with form fields ``track``, ``follow`` and
+  ``locations``: the statuses matching any of them.
+Both send Twitter's v1.1 Tweet objects and delete notices (tweets.py); ``identifier`` is
+optional (client_identifier).
 - ``GET /live/home``: the logged-in user's home timeline as Server-Sent Events.
 - ``since_id=ID`` on sample and filter, and Last-Event-ID (or ``?last_event_id=``) on
   /live/home: first what the client missed, then the live stream (replay.py).
@@ -25,12 +27,13 @@ import json
 import logging
 import os
 import random
-from urllib.parse import parse_qs
+import re
+from urllib.parse import parse_qs, unquote
 
 from socialsite import throttling
 from socialsite.repository import users
 
-from . import filters, replay
+from . import filters, replay, tweets
 from .direct_writes import DirectWriter
 from .filters import RequestError
 from .hub import Format
@@ -45,6 +48,11 @@ MAX_BODY_BYTES = 1024 * 1024
 # requests made of nothing but separators.
 MAX_FORM_FIELDS = 10_000
 
+# Twitter's streaming API's paths began with its version.
+TWITTER_PREFIX = "/1.1"
+# One parameter of an OAuth Authorization header: name="value".
+OAUTH_PARAMETER = re.compile(r'([A-Za-z0-9_.~%-]+)\s*=\s*"([^"]*)"')
+
 # Every response of this server says what it is and forbids guessing otherwise: a
 # browser must never take a stream that quotes what people wrote for HTML.
 NOSNIFF = (b"x-content-type-options", b"nosniff")
@@ -57,41 +65,11 @@ STREAM_HEADERS = [
 ]
 
 
-# Fields of a status hash that are the site's own bookkeeping, not the API's: a reply's
-# target under its own names (the API gives Twitter's, below), its ancestors' ids, and
-# the users notified of a mention.
-INTERNAL_FIELDS = frozenset(
-    ("in_reply_to", "in_reply_to_uid", "in_reply_to_login", "ancestors", "notified")
-)
-
-
-def api_status(status):
-    """A status's fields as the API sends them: with Twitter's ``in_reply_to_status_id``,
-    ``in_reply_to_user_id`` and ``in_reply_to_screen_name`` (null for a status that
-    replies to nothing), without the site's bookkeeping."""
-    fields = {name: value for name, value in status.items() if name not in INTERNAL_FIELDS}
-    parent = status.get("in_reply_to")
-    replying = parent is not None
-    fields["in_reply_to_status_id"] = int(parent) if replying else None
-    fields["in_reply_to_user_id"] = int(status["in_reply_to_uid"]) if replying else None
-    fields["in_reply_to_screen_name"] = status.get("in_reply_to_login") if replying else None
-    original = status.get("retweeted_status")
-    if isinstance(original, dict):
-        # A repost, as Twitter sends a retweet: an object of its own (its id, ``user``
-        # the reposter) with the original in ``retweeted_status``.
-        fields["user"] = {"id": int(status["uid"]), "screen_name": status.get("login")}
-        author = original.get("author") or {}
-        fields["retweeted_status"] = {
-            **api_status({k: v for k, v in original.items() if k != "author"}),
-            "user": {"id": author.get("id"), "screen_name": author.get("login")},
-        }
-    return fields
-
-
 class JsonLines(Format):
-    """The streaming API's format: a status's fields as one line of JSON (api_status),
-    its ``entities`` in Twitter's format (StatusEvent.entities), or
-    ``{"id": ID, "deleted": true}`` for a deletion; a blank line as keep-alive."""
+    """The streaming API's format, Twitter's: a status as one line of JSON, a Tweet
+    object with the book's fields beside Twitter's (tweets.tweet), a deletion as
+    Twitter's notice (tweets.delete_notice); a blank line as keep-alive. One instance
+    serves every API client, so an event's line is made once, whatever their number."""
 
     # One JSON document per line ("JSON Lines", also known as NDJSON).
     content_type = b"application/x-ndjson; charset=utf-8"
@@ -99,8 +77,8 @@ class JsonLines(Format):
 
     def render(self, event):
         if event.deleted:
-            return json.dumps({"id": event.id, "deleted": True}).encode() + b"\n"
-        return json.dumps({**api_status(event.status), "entities": event.entities}).encode() + b"\n"
+            return json.dumps(tweets.delete_notice(event.status)).encode() + b"\n"
+        return json.dumps(tweets.tweet(event.status, event.entities)).encode() + b"\n"
 
     def catch_up_line(self, summary):
         """The line that ends a catch-up (replay.catch_up): ``{"catch_up": {...}}``."""
@@ -129,10 +107,14 @@ class StreamingApp:
         self.max_streams = max_streams
         self.per_address = per_address
         self.routes = {
-            "/statuses/sample.json": ({"GET"}, self.sample),
+            "/statuses/sample.json": ({"GET", "POST"}, self.sample),
             "/statuses/filter.json": ({"POST"}, self.filter),
             "/health": ({"GET", "HEAD"}, self.health),
         }
+        # Twitter's paths too (https://stream.twitter.com/1.1/statuses/...): a client
+        # written for Twitter whose base URL can be set needs nothing else changed.
+        for path in ("/statuses/sample.json", "/statuses/filter.json"):
+            self.routes[TWITTER_PREFIX + path] = self.routes[path]
         if live is not None:
             self.routes["/live/home"] = ({"GET", "OPTIONS"}, self.live_home)
         self.connection_count = 0
@@ -210,19 +192,22 @@ class StreamingApp:
         )
 
     async def sample(self, scope, receive, send):
-        """GET /statuses/sample.json?identifier=ID&percent=N."""
-        query = parse_query(scope)
-        identifier = filters.parse_identifier(first(query, "identifier"))
-        percent = filters.parse_percent(first(query, "percent"))
-        since_id = replay.parse_since_id(first(query, "since_id"))
+        """GET /statuses/sample.json?percent=N&identifier=ID (both optional), or a POST
+        with them in its query string or form body."""
+        fields = parse_query(scope)
+        if scope["method"] == "POST":
+            fields = {**await read_form(scope, receive), **fields}  # the query string's win
+        identifier = client_identifier(scope, fields)
+        percent = filters.parse_percent(first(fields, "percent"))
+        since_id = replay.parse_since_id(first(fields, "since_id"))
         match = filters.SampleFilter(identifier, percent)
         await self.stream(scope, receive, send, match, identifier, **self.catching_up(since_id))
 
     async def filter(self, scope, receive, send):
-        """POST /statuses/filter.json?identifier=ID with track, follow, locations."""
-        # The identifier is checked first, as the book does, before reading the body.
+        """POST /statuses/filter.json with track, follow, locations in its form body
+        (``identifier``, optional, and ``since_id`` in its query string)."""
         query = parse_query(scope)
-        identifier = filters.parse_identifier(first(query, "identifier"))
+        identifier = client_identifier(scope, query)
         since_id = replay.parse_since_id(first(query, "since_id"))
         form = await read_form(scope, receive)
         match = await self.build_filter(form)
@@ -513,6 +498,36 @@ def parse_query(scope):
 def first(fields, name):
     values = fields.get(name)
     return values[0] if values else None
+
+
+def client_identifier(scope, fields):
+    """Who a streaming API client is, for its sample (filters.SampleFilter) and its name
+    in the logs: its ``identifier`` field; without one, the OAuth consumer key its request
+    is signed with, as Twitter's clients sign every request (the signature is not
+    checked: the public stream is public); else its address (client_address, as the
+    pages and the limits count it). 406 for one too long."""
+    identifier = filters.parse_identifier(first(fields, "identifier"))
+    if identifier is not None:
+        return identifier
+    key = oauth_consumer_key(request_headers(scope).get("authorization"))
+    if key is None:
+        key = first(fields, "oauth_consumer_key")  # OAuth 1.0 allows the query string too
+    key = filters.parse_identifier(key, "oauth_consumer_key")
+    if key is not None:
+        return key
+    return client_address(scope)
+
+
+def oauth_consumer_key(authorization):
+    """The ``oauth_consumer_key`` of an ``Authorization: OAuth ...`` header (RFC 5849,
+    3.5.1: comma-separated ``name="value"``, percent-encoded), or None."""
+    scheme, _, parameters = (authorization or "").strip().partition(" ")
+    if scheme.lower() != "oauth":
+        return None
+    for name, value in OAUTH_PARAMETER.findall(parameters):
+        if unquote(name) == "oauth_consumer_key":
+            return unquote(value)
+    return None
 
 
 async def read_form(scope, receive):

@@ -154,11 +154,8 @@ class StatusEvent:
     @functools.cached_property
     def point(self):
         """(latitude, longitude) of the status, or None. Stored as "lat,lon"."""
-        try:
-            lat, lon = (float(part) for part in str(self.status["location"]).split(","))
-        except (KeyError, ValueError):
-            return None
-        return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
+        location = self.status.get("location")
+        return None if location is None else point_of(location)
 
 
 class AccountEvent:
@@ -241,6 +238,15 @@ def event_from_json(text):
                 f"an unread count needs a numeric user, count and version: {exc}"
             ) from None
     return StatusEvent.from_json(text)
+
+
+def point_of(location):
+    """(latitude, longitude) of a stored location ("lat,lon"), or None if it is not one."""
+    try:
+        lat, lon = (float(part) for part in str(location).split(","))
+    except ValueError:
+        return None
+    return (lat, lon) if math.isfinite(lat) and math.isfinite(lon) else None
 
 
 def bucket_of(event):
@@ -418,13 +424,14 @@ def any_of(predicates):
 # --- parsing and checking the parameters ---------------------------------------------
 
 
-def parse_identifier(value):
-    """The client's identifier; 401 when missing (the book's answer), 406 when absurd."""
+def parse_identifier(value, name="identifier"):
+    """A client's identifier (``name`` the field it came in); None when absent or blank
+    (the client is then known otherwise: app.client_identifier), 406 when absurd."""
     identifier = (value or "").strip()
     if not identifier:
-        raise RequestError(401, "identifier missing: add ?identifier=YOUR-CLIENT-ID to the URL.")
+        return None
     if len(identifier) > MAX_IDENTIFIER_LENGTH:
-        raise malformed(f"identifier too long: at most {MAX_IDENTIFIER_LENGTH} characters.")
+        raise malformed(f"{name} too long: at most {MAX_IDENTIFIER_LENGTH} characters.")
     return identifier
 
 
