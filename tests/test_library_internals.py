@@ -206,8 +206,8 @@ def test_uvicorn_httptools_lets_a_direct_writer_write_chunks_of_a_streaming_resp
     sent by uvicorn's httptools ``send``, and what it writes arrives as chunks of it."""
     import asyncio
 
-    from tests.support.ports import free_port
-    from tests.support.streams import StreamConnection
+    from socialsite_dev.ports import free_port
+    from socialsite_dev.streams import StreamConnection
     from timeline.streaming.direct_writes import DirectWriter
 
     found = []
