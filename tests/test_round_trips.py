@@ -89,10 +89,12 @@ def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis
     assert count <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)
 
 
-# Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE) and an
+# Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE), an
 # EXISTS of each status this process has shown (one pipeline): the statuses come from
-# memory once confirmed, and authors from memory.
-TAG_PAGE_ROUND_TRIPS = 3
+# memory once confirmed, and authors from memory; and whether the reader may see each
+# author's statuses, read fresh (visibility.shown_statuses: a tag gathers statuses of
+# authors the reader may not see: private, suspended, in a block with them).
+TAG_PAGE_ROUND_TRIPS = 4
 
 
 def test_tag_page_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):

@@ -27,7 +27,18 @@ them from every home.
 import enum
 import time
 
-from . import events, fanout, jobs, keys, notifications, paging, scripts, statuses, users
+from . import (
+    events,
+    fanout,
+    jobs,
+    keys,
+    notifications,
+    paging,
+    scripts,
+    statuses,
+    users,
+    visibility,
+)
 from .limits import HOME_TIMELINE_SIZE, INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
 
 
@@ -337,10 +348,15 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             viewer_likes=viewer_likes,
         )
         reposted.update(sid for sid, score in zip(wanted, scores, strict=True) if score)
-    originals = {status["id"]: status for status in read}
-    authors = users.get_authors(
-        r, [s["uid"] for s in found] + [s["uid"] for s in originals.values()]
-    )
+    # The profile's and the originals' authors in one pipeline (often none: memory).
+    authors = users.get_authors(r, [s["uid"] for s in found] + [s["uid"] for s in read])
+    # The profile's owner was checked by the caller (visibility.statuses_visibility);
+    # the originals' authors are checked here, for this viewer.
+    owners = {status["uid"] for status in found}
+    originals = {
+        status["id"]: status
+        for status in visibility.shown_statuses(r, viewer_id, read, checked=owners)
+    }
     shown = []
     for status in found:
         if "repost_of" in status:
@@ -348,11 +364,12 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             original = originals.get(original_of(status))
             if original is None or reposter is None:
                 continue
-            author = authors.get(original["uid"])
-            if author and "private" in author and author["id"] != viewer_id:
+            author = original["author"]
+            if "private" in author and author["id"] != viewer_id:
                 continue  # no longer public: reposts of it are shown nowhere
             status = {**original, "reposted_by": reposter, "reposted_others": 0}
-        status["author"] = authors.get(status["uid"])
+        else:
+            status["author"] = authors.get(status["uid"])
         if status["author"]:
             shown.append(status)
     return paging.Page(shown, next_cursor)

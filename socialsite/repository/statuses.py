@@ -303,10 +303,13 @@ def post_status(
         pipe.hset(keys.status(sid), mapping=status)
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
-        tags.queue_add(pipe, sid, status_tags)
+        public = not status.get("private")
+        tags.queue_add(pipe, sid, status_tags, public)
         # The author among each tag's users of the day (trends.py), in the tags' slots,
-        # and when they last posted (who-to-follow's "active"), in their own.
-        trends.queue_use(pipe, uid, status_tags, status["posted"])
+        # for a public status only (a trend names its tag to everyone); and when they
+        # last posted (who-to-follow's "active"), in their own slot.
+        if public:
+            trends.queue_use(pipe, uid, status_tags, status["posted"])
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
@@ -337,8 +340,10 @@ def _add_to_tags_again(r, status):
     status_tags = entities.tags(status_entities(status))
     if status_tags:
         pipe = r.pipeline(transaction=False)
-        tags.queue_add(pipe, status["id"], status_tags)
-        trends.queue_use(pipe, status["uid"], status_tags, status["posted"])
+        public = not status.get("private")
+        tags.queue_add(pipe, status["id"], status_tags, public)
+        if public:
+            trends.queue_use(pipe, status["uid"], status_tags, status["posted"])
         pipe.execute()
 
 

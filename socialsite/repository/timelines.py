@@ -22,24 +22,18 @@ round trip; the page shows the original under its "reposted" header (reposts.py)
 import heapq
 import time
 
-from . import keys, locks, paging, reposts, scripts, statuses, users
+from . import keys, locks, paging, reposts, scripts, statuses, users, visibility
 from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, REPOSTS_SHOWN_NOTE_MS
 
 
 def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
+    """A page of the statuses ``status_ids`` as ``viewer_id`` may see them (statuses
+    from many authors: visibility.shown_statuses checks each)."""
     viewer_likes = statuses.ViewerLikes(viewer_id)
     found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes)
-    page = _with_authors(r, found, next_cursor)
+    page = paging.Page(visibility.shown_statuses(r, viewer_id, found), next_cursor)
     page.liked = frozenset(viewer_likes.ids)
     return page
-
-
-def _with_authors(r, found, next_cursor):
-    authors = users.get_authors(r, [status["uid"] for status in found])
-    for status in found:
-        status["author"] = authors.get(status["uid"])
-    # A status whose author is gone is not shown; a deleted status (no hash) neither.
-    return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
 def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
@@ -145,13 +139,15 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
         # shown, under its "reposted" header (reposts.py).
         ids = [through[sid][0] if sid in through else sid for sid in ids]
     found = statuses.get_statuses(r, ids, deletions_skipped=True, counts_fresh=changed)
-    if hidden:
-        # Delivered before a block or mute, and not yet taken out (blocks.py): rare,
-        # and a page a status shorter for it; the cursor stays right. A repost of a
-        # hidden author's status is left out the same way.
-        found = [status for status in found if status["uid"] not in hidden]
+    if through:
+        # The reposters named in the headers are read with the authors (one pipeline).
+        users.get_authors(r, [*(s["uid"] for s in found), *(t[1] for t in through.values())])
+    # A status delivered before a block or mute and not yet taken out (blocks.py) is
+    # left out: rare, and a page a status shorter for it; the cursor stays right. A
+    # repost of a hidden author's status is left out the same way.
+    found = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
     if not through and not reposted:
-        page = _with_authors(r, found, next_cursor)
+        page = paging.Page(found, next_cursor)
     else:
         page = reposts.with_headers(r, found, next_cursor, through, reposted, uid)
     page.liked = liked
@@ -183,7 +179,11 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None):
             r, found, next_cursor, viewer_id, reposted, viewer_likes
         )
     else:
-        page = _with_authors(r, found, next_cursor)
+        # The caller decided that the viewer may see this profile's statuses
+        # (visibility.statuses_visibility): its author is not asked about again.
+        page = paging.Page(
+            visibility.shown_statuses(r, viewer_id, found, checked={uid}), next_cursor
+        )
     if reposted:
         reposts.mark_reposted(page.items, reposted)
     page.liked = frozenset(viewer_likes.ids)
@@ -299,12 +299,11 @@ def home_newer(r, uid, after, count):
     newer = [sid for sid in ids if sid > after]
     more = len(newer) > count
     found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)
-    if hidden:
-        found = [status for status in found if status["uid"] not in hidden]
+    found = [status for status in found if status["uid"] not in hidden]
     if any("repost_of" in status for status in found):
         found = _with_originals(r, found, hidden)
-    page = _with_authors(r, found, None)
-    return page.items[::-1], more
+    shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
+    return shown[::-1], more
 
 
 def _with_originals(r, found, hidden):
