@@ -30,6 +30,7 @@ from . import (
     tags,
     trends,
     users,
+    visibility,
 )
 from .limits import (
     COUNTS_TRUST_SECONDS,
@@ -284,6 +285,8 @@ def post_status(
     notified = _mentions_to_notify(uid, status.get("in_reply_to_uid"), mentioned_uids)
     if parent and status["in_reply_to_uid"] in blocked:
         raise ReplyRefused(f"You cannot reply to @{status['in_reply_to_login']}.")
+    if parent and status["in_reply_to_uid"] != uid:
+        _check_parent_seen(r, uid, status["in_reply_to_uid"], in_reply_to)
     notified = [other for other in notified if other not in blocked]
     if notified:
         status["notified"] = ",".join(map(str, notified))
@@ -331,6 +334,21 @@ def post_status(
         r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status)
     return sid
+
+
+def _check_parent_seen(r, uid, parent_uid, parent_sid):
+    """ParentGone unless ``uid`` may see the statuses of ``parent_uid`` (the one rule:
+    visibility.statuses_visibility, the author read fresh): a status the poster may not
+    see (a private account they do not follow, a suspended author) is, to them, a
+    status that does not exist, and a reply to it is refused as one to nothing would
+    be. One round trip, for a reply to someone else's status only."""
+    author, rel = visibility.author_and_relationship(r, uid, parent_uid)
+    if (
+        author is None
+        or users.is_hidden(author)
+        or visibility.statuses_visibility(uid, author, rel) is not visibility.Visibility.VISIBLE
+    ):
+        raise ParentGone(f"There is no status {parent_sid} to reply to.")
 
 
 def _add_to_tags_again(r, status):
