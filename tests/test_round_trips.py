@@ -29,7 +29,8 @@ PROFILE_PAGE_ROUND_TRIPS = 6
 # reader's relationship to them (private, blocked), together. The README quotes this.
 THREAD_PAGE_ROUND_TRIPS = 7
 # The notifications page: the session's (which reads the notifications too), then the
-# statuses they are about (an EXISTS each for those this process has read). Marking
+# statuses they are about (an EXISTS each for those this process has read), with
+# whether the user may see their authors' statuses (visibility.Seen). Marking
 # them seen, when there is something new, is one more.
 NOTIFICATIONS_PAGE_ROUND_TRIPS = 2
 
@@ -89,12 +90,11 @@ def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis
     assert count <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)
 
 
-# Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE), an
+# Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE) and an
 # EXISTS of each status this process has shown (one pipeline): the statuses come from
-# memory once confirmed, and authors from memory; and whether the reader may see each
-# author's statuses, read fresh (visibility.shown_statuses: a tag gathers statuses of
-# authors the reader may not see: private, suspended, in a block with them).
-TAG_PAGE_ROUND_TRIPS = 4
+# memory once confirmed, and authors from memory; whether the reader may see each
+# author's statuses, read fresh, rides along with the EXISTS (visibility.Seen).
+TAG_PAGE_ROUND_TRIPS = 3
 
 
 def test_tag_page_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):

@@ -221,11 +221,22 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
         to_name += list(dict.fromkeys(event.actor for event in group.events))[
             :ACTORS_READ_PER_ENTRY
         ]
-    found = statuses.get_statuses(r, dict.fromkeys(to_read))
+    # A mention's or a reply's status is its actor's: whether the user may see their
+    # statuses is asked with the statuses (the others are the user's own).
+    seen = visibility.Seen(
+        uid,
+        {
+            event.actor
+            for group in groups
+            if group.kind in ("mention", "reply")
+            for event in group.events[:STATUSES_READ_PER_ENTRY]
+        },
+    )
+    found = statuses.get_statuses(r, dict.fromkeys(to_read), seen=seen)
     named = users.get_authors(r, to_name)  # the statuses' authors are among them
     # Statuses the user may not see (a private account they do not follow, a
     # suspended author...) are not quoted: their entry says so (Entry.unavailable).
-    read = {s["id"]: s for s in visibility.shown_statuses(r, uid, found)}
+    read = {s["id"]: s for s in visibility.shown_statuses(r, uid, found, seen=seen)}
     existing = {s["id"] for s in found}
     looked_up, checked = set(to_read), set(to_name)
 

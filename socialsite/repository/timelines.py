@@ -30,8 +30,11 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
     """A page of the statuses ``status_ids`` as ``viewer_id`` may see them (statuses
     from many authors: visibility.shown_statuses checks each)."""
     viewer_likes = statuses.ViewerLikes(viewer_id)
-    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes)
-    page = paging.Page(visibility.shown_statuses(r, viewer_id, found), next_cursor)
+    # The authors of statuses this process remembers are asked about with the statuses.
+    seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
+    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
+    shown = visibility.shown_statuses(r, viewer_id, found, seen=seen)
+    page = paging.Page(shown, next_cursor)
     page.liked = frozenset(viewer_likes.ids)
     return page
 

@@ -130,7 +130,47 @@ def is_public(r, status):
     return r.hget(keys.user(status["uid"]), "private") != "1"
 
 
-def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, now_ms=None):
+class Seen:
+    """What shown_statuses reads fresh about some authors for ``viewer_id`` (their
+    privacy, suspension, leaving; the viewer's follows of them and keys.hides), asked
+    in a round trip the page makes anyway (statuses.get_statuses' ``seen``) when the
+    authors are known before their statuses are read: a notification's actor, a
+    repost's original author, a status this process remembers."""
+
+    def __init__(self, viewer_id, authors, now_ms=None):
+        self.viewer_id = viewer_id
+        own = {int(viewer_id)} if viewer_id is not None else set()
+        self.wanted = list({int(author) for author in authors} - own)
+        self.now_ms = now_ms
+        self.unseen = None  # the authors not to show, once read
+
+    @property
+    def replies(self):
+        return len(self.wanted) + (2 if self.viewer_id is not None else 0)
+
+    def queue(self, pipe):
+        for author in self.wanted:
+            pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
+        if self.viewer_id is not None:
+            now = int(time.time() * 1000) if self.now_ms is None else int(self.now_ms)
+            pipe.zmscore(keys.following(self.viewer_id), self.wanted)
+            pipe.zrangebyscore(keys.hides(self.viewer_id), f"({now}", "+inf")
+
+    def take(self, replies):
+        wanted = self.wanted
+        followed, hides = set(), set()
+        if self.viewer_id is not None:
+            scores, hidden = replies[len(wanted) :]
+            followed = {author for author, score in zip(wanted, scores, strict=True) if score}
+            hides = {int(author) for author in hidden}
+        self.unseen = set()
+        for author, (private, suspended, leaving) in zip(wanted, replies, strict=False):
+            protected = private == "1" and author not in followed
+            if suspended or leaving or author in hides or protected:
+                self.unseen.add(author)
+
+
+def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None):
     """``found`` (statuses as statuses.get_statuses reads them: deleted ones already
     missing) as ``viewer_id`` (None: a visitor) may be shown them, in their order, each
     with its ``author`` (id, login, name: users.get_authors).
@@ -152,10 +192,12 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, no
       get (this set, from home_page.lua); those are left out, nothing more is read.
     - ``checked``: authors whose statuses the caller has just found the viewer may see
       (statuses_visibility: a profile's owner).
+    - ``seen``: a Seen read with the statuses (its authors are not asked again).
     Every other author is read fresh (privacy, suspension, leaving: never a process's
-    memory; docs/decisions/0032), with the viewer's follows and keys.hides, in one
+    memory; docs/decisions/0041), with the viewer's follows and keys.hides, in one
     pipeline. Round trips: the authors not shown lately (users.get_authors, often
-    none) and that check (none when every author is the viewer, checked or delivered).
+    none) and that check (none when every author is the viewer, checked, delivered
+    or in ``seen``).
     """
     found = list(found)
     authors = users.get_authors(r, [status["uid"] for status in found])
@@ -168,26 +210,14 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, no
     if delivered_hidden is not None:
         return [status for status in named if status["uid"] not in delivered_hidden]
     skip = {int(uid) for uid in checked}
-    if viewer_id is not None:
-        skip.add(int(viewer_id))
-    unchecked = list({status["uid"] for status in named} - skip)
-    if not unchecked:
-        return named
-    pipe = r.pipeline(transaction=False)
-    for author in unchecked:
-        pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
-    if viewer_id is not None:
-        now = int(time.time() * 1000) if now_ms is None else int(now_ms)
-        pipe.zmscore(keys.following(viewer_id), unchecked)
-        pipe.zrangebyscore(keys.hides(viewer_id), f"({now}", "+inf")
-    replies = pipe.execute()
-    followed, hides = set(), set()
-    if viewer_id is not None:
-        scores, hidden = replies[len(unchecked) :]
-        followed = {author for author, score in zip(unchecked, scores, strict=True) if score}
-        hides = {int(author) for author in hidden}
     unseen = set()
-    for author, (private, suspended, leaving) in zip(unchecked, replies, strict=False):
-        if suspended or leaving or author in hides or (private == "1" and author not in followed):
-            unseen.add(author)
+    if seen is not None and seen.unseen is not None:
+        skip.update(seen.wanted)
+        unseen = set(seen.unseen)
+    rest = Seen(viewer_id, {status["uid"] for status in named} - skip)
+    if rest.wanted:
+        pipe = r.pipeline(transaction=False)
+        rest.queue(pipe)
+        rest.take(pipe.execute())
+        unseen |= rest.unseen
     return [status for status in named if status["uid"] not in unseen]
