@@ -503,6 +503,17 @@ def get_status(r, sid):
     return status
 
 
+def locate(r, sid):
+    """Where status ``sid`` is, without what it says: {id, uid, login, repost_of (0 for
+    none)}, or None if there is no such status. For links and checks (a repost's page is
+    its original's; who reposted a status): showing a status takes get_statuses and
+    visibility.shown_statuses. One command."""
+    uid, login, repost_of = r.hmget(keys.status(sid), ["uid", "login", "repost_of"])
+    if uid is None:
+        return None
+    return {"id": int(sid), "uid": int(uid), "login": login, "repost_of": int(repost_of or 0)}
+
+
 # A status hash never changes once written (deleting a status deletes the whole hash),
 # so each process remembers the statuses it has read, with when Redis last confirmed
 # that each still exists. A profile page then costs 30 EXISTS with integer answers

@@ -314,18 +314,21 @@ def _with_originals(r, found, hidden):
     ``retweeted_status``, as the live page's events carry it (a repost shows its
     original under "reposted"); reposts of originals deleted, hidden from the user or
     no longer public are left out, as home pages leave them out (reposts.with_headers).
-    One or two round trips: the originals, their authors not shown lately."""
+    One or two round trips: the originals with their authors' visibility, their authors
+    not shown lately."""
     wanted = [int(status["repost_of"]) for status in found if "repost_of" in status]
-    originals = {status["id"]: status for status in statuses.get_statuses(r, wanted)}
-    authors = users.get_authors(r, [status["uid"] for status in originals.values()])
+    # Shown through someone else's repost: as to a visitor (public now, its author
+    # shown), asked with the originals (each repost names its original's author).
+    seen = visibility.Seen(None, {int(s["repost_of_uid"]) for s in found if "repost_of_uid" in s})
+    read = statuses.get_statuses(r, wanted, seen=seen)
+    originals = {s["id"]: s for s in visibility.shown_statuses(r, None, read, seen=seen)}
     kept = []
     for status in found:
         if "repost_of" in status:
             original = originals.get(int(status["repost_of"]))
-            author = authors.get(original["uid"]) if original else None
-            if author is None or original["uid"] in hidden or "private" in author:
+            if original is None or original["uid"] in hidden:
                 continue
-            status = {**status, "retweeted_status": {**original, "author": author}}
+            status = {**status, "retweeted_status": original}
         kept.append(status)
     return kept
 
@@ -340,7 +343,8 @@ def recent_public(r, after, below=None, count=500):
     ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
     more below). Reposts come with their originals, as their events do (``retweeted_status``),
     those of originals gone or no longer public left out. Three round trips: the ids, the
-    hashes, the authors; one or two more for the originals of reposts.
+    hashes, the authors (visibility.shown_statuses: one more for those this process has
+    not shown lately); one or two more for the originals of reposts.
     """
     top = "+inf" if below is None else f"({int(below)}"
     ids = [
@@ -352,19 +356,13 @@ def recent_public(r, after, below=None, count=500):
     if not ids:
         return [], None, False
     found = [status for status in statuses.get_statuses(r, ids) if status.get("private") != "1"]
-    authors = list({status["uid"] for status in found})
-    pipe = r.pipeline(transaction=False)
-    for author in authors:
-        pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
-    shown = {
-        author
-        for author, (private, suspended, leaving) in zip(authors, pipe.execute(), strict=True)
-        if private != "1" and not suspended and not leaving
-    }
-    visible = [status for status in found if status["uid"] in shown]
+    # What a visitor may see: the streaming API has no viewer (the authors' accounts
+    # read fresh: not private, not suspended, not being deleted).
+    visible = visibility.shown_statuses(r, None, found)
     for status in visible:
-        for field in ("replies", "likes", "reposts"):
-            status.pop(field, None)  # get_statuses' counts: not fields of the status
+        # get_statuses' counts and shown_statuses' author: not fields of the status.
+        for field in ("replies", "likes", "reposts", "author"):
+            status.pop(field, None)
     if any("repost_of" in status for status in visible):
         # A repost as it was published: its original (public now) as retweeted_status.
         visible = _with_originals(r, visible, hidden=())
