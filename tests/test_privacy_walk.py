@@ -5,7 +5,7 @@ answers 5xx. The same for the streaming API's endpoints.
 The URLs come from the URLconf (every pattern, included ones too), their parameters
 filled with the scenario's real logins, status ids, tags and list ids: a new page is
 walked without anyone adding it here. A pattern whose parameter this file cannot fill
-fails the test, so that whoever adds one says how to fill it (PARAMETER_VALUES).
+fails the test, so that whoever adds one says how to fill it (``scenario``'s values).
 
 The scenario: ``privy`` (a private account) and ``gone`` (suspended afterwards) each
 post a status carrying a marker of their own with a hashtag only they use and a
@@ -17,7 +17,7 @@ answered. Who may see which marker is MAY_SEE.
 
 import itertools
 import json
-import time
+import re
 from urllib.parse import quote, urlencode
 
 import pytest
@@ -77,12 +77,11 @@ def patterns(resolver=None, prefix=""):
 
 def fill(route, values):
     """Every URL ``route`` gives with its parameters taken from ``values`` (name ->
-    list); a status page's login is its author's (values["status"] pairs)."""
-    import re
-
+    list); a status page's login is its author's (values["status"]: (login, id)
+    pairs)."""
     names = re.findall(r"<(?:\w+:)?(\w+)>", route)
     missing = [name for name in names if name not in values and name != "login"]
-    assert not missing, f"{route}: say how to fill {missing} (PARAMETER_VALUES)"
+    assert not missing, f'{route}: say how to fill {missing} (the scenario fixture\'s "values")'
     if "status_id" in names and "login" in names:
         choices = [{"login": login, "status_id": sid} for login, sid in values["status"]]
     else:
@@ -135,20 +134,20 @@ def scenario(r):
     )
     moderation.suspend(r, uid["gone"])
     sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
-    authors = {sid: statuses.get_status(r, sid)["login"] for sid in sids}
+    by_author = [(statuses.get_status(r, sid)["login"], sid) for sid in sids]
     return {
         "people": people,
         "values": {
             "login": list(people),
             "status_id": sids,
-            "status": list(authors.items()),
+            "status": by_author,
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
             "list_id": [lid, 1, 2],
             "report_id": [1],
         },
         "sids": sids,
         "hello": hello,
-        "secret": secret,
+        "marked": [secret, doomed],
     }
 
 
@@ -158,16 +157,15 @@ def reader_client(name):
 
 
 def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
-    values = {**scenario["values"]}
-    values["status"] = [(login, sid) for sid, login in values["status"]]
+    values = scenario["values"]
     urls = []
     for route, name, _ in patterns():
         for url in fill(route, values):
             urls.append((name, url))
             for query in EXTRA_QUERIES.get(name, ()):
                 urls.append((name, f"{url}?{query}"))
-            if name == "report":
-                urls += [(name, f"{url}?status={sid}") for sid in scenario["sids"]]
+            if name == "report":  # the form with a status ticked: a private one, a suspended one
+                urls += [(name, f"{url}?status={sid}") for sid in scenario["marked"]]
     assert len({name for name, _ in urls}) >= 40, "the URLconf was not walked whole"
     problems = []
     for reader in READERS:
@@ -204,12 +202,6 @@ def stream_lines(stream, last):
     while not lines or lines[-1].get("id") != last:
         lines.append(stream.read_json())
     return lines
-
-
-def settle(r, server):
-    """Wait until the stream server has seen what was posted (its catch-up reads the
-    recent public statuses: they are there as soon as they are posted)."""
-    time.sleep(0.05)
 
 
 def test_the_streams_never_carry_a_private_or_suspended_marker(scenario, stream_server, r):
