@@ -25,7 +25,7 @@ PROFILE_PAGE_ROUND_TRIPS = 6
 # A thread page: the session's, then the status with its page of direct replies' ids,
 # then one per level of replies (three), the ancestors riding along with the first (the
 # authors shown in the last minute come from memory); whether the reader may see the
-# other authors' statuses (visibility.visible_statuses); the author read fresh and the
+# other authors' statuses (visibility.shown_statuses); the author read fresh and the
 # reader's relationship to them (private, blocked), together. The README quotes this.
 THREAD_PAGE_ROUND_TRIPS = 7
 # The notifications page: the session's (which reads the notifications too), then the
@@ -317,7 +317,7 @@ STATUS_LIKES_PAGE_ROUND_TRIPS = 5
 # What a user likes: the session's; login -> id and the user hash (as a profile); the
 # reader's relationship to them; the page of liked ids; the statuses with their counts
 # and which of them the reader likes (one pipeline); whether the reader may see the
-# other authors' statuses (visibility.visible_statuses). Authors come from memory.
+# other authors' statuses (visibility.shown_statuses). Authors come from memory.
 USER_LIKES_PAGE_ROUND_TRIPS = 7
 
 
