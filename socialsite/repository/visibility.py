@@ -1,6 +1,7 @@
 """Whether a viewer may see a user's statuses: the one rule, for every page.
 
 A viewer sees an author's statuses unless
+- the author's account is suspended or being deleted (users.is_hidden): nobody does;
 - the author blocks the viewer (blocks.py): the pages say "You are blocked";
 - the author's account is private (privacy.py) and the viewer is not an approved
   follower: the statuses are "protected";
@@ -175,15 +176,17 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, se
     missing) as ``viewer_id`` (None: a visitor) may be shown them, in their order, each
     with its ``author`` (id, login, name: users.get_authors).
 
-    One visibility path: every page, notification, list, search result, report form
-    and live-page replay that turns status ids into something shown passes them here,
-    and nothing shows a status read another way (tests/test_one_visibility_path.py
-    keeps it so). Left out: statuses whose author is gone, suspended or being deleted;
-    those of a private account the viewer does not follow; those of an author in a
-    block with the viewer either way, or muted by them (keys.hides: a list of many
-    authors' statuses leaves a muted author out; a profile or a status page the
-    viewer goes to look at is decided by statuses_visibility instead). The viewer's
-    own statuses are always shown.
+    One visibility path: every page, notification, list, report form, live-page
+    replay and streaming catch-up that turns status ids into something shown or sent
+    passes them here, and nothing shows a status read another way
+    (tests/test_one_visibility_path.py keeps it so; docs/decisions/0041).
+
+    Left out: statuses whose author is gone, suspended or being deleted; those of a
+    private account the viewer does not follow; those of an author in a block with
+    the viewer either way, or muted by them (keys.hides: a list of many authors'
+    statuses leaves a muted author out; a profile or a status page the viewer goes to
+    look at is decided by statuses_visibility instead). The viewer's own statuses are
+    always shown.
 
     What the caller already knows is not asked again:
     - ``delivered_hidden``: the ids came through the viewer's own deliveries (a home
@@ -194,7 +197,7 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, se
       (statuses_visibility: a profile's owner).
     - ``seen``: a Seen read with the statuses (its authors are not asked again).
     Every other author is read fresh (privacy, suspension, leaving: never a process's
-    memory; docs/decisions/0041), with the viewer's follows and keys.hides, in one
+    memory; docs/decisions/0032), with the viewer's follows and keys.hides, in one
     pipeline. Round trips: the authors not shown lately (users.get_authors, often
     none) and that check (none when every author is the viewer, checked, delivered
     or in ``seen``).
