@@ -333,7 +333,7 @@ def _with_originals(r, found, hidden):
     return kept
 
 
-def recent_public(r, after, below=None, count=500):
+def recent_public(r, after, below=None, count=500, withheld=None):
     """A batch of the recent public statuses (keys.RECENT_PUBLIC_STATUSES) with ids above
     ``after`` and below ``below`` (None: the newest), newest first: those whose author's
     account is public and shown now (read fresh from the user hashes: not private, not
@@ -342,7 +342,9 @@ def recent_public(r, after, below=None, count=500):
     Returns (statuses, lowest, full): ``lowest`` the lowest id read (the next batch's
     ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
     more below). Reposts come with their originals, as their events do (``retweeted_status``),
-    those of originals gone or no longer public left out. Three round trips: the ids, the
+    those of originals gone or no longer public left out. ``withheld``: a set, given the
+    ids read and left out (a catch-up does not send their late events either).
+    Three round trips: the ids, the
     hashes, the authors (visibility.shown_statuses: one more for those this process has
     not shown lately); one or two more for the originals of reposts.
     """
@@ -366,6 +368,8 @@ def recent_public(r, after, below=None, count=500):
     if any("repost_of" in status for status in visible):
         # A repost as it was published: its original (public now) as retweeted_status.
         visible = _with_originals(r, visible, hidden=())
+    if withheld is not None:
+        withheld.update(set(ids) - {status["id"] for status in visible})
     return visible, ids[-1], len(ids) == count
 
 
