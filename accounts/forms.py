@@ -10,7 +10,7 @@ from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.repository import users
 
-from . import auth
+from . import auth, devices
 from .display_names import display_name_field
 
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9_]{1,30}")
@@ -159,7 +159,7 @@ class LoginForm(forms.Form):
             # limit while their hashes are worked out.
             failure = None
             if self.request is not None:
-                failure = throttling.count(self.request, "login_failures", login=login)
+                failure = self._count_failure(login)
             if throttling.is_refused(failure):
                 self.refusal = failure
                 raise forms.ValidationError(failure.message, code="throttled")
@@ -172,6 +172,14 @@ class LoginForm(forms.Form):
                 raise forms.ValidationError(self.error_message, code="invalid_login")
             throttling.refund(failure)
         return cleaned
+
+    def _count_failure(self, login):
+        # A browser that logged in to this login before has failures of its own: the
+        # lock-out of the name, which anyone can bring about, does not stop it.
+        device = devices.recognised(self.request, login)
+        if device is not None:
+            return throttling.count(self.request, "device_failures", device=device)
+        return throttling.count(self.request, "login_failures", login=login)
 
 
 class DeleteAccountForm(forms.Form):

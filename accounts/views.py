@@ -5,7 +5,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from socialsite import throttling
 from socialsite.redirects import redirect_to_next, safe_next
 
-from . import auth
+from . import auth, devices
 from .decorators import login_required
 from .forms import LoginForm, PasswordChangeForm, SignupForm
 
@@ -28,7 +28,8 @@ def signup(request):
             user = auth.load_user(uid)
             auth.login(request, user)
             messages.success(request, f"Welcome, {user.name}! Your account is ready.")
-            return throttling.set_headers(redirect("home"), counted)
+            response = devices.remember(redirect("home"), user)
+            return throttling.set_headers(response, counted)
     status = 400 if form.errors else 200
     return render(request, "accounts/signup.html", {"form": form}, status=status)
 
@@ -45,7 +46,8 @@ def login(request):
     if request.method == "POST" and form.is_valid():
         auth.login(request, form.user)
         messages.success(request, f"Welcome back, {form.user.name}.")
-        return throttling.set_headers(redirect_to_next(request), attempt)
+        response = devices.remember(redirect_to_next(request), form.user)
+        return throttling.set_headers(response, attempt)
     context = {"form": form, "next": next_url}
     if form.refusal is not None:
         return throttling.too_many_requests(request, form.refusal, "accounts/login.html", context)
@@ -70,7 +72,10 @@ def password_change(request):
     if request.method == "POST" and form.is_valid():
         auth.change_password(request, request.user, form.cleaned_data["new_password1"])
         messages.success(request, "Your password is changed. Your other sessions have ended.")
-        return throttling.set_headers(redirect("home"), attempt)
+        # The change revoked every device cookie of the account; this browser gets a
+        # new one.
+        response = devices.remember(redirect("home"), request.user)
+        return throttling.set_headers(response, attempt)
     context = {"form": form}
     if form.refusal is not None:
         template = "accounts/password_change.html"

@@ -1,5 +1,6 @@
-"""Benchmarks and load generation: a Django app for its management commands, apart from
-the product (socialsite, accounts, timeline), which imports nothing from here.
+"""Benchmarks and load generation: a Django app for its management commands, installed only
+by benchmarks/settings.py, apart from the product (socialsite, accounts, timeline,
+moderation), which imports nothing from here.
 
 Commands (benchmarks/management/commands/, thin entry points over the modules below),
 each run with ``--settings benchmarks.settings`` (settings.py: production's, with what
@@ -20,7 +21,6 @@ Other modules: book.py, the book's fan-out (listings 8.6 and 8.7); book_stream.p
 book's streaming hub (listing 8.15); loadgen.py, the HTTP load generator bench_web
 uses.
 
-The benchmarks start their Redis servers and stream servers with the tests' helpers
-(tests.support.redis_servers, tests.support.streams, tests.support.ports), so they run
-from a checkout that has the tests.
+The benchmarks start their Redis servers and stream servers with socialsite_dev (shared
+with the tests, owned by neither). Their own tests are in benchmarks/tests/.
 """

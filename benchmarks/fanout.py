@@ -29,7 +29,7 @@ from django.core.management.base import CommandError
 
 from benchmarks import book
 from socialsite.repository import bulk, client, jobs, keys, reposts, statuses, timelines
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.redis_servers import RedisServer
 
 
 class FanoutBenchmark:

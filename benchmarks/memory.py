@@ -25,7 +25,7 @@ from benchmarks import book
 from socialsite import embedded_redis
 from socialsite.repository import bulk, client, fanout, keys, statuses
 from socialsite.repository.limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.redis_servers import RedisServer
 
 
 class MemoryBenchmark:

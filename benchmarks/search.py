@@ -33,7 +33,7 @@ from benchmarks.web import HOST, logged_in_cookies
 from socialsite import connection
 from socialsite.repository import client, keys, search, users
 from socialsite.repository.limits import SEARCH_PAGE_SIZE
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.redis_servers import RedisServer
 
 # The demo network's names (timeline/management/commands/seed_demo.py).
 from timeline.management.commands.seed_demo import FIRST_NAMES, LAST_NAMES, TAGS

@@ -1,5 +1,6 @@
 """The site's settings for the benchmarks: production's (DEBUG off), with the two values
-production must be given made up here, so that `manage.py bench_* --settings
+production must be given made up here, and the benchmarks' app (its management
+commands) installed, so that `manage.py bench_* --settings
 benchmarks.settings` needs nothing else.
 
 Each benchmark starts its own Redis servers and passes their URLs to the processes it
@@ -14,3 +15,6 @@ os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")
 
 from socialsite.settings import *  # noqa: E402, F403
+
+# The product's settings leave the benchmarks out; their commands exist only here.
+INSTALLED_APPS = [*INSTALLED_APPS, "benchmarks"]  # noqa: F405

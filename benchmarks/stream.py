@@ -46,8 +46,8 @@ from benchmarks.poster import VOCABULARY
 from socialsite import connection
 from socialsite.repository import client as redis_client
 from socialsite.repository import events, keys, users
-from tests.support.redis_servers import RedisServer
-from tests.support.streams import StreamServerProcess
+from socialsite_dev.redis_servers import RedisServer
+from socialsite_dev.streams import StreamServerProcess
 from timeline.streaming import filters
 from timeline.streaming.hub import redacted
 from timeline.streaming.index import ClientIndex
@@ -57,7 +57,7 @@ HOST = "127.0.0.1"
 # The command that serves each design: one Redis subscription per process (the
 # product's, matching by index or by scan), or per client (the book's).
 SERVERS = {"index": "stream", "scan": "stream", "client": "bench_stream_server"}
-DESIGN_NAMES = {"index": "index (ours)", "scan": "scan (before)", "client": "book"}
+DESIGN_NAMES = {"index": "index (ours)", "scan": "scan (linear)", "client": "book"}
 # Older names of --design's values.
 DESIGN_ALIASES = {"process": ["index"], "both": ["index", "client"]}
 # Sample percents the sample clients ask for: mostly Twitter's "spritzer" (1%), some

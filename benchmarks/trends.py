@@ -20,7 +20,7 @@ import time
 
 from socialsite import embedded_redis
 from socialsite.repository import client, keys, trends
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.redis_servers import RedisServer
 
 DAY = 24 * 3600
 

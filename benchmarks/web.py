@@ -60,8 +60,8 @@ from accounts.session_store import SessionStore
 from benchmarks import loadgen
 from socialsite import connection
 from socialsite.repository import client, graph, statuses, timelines, users
-from tests.support.ports import free_port
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.ports import free_port
+from socialsite_dev.redis_servers import RedisServer
 
 HOST = "127.0.0.1"
 HOME_AUTHORS = 30  # one page: settings.TIMELINE_PAGE_SIZE

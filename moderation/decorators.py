@@ -15,3 +15,19 @@ def moderator_required(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+def moderator_action(view):
+    """A moderator's decision, sent by a form (POST). Anyone but a moderator is answered
+    404 whatever the method (moderator_required, checked first: a GET must not tell
+    them the address exists); a moderator's GET or HEAD is answered 404 too, as the
+    page of an address with no page."""
+
+    @moderator_required
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.method != "POST":
+            raise Http404("There is no page here: this address takes a moderator's decision.")
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -1,22 +1,23 @@
 """Reports and the moderators' pages. Each view: checks, repository calls, a response.
 
 Anyone logged in may report an account (``/@<login>/report/``). The moderation pages
-(``/moderation/...``) answer 404 to anyone who is not a moderator, visitors included:
-they do not even say that they exist.
+(``/moderation/...``) answer 404 to anyone who is not a moderator, visitors included,
+whatever the method: they do not even say that they exist. The actions' addresses have
+no page: a GET there is answered 404, a moderator's too.
 """
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
 from socialsite.repository import moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
-from .decorators import moderator_required
+from .decorators import moderator_action, moderator_required
 from .forms import AccountActionForm, ReportActionForm, ReportForm
 
 # The account's newest statuses the report form offers to tick.
@@ -122,8 +123,8 @@ def _queue(request, action_errors=None, status=200):
     return render(request, "moderation/queue.html", context, status=status)
 
 
-@require_GET
 @moderator_required
+@require_GET
 def queue(request):
     """The open reports, newest first, with the statuses and accounts they name."""
     return _queue(request)
@@ -133,8 +134,7 @@ def _errors(form):
     return [error for errors in form.errors.values() for error in errors]
 
 
-@require_POST
-@moderator_required
+@moderator_action
 def report_action(request, report_id):
     """A moderator's decision on report ``report_id``: dismiss, delete-status, suspend."""
     r = get_redis()
@@ -166,8 +166,7 @@ def report_action(request, report_id):
     return redirect("moderation_queue")
 
 
-@require_POST
-@moderator_required
+@moderator_action
 def account_action(request, login, action):
     """Suspend an account, or end its suspension (the queue's list of suspended accounts)."""
     r = get_redis()
@@ -193,8 +192,8 @@ def account_action(request, login, action):
 # --- the audit log ----------------------------------------------------------------------
 
 
-@require_GET
 @moderator_required
+@require_GET
 def log(request):
     """The audit log, newest first, a page at a time."""
     before = request.GET.get("before") if request.META.get("QUERY_STRING") else None

@@ -13,7 +13,7 @@ echo "== ruff format --check"
 .venv/bin/ruff format --check .
 echo "== lint-imports"
 .venv/bin/lint-imports
-echo "== manage.py check --deploy (the README's production settings)"
+echo "== manage.py check --deploy (docs/operating.md's production settings)"
 # No Redis is reached: the checks read settings only. The secret is made for this run.
 # Clean means clean: any warning fails, and nothing may be silenced.
 output=$(

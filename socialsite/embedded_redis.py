@@ -8,7 +8,7 @@ it is shared by every process of the site (web server, fan-out worker, streaming
 server); a file lock makes sure that two processes starting at once start it once.
 Data survives restarts through the append-only file (appendfsync everysec).
 ``stop`` and ``is_running`` go with it. The tests' and benchmarks' throwaway servers
-(tests/support/redis_servers.py) start the same binary with the same SERVER_SETTINGS.
+(socialsite_dev/redis_servers.py) start the same binary with the same SERVER_SETTINGS.
 """
 
 import fcntl
@@ -24,7 +24,7 @@ from redis.retry import Retry
 SERVER_SETTINGS = {
     # Keep sets of up to 2048 integers in the compact intset encoding (a sorted array
     # of 4-byte ints): a full home timeline (1000 ids + 200 slack, see limits.py) then
-    # costs about 4 bytes per entry instead of ~50 in a hash table. See the README.
+    # costs about 4 bytes per entry instead of ~50 in a hash table. See docs/architecture.md.
     "set-max-intset-entries": "2048",
     # Keep a status hash in the compact ziplist encoding even with a long message:
     # the default (64 bytes) turns a 100-character status into a hash table of

@@ -1,4 +1,4 @@
-"""Settings, read from the environment (see the README's Configuration table).
+"""Settings, read from the environment (every variable: docs/configuration.md).
 
 Defaults are safe for development on one machine. Bad values fail loudly at start-up
 with ImproperlyConfigured rather than half-working later.
@@ -124,7 +124,7 @@ FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 # Notifications a user keeps (the newest); older ones are dropped as new ones come.
 NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 
-# --- throttles (socialsite/throttling.py, README "Running it in public") ---------------
+# --- throttles (socialsite/throttling.py, docs/operating.md, "Throttles") ---------------
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -155,6 +155,10 @@ THROTTLES = {
     "login": env_throttle("THROTTLE_LOGIN", (25, 5 * 60)),
     # ...and per attempted login name, whatever the address: failed log-ins.
     "login_failures": env_throttle("THROTTLE_LOGIN_FAILURES", (25, 60 * 60)),
+    # ...except from a browser with a device cookie of that login (docs/accounts.md):
+    # its failed log-ins are counted per cookie instead. Fewer than per name: its owner
+    # types their own password, and a stolen cookie should buy a guesser little.
+    "device_failures": env_throttle("THROTTLE_DEVICE_FAILURES", (10, 60 * 60)),
     # Per client address: sign-ups (valid forms, each about to make an account).
     "signup": env_throttle("THROTTLE_SIGNUP", (5, 30 * 60)),
     # Per account (loopback spared unless BEHIND_PROXY): password change attempts.
@@ -191,9 +195,9 @@ STREAM_KEEPALIVE = env_int("STREAM_KEEPALIVE", 30, minimum=1)
 # Events a streaming client may fall behind by before it is disconnected: about ten
 # seconds of a busy site, while costing only pointers to bytes shared by all clients.
 STREAM_CLIENT_BUFFER = env_int("STREAM_CLIENT_BUFFER", 1000, minimum=1)
-# Limits of one stream server process (timeline/streaming/limits.py): streams at a time
-# (new ones past it get 429), connections from one client address, and the seconds a
-# new connection has to send its request.
+# Limits of the stream server (timeline/streaming/limits.py): streams at a time per
+# process (new ones past it get 429), streams of one client address over all the
+# server's processes, and the seconds a new connection has to send its request.
 STREAM_MAX_CLIENTS = env_int("STREAM_MAX_CLIENTS", 10_000, minimum=1)
 STREAM_MAX_PER_ADDRESS = env_int("STREAM_MAX_PER_ADDRESS", 100, minimum=1)
 STREAM_REQUEST_TIMEOUT = env_int("STREAM_REQUEST_TIMEOUT", 10, minimum=1)
@@ -208,11 +212,11 @@ INSTALLED_APPS = [
     "timeline",
     # Reports, moderators, suspensions (moderation/).
     "moderation",
-    # The benchmarks' management commands (benchmarks/__init__.py).
-    "benchmarks",
 ]
 
 MIDDLEWARE = [
+    # HEAD answered as GET without a body, for every page (first: all the rest see a GET).
+    "socialsite.head.HeadAsGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
     "socialsite.security_headers.SecurityHeadersMiddleware",
@@ -302,7 +306,7 @@ SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
 # the domain and all its subdomains to HTTPS for months and is slow to undo: the
-# operator's choice, off unless asked for. The README's production settings ask for
+# operator's choice, off unless asked for. docs/operating.md's production settings ask for
 # it; `check --deploy` warns (security.W021) while it is off.
 SECURE_HSTS_PRELOAD = HTTPS and env_bool("HSTS_PRELOAD", False)
 if BEHIND_PROXY:

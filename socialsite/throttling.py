@@ -1,8 +1,9 @@
 """Throttles on the site's actions: whom each one counts, the 429 answer, and the
-decorator that puts one on a view in one line (README, "Running it in public").
+decorator that puts one on a view in one line (docs/operating.md, "Throttles").
 
 After Mastodon's (config/initializers/rack_attack.rb): log-in attempts and sign-ups per
-client address, failed log-ins per attempted login name, the rest per account. The
+client address, failed log-ins per attempted login name (or, from a browser that logged
+in to that account before, per device cookie: docs/accounts.md), the rest per account. The
 numbers are settings (settings.THROTTLES: (limit, period in seconds), or None for
 off); what each counts is THROTTLE_RULES below; the counting is the repository's
 (repository/throttles.py: one key per counter, one script call per use, fixed windows).
@@ -34,8 +35,9 @@ from socialsite.repository import throttles
 
 @dataclass(frozen=True)
 class Rule:
-    """Whom a throttle counts: ``per`` "address", "login" (the attempted login name)
-    or "account" (the logged-in user; an anonymous request is counted by address if
+    """Whom a throttle counts: ``per`` "address", "login" (the attempted login name),
+    "device" (a device cookie) or "account" (the logged-in user; an anonymous request
+    is counted by address if
     ``anonymous_by_address``, else not at all); whether loopback clients are spared
     (without BEHIND_PROXY); and what it limits, for the page ("Too many ...")."""
 
@@ -48,6 +50,9 @@ class Rule:
 THROTTLE_RULES = {
     "login": Rule("address", True, "log-in attempts from your network"),
     "login_failures": Rule("login", True, "failed log-ins for this login name"),
+    # Instead of login_failures, for a browser with a device cookie of that login
+    # (accounts/devices.py): the lock-out of the name does not stop its owner.
+    "device_failures": Rule("device", True, "failed log-ins from this browser"),
     "signup": Rule("address", True, "sign-ups from your network"),
     "password_change": Rule("account", True, "attempts to change your password"),
     "statuses": Rule("account", False, "statuses posted"),
@@ -138,10 +143,19 @@ def parse_address(text):
 def client_address(request):
     """The client's address: REMOTE_ADDR, or with BEHIND_PROXY the last address of
     X-Forwarded-For if it has one; None if neither is an address."""
-    remote = parse_address(request.META.get("REMOTE_ADDR", ""))
+    return address_from(
+        request.META.get("REMOTE_ADDR", ""), request.META.get("HTTP_X_FORWARDED_FOR", "")
+    )
+
+
+def address_from(peer, forwarded_for):
+    """The client's address from the connection's peer address and the request's
+    X-Forwarded-For header (the pages' client_address, the stream server's): the peer,
+    or with BEHIND_PROXY the last address of X-Forwarded-For if it has one; None if
+    neither is an address."""
+    remote = parse_address(peer or "")
     if settings.BEHIND_PROXY:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
-        return parse_address(forwarded.rpartition(",")[2]) or remote
+        return parse_address((forwarded_for or "").rpartition(",")[2]) or remote
     return remote
 
 
@@ -167,11 +181,13 @@ def spared(request):
 # --- counting ------------------------------------------------------------------------
 
 
-def count(request, name, login=None):
+def count(request, name, login=None, device=None):
     """Count one use of throttle ``name`` for this request now (one round trip, or
     none: see below); a Counted, or None if nothing is counted (the throttle is off,
     the request is spared, or an anonymous request where the throttle counts only
-    accounts). ``login``: the attempted login name, for a per-login-name throttle.
+    accounts). ``login``: the attempted login name, for a per-login-name throttle;
+    ``device``: (user id, nonce) of the request's good device cookie, for a
+    per-device throttle.
 
     A logged-in request whose session is not read yet has its account's use counted
     in the session's own round trip (throttles.AccountHitRead).
@@ -184,6 +200,8 @@ def count(request, name, login=None):
         return _count_account(request, name, rule, limit)
     if rule.per == "login":
         counter = throttles.login_counter(name, login)
+    elif rule.per == "device":
+        counter = throttles.device_counter(name, *device)
     else:
         counter = _address_counter(request, name)
         if counter is None:

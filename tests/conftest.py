@@ -13,9 +13,9 @@ from redis.connection import AbstractConnection
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
+from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
+from socialsite_dev.streams import StreamServerProcess
 from tests.support.helpers import log_in_browser, make_user
-from tests.support.redis_servers import RedisClusterServers, RedisServer
-from tests.support.streams import StreamServerProcess
 
 # Playwright's sync API runs an event loop in the test thread; our views never touch
 # an ORM connection, so Django's guard against that is moot here.
@@ -33,6 +33,78 @@ def pytest_addoption(parser):
 
 def pytest_report_header(config):
     return f"redis: {config.getoption('--redis')}"
+
+
+# --- tests that run once: on the single server, not again on the cluster -----------------
+#
+# Browser tests (and any other test of pages, processes or clients rather than of the
+# data layer) cost the most and find nothing new on a cluster: ./run-tests runs them on
+# the single server and leaves them out of the cluster run (-m "not pages_once"). A test
+# is marked by what it uses, so a new browser test is covered without anyone marking
+# it: a fixture below, or a test under benchmarks/tests/. A test of this kind that uses
+# none of them (an SMTP or nginx test, a client library's) adds its fixture here or
+# says ``pytestmark = pytest.mark.pages_once``.
+PAGES_ONCE_FIXTURES = frozenset({"browser", "browser_contexts", "live_server", "live_person"})
+PAGES_ONCE_DIRECTORIES = ("benchmarks/tests/",)
+PAGES_ONCE_WHY = (
+    "they exercise pages, processes and clients, not the data layer, and run on the single server"
+)
+
+
+# What this run left out or ran of them (a pytest session per process).
+_pages_once = {"deselected": []}
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", f"pages_once: run once, not on the cluster: {PAGES_ONCE_WHY}"
+    )
+
+
+def _runs_once(item):
+    path = item.path.relative_to(item.config.rootpath).as_posix()
+    uses = PAGES_ONCE_FIXTURES & set(getattr(item, "fixturenames", ()))
+    return bool(uses) or path.startswith(PAGES_ONCE_DIRECTORIES)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    # tryfirst: marked before -m deselects.
+    for item in items:
+        if _runs_once(item):
+            item.add_marker(pytest.mark.pages_once)
+
+
+def pytest_deselected(items):
+    _pages_once["deselected"] += [item for item in items if item.get_closest_marker("pages_once")]
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Says what -m "not pages_once" left out, and why: a deselected test is not a
+    silent skip. In a run that includes them, how long they took."""
+    state = _pages_once
+    if state["deselected"]:
+        by_file = {}
+        for item in state["deselected"]:
+            path = item.path.relative_to(config.rootpath).as_posix()
+            by_file[path] = by_file.get(path, 0) + 1
+        terminalreporter.write_sep("=", "left out of this run (pages_once)")
+        terminalreporter.write_line(f"{len(state['deselected'])} tests: {PAGES_ONCE_WHY}.")
+        for path, count in sorted(by_file.items()):
+            terminalreporter.write_line(f"  {path}: {count}")
+    else:
+        reports = [
+            report
+            for category in ("passed", "failed", "error", "skipped")
+            for report in terminalreporter.stats.get(category, ())
+            if "pages_once" in getattr(report, "keywords", {})
+        ]
+        if reports:
+            tests = len({report.nodeid for report in reports})
+            seconds = sum(report.duration for report in reports)
+            terminalreporter.write_line(
+                f"pages_once: {tests} tests took {seconds:.0f} s of this run"
+            )
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +130,7 @@ def redis_client(redis_backend):
 def r(redis_client, redis_backend, settings):
     """The repository's client, on empty servers; Django code uses it too (and the
     clients commands make of their own connect to the same servers)."""
-    settings.PASSWORD_HASHERS = ["tests.hashers.QuickArgon2PasswordHasher"]
+    settings.PASSWORD_HASHERS = ["socialsite_dev.hashers.QuickArgon2PasswordHasher"]
     settings.REDIS_URL = redis_backend.url
     settings.REDIS_CLUSTER = redis_backend.cluster
     repository_client.flush_all(redis_client)

@@ -23,7 +23,7 @@ from socialsite.repository import (
     users,
     worker,
 )
-from tests.support.redis_servers import RedisServer
+from socialsite_dev.redis_servers import RedisServer
 from tests.test_fanout_worker import add_followers, receivers, start_worker, wait_for
 
 

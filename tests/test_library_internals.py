@@ -173,25 +173,25 @@ def test_uvicorn_reports_an_unfinished_response_with_the_message_the_app_filters
 def test_uvicorn_httptools_protocol_has_the_hooks_the_connection_limits_use():
     """timeline.streaming.limits subclasses uvicorn's HttpToolsProtocol: it overrides
     ``connection_made``, ``on_message_begin`` (httptools' callback for a request's first
-    byte) and ``connection_lost``, reads ``client``, ``loop`` and ``transport``, and is
-    passed to Config(http=...) as a class."""
+    byte) and ``connection_lost``, reads ``loop`` and ``transport``, and is passed to
+    Config(http=...) as a class."""
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     for hook in ("connection_made", "on_message_begin", "connection_lost"):
         assert callable(getattr(HttpToolsProtocol, hook))
     source = inspect.getsource(HttpToolsProtocol)
-    for attribute in ("self.client =", "self.loop =", "self.transport ="):
+    for attribute in ("self.loop =", "self.transport ="):
         assert attribute in source
     config = uvicorn.Config(app=None, http=HttpToolsProtocol)
     assert config.http is HttpToolsProtocol
 
 
 def test_uvicorn_httptools_send_is_a_method_of_a_cycle_with_its_transport():
-    """timeline.streaming.app.response_transport takes ``send.__self__``
+    """timeline.streaming.direct_writes.DirectWriter.of takes ``send.__self__``
     (httptools_impl.RequestResponseCycle) and reads its ``transport`` and
-    ``chunked_encoding``; Hub.flush then frames each chunk as uvicorn's own ``send`` does,
-    and leaves the writing to ``send`` while the transport holds unsent bytes, before
-    uvicorn's flow control would make ``send`` wait."""
+    ``chunked_encoding``; DirectWriter.write then frames each chunk as uvicorn's own
+    ``send`` does, and leaves the writing to ``send`` while the transport holds unsent
+    bytes, before uvicorn's flow control would make ``send`` wait."""
     from uvicorn.protocols.http.httptools_impl import RequestResponseCycle
 
     assert inspect.iscoroutinefunction(RequestResponseCycle.send)
@@ -199,3 +199,49 @@ def test_uvicorn_httptools_send_is_a_method_of_a_cycle_with_its_transport():
     for attribute in ("self.transport =", "self.chunked_encoding =", "self.flow.write_paused"):
         assert attribute in source, attribute
     assert 'content = [b"%x\\r\\n" % len(body), body, b"\\r\\n"]' in source
+
+
+def test_uvicorn_httptools_lets_a_direct_writer_write_chunks_of_a_streaming_response():
+    """Over a real socket: DirectWriter.of finds the connection of a chunked response
+    sent by uvicorn's httptools ``send``, and what it writes arrives as chunks of it."""
+    import asyncio
+
+    from tests.support.ports import free_port
+    from tests.support.streams import StreamConnection
+    from timeline.streaming.direct_writes import DirectWriter
+
+    found = []
+
+    async def app(scope, receive, send):
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        writer = DirectWriter.of(send)
+        found.append(writer)
+        if writer is not None:
+            assert writer.write(b"first\n")
+            assert writer.write(b"second\n")
+        await send({"type": "http.response.body", "body": b"last\n", "more_body": False})
+
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, http="httptools",
+                            lifespan="off", log_config=None)  # fmt: skip
+    server = uvicorn.Server(config)
+
+    def read():
+        with StreamConnection(port, "GET", "/") as response:
+            return [response.read_line(), response.read_line(), response.read_line()]
+
+    async def main():
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        try:
+            return await asyncio.to_thread(read)
+        finally:
+            server.should_exit = True
+            await serving
+
+    lines = asyncio.run(main())
+    assert found and found[0] is not None
+    assert lines == ["first", "second", "last"]

@@ -10,8 +10,8 @@ from django.test import Client
 from socialsite import connection
 from socialsite.messages import MAX_MESSAGES
 from socialsite.repository import client as repository_client
+from socialsite_dev.redis_servers import RedisServer
 from tests.support.helpers import log_in, make_user
-from tests.support.redis_servers import RedisServer
 
 
 @pytest.fixture

@@ -36,8 +36,8 @@ from socialsite.repository import (
     statuses,
     timelines,
 )
+from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, make_user, post
-from tests.support.streams import StreamConnection
 from timeline.streaming import replay
 from timeline.streaming.filters import StatusEvent
 

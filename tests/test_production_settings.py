@@ -1,6 +1,6 @@
 """Settings read from the environment, in processes of their own started as an operator
 starts the site: with DEBUG off it refuses to start without SECRET_KEY or REDIS_URL,
-HTTPS=true turns on what HTTPS needs, and `check --deploy` is clean with the README's
+HTTPS=true turns on what HTTPS needs, and `check --deploy` is clean with docs/operating.md's
 production settings."""
 
 import os

@@ -16,7 +16,7 @@ from tests.support.helpers import PASSWORD, make_user
 # left out (home_page.lua, read along with the session: timelines.HomeIdsRead).
 # Statuses this process has shown lately come from its memory (statuses.get_statuses),
 # and so do authors shown in the last minute (users.get_authors): after cost()'s warm-up
-# request, all of them. The README quotes this number.
+# request, all of them. docs/architecture.md quotes this number.
 HOME_PAGE_ROUND_TRIPS = 1
 # The first time this process shows the statuses: their hashes, one pipeline more.
 HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS = 2
@@ -26,7 +26,7 @@ PROFILE_PAGE_ROUND_TRIPS = 6
 # then one per level of replies (three), the ancestors riding along with the first (the
 # authors shown in the last minute come from memory); whether the reader may see the
 # other authors' statuses (visibility.shown_statuses); the author read fresh and the
-# reader's relationship to them (private, blocked), together. The README quotes this.
+# reader's relationship to them (private, blocked), together. docs/architecture.md quotes this.
 THREAD_PAGE_ROUND_TRIPS = 7
 # The notifications page: the session's (which reads the notifications too), then the
 # statuses they are about (an EXISTS each for those this process has read), with
@@ -385,7 +385,7 @@ def test_the_likes_pages_cost_a_fixed_number(r, client, reader, round_trips, red
 # Search (timeline/search.py): the session's round trip (its user, and the throttle's
 # count), the index's ranges (people and tags together), the candidates' hashes with
 # the reader's blocks either way, and whom on the page the reader follows (and has
-# asked to follow): whatever the number of matches. The README quotes these. (Two more
+# asked to follow): whatever the number of matches. docs/features.md quotes these. (Two more
 # when people of the tiers read first are left out: tests/test_repository_search.py.)
 SEARCH_PAGE_ROUND_TRIPS = 4
 # Autocomplete: the same without the follows.

@@ -6,8 +6,8 @@ import pytest
 from django.test import Client
 
 from socialsite import security_headers
+from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, post
-from tests.support.streams import StreamConnection
 
 
 def directives(response):

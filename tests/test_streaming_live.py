@@ -12,8 +12,8 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from socialsite.repository import graph, statuses, users
+from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import PASSWORD, log_in, post
-from tests.support.streams import StreamConnection
 
 NEW_PASSWORD = "a brand new password of mine"
 

@@ -9,8 +9,8 @@ one that is, so the next line read must be the latter.
 from urllib.parse import urlencode
 
 from socialsite.repository import keys, moderation, users
+from socialsite_dev.streams import StreamConnection, StreamServerProcess
 from tests.support.helpers import post
-from tests.support.streams import StreamConnection, StreamServerProcess
 
 
 def sample(server):

@@ -14,8 +14,8 @@ import pytest
 from django.test import Client
 
 from socialsite.repository import blocks, client, graph, keys, privacy, reposts, statuses
+from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, post
-from tests.support.streams import StreamConnection
 
 # The live pages' periodic refresh, out of the way: a change seen during a test came
 # by the block or mute's own event (events.publish_relations_changed).

@@ -8,8 +8,8 @@ import subprocess
 import sys
 import time
 
+from socialsite_dev.streams import MANAGE_PY, StreamConnection, StreamServerProcess
 from tests.support.helpers import make_user, post
-from tests.support.streams import MANAGE_PY, StreamConnection, StreamServerProcess
 from timeline.management.commands.stream import CHILD_MIN_LIFETIME_SECONDS
 
 

@@ -29,8 +29,8 @@ from socialsite.repository import (
     reposts,
     statuses,
 )
+from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, make_user, post
-from tests.support.streams import StreamConnection
 from timeline.streaming import filters, replay
 
 # Far off: a change seen during a test came by its own event, not a periodic refresh.

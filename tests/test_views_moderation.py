@@ -166,6 +166,26 @@ def test_moderation_pages_are_404_for_everyone_but_moderators(r, client, alice, 
     assert "/moderation/" not in html_of(client.get("/"))
 
 
+def test_moderation_addresses_are_404_whatever_the_method(r, client, alice, bob, mod):
+    rid = moderation.file_report(r, bob, alice, "spam")
+    log_in(client, "bob")
+    for viewer in (Client(), client):  # anonymous, then a user who is no moderator
+        for path, _ in moderation_posts(rid):
+            assert viewer.get(path).status_code == 404, path
+            assert viewer.head(path).status_code == 404, path
+        for path in MODERATION_GETS:
+            assert viewer.post(path).status_code == 404, path
+    # A moderator: an action's address has no page, whether the report exists or not.
+    moderator = as_user("mod")
+    for path in (f"/moderation/reports/{rid}/", "/moderation/reports/999/"):
+        response = moderator.get(path)
+        assert response.status_code == 404, path
+        assert "There is no page here" in html_of(response)
+    assert moderator.get("/moderation/accounts/alice/suspend/").status_code == 404
+    assert moderator.post("/moderation/").status_code == 405
+    assert [item["id"] for item in open_reports(r)] == [rid]
+
+
 def test_a_moderator_who_is_removed_loses_the_pages_at_once(r, mod):
     client = as_user("mod")
     assert client.get("/moderation/").status_code == 200

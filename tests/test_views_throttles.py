@@ -16,7 +16,7 @@ from redis.connection import AbstractConnection
 
 from socialsite import throttling
 from socialsite.repository import graph, moderation, scripts, statuses, throttles, users
-from tests.hashers import QuickArgon2PasswordHasher
+from socialsite_dev.hashers import QuickArgon2PasswordHasher
 from tests.support.helpers import PASSWORD, log_in, make_user, post
 
 ADDRESS = "203.0.113.7"
@@ -95,6 +95,7 @@ def test_the_default_limits_are_the_issues():
     assert project_settings.THROTTLES == {
         "login": (25, 5 * minutes),
         "login_failures": (25, 1 * hours),
+        "device_failures": (10, 1 * hours),  # instead, from a browser with a device cookie
         "signup": (5, 30 * minutes),
         "password_change": (10, 10 * minutes),
         "statuses": (300, 3 * hours),

@@ -44,4 +44,3 @@ def test_a_cache_backend_that_closes_something_keeps_its_housekeeping():
 
     assert _closes_nothing("django.core.cache.backends.locmem.LocMemCache")
     assert not _closes_nothing("django.core.cache.backends.memcached.PyMemcacheCache")
-    assert not _closes_nothing("django_redis.cache.RedisCache")

@@ -6,7 +6,8 @@ str rather than bytes), as the listings of chapter 8 of *Redis in Action* do.
 
 Modules, one per concern:
 - keys: the name of every key; limits: the sizes that bound data and work
-- users: accounts and password hashes; sessions: Django's session data
+- users: accounts and password hashes; sessions: Django's session data;
+  devices: revoking the device cookies of an account (the log-in throttle's exemption)
 - statuses: posting, reading and deleting statuses, and a reply's counting
 - conversations: thread pages and notification pages
 - notifications: notifications, their unread count and its badge

@@ -49,8 +49,15 @@ def user(uid):
 
 
 def credentials(uid):
-    """HASH: password (an Argon2 hash). Kept apart so the public hash never carries it."""
+    """HASH: password (an Argon2 hash) and DEVICE_GENERATION_FIELD. Kept apart so the
+    public hash never carries them."""
     return f"credentials:{shard(uid)}:{uid}"
+
+
+# Field of the credentials hash: a random token every device cookie of the account
+# names (devices.py); replaced to revoke them all. Absent until the first revocation:
+# cookies then name "".
+DEVICE_GENERATION_FIELD = "devices"
 
 
 def home(uid):
@@ -219,6 +226,31 @@ def login_throttle(name, login):
     """HASH (start, count, last): uses of throttle ``name`` against one attempted login
     name (lowercased), whatever the address: failed log-ins."""
     return f"throttle:login:{name}:{login}"
+
+
+def device_throttle(name, uid, nonce):
+    """HASH (start, count, last): uses of throttle ``name`` by one device cookie of user
+    ``uid`` (its random ``nonce``): the failed log-ins of a browser that logged in to the
+    account before (devices.py). In the user's slot."""
+    return f"throttle:{shard(uid)}:{uid}:device:{nonce}:{name}"
+
+
+# --- streams per client address (stream_addresses.py) ------------------------------
+# One pair of keys per process of a stream server, all under the server's hash tag: a
+# script reads every process's counts in one slot. They expire unless their process
+# renews them (limits.STREAM_ADDRESSES_TTL_MS): a process that dies leaks nothing for long.
+
+
+def stream_holders(server, process):
+    """HASH: stream token -> client address, of the streams process ``process`` (0, 1,
+    ...) of stream server ``server`` (a random name per ``manage.py stream``) holds."""
+    return f"streaming:{{{server}}}:{process}:holders"
+
+
+def stream_address_counts(server, process):
+    """HASH: client address -> how many streams process ``process`` of stream server
+    ``server`` holds for it (the holders of keys.stream_holders, counted by address)."""
+    return f"streaming:{{{server}}}:{process}:addresses"
 
 
 # --- blocks, mutes and private accounts (blocks.py, privacy.py, visibility.py) ----------

@@ -205,3 +205,9 @@ REPOSTS_SHOWN_NOTE_MS = 24 * 3600 * 1000
 # finds every one it missed. 10,000 ids are about 1 MB of Redis memory; at 100 posts a
 # second they cover the last 100 s, at 1 a second nearly three hours.
 RECENT_PUBLIC_STATUSES = 10_000
+
+# How long a stream server process's counts of streams per client address
+# (keys.stream_holders, stream_address_counts) outlive their last renewal. The process
+# renews them three times as often: a process that dies (killed, its machine gone)
+# leaks its counts this long at most; one restarted in its place clears them at once.
+STREAM_ADDRESSES_TTL_MS = 60 * 1000

@@ -61,6 +61,9 @@ FAIL_JOB = Script("fail_job")
 REPLAY_DEAD = Script("replay_dead")
 THROTTLE = Script("throttle")
 UNTHROTTLE = Script("unthrottle")
+# Streams per client address over a stream server's processes (stream_addresses.py).
+HOLD_STREAM = Script("hold_stream")
+RELEASE_STREAM = Script("release_stream")
 FOLLOW_CHECK = Script("follow_check", preludes=["hide"])
 SET_BLOCK = Script("set_block", preludes=["hide"])
 SET_MUTE = Script("set_mute", preludes=["hide"])
@@ -101,6 +104,8 @@ ALL = [
     REPLAY_DEAD,
     THROTTLE,
     UNTHROTTLE,
+    HOLD_STREAM,
+    RELEASE_STREAM,
     FOLLOW_CHECK,
     SET_BLOCK,
     SET_MUTE,

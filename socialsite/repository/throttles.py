@@ -1,7 +1,8 @@
 """Throttles: how many times something may be done in a period, counted in Redis.
 
 One counter per throttle and subject (an account, a client address, an attempted login
-name), each one key (keys.account_throttle, address_throttle, login_throttle) changed
+name, a device cookie), each one key (keys.account_throttle, address_throttle,
+login_throttle, device_throttle) changed
 by one script call: a check is one round trip, exact under any concurrency, and fits a
 Redis Cluster (no script touches two slots). A logged-in request counts its account's
 use in the round trip that reads its session (AccountHitRead): no round trip of its own.
@@ -90,6 +91,11 @@ def address_counter(name, address):
 def login_counter(name, login):
     """The counter of throttle ``name`` for an attempted login name, any case."""
     return keys.login_throttle(name, login.lower())
+
+
+def device_counter(name, uid, nonce):
+    """The counter of throttle ``name`` for the device cookie ``nonce`` of user ``uid``."""
+    return keys.device_throttle(name, uid, nonce)
 
 
 def hit(r, counter, limit, period_seconds):

@@ -4,7 +4,7 @@
 // A form with data-complete="<url>" (templates/_status_form.html, the home page's form)
 // gets it: while the word under the caret is "@al" or "#red", the JSON endpoint
 // (timeline/search.py complete_json: up to 8, from the search index) is asked, and its
-// answers are offered in a listbox under the box (ARIA combobox pattern). Up and Down
+// answers are offered in a listbox under the box. Up and Down
 // move, Enter or Tab picks, Escape closes; a click picks too. Picking replaces the word
 // with the completion and a space.
 (function () {
@@ -20,10 +20,11 @@
     list.setAttribute("aria-label", "Completions");
     list.hidden = true;
     box.parentNode.insertBefore(list, box.nextSibling);
-    box.setAttribute("role", "combobox");
+    // The box stays a textbox: a textarea may not take the combobox role, nor a textbox
+    // aria-expanded (ARIA in HTML). It says it completes from a list, names the list,
+    // and points at the highlighted option (aria-activedescendant, in highlight).
     box.setAttribute("aria-autocomplete", "list");
     box.setAttribute("aria-controls", list.id);
-    box.setAttribute("aria-expanded", "false");
 
     var options = [];   // the completions shown: {value, label}
     var active = -1;    // the highlighted one
@@ -36,7 +37,6 @@
       active = -1;
       list.hidden = true;
       list.textContent = "";
-      box.setAttribute("aria-expanded", "false");
       box.removeAttribute("aria-activedescendant");
     }
 
@@ -76,7 +76,6 @@
         list.appendChild(item);
       });
       list.hidden = false;
-      box.setAttribute("aria-expanded", "true");
       highlight(0);
     }
 

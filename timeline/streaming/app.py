@@ -7,7 +7,8 @@ Endpoints:
 - ``GET /live/home``: the logged-in user's home timeline as Server-Sent Events.
 - ``since_id=ID`` on sample and filter, and Last-Event-ID (or ``?last_event_id=``) on
   /live/home: first what the client missed, then the live stream (replay.py).
-- ``GET /health``: 200 while subscribed to Redis, 503 otherwise (for load balancers).
+- ``GET /health``: 200 while subscribed to Redis, 503 otherwise (for load balancers);
+  ``HEAD /health`` the same without the body.
 
 The API's responses are long-lived: chunked transfer encoding (the ASGI server's
 default for a response without a length), one JSON object per line, a blank line
@@ -26,9 +27,11 @@ import os
 import random
 from urllib.parse import parse_qs
 
+from socialsite import throttling
 from socialsite.repository import users
 
 from . import filters, replay
+from .direct_writes import DirectWriter
 from .filters import RequestError
 from .hub import Format
 from .limits import RETRY_AFTER_SECONDS
@@ -114,18 +117,21 @@ class ClientGone(Exception):
 class StreamingApp:
     """The ASGI application. ``hub`` hands out events; ``redis`` (a synchronous
     repository client, used from threads) resolves follow's logins; ``live`` (a
-    live.LiveHome) serves /live/home, which is absent when it is None."""
+    live.LiveHome) serves /live/home, which is absent when it is None;
+    ``per_address`` (a limits.StreamsPerAddress) bounds the streams of one client
+    address, which are not bounded when it is None."""
 
-    def __init__(self, hub, redis, live=None, max_streams=None):
+    def __init__(self, hub, redis, live=None, max_streams=None, per_address=None):
         self.hub = hub
         self.redis = redis
         self.live = live
         # Streams at a time; past it new ones get 429 (limits.ConnectionLimits).
         self.max_streams = max_streams
+        self.per_address = per_address
         self.routes = {
             "/statuses/sample.json": ({"GET"}, self.sample),
             "/statuses/filter.json": ({"POST"}, self.filter),
-            "/health": ({"GET"}, self.health),
+            "/health": ({"GET", "HEAD"}, self.health),
         }
         if live is not None:
             self.routes["/live/home"] = ({"GET", "OPTIONS"}, self.live_home)
@@ -161,10 +167,14 @@ class StreamingApp:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                if self.per_address is not None:
+                    await self.per_address.start()
                 await self.hub.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.hub.stop()
+                if self.per_address is not None:
+                    await self.per_address.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -175,7 +185,8 @@ class StreamingApp:
     # --- the endpoints ---
 
     async def health(self, scope, receive, send):
-        """GET /health: 200 while subscribed to Redis, else 503; counters as JSON."""
+        """GET /health: 200 while subscribed to Redis, else 503; counters as JSON.
+        HEAD /health: the same without the body."""
         subscribed = self.hub.subscribed
         counters = ("events", "deliveries", "writes", "clients_dropped", "resubscribed", "hidden")
         body = {
@@ -191,7 +202,11 @@ class StreamingApp:
             "gc_longest_pause_ms": round(self.hub.collector_pauses.longest * 1000, 1),
         }
         await send_text(
-            send, 200 if subscribed else 503, json.dumps(body), content_type=b"application/json"
+            send,
+            200 if subscribed else 503,
+            json.dumps(body),
+            content_type=b"application/json",
+            head=scope["method"] == "HEAD",
         )
 
     async def sample(self, scope, receive, send):
@@ -366,6 +381,8 @@ class StreamingApp:
                 429, f"This server streams to as many clients as it can ({self.max_streams}); "
                 "try again in a few seconds."
             )  # fmt: skip
+        # Counted once the request is read: the address is the one the pages count.
+        held = await self.hold_address(scope)
         self.connection_count += 1
         name = f"{name} #{self.connection_count}"
         if client_class is None:
@@ -373,6 +390,7 @@ class StreamingApp:
         else:
             client = client_class(match, format, self.hub.client_buffer, name, user_id)
         if not self.hub.add(client):
+            self.release_address(held)
             raise RequestError(503, "The server is shutting down; connect again.")
         try:
             await send(
@@ -407,14 +425,33 @@ class StreamingApp:
         finally:
             # Whatever ended the stream, the client is forgotten at once.
             self.hub.remove(client)
+            self.release_address(held)
         # A dropped client's response stays unfinished on purpose: returning now makes
         # the server close the connection (logged, see QuietIncompleteResponses).
+
+    async def hold_address(self, scope):
+        """Count a stream of the request's client address (limits.StreamsPerAddress):
+        what release_address takes when it ends. RequestError 429 if the address holds
+        as many streams as it may."""
+        if self.per_address is None:
+            return None
+        held = await self.per_address.hold(client_address(scope))
+        if held is None:
+            raise RequestError(
+                429, f"Too many streams from your address (at most {self.per_address.limit}). "
+                "Close some, then try again."
+            )  # fmt: skip
+        return held
+
+    def release_address(self, held):
+        if held is not None:
+            self.per_address.release(held)
 
     async def write(self, client, send):
         """Send the client's queued events as they come; end the response when the
         client is closed (the server is stopping, or its session ended)."""
         # For the events offered while this waits (Client.offer, Hub.flush).
-        client.transport = response_transport(send)
+        client.direct_writer = DirectWriter.of(send)
         while (data := await client.next_batch()) is not None:
             await send({"type": "http.response.body", "body": data, "more_body": True})
         await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -423,8 +460,11 @@ class StreamingApp:
 # --- small HTTP helpers ----------------------------------------------------------------
 
 
-async def send_text(send, status, text, headers=(), content_type=b"text/plain; charset=utf-8"):
-    """A whole response with a readable body (errors, the health check)."""
+async def send_text(
+    send, status, text, headers=(), content_type=b"text/plain; charset=utf-8", head=False
+):
+    """A whole response with a readable body (errors, the health check); with ``head``
+    (a HEAD request), its headers only."""
     body = text.encode() + b"\n"
     await send(
         {
@@ -439,29 +479,22 @@ async def send_text(send, status, text, headers=(), content_type=b"text/plain; c
             ],
         }
     )
-    await send({"type": "http.response.body", "body": body})
-
-
-def response_transport(send):
-    """The asyncio transport of the connection a started response is sent on, for
-    uvicorn's ``send`` of a chunked response (the streams'); None for any other ``send``
-    (the writer then sends everything through ``send``).
-
-    The hub writes a client's events to it as chunks of the response (Hub.flush): one
-    delivered line then costs a system call and little else, where ``send`` would also
-    make a message, a coroutine and an exception to end it, per line and client. It reads
-    uvicorn's httptools_impl.RequestResponseCycle (``send.__self__``, its ``transport``
-    and ``chunked_encoding``), guarded by tests/test_library_internals.py."""
-    cycle = getattr(send, "__self__", None)
-    if getattr(cycle, "chunked_encoding", None) is not True:
-        return None
-    return getattr(cycle, "transport", None)
+    await send({"type": "http.response.body", "body": b"" if head else body})
 
 
 async def wait_for_disconnect(receive):
     """Return when the client goes away (ASGI's http.disconnect)."""
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def client_address(scope):
+    """The client's address as the site's pages count it (throttling.address_from:
+    behind a proxy, the last address of X-Forwarded-For), an IPv6 address as its /64."""
+    peer = scope.get("client")
+    forwarded = request_headers(scope).get("x-forwarded-for", "")
+    address = throttling.address_from(peer[0] if peer else "", forwarded)
+    return throttling.address_bucket(address)
 
 
 def request_headers(scope):

@@ -112,7 +112,7 @@ class Client:
 
     __slots__ = (
         "index", "_match", "format", "limit", "name", "user_id", "pending", "waiter",
-        "last_offer", "closing", "dropped", "writer", "transport", "hub", "_refresh",
+        "last_offer", "closing", "dropped", "writer", "direct_writer", "hub", "_refresh",
         "_hidden_recently",
     )  # fmt: skip
 
@@ -139,12 +139,11 @@ class Client:
         # The task that writes to the connection: cancelled when the client is
         # dropped, since it may be stuck in a send that a stalled reader never ends.
         self.writer = None
-        # The connection's asyncio transport, once the writer runs, when the response is
-        # HTTP/1.1 with chunked transfer encoding (app.response_transport): what is offered
-        # while the writer is idle is written to it by the hub (Hub.flush), as one chunk.
-        # None: the writer sends everything (before it runs, or on a server that does not
-        # give the transport).
-        self.transport = None
+        # The connection written to directly (direct_writes.DirectWriter), once the writer
+        # runs: what is offered while the writer is idle is written to it by the hub
+        # (Hub.flush), as one chunk of the response. None: the writer sends everything
+        # (before it runs, or on a server that does not give the connection).
+        self.direct_writer = None
         # The hub this client was added to, while it is (Hub.add); None before and after.
         self.hub = None
         # Made on first use (refresh, hidden_recently): only live pages use them.
@@ -195,7 +194,7 @@ class Client:
         pending.append(data)
         self.last_offer = monotonic()
         hub = self.hub
-        if self.waiter is not None and self.transport is not None and hub is not None:
+        if self.waiter is not None and self.direct_writer is not None and hub is not None:
             # The writer is idle: the hub writes what is queued once it has handed out
             # every event it has read (Hub.flush), so that a client that several of them
             # match gets them in one write, without waking its writer's task.
@@ -357,9 +356,9 @@ class Hub:
         asyncio.get_running_loop().call_soon(self.flush)
 
     def flush(self):
-        """Write what is queued for each client in ``due`` straight to its connection, as
-        one chunk of its response, if its writer is still idle and the connection's
-        socket took everything written before (nothing waits in the transport's buffer);
+        """Write what is queued for each client in ``due`` straight to its connection
+        (direct_writes.DirectWriter), as one chunk of its response, if its writer is still
+        idle and the connection's socket took everything written before;
         else leave it to the writer, which sends it through ASGI's ``send`` however long
         that takes (waiting while the socket is full: flow control).
         The hot loop of delivery: kept bare."""
@@ -371,19 +370,17 @@ class Hub:
             waiter = client.waiter
             if not pending or waiter is None or waiter.done():
                 continue  # sent already, or the writer is awake and takes the queue
-            transport = client.transport
-            if transport.get_write_buffer_size() or transport.is_closing():
-                client._wake()
-                continue
             data = pending[0] if len(pending) == 1 else b"".join(pending)
             try:
-                transport.write(b"%x\r\n%b\r\n" % (len(data), data))  # one chunk
+                written = client.direct_writer.write(data)
             except Exception:
                 # One broken connection must not keep the others' events back.
                 log.exception("Could not write to streaming client %r", client.name)
+                written = False
+            if written:
+                pending.clear()
+            else:
                 client._wake()
-                continue
-            pending.clear()
 
     def deliver(self, client, data, event=None):
         """Queue ``data`` (made of ``event``) to ``client``, or drop the client if its

@@ -5,17 +5,26 @@ is a file descriptor. Three limits keep one client, or idle sockets, from taking
 server down:
 - a connection must send its request within ``request_timeout`` seconds, or it is
   closed (uvicorn itself waits for ever for a first request);
-- one client address holds at most ``per_address`` connections: the next is answered
-  429 at once and closed;
+- one client address holds at most STREAM_MAX_PER_ADDRESS streams over all the
+  processes of the server (StreamsPerAddress): the next is answered 429. The address is the one the
+  site's pages count (socialsite.throttling: behind a proxy, the last address of
+  X-Forwarded-For), so it is known once the request is read, not when the connection
+  opens;
 - at most ``max_streams`` streams at a time (StreamingApp answers 429 past that), and
   at most ``max_streams + HEALTH_RESERVE`` connections, so that a health check still
   gets through when the streams are full.
 """
 
+import asyncio
 import logging
 import resource
+import secrets
 
+from redis.exceptions import RedisError
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from socialsite.repository import limits as repository_limits
+from socialsite.repository import stream_addresses
 
 log = logging.getLogger(__name__)
 
@@ -40,37 +49,147 @@ def too_many_requests(text):
     return head.encode() + body
 
 
-class ConnectionLimits:
-    """The limits and the open connections of one server process."""
+class StreamsPerAddress:
+    """At most ``limit`` streams per client address over the ``processes`` processes
+    of stream server ``server`` (a name its supervisor gives them all; a random one for
+    a server of one process), counted in Redis (repository.stream_addresses) by the
+    process numbered ``process``. ``redis``: a synchronous repository client, used
+    from threads.
 
-    def __init__(self, *, max_streams, per_address=100, request_timeout=10.0):
+    A stream is counted once its request is read (``hold``) and forgotten when it
+    ends (``release``): a round trip each. The process renews its counts while it
+    runs, so that they expire soon after it dies, and clears them when it starts (in
+    the place of one that died) and stops."""
+
+    def __init__(self, redis, limit, server=None, process=0, processes=1):
+        self.redis = redis
+        self.limit = limit
+        self.server = server or secrets.token_hex(8)
+        self.process = process
+        self.processes = processes
+        # This process's counted streams, token -> address: what it counts in Redis.
+        self.held = {}
+        # Streams that ended while their release could not reach Redis.
+        self.unreleased = set()
+        # The releases under way (release): a task is kept until it is done.
+        self.releasing = set()
+        self.renewal = None
+        # Whether the counts of a process that ran in this one's place are cleared.
+        self.predecessor_forgotten = False
+
+    async def start(self):
+        """Clear what a process that died in this one's place counted, and keep this
+        one's counts alive from now on."""
+        try:
+            await asyncio.to_thread(self._forget_predecessor)
+        except (RedisError, OSError) as error:
+            log.warning("Could not clear the streams counted per address (%s).", error)
+        self.renewal = asyncio.create_task(self._keep_counts())
+
+    def _forget_predecessor(self):
+        stream_addresses.forget_process(self.redis, self.server, self.process)
+        self.predecessor_forgotten = True
+
+    async def stop(self):
+        if self.renewal is not None:
+            self.renewal.cancel()
+            await asyncio.gather(self.renewal, return_exceptions=True)
+        await asyncio.gather(*self.releasing, return_exceptions=True)
+        try:
+            await asyncio.to_thread(
+                stream_addresses.forget_process, self.redis, self.server, self.process
+            )
+        except (RedisError, OSError):
+            pass  # they expire
+
+    async def hold(self, address):
+        """Count a new stream of client ``address``: its token, or None if the address
+        holds ``limit`` streams on the server already. Redis out of reach: the stream
+        is let in uncounted (it cannot get events then anyway), and said so in the log."""
+        token = secrets.token_hex(8)
+        try:
+            held, _ = await asyncio.to_thread(
+                stream_addresses.hold,
+                self.redis, self.server, self.process, self.processes, token, address, self.limit,
+            )  # fmt: skip
+        except (RedisError, OSError) as error:
+            log.warning("Could not count a stream of %s (%s): let in uncounted.", address, error)
+            return token
+        if not held:
+            return None
+        self.held[token] = address
+        return token
+
+    def release(self, token):
+        """Forget the stream ``hold`` counted as ``token``: at once in this process, in
+        Redis in the background (the stream ending does not wait for it, and a stream
+        cancelled meanwhile cannot leave it counted)."""
+        if self.held.pop(token, None) is None:
+            return
+        task = asyncio.create_task(self._release(token))
+        self.releasing.add(task)
+        task.add_done_callback(self.releasing.discard)
+
+    async def _release(self, token):
+        try:
+            await asyncio.to_thread(
+                stream_addresses.release, self.redis, self.server, self.process, token
+            )
+        except (RedisError, OSError):
+            self.unreleased.add(token)  # released by the next renewal
+
+    async def _keep_counts(self):
+        """Renew this process's counts three times per their lifetime; release what
+        could not be released; count again what Redis lost (a restart without its data)."""
+        period = repository_limits.STREAM_ADDRESSES_TTL_MS / 1000 / 3
+        while True:
+            await asyncio.sleep(period)
+            # Copies: the streams come and go while the thread works.
+            held, unreleased = dict(self.held), set(self.unreleased)
+            try:
+                await asyncio.to_thread(self._renew, held, unreleased)
+            except (RedisError, OSError) as error:
+                log.warning("Could not renew the streams counted per address (%s).", error)
+                continue
+            self.unreleased -= unreleased
+            for token in held.keys() - self.held.keys():
+                # Ended while counted again: released once more, after it.
+                self.held[token] = held[token]
+                self.release(token)
+
+    def _renew(self, held, unreleased):
+        if not self.predecessor_forgotten:
+            self._forget_predecessor()  # Redis was out of reach at start
+            unreleased.clear()
+        for token in unreleased:
+            stream_addresses.release(self.redis, self.server, self.process, token)
+        if stream_addresses.renew(self.redis, self.server, self.process) or not held:
+            held.clear()
+            return
+        for token, address in held.items():
+            stream_addresses.hold(
+                self.redis, self.server, self.process, self.processes, token, address, 0
+            )
+
+
+class ConnectionLimits:
+    """The connection limits and the open connections of one server process."""
+
+    def __init__(self, *, max_streams, request_timeout=10.0):
         self.max_streams = max_streams
         self.max_connections = max_streams + HEALTH_RESERVE
-        self.per_address = per_address
         self.request_timeout = request_timeout
         self.open = 0
-        self.by_address = {}
 
-    def admit(self, address):
-        """Count a new connection from ``address``; the reason to refuse it, or None."""
-        if self.by_address.get(address, 0) >= self.per_address:
-            return (
-                f"Too many connections from your address (at most {self.per_address}). "
-                f"Close some, then try again.\n"
-            )
+    def admit(self):
+        """Count a new connection; the reason to refuse it, or None."""
         if self.open >= self.max_connections:
             return "The server holds as many connections as it can. Try again shortly.\n"
         self.open += 1
-        self.by_address[address] = self.by_address.get(address, 0) + 1
         return None
 
-    def release(self, address):
+    def release(self):
         self.open -= 1
-        left = self.by_address.get(address, 1) - 1
-        if left:
-            self.by_address[address] = left
-        else:
-            self.by_address.pop(address, None)
 
     def raise_open_files_limit(self):
         """Ask the kernel for enough file descriptors for every connection allowed
@@ -100,8 +219,7 @@ class _LimitedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport):
         super().connection_made(transport)
-        self._address = self.client[0] if self.client else ""
-        refusal = self.limits.admit(self._address)
+        refusal = self.limits.admit()
         self._counted = refusal is None
         if refusal is not None:
             transport.write(too_many_requests(refusal))
@@ -129,5 +247,5 @@ class _LimitedProtocol(HttpToolsProtocol):
             timer.cancel()
         if getattr(self, "_counted", False):
             self._counted = False
-            self.limits.release(self._address)
+            self.limits.release()
         super().connection_lost(exc)

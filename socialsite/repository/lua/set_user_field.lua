@@ -1,7 +1,8 @@
--- Set one field of a user hash while the hash exists (a display name).
--- KEYS[1] = user:{s}:uid   (HASH)
+-- Set one field of a user's hash while the hash exists (a display name; the device
+-- generation of the credentials hash, devices.py).
+-- KEYS[1] = user:{s}:uid or credentials:{s}:uid   (HASH)
 -- ARGV[1] = the field, ARGV[2] = its new value
--- Returns 1 if the user exists (the field is set), 0 if not.
+-- Returns 1 if the hash exists (the field is set), 0 if not.
 --
 -- As flag_user.lua: a plain HSET on a user whose deletion has just removed the hash
 -- would make a hash of that one field.

@@ -13,6 +13,7 @@ import functools
 import gc
 import logging
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -29,7 +30,7 @@ from socialsite.repository import client as redis_client
 from socialsite.repository import moderation
 from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
 from timeline.streaming.hub import Hub, redacted
-from timeline.streaming.limits import ConnectionLimits
+from timeline.streaming.limits import ConnectionLimits, StreamsPerAddress
 from timeline.streaming.live import REFRESH_SECONDS, LiveHome
 
 # Streams that have not ended this long after the stop signal (their clients stopped
@@ -116,7 +117,7 @@ class Command(BaseCommand):
             "--max-per-address",
             type=int,
             default=settings.STREAM_MAX_PER_ADDRESS,
-            help="connections one client address may hold",
+            help="streams one client address may hold over all the server's processes",
         )
         parser.add_argument(
             "--request-timeout",
@@ -141,6 +142,11 @@ class Command(BaseCommand):
         )
         # A child of a supervisor (--processes N): bind the port with SO_REUSEPORT.
         parser.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+        # A child of a supervisor: the server's name, this process's number and the
+        # number of processes, under which the streams per address are counted.
+        parser.add_argument("--server-id", default=None, help=argparse.SUPPRESS)
+        parser.add_argument("--process-index", type=int, default=0, help=argparse.SUPPRESS)
+        parser.add_argument("--process-count", type=int, default=1, help=argparse.SUPPRESS)
 
     def build_app(self, options):
         """The StreamingApp for these options, on the site's Redis and settings."""
@@ -162,7 +168,17 @@ class Command(BaseCommand):
             hidden_authors=functools.partial(moderation.suspended_ids, redis),
             matching=options["matching"],
         )
-        return StreamingApp(hub, redis, live, max_streams=options["max_clients"]), url
+        per_address = StreamsPerAddress(
+            redis,
+            options["max_per_address"],
+            server=options["server_id"],
+            process=options["process_index"],
+            processes=options["process_count"],
+        )
+        app = StreamingApp(
+            hub, redis, live, max_streams=options["max_clients"], per_address=per_address
+        )
+        return app, url
 
     def handle(self, *args, **options):
         if options["processes"] < 1:
@@ -178,9 +194,7 @@ class Command(BaseCommand):
         """Run one server process in this process until SIGTERM or Ctrl-C."""
         app, url = self.build_app(options)
         limits = ConnectionLimits(
-            max_streams=options["max_clients"],
-            per_address=options["max_per_address"],
-            request_timeout=options["request_timeout"],
+            max_streams=options["max_clients"], request_timeout=options["request_timeout"]
         )
         limits.raise_open_files_limit()
         config = uvicorn.Config(
@@ -242,15 +256,20 @@ class Supervisor:
     A child that dies is reported; started again if it had run a while (the others
     served its share meanwhile, and its clients reconnect to them), or, if it died
     right after starting, taken as a setting that cannot work: all stop, exit 1.
+
+    The children count the streams per client address together, under a name of this
+    server (``--server-id``), each as its number (``--process-index``): a child started
+    again in a dead one's place takes its number, and clears what it counted.
     """
 
     def __init__(self, command, options):
         self.command = command
         self.options = options
-        self.children = {}  # Popen -> the time.monotonic() it was started
+        self.children = {}  # Popen -> (the time.monotonic() it was started, its number)
         self.stop = threading.Event()
+        self.server_id = secrets.token_hex(8)
 
-    def argv(self):
+    def argv(self, index):
         name = type(self.command).__module__.rpartition(".")[2]
         argv = [sys.executable, str(settings.BASE_DIR / "manage.py"), name]
         for option in CHILD_OPTIONS:
@@ -259,11 +278,13 @@ class Supervisor:
             argv.append("--access-log")
         if self.options.get("settings"):
             argv += ["--settings", self.options["settings"]]
+        argv += ["--server-id", self.server_id, "--process-index", str(index)]
+        argv += ["--process-count", str(self.options["processes"])]
         return [*argv, "--processes", "1", "--reuse-port"]
 
-    def start_child(self):
-        child = subprocess.Popen(self.argv())
-        self.children[child] = time.monotonic()
+    def start_child(self, index):
+        child = subprocess.Popen(self.argv(index))
+        self.children[child] = (time.monotonic(), index)
         return child
 
     def run(self):
@@ -271,8 +292,8 @@ class Supervisor:
         for signum in (signal.SIGINT, signal.SIGTERM):
             signal.signal(signum, lambda signum, frame: self.stop.set())
         count = self.options["processes"]
-        for _ in range(count):
-            self.start_child()
+        for index in range(count):
+            self.start_child(index)
         pids = ", ".join(str(child.pid) for child in self.children)
         self.command.stdout.write(
             f"Streaming server: {count} processes ({pids}) on "
@@ -280,7 +301,7 @@ class Supervisor:
         )
         failed = 0
         while not self.stop.wait(0.2):
-            for child, started in list(self.children.items()):
+            for child, (started, index) in list(self.children.items()):
                 code = child.poll()
                 if code is None:
                     continue
@@ -294,7 +315,7 @@ class Supervisor:
                     failed = code or 1
                     self.stop.set()
                     break
-                replacement = self.start_child()
+                replacement = self.start_child(index)
                 self.command.stderr.write(f"Started stream process {replacement.pid} instead.")
         return self.stop_children() or failed
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .ports import free_port
 
-MANAGE_PY = Path(__file__).resolve().parents[2] / "manage.py"
+MANAGE_PY = Path(__file__).resolve().parents[1] / "manage.py"
 
 
 class StreamServerProcess:

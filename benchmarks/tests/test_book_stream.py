@@ -4,9 +4,8 @@ subscription per client, and serves each client as ``manage.py stream`` does."""
 
 from urllib.parse import urlencode
 
-from socialsite.repository import events
-from tests.support.helpers import post
-from tests.support.streams import StreamConnection, StreamServerProcess
+from socialsite.repository import events, statuses
+from socialsite_dev.streams import StreamConnection, StreamServerProcess
 
 
 def sample(server, identifier):
@@ -21,13 +20,14 @@ def test_the_books_design_holds_one_subscription_per_client(redis_backend, tmp_p
         redis_backend.cluster,
         log_path=tmp_path / "stream.log",
         command="bench_stream_server",
+        env={"DJANGO_SETTINGS_MODULE": "benchmarks.settings"},
     ).start()
     streams = []
     try:
         streams = [sample(server, f"client {n}") for n in range(3)]
         server.wait_until(lambda health: health["subscriptions"] == 3)
         assert events.subscriber_count(r) == others + 3
-        sid = post(r, alice, "to each their own")
+        sid = statuses.post_status(r, alice["id"], "to each their own")
         assert [stream.read_json()["id"] for stream in streams] == [sid] * 3
     finally:
         for stream in streams:

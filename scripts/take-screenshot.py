@@ -1,0 +1,149 @@
+"""Take docs/screenshot.png: the home page of a logged-in user with a few statuses, in
+headless Chromium (Playwright), on a throwaway Redis with a few made-up people.
+
+    .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png]
+
+It starts a redis-server and `manage.py runsite`-like processes of its own (the web server
+and a stream server, DEBUG on so static files are served) and stops them at the end.
+CHROMIUM_PATH names the browser (/usr/bin/chromium).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from socialsite_dev.ports import free_port  # noqa: E402
+from socialsite_dev.redis_servers import RedisServer  # noqa: E402
+
+PASSWORD = "a screenshot of the home page"  # noqa: S105
+PEOPLE = [
+    ("alice", "Alice Liddell"),
+    ("bob", "Bob Builder"),
+    ("carol", "Carol Danvers"),
+    ("dave", "Dave Lister"),
+    ("erin", "Erin Brockovich"),
+]
+STATUSES = [
+    (
+        "carol",
+        "Reading chapter 8 of Redis in Action tonight: a whole social network in a few "
+        "dozen commands. #redis",
+    ),
+    ("bob", "Fan-out to a million followers, one pipeline per shard. https://redis.io/docs/"),
+    ("alice", "Hello, world! My first status here."),
+    ("bob", "@alice welcome! Try the live home page: new statuses show up as they are posted."),
+]
+
+
+def seed(redis_url):
+    import django
+
+    django.setup()
+    from django.contrib.auth.hashers import make_password
+
+    from socialsite.repository import client, graph, likes, reposts, statuses, users
+
+    r = client.connect(redis_url)
+    hashed = make_password(PASSWORD)
+    uid = {login: users.create_user(r, login, name, hashed) for login, name in PEOPLE}
+    for who, whom in [
+        ("alice", "bob"),
+        ("alice", "carol"),
+        ("bob", "carol"),
+        ("dave", "erin"),
+        ("bob", "erin"),
+        ("carol", "erin"),
+    ]:
+        graph.follow(r, uid[who], uid[whom])
+    posted = [statuses.post_status(r, uid[login], text) for login, text in STATUSES]
+    statuses.post_status(r, uid["erin"], "Trending: #redis")
+    likes.like(r, uid["alice"], posted[0])
+    likes.like(r, uid["bob"], posted[0])
+    reposts.repost(r, uid["bob"], posted[0])
+    likes.like(r, uid["carol"], posted[1])
+
+
+def wait_for(url, timeout=30):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):  # noqa: S310
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit(f"{url} did not answer")
+
+
+def main(out):
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = RedisServer(Path(tmp) / "redis").start()
+        web_port, stream_port = free_port(), free_port()
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "socialsite.settings",
+            "DEBUG": "true",
+            "DATA_DIR": tmp,
+            "REDIS_URL": redis.url,
+            "STREAM_PORT": str(stream_port),
+        }
+        os.environ.update(env)
+        processes = []
+        try:
+            seed(redis.url)
+            manage = [sys.executable, str(ROOT / "manage.py")]
+            processes.append(
+                subprocess.Popen(
+                    [*manage, "runserver", "--noreload", f"127.0.0.1:{web_port}"],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            processes.append(
+                subprocess.Popen(
+                    [*manage, "stream", "--port", str(stream_port), "--processes", "1"],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+            )
+            base = f"http://127.0.0.1:{web_port}"
+            wait_for(f"{base}/healthz")
+            wait_for(f"http://127.0.0.1:{stream_port}/health")
+            shoot(base, out)
+        finally:
+            for process in processes:
+                process.terminate()
+                process.wait(10)
+            redis.stop()
+
+
+def shoot(base, out):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+            args=["--no-sandbox", "--disable-dev-shm-usage"],
+        )
+        page = browser.new_page(base_url=base, viewport={"width": 900, "height": 1070})
+        page.goto("/accounts/login/")
+        page.get_by_label("Login name").fill("alice")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(f"{base}/")
+        page.goto("/")  # without the login's welcome message
+        page.wait_for_timeout(1000)
+        page.screenshot(path=out)
+        browser.close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "docs" / "screenshot.png"))

@@ -1,0 +1,495 @@
+"""Every page passes axe-core's WCAG 2.1 A and AA rules, in a real headless Chromium.
+
+axe-core comes with the PyPI package axe-playwright-python (requirements-dev.txt). Each
+page of the URLconf is loaded logged in (as alice, a moderator, so that every link of
+the navigation shows) and logged out, on a site with something on every page (a thread,
+likes, reposts, a list, blocks, mutes, follow requests, notifications, an open report),
+and so are the error pages and forms sent back with their errors. A test fails on any
+violation, naming the rule, the element and why.
+
+PAGES names a page for each GET view of the URLconf and ACTIONS the rest (POST-only
+views, JSON, health checks); a test fails when a URL name is in neither, so that a new
+page cannot go unchecked.
+"""
+
+import re
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver
+
+try:
+    from axe_playwright_python.sync_playwright import Axe
+    from playwright.sync_api import expect
+except ImportError:  # pragma: no cover - the browser fixture skips (or fails with CI=true)
+    Axe = expect = None
+
+from socialsite.repository import (
+    blocks,
+    graph,
+    likes,
+    lists,
+    moderation,
+    privacy,
+    reposts,
+    trends,
+)
+from tests.support.helpers import log_in_browser, make_user, post
+
+# The rules: WCAG 2.0 and 2.1, levels A and AA, and axe's best practices (among them a
+# page's one h1 and landmarks told apart by their names).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": AXE_TAGS},
+    "resultTypes": ["violations"],
+}
+
+# Violations inside a status (templates/_status.html) or the status form
+# (templates/_status_form.html), which another change rewrites: (axe rule, a CSS selector
+# part of the element axe names) -> why. Remove an entry once its template is fixed.
+EXPECTED = {}
+
+
+@pytest.fixture(scope="module")
+def axe():
+    return Axe()
+
+
+@pytest.fixture
+def site(r):
+    """Something on every page, as alice sees it."""
+    alice = make_user(r, "alice", "Alice Liddell")
+    bob = make_user(r, "bob", "Bob Builder")
+    carol = make_user(r, "carol", "Carol Danvers")
+    dave = make_user(r, "dave", "Dave Lister")
+    erin = make_user(r, "erin", "Erin Brockovich")
+    moderation.add_moderator(r, alice["id"])
+    privacy.set_private(r, carol["id"], True)
+    graph.follow(r, alice["id"], bob["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, dave["id"], carol["id"])  # a request carol has yet to answer
+    graph.follow(r, alice["id"], carol["id"], approved=True)
+    blocks.block(r, alice["id"], erin["id"])
+    blocks.mute(r, alice["id"], dave["id"])
+    first = post(r, bob, "Hello #launch day, @alice: see https://example.com/notes")
+    reply = post(r, alice, "@bob Congratulations!", in_reply_to=first)
+    post(r, bob, "@alice Thanks, and more to come", in_reply_to=reply)
+    private = post(r, carol, "Only for my followers #launch")
+    post(r, alice, "A status of my own", location="48.8566,2.3522")
+    likes.like(r, alice["id"], first)
+    likes.like(r, bob["id"], reply)
+    reposts.repost(r, alice["id"], first)
+    _, lid = lists.create_list(r, alice["id"], "Friends")
+    lists.add_member(r, alice["id"], lid, bob["id"])
+    ad = post(r, dave, "Buy followers now: cheap-followers.example")
+    moderation.file_report(r, bob, dave, "spam", "posts nothing but ads", status_ids=[ad])
+    for n in range(6):  # enough people for #launch to trend and to suggest bob
+        fan = make_user(r, f"fan{n}")
+        graph.follow(r, fan["id"], bob["id"])
+        post(r, fan, "hello #launch")
+    trends.recompute(r)
+    return {"status": first, "reply": reply, "private": private, "list": lid}
+
+
+# Every GET page of the URLconf: its URL name -> its path, for the site above.
+PAGES = {
+    "home": lambda s: "/",
+    "profile": lambda s: "/@bob/",
+    "followers": lambda s: "/@bob/followers/",
+    "following": lambda s: "/@bob/following/",
+    "status_detail": lambda s: f"/@alice/{s['reply']}/",
+    "status_likes": lambda s: f"/@bob/{s['status']}/likes/",
+    "reposters": lambda s: f"/@bob/{s['status']}/reposts/",
+    "user_likes": lambda s: "/@alice/likes/",
+    "tag": lambda s: "/tags/launch/",
+    "notifications": lambda s: "/notifications/",
+    "settings": lambda s: "/settings/",
+    "settings_blocks": lambda s: "/settings/blocks/",
+    "settings_mutes": lambda s: "/settings/mutes/",
+    "settings_requests": lambda s: "/settings/requests/",
+    "explore": lambda s: "/explore/",
+    "explore_people": lambda s: "/explore/people/",
+    "lists": lambda s: "/lists/",
+    "list_timeline": lambda s: f"/lists/{s['list']}/",
+    "list_members": lambda s: f"/lists/{s['list']}/members/",
+    "search": lambda s: "/search/?q=bo",
+    "report": lambda s: f"/@bob/report/?status={s['status']}",
+    "moderation_queue": lambda s: "/moderation/",
+    "moderation_log": lambda s: "/moderation/log/",
+    "signup": lambda s: "/accounts/signup/",
+    "login": lambda s: "/accounts/login/",
+    "password_change": lambda s: "/accounts/password/",
+    "delete_account": lambda s: "/settings/delete/",
+}
+
+# The URLconf's other names: what a form posts to, JSON, health checks.
+ACTIONS = {
+    "healthz",
+    "readyz",
+    "export_account",
+    "search_complete",
+    "logout",
+    "post_status",
+    "delete_status",
+    "follow",
+    "unfollow",
+    "block",
+    "unblock",
+    "mute",
+    "unmute",
+    "change_name",
+    "approve_request",
+    "reject_request",
+    "rename_list",
+    "delete_list",
+    "add_to_list",
+    "remove_from_list",
+    "like",
+    "unlike",
+    "repost",
+    "unrepost",
+    "moderation_report_action",
+    "moderation_suspend",
+    "moderation_unsuspend",
+}
+
+
+def url_names(patterns=None):
+    """Every URL name of the URLconf."""
+    names = set()
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            names |= url_names(entry.url_patterns)
+        elif isinstance(entry, URLPattern) and entry.name:
+            names.add(entry.name)
+    return names
+
+
+def test_every_page_of_the_urlconf_is_checked():
+    names = url_names()
+    assert names - set(PAGES) - ACTIONS == set(), "add the new page to PAGES (or ACTIONS)"
+    assert (set(PAGES) | ACTIONS) - names == set(), "a name the URLconf no longer has"
+
+
+def violations(axe, page):
+    """axe's violations on ``page``, less the EXPECTED ones, as readable lines."""
+    found = axe.run(page, options=AXE_OPTIONS).response["violations"]
+    lines = []
+    for violation in found:
+        for node in violation["nodes"]:
+            target = " ".join(str(part) for part in node["target"])
+            if any(rule == violation["id"] and part in target for rule, part in EXPECTED):
+                continue
+            why = "; ".join(
+                check["message"] for kind in ("any", "all", "none") for check in node[kind]
+            )
+            lines.append(f"{page.url} {violation['id']}: {target}: {node['html']}: {why}")
+    return lines
+
+
+def assert_no_violations(axe, page):
+    found = violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+@pytest.fixture
+def viewer_page(browser_contexts):
+    """``viewer_page(login)``: a page in a context of its own, logged in as ``login``
+    (None: logged out)."""
+
+    def open_page(login=None):
+        page = browser_contexts(viewport={"width": 1280, "height": 900}).new_page()
+        if login:
+            log_in_browser(page, login)
+        return page
+
+    return open_page
+
+
+@pytest.mark.parametrize("viewer", ["alice", None], ids=["logged-in", "logged-out"])
+def test_every_page_has_no_violation(axe, site, viewer_page, viewer):
+    """One walk through every page (the site and the log-in are made once): a failure
+    lists every violation of every page. A page that needs a log-in sends a visitor to
+    the log-in page, which is checked too."""
+    page = viewer_page(viewer)
+    found = []
+    for name in sorted(PAGES):
+        page.goto(PAGES[name](site))
+        found += violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+def test_the_pages_of_a_private_account_have_no_violation(axe, site, viewer_page):
+    """What only carol sees: her follow requests (from dave), her settings with her
+    account private, her profile with its badge."""
+    page = viewer_page("carol")
+    page.goto("/settings/requests/")
+    expect(page.get_by_role("main")).to_contain_text("@dave")
+    found = violations(axe, page)
+    for path in ["/settings/", "/@carol/"]:
+        page.goto(path)
+        found += violations(axe, page)
+    expect(page.get_by_text("Only for my followers")).to_be_visible()
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+# --- error pages and forms sent back with their errors ----------------------------------
+
+
+def send_form(page, action, **fields):
+    """Post ``fields`` to ``action`` from ``page``, as one of its forms would (with its
+    CSRF token): for the answers no form on the site leads to. The answer."""
+    with page.expect_navigation() as answer:
+        page.evaluate(
+            """([action, fields]) => {
+              const form = document.createElement("form");
+              form.method = "post";
+              form.action = action;
+              const token = document.querySelector("[name=csrfmiddlewaretoken]");
+              if (token) fields.csrfmiddlewaretoken = token.value;
+              for (const [name, value] of Object.entries(fields)) {
+                const input = document.createElement("input");
+                input.type = "hidden";
+                input.name = name;
+                input.value = value;
+                form.appendChild(input);
+              }
+              document.body.appendChild(form);
+              form.submit();
+            }""",
+            [action, fields],
+        )
+    return answer.value
+
+
+def click_past_browser_checks(page, button):
+    """Click ``button`` with the browser's own form checks off (required, maxlength):
+    the server's checks then answer, as they must for any client. The answer."""
+    page.evaluate("document.querySelectorAll('form').forEach(f => f.noValidate = true)")
+    with page.expect_navigation() as answer:
+        page.get_by_role("button", name=button, exact=True).click()
+    return answer.value
+
+
+def search_twice(page, site, settings):
+    settings.THROTTLES = {**settings.THROTTLES, "search": (1, 300)}
+    settings.BEHIND_PROXY = True  # else a visitor from loopback is spared
+    page.goto("/search/?q=bo")
+    return page.goto("/search/?q=al")
+
+
+def delete_someone_elses_status(page, site, settings):
+    page.goto("/")
+    return send_form(page, f"/statuses/{site['status']}/delete/")
+
+
+def log_in_without_the_csrf_cookie(page, site, settings):
+    page.goto("/accounts/login/")
+    page.context.clear_cookies()
+    return click_past_browser_checks(page, "Log in")
+
+
+# What leads to each error page: a path, or a function(page, site, settings).
+ERROR_PAGES = [
+    pytest.param(None, "/@nobody/", 404, id="404-no-such-user"),
+    pytest.param("alice", "/@nobody/", 404, id="404-no-such-user-logged-in"),
+    pytest.param("bob", "/moderation/", 404, id="404-not-a-moderator"),
+    pytest.param(None, "/?before=x", 400, id="400-malformed-link"),
+    pytest.param("alice", "/?before=x", 400, id="400-malformed-link-logged-in"),
+    pytest.param(None, "/accounts/logout/", 405, id="405-get-a-form-action"),
+    pytest.param("alice", "/accounts/logout/", 405, id="405-get-a-form-action-logged-in"),
+    pytest.param(None, lambda s: f"/@carol/{s['private']}/", 403, id="403-private-status"),
+    pytest.param("erin", "/@alice/", 403, id="403-blocked"),
+    pytest.param("alice", delete_someone_elses_status, 403, id="403-not-your-status"),
+    pytest.param(None, log_in_without_the_csrf_cookie, 403, id="403-csrf"),
+    pytest.param(None, search_twice, 429, id="429-search"),
+    pytest.param("alice", search_twice, 429, id="429-search-logged-in"),
+]
+
+
+@pytest.mark.parametrize(("viewer", "leads_there", "status"), ERROR_PAGES)
+def test_the_error_page_has_no_violation(
+    axe, site, viewer_page, settings, viewer, leads_there, status
+):
+    page = viewer_page(viewer)
+    if isinstance(leads_there, str):
+        response = page.goto(leads_there)
+    elif leads_there.__code__.co_argcount == 1:
+        response = page.goto(leads_there(site))
+    else:
+        response = leads_there(page, site, settings)
+    assert response.status == status
+    assert_no_violations(axe, page)
+
+
+# Each form, sent back with its errors: viewer, the form's page, what to fill in, its button.
+FORMS = [
+    pytest.param(
+        None,
+        "/accounts/signup/",
+        {"Login name": "bob", "Password": "short", "Password again": "other"},
+        "Sign up",
+        id="signup",
+    ),
+    pytest.param(
+        None, "/accounts/login/", {"Login name": "alice", "Password": "wrong"}, "Log in", id="login"
+    ),
+    pytest.param("alice", "/accounts/password/", {}, "Change password", id="password"),
+    pytest.param("alice", "/settings/", {"Display name": ""}, "Change name", id="settings-name"),
+    pytest.param("alice", "/settings/delete/", {}, "Delete my account", id="delete-account"),
+    pytest.param("alice", "/lists/", {}, "Make the list", id="new-list"),
+    pytest.param(
+        "alice", lambda s: f"/lists/{s['list']}/", {"List name": ""}, "Rename", id="rename-list"
+    ),
+    pytest.param(
+        "alice", lambda s: f"/lists/{s['list']}/", {}, "Add to the list", id="add-to-list"
+    ),
+    pytest.param("alice", "/@dave/report/", {}, "Send the report", id="report"),
+    pytest.param("alice", "/moderation/", {}, "Suspend @dave", id="moderation-suspend"),
+    pytest.param("alice", "/", {}, "Post", id="post"),
+    pytest.param(
+        "alice", lambda s: f"/@bob/{s['status']}/", {"Your reply": ""}, "Reply", id="reply"
+    ),
+]
+
+
+@pytest.mark.parametrize(("viewer", "path", "fields", "button"), FORMS)
+def test_a_form_with_errors_has_no_violation(axe, site, viewer_page, viewer, path, fields, button):
+    page = viewer_page(viewer)
+    page.goto(path if isinstance(path, str) else path(site))
+    for label, value in fields.items():
+        page.get_by_label(re.compile(rf"^{re.escape(label)}:?$")).fill(value)
+    click_past_browser_checks(page, button)
+    expect(page.locator(".field-error, .form-errors, .errorlist").first).to_be_visible()
+    assert_no_violations(axe, page)
+
+
+def test_the_search_form_with_errors_has_no_violation(axe, site, viewer_page):
+    page = viewer_page("alice")
+    page.goto("/search/?q=" + "b" * 101)
+    expect(page.locator(".errorlist")).to_be_visible()
+    assert_no_violations(axe, page)
+
+
+# --- what axe cannot see: screenshots, button text, the header -------------------------
+
+# The main pages, as alice sees them.
+MAIN_PAGES = [
+    "home",
+    "profile",
+    "status_detail",
+    "notifications",
+    "search",
+    "explore",
+    "settings",
+    "moderation_queue",
+]
+WIDTHS = [1280, 390]
+
+# The contrast of each visible button's text with what is behind it: the colour of the
+# first ancestor with a background (semi-transparent ones blended in), white at the root.
+# axe leaves text the colour of its own background aside ("incomplete", not a violation):
+# that is how a red Block button with red text went unnoticed.
+BUTTONS_CONTRAST_JS = """
+() => {
+  function rgba(text) {
+    const parts = text.match(/[\\d.]+/g).map(Number);
+    return parts.length > 3 ? parts.slice(0, 4) : parts.concat([1]);
+  }
+  function over(top, bottom) {
+    return [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  }
+  function background(element) {
+    const layers = [];
+    for (let e = element; e && layers.every(c => c[3] < 1); e = e.parentElement) {
+      const color = rgba(getComputedStyle(e).backgroundColor);
+      if (color[3] > 0) layers.push(color);
+    }
+    return layers.reverse().reduce((below, layer) => over(layer, below), [255, 255, 255, 1]);
+  }
+  function luminance(color) {
+    const [r, g, b] = color.slice(0, 3).map(v => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+  function contrast(a, b) {
+    const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+    return (light + 0.05) / (dark + 0.05);
+  }
+  const buttons = document.querySelectorAll(
+    "button, input[type=submit], input[type=button], a.button, summary");
+  return Array.from(buttons)
+    .filter(b => b.getClientRects().length && getComputedStyle(b).visibility === "visible")
+    .map(b => {
+      const style = getComputedStyle(b);
+      const behind = background(b);
+      return {
+        text: (b.innerText || b.value || "").trim(),
+        color: style.color,
+        background: "rgb(" + behind.slice(0, 3).map(Math.round).join(", ") + ")",
+        contrast: contrast(over(rgba(style.color), behind), behind),
+      };
+    });
+}
+"""
+
+# Every link, button and field of the header that a person cannot reach: outside the
+# window, or covered or clipped where its middle should be.
+UNREACHABLE_IN_HEADER_JS = """
+() => Array.from(document.querySelectorAll(
+    ".site-header a, .site-header button, .site-header input:not([type=hidden])"))
+  .filter(e => {
+    const box = e.getBoundingClientRect();
+    if (!box.width || !box.height) return true;
+    if (box.left < 0 || box.right > window.innerWidth) return true;
+    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+    return !(hit && (hit === e || e.contains(hit)));
+  })
+  .map(e => e.outerHTML)
+"""
+
+# The header's items, each as [top, bottom]: on one line, they all overlap vertically.
+HEADER_ITEMS_JS = """
+() => Array.from(document.querySelector(".site-header nav").children)
+  .filter(e => e.getClientRects().length)
+  .map(e => { const box = e.getBoundingClientRect(); return [box.top, box.bottom]; })
+"""
+
+# WCAG AA for text of a normal size.
+MIN_CONTRAST = 4.5
+
+
+def defects(page, width):
+    """What is wrong with the page as shown ``width`` pixels wide, as readable lines."""
+    found = []
+    buttons = page.evaluate(BUTTONS_CONTRAST_JS)
+    if not buttons:
+        found.append("no button at all (the header has Log out and Search)")
+    for button in buttons:
+        if not button["text"] or button["contrast"] < MIN_CONTRAST:
+            found.append(f"a button whose text cannot be read: {button}")
+    for element in page.evaluate(UNREACHABLE_IN_HEADER_JS):
+        found.append(f"out of reach in the header: {element}")
+    if page.evaluate("document.documentElement.scrollWidth") > width:
+        found.append("wider than the window: it scrolls sideways")
+    if width >= 1280:
+        items = page.evaluate(HEADER_ITEMS_JS)
+        height = page.get_by_role("banner").bounding_box()["height"]
+        if max(top for top, _ in items) >= min(bottom for _, bottom in items) or height > 64:
+            found.append(f"the header takes more than one line ({height} px high)")
+    return [f"{page.url} at {width} px: {line}" for line in found]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_main_pages_look_right(site, browser_contexts, tmp_path, width):
+    """Each main page, as alice sees it: a screenshot (in the test's tmp_path), then
+    its buttons' text, its header and its width checked."""
+    page = browser_contexts(viewport={"width": width, "height": 900}).new_page()
+    log_in_browser(page, "alice")
+    found = []
+    for name in MAIN_PAGES:
+        page.goto(PAGES[name](site))
+        page.screenshot(path=tmp_path / f"{name}-{width}.png", full_page=True)
+        found += defects(page, width)
+    assert not found, "\n".join(found)

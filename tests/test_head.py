@@ -1,0 +1,136 @@
+"""HEAD on every address of the site answers what GET answers, without a body
+(socialsite/head.py). The addresses come from the URLconf, so a page added later is
+walked without anyone remembering it; one whose address takes a parameter this test
+has no value for fails until it is given one (the ``site`` fixture).
+
+Requests go through Django's WSGI handler itself, not the test client (which drops a
+HEAD's body on its own), as a visitor, a logged-in owner and a moderator; and one page
+over a socket.
+"""
+
+import http.client
+import re
+from io import BytesIO
+from urllib.parse import urlsplit
+
+import pytest
+from django.conf import settings
+from django.core.handlers.wsgi import WSGIHandler
+from django.test import Client, RequestFactory
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from socialsite.repository import graph, lists, moderation, statuses
+from tests.support.helpers import log_in, make_user, post
+
+PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
+
+# Header fields a HEAD must answer as its GET did (others, such as Set-Cookie with a
+# new CSRF token, differ from one request to the next).
+SAME_FIELDS = ("Content-Type", "Location", "Allow", "Cache-Control", "X-RateLimit-Limit")
+
+
+def routes(patterns=None, prefix=""):
+    """Every route of the URLconf, its includes' prefixes joined: "@<str:login>/"."""
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            yield from routes(entry.url_patterns, prefix + str(entry.pattern))
+        else:
+            assert isinstance(entry, URLPattern)
+            yield prefix + str(entry.pattern)
+
+
+@pytest.fixture
+def site(r, alice, bob):
+    """alice's public statuses (a tag, a mention), a list, a report; a moderator."""
+    mod = make_user(r, "mod")
+    moderation.add_moderator(r, mod["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    sid = post(r, alice, "hello #walked @bob")
+    statuses.post_status(r, bob["id"], "a reply", in_reply_to=sid)
+    _, list_id = lists.create_list(r, alice["id"], "friends")
+    report_id = moderation.file_report(r, bob, alice, "spam", status_ids=[sid])
+    return {
+        "login": "alice",
+        "status_id": str(sid),
+        "tag": "walked",
+        "list_id": str(list_id),
+        "report_id": str(report_id),
+    }
+
+
+def wsgi(method, path, cookie=""):
+    """(status code, headers, body) of ``method path`` through Django's WSGI handler."""
+    environ = RequestFactory().generic(method, path, REMOTE_ADDR="203.0.113.7").environ
+    environ.update({"HTTP_COOKIE": cookie, "wsgi.input": BytesIO(b"")})
+    answer = {}
+
+    def start_response(status, headers, exc_info=None):
+        answer["status"], answer["headers"] = int(status.split()[0]), dict(headers)
+
+    response = WSGIHandler()(environ, start_response)
+    try:
+        body = b"".join(response)
+    finally:
+        response.close()
+    return answer["status"], answer["headers"], body
+
+
+def session_cookie(login):
+    client = log_in(Client(REMOTE_ADDR="203.0.113.7"), login)
+    client.get("/")  # shows "Welcome back": no page after it differs by that message
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+def test_head_answers_every_address_as_get_without_a_body(site):
+    viewers = {"visitor": "", "alice": session_cookie("alice"), "mod": session_cookie("mod")}
+    walked = 0
+    for route in routes():
+        names = PARAMETER.findall(route)
+        missing = [name for name in names if name not in site]
+        assert not missing, f"give test_head.py a value for {missing} ({route})"
+        path = "/" + PARAMETER.sub(lambda match: site[match.group(1)], route)
+        for viewer, cookie in viewers.items():
+            # A GET first, for pages that change what they show once seen (the
+            # notifications' badge): the HEAD and the GET after it see the same.
+            wsgi("GET", path, cookie)
+            head_status, head_headers, head_body = wsgi("HEAD", path, cookie)
+            status, headers, body = wsgi("GET", path, cookie)
+            where = f"HEAD {path} as {viewer}"
+            assert head_status == status, f"{where}: {head_status}, GET {status}"
+            assert head_body == b"", where
+            for field in SAME_FIELDS:
+                assert head_headers.get(field) == headers.get(field), f"{where}: {field}"
+            if "Content-Length" in headers:
+                assert head_headers.get("Content-Length") == str(len(body)), where
+            walked += status != 405
+    assert walked > 90  # most addresses are pages for one viewer or another
+
+
+def test_head_gets_no_download_made(site):
+    """The account's export is made as it is sent: a HEAD does not make it."""
+    status, headers, body = wsgi("HEAD", "/settings/export/", session_cookie("alice"))
+    assert status == 200 and body == b""
+    assert headers["Content-Type"].startswith("application/json")
+
+
+def test_a_405_names_head_where_it_names_get(site):
+    status, headers, _ = wsgi("OPTIONS", "/accounts/login/")  # CSRF lets it by
+    assert status == 405
+    assert headers["Allow"] == "GET, POST, HEAD"
+    status, headers, _ = wsgi("HEAD", "/accounts/logout/")
+    assert status == 405 and headers["Allow"] == "POST"
+
+
+def test_head_over_a_socket(live_server):
+    """On the wire (Django's threaded server): the GET's status and length, no body."""
+    address = urlsplit(live_server.url)
+    answers = {}
+    for method in ("GET", "HEAD"):
+        connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+        connection.request(method, "/accounts/login/")
+        response = connection.getresponse()
+        answers[method] = response.status, response.getheader("Content-Length"), response.read()
+        connection.close()
+    get_status, get_length, page = answers["GET"]
+    assert get_status == 200 and get_length == str(len(page)) and b"Log in" in page
+    assert answers["HEAD"] == (200, get_length, b"")
