@@ -1,4 +1,4 @@
-"""Every page of the site, walked as five people, after a private account and a
+"""Every page of the site, walked as six people, after a private account and a
 suspended account have posted: no page shows what its reader may not see, and none
 answers 5xx. The same for the streaming API's endpoints.
 
@@ -12,7 +12,8 @@ post a status carrying a marker of their own with a hashtag only they use and a
 mention, reply to a public status, and are liked and listed by ``follower``; ``pub``
 (public) posts one with a marker too, for contrast, and blocks ``blocked``, whom
 ``privy`` blocks as well. ``requester`` asked ``privy`` to follow and was not
-answered. Who may see which marker is MAY_SEE.
+answered. ``moderator`` walks the moderation pages too. Who may see which marker is
+MAY_SEE.
 """
 
 import asyncio
@@ -50,11 +51,11 @@ PUBLIC_MARK = "zqpubmark"
 PRIVATE_TAG = "zqprivtag"
 SUSPENDED_TAG = "zqsusptag"
 
-READERS = ("visitor", "outsider", "requester", "blocked", "follower")
+READERS = ("visitor", "outsider", "requester", "blocked", "follower", "moderator")
 MAY_SEE = {
     PRIVATE_MARK: {"follower"},
-    SUSPENDED_MARK: set(),
-    PUBLIC_MARK: {"visitor", "outsider", "requester", "follower"},
+    SUSPENDED_MARK: {"moderator"},  # moderators see what they judge
+    PUBLIC_MARK: {"visitor", "outsider", "requester", "follower", "moderator"},
 }
 # Pages that list tag names (search, autocomplete): they must not name PRIVATE_TAG.
 TAG_LISTING_URLS = ("search", "search_complete")
@@ -104,8 +105,18 @@ def fill(route, values):
 def scenario(r):
     people = {
         name: make_user(r, name)
-        for name in ("privy", "gone", "pub", "outsider", "requester", "blocked", "follower")
+        for name in (
+            "privy",
+            "gone",
+            "pub",
+            "outsider",
+            "requester",
+            "blocked",
+            "follower",
+            "moderator",
+        )
     }
+    moderation.add_moderator(r, people["moderator"]["id"])
     uid = {name: user["id"] for name, user in people.items()}
     graph.follow(r, uid["follower"], uid["privy"])
     graph.follow(r, uid["follower"], uid["gone"])
@@ -194,6 +205,7 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
     follower = reader_client("follower")
     assert PRIVATE_MARK in follower.get(f"/tags/{PRIVATE_TAG}/").content.decode()
     assert PUBLIC_MARK in reader_client("visitor").get("/tags/shared/").content.decode()
+    assert reader_client("moderator").get("/moderation/").status_code == 200  # walked
     assert not problems, "\n".join(problems)
 
 
