@@ -193,7 +193,7 @@ class SearchBenchmark:
 
     def memory(self, r, user_count):
         total = entries = count = 0
-        for key in r.scan_iter(match="search:people:*", count=1000):
+        for key in r.scan_iter(match=keys.ALL_PEOPLE_INDEX_PATTERN, count=1000):
             total += r.memory_usage(key, samples=0) or 0
             entries += r.zcard(key)
             count += 1

@@ -193,12 +193,8 @@ def test_a_post_whose_request_died_mid_fan_out_is_finished_by_the_workers(r, ali
 def test_a_post_that_died_before_its_status_was_written_is_taken_back(r, alice):
     add_followers(r, alice["id"], 3)
     sid = r.incr(keys.STATUS_IDS)
-    scripts.ADD_OWN_STATUS(  # the first write of a post, and nothing after it
-        r,
-        [keys.profile(alice["id"]), keys.home(alice["id"]), keys.user(alice["id"]),
-         keys.followers(alice["id"]), keys.unfinished_posts(alice["id"])],
-        [sid, 1000, 200, alice["id"], 0],
-    )  # fmt: skip
+    # The first write of a post, and nothing after it.
+    scripts.add_own_status(r, uid=alice["id"], sid=sid, now_ms=0, conversation=False)
     assert users.get_user(r, alice["id"])["posts"] == 1
     assert statuses.finish_unfinished(r, grace_ms=0) == 1
     assert timelines.profile_ids(r, alice["id"]) == []

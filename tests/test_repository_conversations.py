@@ -144,12 +144,9 @@ def test_the_sweep_finishes_a_reply_and_takes_back_one_never_stored(r, alice, bo
     assert notifications.unread(r, alice["id"]).count == 1
     # One never stored: its first step only, as a request dying right after it leaves.
     sid = r.incr(keys.STATUS_IDS)
-    scripts.ADD_OWN_STATUS(
-        r,
-        [keys.profile(bob["id"]), keys.home(bob["id"]), keys.user(bob["id"]),
-         keys.followers(bob["id"]), keys.unfinished_posts(bob["id"]),
-         keys.profile_replies(bob["id"])],
-        [sid, 1000, 200, bob["id"], 0, 1, parent, alice["id"]],
+    scripts.add_own_status(
+        r, uid=bob["id"], sid=sid, now_ms=0, conversation=True, parent=parent,
+        replied_to=alice["id"],
     )  # fmt: skip
     r.zadd(keys.replies(parent), {sid: sid})  # as if counted by a half-sent pipeline
     assert statuses.finish_unfinished(r, grace_ms=0) == 1
@@ -209,13 +206,14 @@ def test_deferred_fan_out_applies_the_reply_rule(r, network, alice, bob, carol, 
 
 def test_a_non_reply_is_delivered_with_the_same_keys_as_before(r, network, alice, monkeypatch):
     calls = []
-    real = scripts.DELIVER.queue
+    real = scripts.deliver.queue
 
-    def record(pipe, script_keys, args):
+    def record(pipe, **params):
+        script_keys, args = scripts.deliver.keys_and_args(**params)
         calls.append((len(script_keys), len(args)))
-        real(pipe, script_keys, args)
+        real(pipe, **params)
 
-    monkeypatch.setattr(scripts.DELIVER, "queue", record)
+    monkeypatch.setattr(scripts.deliver, "queue", record)
     post(r, alice, "plain")
     # Followers bob, carol and dave: the unfollow, hiding, reposts-shown and listing notes
     # and one home each, per shard; no following lists, and no replied-to user among the

@@ -56,8 +56,7 @@ def test_liking_ones_own_status_counts_without_a_notification(r, alice):
 def test_a_half_done_like_is_repaired_by_liking_again(r, alice, bob):
     sid = post(r, alice, "half")
     # The status's side written, then the request died before the liker's side.
-    scripts.STATUS_COUNT(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                 [bob["id"], 1000, "add", "likes"])  # fmt: skip
+    scripts.status_count(r, sid=sid, uid=bob["id"], kind="likes", action="add", now_ms=1000)
     assert likes.likes_of(r, bob["id"], [sid]) == frozenset()
     assert likes.like(r, bob["id"], sid) is LikeResult.ALREADY_LIKED
     assert likes.likes_of(r, bob["id"], [sid]) == {sid}
@@ -111,8 +110,10 @@ def test_a_like_racing_a_delete_leaves_nothing_behind(r, alice):
         assert not r.exists(keys.likes(sid), keys.status_counts(sid), keys.status(sid))
     # After the delete, a like is refused and writes nothing.
     assert likes.like(r, likers[0]["id"], sid) is LikeResult.NOT_FOUND
-    assert scripts.STATUS_COUNT(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                        [likers[0]["id"], 1, "add", "likes"]) == -1  # fmt: skip
+    assert (
+        scripts.status_count(r, sid=sid, uid=likers[0]["id"], kind="likes", action="add", now_ms=1)
+        == -1
+    )
     assert not r.exists(keys.likes(sid), keys.status_counts(sid))
 
 
@@ -221,10 +222,8 @@ def test_the_home_page_shows_the_likers_own_like_at_once(r, alice, bob):
     page = timelines.home_page(r, bob["id"])
     assert page.items[0]["likes"] == 0 and page.liked == frozenset()
     # Liked through another process: this one's memory still trusts the count...
-    scripts.STATUS_COUNT(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                 [bob["id"], 1000, "add", "likes"])  # fmt: skip
-    scripts.MARK_LIKE(r, [keys.user_likes(bob["id"]), keys.likes_changed(bob["id"])],
-                      [sid, 1000, 10_000])  # fmt: skip
+    scripts.status_count(r, sid=sid, uid=bob["id"], kind="likes", action="add", now_ms=1000)
+    scripts.mark_like(r, uid=bob["id"], sid=sid, now_ms=1000)
     # ...but the liker's page reads it fresh, since likes_changed stands.
     page = timelines.home_page(r, bob["id"])
     assert page.items[0]["likes"] == 1 and page.liked == {sid}

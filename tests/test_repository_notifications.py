@@ -133,7 +133,7 @@ def test_a_user_keeps_the_newest_notifications_only(r, alice):
 def test_hidden_actors_are_left_out_of_the_count_and_the_page(r, alice, bob, carol, monkeypatch):
     hidden_key = f"test-hidden:{keys.shard(alice['id'])}"
     monkeypatch.setattr(
-        notifications, "hidden_actor_keys", lambda uid: [hidden_key] if uid == alice["id"] else []
+        keys, "hidden_actors", lambda uid: [hidden_key] if uid == alice["id"] else []
     )
     r.sadd(hidden_key, bob["id"])
     graph.follow(r, bob["id"], alice["id"])

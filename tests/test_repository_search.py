@@ -145,7 +145,7 @@ def test_a_stale_entry_is_dropped_at_read_and_by_rebuild(r, alice):
 def test_rebuild_makes_the_index_from_the_users_and_can_run_again(r, alice, bob, carol):
     moderation.suspend(r, carol["id"])
     r.zadd(keys.people_index("g"), {"ghost\x00999": 0})  # a user who is no more
-    for key in list(r.scan_iter(match="search:people:*")):
+    for key in list(r.scan_iter(match=keys.ALL_PEOPLE_INDEX_PATTERN)):
         if key != keys.people_index("g"):
             r.delete(key)
     assert logins(find(r, "ali")) == []
@@ -156,12 +156,14 @@ def test_rebuild_makes_the_index_from_the_users_and_can_run_again(r, alice, bob,
     assert logins(find(r, "bui")) == ["bob"]
     assert logins(find(r, "car")) == []
     before = sorted(
-        (key, tuple(r.zrange(key, 0, -1))) for key in r.scan_iter(match="search:people:*")
+        (key, tuple(r.zrange(key, 0, -1)))
+        for key in r.scan_iter(match=keys.ALL_PEOPLE_INDEX_PATTERN)
     )
     again = search.rebuild(r)
     assert again.entries_removed == 0
     after = sorted(
-        (key, tuple(r.zrange(key, 0, -1))) for key in r.scan_iter(match="search:people:*")
+        (key, tuple(r.zrange(key, 0, -1)))
+        for key in r.scan_iter(match=keys.ALL_PEOPLE_INDEX_PATTERN)
     )
     assert before == after
 

@@ -107,10 +107,10 @@ def test_a_refused_use_has_nothing_to_refund(r, clock):
 
 def test_the_same_use_sent_again_counts_once(r, clock):
     # A use sent again after a dropped connection carries the same token.
-    call = ([COUNTER], [int(T0 * 1000), 5, 300_000, "use-1"])
-    assert scripts.THROTTLE(r, *call) == [1, 1, int(T0 * 1000)]
-    assert scripts.THROTTLE(r, *call) == [1, 1, int(T0 * 1000)]
-    assert scripts.THROTTLE(r, [COUNTER], [int(T0 * 1000), 5, 300_000, "use-2"])[1] == 2
+    call = {"counter": COUNTER, "now_ms": int(T0 * 1000), "limit": 5, "window_ms": 300_000}
+    assert scripts.throttle(r, **call, token="use-1") == [1, 1, int(T0 * 1000)]
+    assert scripts.throttle(r, **call, token="use-1") == [1, 1, int(T0 * 1000)]
+    assert scripts.throttle(r, **call, token="use-2")[1] == 2
 
 
 def test_a_login_counter_ignores_case():

@@ -6,7 +6,7 @@ Every test runs the real views against real Redis (see conftest.py).
 import pytest
 from django.test import Client
 
-from socialsite.repository import sessions, users
+from socialsite.repository import keys, sessions, users
 from tests.support.helpers import PASSWORD, log_in, make_user
 
 NEW_PASSWORD = "a brand new passphrase 42"
@@ -95,7 +95,7 @@ def test_it_refuses_malformed_logins(client, r, login):
     response = sign_up(client, username=login)
     assert response.status_code == 400
     assert users.get_user_id(r, login) is None
-    assert r.get("user:id:") is None  # no user was even started
+    assert r.get(keys.USER_IDS) is None  # no user was even started
 
 
 @pytest.mark.parametrize("login", ["accounts", "static", "tags", "api", "Admin", "API", "sTaTiC"])
@@ -112,7 +112,7 @@ def test_it_refuses_a_taken_login_in_any_case(client, r, alice, login):
     assert response.status_code == 400
     assert "That login name is taken." in response.content.decode()
     assert users.get_user_by_login(r, "alice")["name"] == "Alice Liddell"
-    assert r.hlen("users:") == 1
+    assert r.hlen(keys.LOGINS) == 1
 
 
 def test_it_keeps_the_entered_fields_after_an_error(client, alice):

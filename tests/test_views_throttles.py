@@ -448,7 +448,7 @@ def test_the_posting_throttle_is_counted_in_the_session_read(
     assert throttles.uses(r, counter, 3 * 3600) == 2
     # The throttle's script goes out in the same write as the session's read.
     session_key = alice_client.cookies["sessionid"].value.encode()
-    sha = scripts.THROTTLE.sha.encode()
+    sha = scripts.throttle.sha.encode()
     # (Not redis-py's own look-up of the script's keys, on a cluster: see below.)
     counting = [w for w in with_throttle if sha in w and b"GETKEYS" not in w]
     assert len(counting) == 1

@@ -52,7 +52,7 @@ class MuteResult(enum.Enum):
 
 def _relations_changed(r, uids, hidden=()):
     """After a block, mute or their undoing: count the unread notifications of ``uids``
-    again without (or with) the users they now hide (notifications.hidden_actor_keys),
+    again without (or with) the users they now hide (keys.hidden_actors),
     and tell the open live pages (events.publish_relations_changed)."""
     for uid in uids:
         notifications.recount(r, uid)
@@ -65,12 +65,7 @@ def _now_ms():
 
 def _set_block(r, uid, other_uid, now, action, side):
     """One side of a block or unblock, in ``uid``'s slot (set_block.lua)."""
-    return scripts.SET_BLOCK(
-        r,
-        [keys.blocks(uid), keys.blocked_by(uid), keys.mute_ends(uid), keys.hides(uid),
-         keys.hiding(uid, other_uid), keys.follow_requests(uid)],
-        [other_uid, uid, now, action, side],
-    )  # fmt: skip
+    return scripts.set_block(r, uid=uid, other=other_uid, now_ms=now, action=action, side=side)
 
 
 def _take_out_of_home(r, uid, author_uid):
@@ -127,12 +122,7 @@ def unblock(r, uid, other_uid):
 
 
 def _set_mute(r, uid, other_uid, now, action, ends=0):
-    return scripts.SET_MUTE(
-        r,
-        [keys.mutes(uid), keys.mute_ends(uid), keys.blocks(uid), keys.blocked_by(uid),
-         keys.hides(uid), keys.hiding(uid, other_uid), keys.mute_endings(uid)],
-        [other_uid, uid, now, action, ends],
-    )  # fmt: skip
+    return scripts.set_mute(r, uid=uid, other=other_uid, now_ms=now, action=action, ends_ms=ends)
 
 
 def mute(r, uid, other_uid, duration_ms=None, now_ms=None):

@@ -37,5 +37,8 @@ def revoke_all(r, uid):
     so must a password reset. Repeating it revokes again, which is harmless. Whether the
     account exists."""
     token = secrets.token_hex(8)
-    call = ([keys.credentials(uid)], [keys.DEVICE_GENERATION_FIELD, token])
-    return bool(scripts.SET_USER_FIELD(r, *call))
+    return bool(
+        scripts.set_user_field(
+            r, uid=uid, field=keys.DEVICE_GENERATION_FIELD, value=token, credentials=True
+        )
+    )

@@ -40,10 +40,7 @@ import time
 from . import keys, scripts
 from .limits import (
     FANOUT_BATCH_SIZE,
-    HOME_TIMELINE_SIZE,
-    HOME_TIMELINE_SLACK,
     PLAN_BATCHES_PER_JOB,
-    REPOSTS_SHOWN_NOTE_MS,
 )
 
 # --- the work itself -------------------------------------------------------------------
@@ -66,21 +63,14 @@ def deliver(r, author_uid, sid, follower_uids, replied_to=None):
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
-    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000)]
-    if replied_to is not None:
-        args.append(int(replied_to))
+    now_ms = int(time.time() * 1000)
 
     def fill(pipe):
         for followers in groups:
-            homes = keys.homes_in_one_shard(followers)
-            notes = [
-                keys.unfollowed(followers[0], author_uid),
-                keys.hiding(followers[0], author_uid),
-                keys.reposts_shown(followers[0], sid),
-                keys.listing(followers[0], author_uid),  # named lists (lists.py)
-            ]
-            followed = [keys.following(uid) for uid in followers] if replied_to is not None else []
-            scripts.DELIVER.queue(pipe, [*notes, *homes, *followed], args)
+            scripts.deliver.queue(
+                pipe, author=author_uid, sid=sid, followers=followers, now_ms=now_ms,
+                replied_to=replied_to,
+            )  # fmt: skip
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -94,20 +84,14 @@ def deliver_repost(r, reposter_uid, rid, orig_sid, orig_uid, follower_uids):
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
-    args = [rid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000),
-            orig_sid, orig_uid, reposter_uid, REPOSTS_SHOWN_NOTE_MS]  # fmt: skip
+    now_ms = int(time.time() * 1000)
 
     def fill(pipe):
         for followers in groups:
-            tag = keys.shard(followers[0])
-            notes = [
-                keys.unfollowed(followers[0], reposter_uid),
-                keys.hiding(followers[0], reposter_uid),
-                keys.reposts_shown(followers[0], orig_sid),
-            ]
-            homes = [f"home:{tag}:{uid}" for uid in followers]
-            hashes = [f"home-reposts:{tag}:{uid}" for uid in followers]  # keys.home_reposts
-            scripts.DELIVER_REPOST.queue(pipe, [*notes, *homes, *hashes], args)
+            scripts.deliver_repost.queue(
+                pipe, reposter=reposter_uid, rid=rid, orig=orig_sid, orig_author=orig_uid,
+                followers=followers, now_ms=now_ms,
+            )  # fmt: skip
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -120,16 +104,13 @@ def remove_repost(r, rid, orig_sid, orig_uid, reposter_uid, follower_uids, purge
     groups = keys.same_shard_groups(follower_uids)
     if not groups:
         return 0
-    args = [rid, orig_sid, orig_uid, reposter_uid, int(purge), HOME_TIMELINE_SIZE,
-            HOME_TIMELINE_SLACK]  # fmt: skip
 
     def fill(pipe):
         for followers in groups:
-            homes = keys.homes_in_one_shard(followers)
-            hashes = [keys.home_reposts(uid) for uid in followers]
-            following = [keys.following(uid) for uid in followers]
-            note = keys.reposts_shown(followers[0], orig_sid)
-            scripts.REMOVE_REPOST.queue(pipe, [note, *homes, *hashes, *following], args)
+            scripts.remove_repost.queue(
+                pipe, rid=rid, orig=orig_sid, orig_author=orig_uid, reposter=reposter_uid,
+                followers=followers, purge=purge,
+            )  # fmt: skip
 
     return sum(scripts.run_pipeline(r, fill))
 
@@ -146,9 +127,7 @@ def remove(r, sid, follower_uids, author_uid=None):
             pipe.srem(keys.home(follower), sid)
         if author_uid is not None:
             for group in keys.same_shard_groups(follower_uids):
-                scripts.LIST_REMOVE_STATUS.queue(
-                    pipe, [keys.listing(group[0], author_uid)], [sid, author_uid, *group]
-                )
+                scripts.list_remove_status.queue(pipe, sid=sid, author=author_uid, followers=group)
 
     return sum(scripts.run_pipeline(r, fill)[: len(follower_uids)])
 

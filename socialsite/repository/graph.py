@@ -33,10 +33,7 @@ from . import (
 )
 from .limits import (
     HOME_TIMELINE_SIZE,
-    HOME_TIMELINE_SLACK,
     NOTIFICATIONS_KEPT,
-    REPOSTS_SHOWN_NOTE_MS,
-    UNFOLLOW_MEMORY_MS,
 )
 
 LockBusy = locks.LockBusy
@@ -140,13 +137,9 @@ def queue_backfill(pipe, uid, other_uid, now, status_ids, replies, reposts):
     marked, originals = reposts_marked(
         replies_marked(status_ids, replies), reposts, reposter=other_uid
     )
-    scripts.BACKFILL.queue(
-        pipe,
-        [keys.home(uid), keys.following(uid), keys.hides(uid), keys.home_reposts(uid),
-         *(keys.reposts_shown(uid, orig) for orig in originals)],
-        [other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now, uid,
-         REPOSTS_SHOWN_NOTE_MS, *marked],
-    )  # fmt: skip
+    scripts.backfill.queue(
+        pipe, uid=uid, followed=other_uid, now_ms=now, items=marked, originals=originals
+    )
 
 
 def backfill(r, uid, other_uid, now, status_ids, replies, reposts):
@@ -168,12 +161,7 @@ def take_out_of_home(r, uid, other_uid):
     if not status_ids:
         return []
     marked, originals = reposts_marked(status_ids, reposts)
-    scripts.TAKE_OUT(
-        r,
-        [keys.home(uid), keys.home_reposts(uid), keys.following(uid),
-         *(keys.reposts_shown(uid, orig) for orig in originals)],
-        [uid, other_uid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *marked],
-    )  # fmt: skip
+    scripts.take_out(r, uid=uid, author=other_uid, items=marked, originals=originals)
     return status_ids
 
 
@@ -209,31 +197,19 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
         return FollowResult.SELF
     with locks.hold(r, keys.follow_lock(uid)):
         now = _now_ms()
-        checked = scripts.FOLLOW_CHECK(
-            r,
-            [keys.user(other_uid), keys.blocks(other_uid), keys.blocked_by(other_uid),
-             keys.followers(other_uid), keys.follow_requests(other_uid)],
-            [uid, now, int(approved)],
-        )  # fmt: skip
+        checked = scripts.follow_check(r, uid=uid, other=other_uid, now_ms=now, approved=approved)
         if checked != "follow":
             if checked == "requested":
                 notify_follow_requested(r, other_uid, uid)
                 suggestions.forget(r, uid)  # the request is in other's slot
             return _CHECKED[checked]
-        added = scripts.ADD_EDGE(
-            r,
-            [keys.following(uid), keys.user(uid), keys.unfollowed(uid, other_uid),
-             keys.blocks(uid), keys.blocked_by(uid)],
-            [other_uid, now, "following", uid],
-        )  # fmt: skip
+        added = scripts.add_edge(r, follower=uid, followed=other_uid, now_ms=now, side="following")
         if added == -1:
             return FollowResult.BLOCKING if is_blocking(r, uid, other_uid) else FollowResult.BLOCKED
 
         def fill(pipe):
-            scripts.ADD_EDGE.queue(
-                pipe,
-                [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
-                [uid, now, "followers", uid],
+            scripts.add_edge.queue(
+                pipe, follower=uid, followed=other_uid, now_ms=now, side="followers"
             )
             # After the script, in its slot: the count it left, for the most-followed list.
             pipe.hget(keys.user(other_uid), "followers")
@@ -301,13 +277,9 @@ def unfollow(r, uid, other_uid, refill=True, tell_live_pages=True):
         marked, originals = reposts_marked(status_ids, reposts)
 
         def unfollow_and_unlist(pipe):
-            scripts.UNFOLLOW.queue(
-                pipe,
-                [keys.following(uid), keys.user(uid), keys.home(uid),
-                 keys.unfollowed(uid, other_uid), keys.home_reposts(uid),
-                 *(keys.reposts_shown(uid, orig) for orig in originals)],
-                [other_uid, uid, _now_ms(), UNFOLLOW_MEMORY_MS, HOME_TIMELINE_SIZE,
-                 HOME_TIMELINE_SLACK, *marked],
+            scripts.unfollow.queue(
+                pipe, uid=uid, followed=other_uid, now_ms=_now_ms(), items=marked,
+                originals=originals,
             )  # fmt: skip
             # Off uid's named lists too, after the follow is gone (one slot, one trip).
             lists.queue_forget(pipe, uid, other_uid, status_ids)
@@ -315,11 +287,7 @@ def unfollow(r, uid, other_uid, refill=True, tell_live_pages=True):
         removed, _ = scripts.run_pipeline(r, unfollow_and_unlist)
 
         def fill(pipe):
-            scripts.REMOVE_EDGE.queue(
-                pipe,
-                [keys.followers(other_uid), keys.user(other_uid), keys.follow_requests(other_uid)],
-                [uid, "followers"],
-            )
+            scripts.remove_edge.queue(pipe, follower=uid, followed=other_uid)
             pipe.hget(keys.user(other_uid), "followers")  # the count the script left
             taken_back = [
                 notifications.member("follow", uid),

@@ -80,10 +80,8 @@ def read(r, consumer, count=1, block_ms=1000):
 
 def complete(r, job, followups=()):
     """Mark ``job`` done and queue ``followups`` with it, in one step (complete_job.lua)."""
-    scripts.COMPLETE_JOB(
-        r,
-        [keys.JOBS, keys.JOB_FAILURES],
-        [keys.JOBS_GROUP, job.id, *(json.dumps(followup) for followup in followups)],
+    scripts.complete_job(
+        r, job_id=job.id, followups_json=[json.dumps(followup) for followup in followups]
     )
 
 
@@ -121,11 +119,9 @@ def fail(r, job, error, max_attempts=MAX_ATTEMPTS):
     Returns the failed runs so far, 0 if it was dead-lettered now, -1 if it had been
     completed meanwhile (by a worker that claimed it while this one ran it).
     """
-    return scripts.FAIL_JOB(
-        r,
-        [keys.JOBS, keys.DEAD_JOBS, keys.JOB_FAILURES],
-        [keys.JOBS_GROUP, job.id, json.dumps(job.data), max_attempts, error[:500],
-         job.deliveries],
+    return scripts.fail_job(
+        r, job_id=job.id, job_json=json.dumps(job.data), max_attempts=max_attempts,
+        error=error[:500], deliveries=job.deliveries,
     )  # fmt: skip
 
 
@@ -140,7 +136,7 @@ def dead_letters(r, count=100):
 
 def replay_dead(r, count=1000):
     """Queue dead-lettered jobs again (replay_dead.lua); return how many."""
-    return scripts.REPLAY_DEAD(r, [keys.DEAD_JOBS, keys.JOBS], [count])
+    return scripts.replay_dead(r, count=count)
 
 
 def _age_seconds(entry_id, now):

@@ -48,6 +48,10 @@ def user(uid):
     return f"user:{shard(uid)}:{uid}"
 
 
+# SCAN pattern matching every ``user`` key (search.rebuild).
+ALL_USERS_PATTERN = "user:{s*}:*"
+
+
 def credentials(uid):
     """HASH: password (an Argon2 hash) and DEVICE_GENERATION_FIELD. Kept apart so the
     public hash never carries them."""
@@ -77,6 +81,13 @@ def homes_in_one_shard(uids):
     (a fan-out builds a million of these)."""
     tag = shard(uids[0])
     return [f"home:{tag}:{uid}" for uid in uids]
+
+
+def home_reposts_in_one_shard(uids):
+    """``[home_reposts(uid) for uid in uids]`` for users of one shard, with the tag made
+    once (as homes_in_one_shard)."""
+    tag = shard(uids[0])
+    return [f"home-reposts:{tag}:{uid}" for uid in uids]
 
 
 def profile(uid):
@@ -132,6 +143,15 @@ def tag(normalized):
     (after "#", so that no tag shares its name with a user shard's {sN}): the key is in
     no author's slot, and any key a tag may add later can share its slot."""
     return f"tag:{{#{normalized}}}"
+
+
+# SCAN pattern matching every ``tag`` key (search.rebuild).
+ALL_TAGS_PATTERN = "tag:{#*}"
+
+
+def tag_named_by(key):
+    """The normalized hashtag whose ``tag`` key is ``key``: ``tag``'s inverse."""
+    return key[len("tag:{#") : -1]
 
 
 def deleted_statuses(uid):
@@ -357,6 +377,14 @@ def notifications(uid):
     return f"notifications:{shard(uid)}:{uid}"
 
 
+def hidden_actors(uid):
+    """The keys in ``uid``'s slot holding the ids of users whose notifications ``uid``
+    does not see (SETs or ZSETs of user ids): ``hides``, the users blocked either way or
+    muted. notify.lua and unnotify.lua leave them out of the unread count, in the same
+    step as every change; blocks.py has the count worked out again when they change."""
+    return [hides(uid)]
+
+
 def notifications_state(uid):
     """HASH: ``read``, the score of the newest notification the user has seen (the unread
     ones score above it), and ``version``, raised by every change of the user's
@@ -484,9 +512,10 @@ TRENDS_RECOMPUTE_LOCK = "{trends}:recompute-lock"
 # --- named lists (lists.py) -------------------------------------------------------------
 # Every key of a list is in its owner's slot, so that a delivery to the owner's home
 # (deliver.lua) reaches the owner's lists in the same step. Scripts build the per-list
-# keys (list_timeline, list_members) from the owner's hash tag when the list ids come
-# from Redis itself (lua/_lists.lua): the keys are in the slot of the key they start
-# from by construction.
+# keys (listed, listing, list_timeline, list_members) from the owner's hash tag when the
+# ids come from Redis itself, with the formats of lua/_keys.lua, which must build what
+# these functions build (tests/test_repository_scripts.py checks it; decision 0045): the
+# keys are in the slot of the key they start from by construction.
 
 
 def list_ids(uid):
@@ -580,6 +609,9 @@ def people_index(first_character, tier=0):
     tail = f":{int(tier)}" if tier else ""
     return f"search:people:{{p:{first_character}}}{tail}"
 
+
+# SCAN pattern matching every people_index key, all tiers.
+ALL_PEOPLE_INDEX_PATTERN = "search:people:{p:*"
 
 # ZSET, every score 0: "<folded tag>\x00<tag>" for each normalized hashtag in use
 # (entities.normalize_tag; folded as search.fold: "réseau" is found by "rese"), for

@@ -80,16 +80,14 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
         return refused
     sid, author = status["id"], status["uid"]
     now_ms = int(time.time() * 1000) if now_ms is None else int(now_ms)
-    added = scripts.STATUS_COUNT(r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                                 [int(uid), now_ms, "add", "likes"])  # fmt: skip
+    added = scripts.status_count(
+        r, sid=sid, uid=int(uid), kind="likes", action="add", now_ms=now_ms
+    )
     if added == -1:
         return LikeResult.NOT_FOUND  # deleted since it was read: nothing written
 
     def fill(pipe):
-        scripts.MARK_LIKE.queue(
-            pipe, [keys.user_likes(uid), keys.likes_changed(uid)],
-            [sid, now_ms, COUNTS_TRUST_SECONDS * 1000],
-        )  # fmt: skip
+        scripts.mark_like.queue(pipe, uid=uid, sid=sid, now_ms=now_ms)
         if added == 1 and author != int(uid):
             event = notifications.member("like", uid, sid, sid)
             notifications.queue_notify(pipe, author, event, now_ms, notifications_kept)
@@ -108,10 +106,7 @@ def unlike(r, uid, sid):
     if refused:
         return refused
     sid, author = status["id"], status["uid"]
-    removed = scripts.STATUS_COUNT(
-        r, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-        [int(uid), 0, "remove", "likes"],
-    )  # fmt: skip
+    removed = scripts.status_count(r, sid=sid, uid=int(uid), kind="likes", action="remove")
     _forget_like(r, uid, sid, author)
     statuses.forget_counts(sid)
     return LikeResult.UNLIKED if removed else LikeResult.NOT_LIKED
@@ -190,10 +185,7 @@ def undo_likes_of_leaving_user(r, uid, budget):
 
     def fill(pipe):
         for sid, author in zip(sids, authors, strict=True):
-            scripts.STATUS_COUNT.queue(
-                pipe, [keys.status(sid), keys.likes(sid), keys.status_counts(sid)],
-                [int(uid), 0, "remove", "likes"],
-            )  # fmt: skip
+            scripts.status_count.queue(pipe, sid=sid, uid=int(uid), kind="likes", action="remove")
             if author is not None and int(author) != int(uid):
                 event = notifications.member("like", uid, sid, sid)
                 notifications.queue_unnotify(pipe, int(author), [event])

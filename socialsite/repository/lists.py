@@ -36,7 +36,6 @@ import unicodedata
 from . import keys, paging, scripts, statuses, users, visibility
 from .limits import (
     HOME_TIMELINE_SIZE,
-    HOME_TIMELINE_SLACK,
     LIST_MEMBERS,
     LIST_NAME_MAX_LENGTH,
     LISTS_PER_USER,
@@ -89,27 +88,20 @@ def create_list(r, uid, name, limit=LISTS_PER_USER):
     CREATED with the new id; EXISTS with the id of the owner's list of that name (a
     form sent twice makes one list); FULL (id None) at ``limit`` lists. ValueError for
     a name out of bounds. Ids come from the owner's own counter (keys.list_ids)."""
-    found, lid = scripts.CREATE_LIST(
-        r, [keys.lists(uid), keys.list_ids(uid)], [_checked_name(name), limit]
-    )
+    found, lid = scripts.create_list(r, uid=uid, name=_checked_name(name), limit=limit)
     return ListResult(found), (int(lid) if lid else None)
 
 
 def rename_list(r, uid, lid, name):
     """Rename ``uid``'s list ``lid``: RENAMED, EXISTS (another list has that name) or
     MISSING. ValueError for a name out of bounds."""
-    return ListResult(scripts.RENAME_LIST(r, [keys.lists(uid)], [int(lid), _checked_name(name)]))
+    return ListResult(scripts.rename_list(r, uid=uid, lid=lid, name=_checked_name(name)))
 
 
 def delete_list(r, uid, lid):
     """Delete ``uid``'s list ``lid`` with its members and timeline: DELETED or MISSING
     (gone already: a retry)."""
-    deleted = scripts.DELETE_LIST(
-        r,
-        [keys.lists(uid), keys.listed(uid), keys.list_members(uid, lid),
-         keys.list_timeline(uid, lid)],
-        [int(lid), uid],
-    )  # fmt: skip
+    deleted = scripts.delete_list(r, uid=uid, lid=lid)
     return ListResult.DELETED if deleted else ListResult.MISSING
 
 
@@ -126,12 +118,9 @@ def get_list(r, uid, lid):
 
 
 def _member(r, action, uid, lid, member_uid, limit=LIST_MEMBERS):
-    return scripts.LIST_MEMBER(
-        r,
-        [keys.lists(uid), keys.list_members(uid, lid), keys.listed(uid),
-         keys.listing(uid, member_uid), keys.following(uid)],
-        [action, int(lid), int(member_uid), int(uid), _now_ms(), limit],
-    )  # fmt: skip
+    return scripts.list_member(
+        r, uid=uid, lid=lid, member=member_uid, action=action, now_ms=_now_ms(), limit=limit
+    )
 
 
 def _newest_statuses(r, member_uid):
@@ -150,11 +139,9 @@ def _fill(r, action, uid, member_uid, lid, marked_ids):
     list holding them)."""
     if not marked_ids:
         return 0
-    return scripts.LIST_FILL(
-        r,
-        [keys.listed(uid), keys.following(uid), keys.hides(uid)],
-        [action, int(member_uid), int(uid), _now_ms(), lid, HOME_TIMELINE_SIZE,
-         HOME_TIMELINE_SLACK, *marked_ids],
+    return scripts.list_fill(
+        r, uid=uid, member=member_uid, action=action, now_ms=_now_ms(), lid=lid,
+        marked_ids=marked_ids,
     )  # fmt: skip
 
 
@@ -186,11 +173,7 @@ def queue_forget(pipe, uid, member_uid, status_ids):
     ``status_ids`` (their newest) out of them. graph.unfollow runs it in the same round
     trip as unfollow.lua, in the same slot; for an owner who never listed the member it
     is one HGET."""
-    scripts.LIST_FORGET.queue(
-        pipe,
-        [keys.listed(uid), keys.listing(uid, member_uid)],
-        [int(member_uid), int(uid), *status_ids],
-    )
+    scripts.list_forget.queue(pipe, uid=uid, member=member_uid, status_ids=status_ids)
 
 
 def hide_statuses(r, uid, member_uid, status_ids):
@@ -217,16 +200,13 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
     the owner does not get); then the statuses, as a home page does, and the authors
     and members together (users.get_authors): often neither."""
     now_ms = _now_ms() if now_ms is None else now_ms
-    cursor = "" if before is None else int(before)
 
     def fill(pipe):
         pipe.hget(keys.lists(uid), int(lid))
         pipe.zcard(keys.list_members(uid, lid))
         pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
-        scripts.HOME_PAGE.queue(
-            pipe,
-            [keys.list_timeline(uid, lid), keys.deleted_statuses(uid), keys.hides(uid)],
-            [cursor, count + 1, HOME_TIMELINE_SIZE, 1, now_ms],
+        scripts.home_page.queue(
+            pipe, uid=uid, list_id=lid, before=before, count=count + 1, now_ms=now_ms
         )
 
     name, size, member_ids, (ids, hidden) = scripts.run_pipeline(r, fill)

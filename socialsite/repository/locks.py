@@ -26,4 +26,4 @@ def hold(r, key, wait_seconds=3.0, expire_ms=10_000):
     try:
         yield
     finally:
-        scripts.RELEASE_LOCK(r, [key], [token])
+        scripts.release_lock(r, lock=key, token=token)

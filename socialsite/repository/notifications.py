@@ -12,7 +12,7 @@ unread count together:
   newest; limits.NOTIFICATIONS_KEPT, Django's NOTIFICATIONS_KEPT setting).
 - keys.notifications_state: a HASH: ``read``, the score of the newest notification the
   user has seen; ``unread``, how many score above it (not counting hidden actors, see
-  hidden_actor_keys); ``version``, raised by each change. Every script that changes the
+  keys.hidden_actors); ``version``, raised by each change. Every script that changes the
   list works ``unread`` out again in the same step (_notifications.lua), so the count
   is exact under any concurrency, and a page reads it with one HMGET (UnreadRead, read
   along with the session: no round trip of its own).
@@ -39,14 +39,6 @@ from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
 # What a notification can say happened. The page's ?type= takes one of them.
 KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like", "repost")
-
-
-def hidden_actor_keys(uid):
-    """Keys in user ``uid``'s slot holding the ids of users whose notifications the user
-    does not see (SETs or ZSETs of user ids): keys.hides, the users blocked either way
-    or muted. The unread count leaves them out, in the same step as every change;
-    blocks.py calls ``recount`` when they change."""
-    return [keys.hides(uid)]
 
 
 @dataclass(frozen=True)
@@ -82,29 +74,17 @@ def _event(text, score):
 # --- writing: queued on a pipeline, in the user's slot -----------------------------------
 
 
-def _keys(uid):
-    return [keys.notifications(uid), keys.notifications_state(uid)]
-
-
 def queue_notify(pipe, uid, event_member, now_ms, keep=NOTIFICATIONS_KEPT):
     """Queue notify.lua: add ``event_member`` to user ``uid``'s notifications (nothing if
     it is there, or the user is gone), keeping the newest ``keep``. Its reply: 1 if added."""
-    scripts.NOTIFY.queue(
-        pipe,
-        [*_keys(uid), keys.user(uid), *hidden_actor_keys(uid)],
-        [event_member, int(now_ms), int(keep), int(uid), keys.NOTIFICATION_CHANNEL],
-    )
+    scripts.notify.queue(pipe, uid=uid, event=event_member, now_ms=now_ms, keep=keep)
 
 
 def queue_unnotify(pipe, uid, members, seen=""):
     """Queue unnotify.lua: take ``members`` out of user ``uid``'s notifications and, with
     ``seen`` (a score), mark those up to it as seen. Its reply: [taken out, unread count,
     version]."""
-    scripts.UNNOTIFY.queue(
-        pipe,
-        [*_keys(uid), *hidden_actor_keys(uid)],
-        [int(uid), keys.NOTIFICATION_CHANNEL, seen, *members],
-    )
+    scripts.unnotify.queue(pipe, uid=uid, events=members, seen=seen)
 
 
 def unnotify(r, uid, members):

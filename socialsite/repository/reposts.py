@@ -39,7 +39,7 @@ from . import (
     users,
     visibility,
 )
-from .limits import HOME_TIMELINE_SIZE, INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
+from .limits import INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
 
 
 class RepostResult(enum.Enum):
@@ -106,21 +106,12 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         return RepostResult.NOT_FOUND, orig
     if private == "1" and author != uid:
         return RepostResult.NOT_PUBLIC, orig
-    counted = scripts.STATUS_COUNT(
-        r,
-        [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
-        [uid, now, "add", "reposts"],
-    )
+    counted = scripts.status_count(r, sid=orig, uid=uid, kind="reposts", action="add", now_ms=now)
     if counted == -1:
         return RepostResult.NOT_FOUND, orig
 
     def fill(pipe):
-        scripts.ADD_REPOST.queue(
-            pipe,
-            [keys.reposted(uid), keys.profile(uid), keys.profile_reposts(uid),
-             keys.followers(uid), keys.unfinished_posts(uid)],
-            [orig, rid, author, uid, now, HOME_TIMELINE_SIZE],
-        )  # fmt: skip
+        scripts.add_repost.queue(pipe, uid=uid, orig=orig, rid=rid, author=author, now_ms=now)
         if author != uid:
             event = notifications.member("repost", uid, orig, orig)
             notifications.queue_notify(pipe, author, event, now, notifications_kept)
@@ -193,11 +184,7 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
     data = r.hgetall(keys.status(sid))
     orig = int(data["repost_of"]) if data.get("repost_of") else sid
     pipe = r.pipeline(transaction=False)
-    scripts.REMOVE_OWN_REPOST.queue(
-        pipe,
-        [keys.reposted(uid), keys.profile(uid), keys.profile_reposts(uid)],
-        [orig, "" if rid is None else int(rid)],
-    )
+    scripts.remove_own_repost.queue(pipe, uid=uid, orig=orig, rid=rid)
     pipe.zrangebyscore(
         keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
     )
@@ -211,10 +198,9 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
         author = int(data["uid"]) if orig == sid and data else 0
 
     def fill(pipe):
-        scripts.STATUS_COUNT.queue(
-            pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
-            [uid, _now_ms(), "remove", "reposts"],
-        )  # fmt: skip
+        scripts.status_count.queue(
+            pipe, sid=orig, uid=uid, kind="reposts", action="remove", now_ms=_now_ms()
+        )
         if author and author != uid:
             notifications.queue_unnotify(
                 pipe, author, [notifications.member("repost", uid, orig, orig)]

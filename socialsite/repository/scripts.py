@@ -1,4 +1,17 @@
-"""The Lua scripts in ``lua/``, each wrapped in a Python function.
+"""The Lua scripts in ``lua/``, each called through one Python wrapper.
+
+Every script has exactly one wrapper here, named as its file (``lua/add_edge.lua`` is
+``add_edge``): a function with named parameters that builds the script's keys from
+``keys.py`` and its arguments, and says in its docstring what the script does to which
+keys. Every key a script touches is passed in KEYS, which is what Redis Cluster routes
+by; the only keys a script makes itself are those it derives from data it reads, in
+its caller's slot, from the formats of ``lua/_keys.lua`` (decision 0045).
+
+A wrapper runs its script now, ``scripts.add_edge(r, ...)``, or queues it on a caller's
+pipeline (or ``run_pipeline``'s batch), ``scripts.add_edge.queue(pipe, ...)``, with the
+same named parameters. The keys a wrapper passes carry names (the keys of the dict its
+body returns) that the script's header (``-- KEYS[1] = name ...``) repeats in the same
+order: tests/test_repository_scripts.py holds each script against its wrapper.
 
 Scripts are called by SHA (EVALSHA) so the script text crosses the network once per
 server, not once per call. A server that has not seen a script yet (first use, or a
@@ -6,142 +19,90 @@ restart) answers NOSCRIPT; we then load every script on every primary and try ag
 Retrying is safe because every script here is idempotent.
 """
 
+import functools
 import hashlib
 from pathlib import Path
 
 from redis.exceptions import NoScriptError
 
-from . import client
+from . import client, keys
+from .limits import (
+    COUNTS_TRUST_SECONDS,
+    HOME_TIMELINE_SIZE,
+    HOME_TIMELINE_SLACK,
+    REPOSTS_SHOWN_NOTE_MS,
+    STREAM_ADDRESSES_TTL_MS,
+    UNFOLLOW_MEMORY_MS,
+)
 
 LUA_DIR = Path(__file__).parent / "lua"
 
+# Every script, in the order its wrapper is defined (load_all loads them all).
+ALL = []
+
 
 class Script:
-    def __init__(self, name, preludes=()):
-        """Load lua/<name>.lua, after the shared lua/_<prelude>.lua files it uses."""
-        self.name = name
-        parts = [(LUA_DIR / f"_{prelude}.lua").read_text() for prelude in preludes]
-        self.text = "".join([*parts, (LUA_DIR / f"{name}.lua").read_text()])
+    """One Lua script, lua/<name>.lua after the shared lua/_<prelude>.lua files it uses,
+    and its wrapper ``build``: a function of named parameters returning the script's keys
+    ({name: key, or name: [key, ...] for a run of keys}) and its arguments."""
+
+    def __init__(self, build, preludes=()):
+        functools.update_wrapper(self, build)
+        self.name = build.__name__
+        self.build = build
+        self.preludes = tuple(preludes)
+        parts = [(LUA_DIR / f"_{prelude}.lua").read_text() for prelude in self.preludes]
+        self.text = "".join([*parts, (LUA_DIR / f"{self.name}.lua").read_text()])
         # SHA-1 because that is how Redis names scripts, not for security.
         self.sha = hashlib.sha1(self.text.encode(), usedforsecurity=False).hexdigest()
 
-    def __call__(self, r, keys, args):
+    def keys_and_args(self, **params):
+        """The flat KEYS and ARGV of a call with ``params``."""
+        return _flat(*self.build(**params))
+
+    def __call__(self, r, /, **params):
         """Run the script now and return its result."""
+        script_keys, args = _flat(*self.build(**params))
         try:
-            return r.evalsha(self.sha, len(keys), *keys, *args)
+            return r.evalsha(self.sha, len(script_keys), *script_keys, *args)
         except NoScriptError:
             load_all(r)
-            return r.evalsha(self.sha, len(keys), *keys, *args)
+            return r.evalsha(self.sha, len(script_keys), *script_keys, *args)
 
-    def queue(self, pipe, keys, args):
+    def queue(self, pipe, /, **params):
         """Add a call of the script to a pipeline, or to run_pipeline's batch."""
+        script_keys, args = _flat(*self.build(**params))
         # execute_command rather than pipe.evalsha: redis-py refuses the evalsha
         # method on cluster pipelines, but routes a raw EVALSHA by its first key.
-        pipe.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        pipe.execute_command("EVALSHA", self.sha, len(script_keys), *script_keys, *args)
 
 
-ADD_EDGE = Script("add_edge")
-REMOVE_EDGE = Script("remove_edge")
-UNFOLLOW = Script("unfollow", preludes=["home", "reposts"])
-BACKFILL = Script("backfill", preludes=["home", "reposts"])
-DELIVER = Script("deliver", preludes=["home", "lists"])
-ADD_OWN_STATUS = Script("add_own_status", preludes=["home"])
-REMOVE_OWN_STATUS = Script("remove_own_status")
-RELEASE_LOCK = Script("release_lock")
-HOME_PAGE = Script("home_page")
-DELIVER_REPOST = Script("deliver_repost", preludes=["home", "reposts"])
-REMOVE_REPOST = Script("remove_repost", preludes=["home", "reposts"])
-TAKE_OUT = Script("take_out", preludes=["home", "reposts"])
-# Likes and reposts counted in the status's slot (likes.py, reposts.py).
-STATUS_COUNT = Script("status_count")
-ADD_REPOST = Script("add_repost")
-REMOVE_OWN_REPOST = Script("remove_own_repost")
-COMPLETE_JOB = Script("complete_job")
-FAIL_JOB = Script("fail_job")
-REPLAY_DEAD = Script("replay_dead")
-THROTTLE = Script("throttle")
-UNTHROTTLE = Script("unthrottle")
-# Streams per client address over a stream server's processes (stream_addresses.py).
-HOLD_STREAM = Script("hold_stream")
-RELEASE_STREAM = Script("release_stream")
-FOLLOW_CHECK = Script("follow_check", preludes=["hide"])
-SET_BLOCK = Script("set_block", preludes=["hide"])
-SET_MUTE = Script("set_mute", preludes=["hide"])
-ADD_REPLY = Script("add_reply")
-REMOVE_REPLY = Script("remove_reply")
-NOTIFY = Script("notify", preludes=["notifications"])
-UNNOTIFY = Script("unnotify", preludes=["notifications"])
-SAVE_SESSION = Script("save_session")
-FLAG_USER = Script("flag_user")
-RELEASE_LOGIN = Script("release_login")
-STORE_TRENDS = Script("store_trends")
-SUGGESTIONS_CACHED = Script("suggestions_cached")
-# Named lists (lists.py).
-CREATE_LIST = Script("create_list")
-RENAME_LIST = Script("rename_list")
-DELETE_LIST = Script("delete_list", preludes=["home", "lists"])
-LIST_MEMBER = Script("list_member", preludes=["home", "lists"])
-LIST_FILL = Script("list_fill", preludes=["home", "lists"])
-LIST_FORGET = Script("list_forget", preludes=["home", "lists"])
-LIST_REMOVE_STATUS = Script("list_remove_status", preludes=["home", "lists"])
-MARK_LIKE = Script("mark_like")
-SEARCH_TAGS = Script("search_tags")
-SEARCH_PEOPLE = Script("search_people")
-SET_USER_FIELD = Script("set_user_field")
+def _flat(named_keys, args):
+    flat = []
+    for key in named_keys.values():
+        if type(key) is list:
+            flat += key
+        else:
+            flat.append(key)
+    return flat, args
 
-ALL = [
-    ADD_EDGE,
-    REMOVE_EDGE,
-    UNFOLLOW,
-    BACKFILL,
-    DELIVER,
-    ADD_OWN_STATUS,
-    REMOVE_OWN_STATUS,
-    RELEASE_LOCK,
-    HOME_PAGE,
-    COMPLETE_JOB,
-    FAIL_JOB,
-    REPLAY_DEAD,
-    THROTTLE,
-    UNTHROTTLE,
-    HOLD_STREAM,
-    RELEASE_STREAM,
-    FOLLOW_CHECK,
-    SET_BLOCK,
-    SET_MUTE,
-    ADD_REPLY,
-    REMOVE_REPLY,
-    NOTIFY,
-    UNNOTIFY,
-    SAVE_SESSION,
-    FLAG_USER,
-    RELEASE_LOGIN,
-    STORE_TRENDS,
-    SUGGESTIONS_CACHED,
-    CREATE_LIST,
-    RENAME_LIST,
-    DELETE_LIST,
-    LIST_MEMBER,
-    LIST_FILL,
-    LIST_FORGET,
-    LIST_REMOVE_STATUS,
-    MARK_LIKE,
-    SEARCH_TAGS,
-    SEARCH_PEOPLE,
-    SET_USER_FIELD,
-    DELIVER_REPOST,
-    REMOVE_REPOST,
-    TAKE_OUT,
-    STATUS_COUNT,
-    ADD_REPOST,
-    REMOVE_OWN_REPOST,
-]
+
+def script(*preludes):
+    """Make the decorated function the wrapper of lua/<its name>.lua, which runs after
+    the preludes lua/_<prelude>.lua named (shared Lua functions)."""
+
+    def wrap(build):
+        made = Script(build, preludes)
+        ALL.append(made)
+        return made
+
+    return wrap
 
 
 def load_all(r):
     """SCRIPT LOAD every script (on every primary, for a cluster client)."""
-    for script in ALL:
-        r.script_load(script.text)
+    for each in ALL:
+        r.script_load(each.text)
 
 
 def run_pipeline(r, fill):
@@ -160,3 +121,642 @@ def run_pipeline(r, fill):
             if isinstance(result, Exception):
                 raise result
         return results
+
+
+def _id_or_blank(value):
+    return "" if value is None else int(value)
+
+
+# --- the social graph (graph.py) -----------------------------------------------------------
+
+
+@script("scores")
+def add_edge(*, follower, followed, now_ms, side):
+    """``side`` "following": ``followed`` joins keys.following(follower) and the user
+    hash's "following" count, unless a block stands either way (keys.blocks,
+    keys.blocked_by of ``follower``); the follower's keys.unfollowed note about
+    ``followed`` goes. ``side`` "followers": ``follower`` joins
+    keys.followers(followed) and its "followers" count, and their follow request goes.
+    Scored by ``now_ms``, made unique per list. Returns 1 if added, 0 if it was there
+    already (nothing changes), -1 if a block refuses it."""
+    if side == "following":
+        return {
+            "follow_list": keys.following(follower),
+            "user": keys.user(follower),
+            "outdated_note": keys.unfollowed(follower, followed),
+            "blocks": keys.blocks(follower),
+            "blocked_by": keys.blocked_by(follower),
+        }, [followed, now_ms, "following", follower]
+    return {
+        "follow_list": keys.followers(followed),
+        "user": keys.user(followed),
+        "outdated_note": keys.follow_requests(followed),
+    }, [follower, now_ms, "followers", follower]
+
+
+@script()
+def remove_edge(*, follower, followed):
+    """``follower`` leaves keys.followers(followed) and its "followers" count, and their
+    request to follow (keys.follow_requests) is withdrawn. Returns [1 if removed else 0,
+    1 if a request was withdrawn else 0]."""
+    return {
+        "followers": keys.followers(followed),
+        "user": keys.user(followed),
+        "follow_requests": keys.follow_requests(followed),
+    }, [follower, "followers"]
+
+
+@script("scores", "hide")
+def follow_check(*, uid, other, now_ms, approved):
+    """Whether ``uid`` may follow ``other``, asked in other's slot (keys.user's
+    "private", keys.blocks and keys.blocked_by, keys.followers of ``other``); for a
+    private account, uid's request is recorded in keys.follow_requests(other) instead.
+    ``approved``: other approves uid's request (refused if there is none). Returns
+    "blocked", "blocking", "follow", "requested", "already requested" or "no request"."""
+    return {
+        "user": keys.user(other),
+        "blocks": keys.blocks(other),
+        "blocked_by": keys.blocked_by(other),
+        "followers": keys.followers(other),
+        "follow_requests": keys.follow_requests(other),
+    }, [uid, now_ms, int(approved)]
+
+
+@script("home", "reposts")
+def unfollow(*, uid, followed, now_ms, items, originals):
+    """The follower's side of an unfollow: ``followed`` leaves keys.following(uid) and
+    the "following" count of keys.user(uid); ``items`` (their newest statuses, a repost
+    as "<rid>/<orig>/<author>") leave keys.home(uid) by the dedupe rules (keys.
+    home_reposts, keys.reposts_shown of each of ``originals``, the reposts' originals
+    in their order); uid is noted in keys.unfollowed for fan-outs in progress. Returns
+    1 if ``followed`` was followed, else 0."""
+    return {
+        "following": keys.following(uid),
+        "user": keys.user(uid),
+        "home": keys.home(uid),
+        "unfollowed": keys.unfollowed(uid, followed),
+        "home_reposts": keys.home_reposts(uid),
+        "reposts_shown": [keys.reposts_shown(uid, orig) for orig in originals],
+    }, [followed, uid, now_ms, UNFOLLOW_MEMORY_MS, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK,
+        *items]  # fmt: skip
+
+
+@script("home", "reposts")
+def backfill(*, uid, followed, now_ms, items, originals):
+    """Copy ``items`` into keys.home(uid): a followed user's statuses after a follow
+    (``followed``: unless uid no longer follows them, or does not get their statuses:
+    keys.following, keys.hides), or, with ``followed`` None, a refill's. A reply
+    ("<id>:<replied-to uid>") by the reply rule, a repost ("<rid>/<orig>/<author>/
+    <reposter>") by the dedupe rules (keys.home_reposts, keys.reposts_shown of each of
+    ``originals``, in the reposts' order). Returns how many entries were added."""
+    return {
+        "home": keys.home(uid),
+        "following": keys.following(uid),
+        "hides": keys.hides(uid),
+        "home_reposts": keys.home_reposts(uid),
+        "reposts_shown": [keys.reposts_shown(uid, orig) for orig in originals],
+    }, [_id_or_blank(followed), HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now_ms, uid,
+        REPOSTS_SHOWN_NOTE_MS, *items]  # fmt: skip
+
+
+@script("home", "reposts")
+def take_out(*, uid, author, items, originals):
+    """Take ``items`` (``author``'s statuses, a repost as "<rid>/<orig>/<author>") out
+    of keys.home(uid) by the dedupe rules (keys.home_reposts, keys.following,
+    keys.reposts_shown of each of ``originals``, in the reposts' order): a block, a
+    mute. Returns 1."""
+    return {
+        "home": keys.home(uid),
+        "home_reposts": keys.home_reposts(uid),
+        "following": keys.following(uid),
+        "reposts_shown": [keys.reposts_shown(uid, orig) for orig in originals],
+    }, [uid, author, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, *items]
+
+
+# --- blocks and mutes (blocks.py) ----------------------------------------------------------
+
+
+@script("scores", "hide")
+def set_block(*, uid, other, now_ms, action, side):
+    """One side of a block (``action`` "block" or "unblock"), in ``uid``'s slot:
+    ``side`` "blocker" changes keys.blocks(uid), "blocked" keys.blocked_by(uid); then
+    keys.hides(uid) and keys.hiding(uid, other) say again whether uid gets other's
+    statuses (with keys.mute_ends), and a block takes other's request to follow uid
+    (keys.follow_requests) away. Returns 1 if the list changed, else 0."""
+    return {
+        "blocks": keys.blocks(uid),
+        "blocked_by": keys.blocked_by(uid),
+        "mute_ends": keys.mute_ends(uid),
+        "hides": keys.hides(uid),
+        "hiding": keys.hiding(uid, other),
+        "follow_requests": keys.follow_requests(uid),
+    }, [other, uid, now_ms, action, side]
+
+
+@script("scores", "hide")
+def set_mute(*, uid, other, now_ms, action, ends_ms=0):
+    """Mute (``action`` "mute", until ``ends_ms``, 0 for ever), unmute ("unmute") or end
+    a mute that is due ("end"), in ``uid``'s slot: keys.mutes, keys.mute_ends and
+    keys.mute_endings; then keys.hides(uid) and keys.hiding(uid, other) say again
+    whether uid gets other's statuses (with keys.blocks, keys.blocked_by). Returns 1 if
+    it changed whether uid mutes other, else 0."""
+    return {
+        "mutes": keys.mutes(uid),
+        "mute_ends": keys.mute_ends(uid),
+        "blocks": keys.blocks(uid),
+        "blocked_by": keys.blocked_by(uid),
+        "hides": keys.hides(uid),
+        "hiding": keys.hiding(uid, other),
+        "mute_endings": keys.mute_endings(uid),
+    }, [other, uid, now_ms, action, ends_ms]
+
+
+# --- posting and deleting (statuses.py, reposts.py) ----------------------------------------
+
+
+@script("home")
+def add_own_status(*, uid, sid, now_ms, conversation, parent=None, replied_to=None):
+    """Put status ``sid`` on keys.profile(uid) and keys.home(uid), count it in
+    keys.user(uid) ("posts"), and note it in keys.unfinished_posts with the newest
+    follow score of keys.followers(uid) (if there are followers, or ``conversation``:
+    writes to make beyond the status). A reply to ``parent`` by ``replied_to`` is
+    listed in keys.profile_replies too. Returns [1 if added else 0, the newest follow
+    score or -1]."""
+    script_keys = {
+        "profile": keys.profile(uid),
+        "home": keys.home(uid),
+        "user": keys.user(uid),
+        "followers": keys.followers(uid),
+        "unfinished_posts": keys.unfinished_posts(uid),
+    }
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, now_ms, int(conversation)]
+    if parent:
+        script_keys["profile_replies"] = keys.profile_replies(uid)
+        args += [parent, replied_to]
+    return script_keys, args
+
+
+@script()
+def remove_own_status(*, uid, sid):
+    """Take status ``sid`` off keys.profile(uid) and keys.home(uid) and uncount it in
+    keys.user(uid). Returns 1 if removed, 0 if it was gone already."""
+    return {
+        "profile": keys.profile(uid),
+        "home": keys.home(uid),
+        "user": keys.user(uid),
+    }, [sid]
+
+
+@script()
+def add_reply(*, parent, sid):
+    """Count reply ``sid`` in keys.replies(parent), unless the parent's hash is gone or
+    the reply was deleted (keys.removed_replies). Returns 1 if counted, else 0."""
+    return {
+        "status": keys.status(parent),
+        "replies": keys.replies(parent),
+        "removed_replies": keys.removed_replies(parent),
+    }, [sid]
+
+
+@script()
+def remove_reply(*, parent, sid):
+    """Uncount reply ``sid`` in keys.replies(parent) and, while the parent exists, note
+    it in keys.removed_replies so that it is never counted again. Returns 1 if it was
+    counted, else 0."""
+    return {
+        "status": keys.status(parent),
+        "replies": keys.replies(parent),
+        "removed_replies": keys.removed_replies(parent),
+    }, [sid]
+
+
+@script()
+def add_repost(*, uid, orig, rid, author, now_ms):
+    """The reposter's side of repost ``rid`` of ``orig`` (by ``author``): keys.reposted,
+    keys.profile and keys.profile_reposts of ``uid``, and a note in keys.
+    unfinished_posts with the newest follow score of keys.followers(uid). Returns
+    [rid, the newest follow score or -1], or [the earlier repost's id, -2] if uid
+    reposted ``orig`` already (nothing changes)."""
+    return {
+        "reposted": keys.reposted(uid),
+        "profile": keys.profile(uid),
+        "profile_reposts": keys.profile_reposts(uid),
+        "followers": keys.followers(uid),
+        "unfinished_posts": keys.unfinished_posts(uid),
+    }, [orig, rid, author, uid, now_ms, HOME_TIMELINE_SIZE]
+
+
+@script()
+def remove_own_repost(*, uid, orig, rid=None):
+    """The reposter's side of undoing uid's repost of ``orig`` (only the repost ``rid``,
+    if given): off keys.reposted, keys.profile and keys.profile_reposts of ``uid``.
+    Returns the id of the repost undone, or 0."""
+    return {
+        "reposted": keys.reposted(uid),
+        "profile": keys.profile(uid),
+        "profile_reposts": keys.profile_reposts(uid),
+    }, [orig, _id_or_blank(rid)]
+
+
+@script("scores")
+def status_count(*, sid, uid, kind, action, now_ms=0):
+    """Count (``action`` "add", at ``now_ms``) or uncount ("remove") ``uid``'s like
+    (``kind`` "likes": keys.likes) or repost ("reposts": keys.reposts) of status
+    ``sid``, with its count in keys.status_counts, while keys.status exists. Returns 1
+    if counted or uncounted, 0 if it was already, -1 if the status is gone."""
+    listing = keys.likes(sid) if kind == "likes" else keys.reposts(sid)
+    return {
+        "status": keys.status(sid),
+        "users": listing,
+        "status_counts": keys.status_counts(sid),
+    }, [uid, now_ms, action, kind]
+
+
+@script("scores")
+def mark_like(*, uid, sid, now_ms):
+    """Note status ``sid`` in keys.user_likes(uid) (scored by ``now_ms``, unique) and
+    set keys.likes_changed(uid) for COUNTS_TRUST_SECONDS. Returns 1 if noted, 0 if it
+    was already."""
+    return {
+        "user_likes": keys.user_likes(uid),
+        "likes_changed": keys.likes_changed(uid),
+    }, [sid, now_ms, COUNTS_TRUST_SECONDS * 1000]
+
+
+# --- fan-out (fanout.py): one call per shard group of followers ------------------------------
+
+
+@script("home", "keys", "lists")
+def deliver(*, author, sid, followers, now_ms, replied_to=None):
+    """Add status ``sid`` by ``author`` to keys.home of each of ``followers`` (all of one
+    shard), skipping those noted in keys.unfollowed, keys.hiding (until when) and
+    keys.reposts_shown, and to the named lists of those noted in keys.listing. A reply
+    to ``replied_to`` reaches only those who are them or follow them (keys.following of
+    each follower). Returns how many homes received it."""
+    first = followers[0]
+    script_keys = {
+        "unfollowed": keys.unfollowed(first, author),
+        "hiding": keys.hiding(first, author),
+        "reposts_shown": keys.reposts_shown(first, sid),
+        "listing": keys.listing(first, author),
+        "home": keys.homes_in_one_shard(followers),
+    }
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now_ms]
+    if replied_to is not None:
+        script_keys["following"] = [keys.following(uid) for uid in followers]
+        args.append(int(replied_to))
+    return script_keys, args
+
+
+@script("home", "keys", "reposts")
+def deliver_repost(*, reposter, rid, orig, orig_author, followers, now_ms):
+    """Add repost ``rid`` (by ``reposter`` of ``orig`` by ``orig_author``) to keys.home
+    of each of ``followers`` (all of one shard) by the dedupe rules (keys.home_reposts,
+    keys.reposts_shown), skipping those noted in keys.unfollowed and keys.hiding.
+    Returns how many homes got a new entry."""
+    first = followers[0]
+    return {
+        "unfollowed": keys.unfollowed(first, reposter),
+        "hiding": keys.hiding(first, reposter),
+        "reposts_shown": keys.reposts_shown(first, orig),
+        "home": keys.homes_in_one_shard(followers),
+        "home_reposts": keys.home_reposts_in_one_shard(followers),
+    }, [rid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now_ms, orig, orig_author, reposter,
+        REPOSTS_SHOWN_NOTE_MS]  # fmt: skip
+
+
+@script("home", "keys", "reposts")
+def remove_repost(*, rid, orig, orig_author, reposter, followers, purge):
+    """Take repost ``rid`` (by ``reposter`` of ``orig`` by ``orig_author``) out of keys.
+    home of each of ``followers`` (all of one shard) by the dedupe rules (keys.
+    home_reposts, keys.reposts_shown, keys.following: whether the author still brings
+    it); ``purge``: the original goes too. Returns the number of homes."""
+    return {
+        "reposts_shown": keys.reposts_shown(followers[0], orig),
+        "home": keys.homes_in_one_shard(followers),
+        "home_reposts": [keys.home_reposts(uid) for uid in followers],
+        "following": [keys.following(uid) for uid in followers],
+    }, [rid, orig, orig_author, reposter, int(purge), HOME_TIMELINE_SIZE,
+        HOME_TIMELINE_SLACK]  # fmt: skip
+
+
+@script("home", "keys", "lists")
+def list_remove_status(*, sid, author, followers):
+    """Take status ``sid`` by ``author`` out of the named lists of those of
+    ``followers`` (all of one shard) noted in keys.listing. Returns how many list
+    timelines held it."""
+    return {"listing": keys.listing(followers[0], author)}, [sid, author, *followers]
+
+
+# --- pages (timelines.py, lists.py) --------------------------------------------------------
+
+
+@script()
+def home_page(*, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None):
+    """Up to ``count`` ids of keys.home(uid) below ``before`` (None: the newest), newest
+    first, without those noted in keys.deleted_statuses (``skip_deleted``); the authors
+    uid does not get now (keys.hides); the entries shown through reposts (keys.
+    home_reposts) and the originals uid reposted (keys.reposted); ``with_likes``: the
+    originals uid likes (keys.user_likes) and whether keys.likes_changed stands. With
+    ``list_id``: a page of uid's named list (keys.list_timeline) instead, and only the
+    ids and hidden authors."""
+    args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms]
+    if list_id is not None:
+        return {
+            "timeline": keys.list_timeline(uid, list_id),
+            "deleted_statuses": keys.deleted_statuses(uid),
+            "hides": keys.hides(uid),
+        }, args
+    script_keys = {
+        "timeline": keys.home(uid),
+        "deleted_statuses": keys.deleted_statuses(uid),
+        "hides": keys.hides(uid),
+        "home_reposts": keys.home_reposts(uid),
+        "reposted": keys.reposted(uid),
+    }
+    if with_likes:
+        script_keys["user_likes"] = keys.user_likes(uid)
+        script_keys["likes_changed"] = keys.likes_changed(uid)
+    return script_keys, args
+
+
+# --- named lists (lists.py) ----------------------------------------------------------------
+
+
+@script()
+def create_list(*, uid, name, limit):
+    """Create a list named ``name`` in keys.lists(uid), its id from keys.list_ids(uid),
+    unless uid has one by that name or ``limit`` lists. Returns ["created", id],
+    ["exists", id] or ["full", 0]."""
+    return {"lists": keys.lists(uid), "list_ids": keys.list_ids(uid)}, [name, limit]
+
+
+@script()
+def rename_list(*, uid, lid, name):
+    """Rename uid's list ``lid`` in keys.lists(uid). Returns "renamed", "exists" or
+    "missing"."""
+    return {"lists": keys.lists(uid)}, [int(lid), name]
+
+
+@script("home", "keys", "lists")
+def delete_list(*, uid, lid):
+    """Delete uid's list ``lid`` (keys.lists, keys.list_members, keys.list_timeline),
+    taking it out of each member's keys.listed entry (and the member's keys.listing note
+    with their last list). Returns 1 if deleted, 0 if there was no such list."""
+    return {
+        "lists": keys.lists(uid),
+        "listed": keys.listed(uid),
+        "list_members": keys.list_members(uid, lid),
+        "list_timeline": keys.list_timeline(uid, lid),
+    }, [int(lid), uid]
+
+
+@script("scores", "home", "keys", "lists")
+def list_member(*, uid, lid, member, action, now_ms, limit):
+    """Add ``member`` (``action`` "add": one uid follows, keys.following; at most
+    ``limit`` a list) to uid's list ``lid`` or take them off it ("remove"):
+    keys.list_members, keys.listed, keys.listing. Returns "added", "removed",
+    "already", "absent", "missing", "not following" or "full"."""
+    return {
+        "lists": keys.lists(uid),
+        "list_members": keys.list_members(uid, lid),
+        "listed": keys.listed(uid),
+        "listing": keys.listing(uid, member),
+        "following": keys.following(uid),
+    }, [action, int(lid), int(member), int(uid), now_ms, limit]
+
+
+@script("home", "keys", "lists")
+def list_fill(*, uid, member, action, now_ms, lid, marked_ids):
+    """Put ``member``'s statuses ``marked_ids`` (replies "<id>:<replied-to uid>") into
+    uid's list ``lid`` ("" for every list holding them, keys.listed) while uid follows
+    and gets them (keys.following, keys.hides), replies by the reply rule (``action``
+    "fill"); or take them out ("empty"). Returns how many ids were added or removed."""
+    return {
+        "listed": keys.listed(uid),
+        "following": keys.following(uid),
+        "hides": keys.hides(uid),
+    }, [action, int(member), int(uid), now_ms, lid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK,
+        *marked_ids]  # fmt: skip
+
+
+@script("home", "keys", "lists")
+def list_forget(*, uid, member, status_ids):
+    """Take ``member`` off every list of uid's (keys.listed, keys.listing), with
+    ``status_ids`` out of them. Returns how many lists the member was on."""
+    return {
+        "listed": keys.listed(uid),
+        "listing": keys.listing(uid, member),
+    }, [int(member), int(uid), *status_ids]
+
+
+# --- notifications (notifications.py) ------------------------------------------------------
+
+
+@script("scores", "notifications")
+def notify(*, uid, event, now_ms, keep):
+    """Add ``event`` to keys.notifications(uid), keeping the newest ``keep``, unless it
+    is there or keys.user(uid) is gone; then the unread count (keys.
+    notifications_state, leaving out keys.hidden_actors) is stored and published on
+    keys.NOTIFICATION_CHANNEL. Returns 1 if added, else 0."""
+    return {
+        "notifications": keys.notifications(uid),
+        "notifications_state": keys.notifications_state(uid),
+        "user": keys.user(uid),
+        "hidden_actors": keys.hidden_actors(uid),
+    }, [event, int(now_ms), int(keep), int(uid), keys.NOTIFICATION_CHANNEL]
+
+
+@script("notifications")
+def unnotify(*, uid, events, seen=""):
+    """Take ``events`` out of keys.notifications(uid) and, with ``seen`` (a score; "*"
+    to recount only), mark those up to it as seen; then the unread count (keys.
+    notifications_state, leaving out keys.hidden_actors) is stored and published on
+    keys.NOTIFICATION_CHANNEL. Returns [taken out, unread count, version]."""
+    return {
+        "notifications": keys.notifications(uid),
+        "notifications_state": keys.notifications_state(uid),
+        "hidden_actors": keys.hidden_actors(uid),
+    }, [int(uid), keys.NOTIFICATION_CHANNEL, seen, *events]
+
+
+# --- accounts and sessions (users.py, sessions.py, search.py) ------------------------------
+
+
+@script()
+def release_login(*, login, uid):
+    """Free ``login`` (any case) in keys.LOGINS if it still names ``uid``. Returns 1 if
+    freed, else 0."""
+    return {"LOGINS": keys.LOGINS}, [login.lower(), int(uid)]
+
+
+@script()
+def flag_user(*, uid, field, value):
+    """Set ``field`` of keys.user(uid) unless it is set (``value`` "": remove it), while
+    the hash exists. Returns 1 if it changed, else 0."""
+    return {"user": keys.user(uid)}, [field, value]
+
+
+@script()
+def set_user_field(*, uid, field, value, credentials=False):
+    """Set ``field`` of keys.user(uid) (with ``credentials``: of keys.credentials(uid))
+    to ``value`` while the hash exists. Returns 1 if set, 0 if the user is gone."""
+    user_hash = keys.credentials(uid) if credentials else keys.user(uid)
+    return {"user_hash": user_hash}, [field, value]
+
+
+@script()
+def save_session(*, session_key, uid, data, ttl_seconds, must_create, now_ms):
+    """Write keys.session(session_key) (SET NX with ``must_create``, else XX) and list it
+    in keys.user_sessions(uid), dropping the ones expired. Returns 1 if written, 0 if
+    NX or XX refused it."""
+    return {
+        "session": keys.session(session_key),
+        "user_sessions": keys.user_sessions(uid),
+    }, [data, int(ttl_seconds), "NX" if must_create else "XX", session_key, now_ms]
+
+
+@script()
+def suggestions_cached(*, uid):
+    """uid's cached who-to-follow list (keys.suggestions) and the positions of its
+    entries uid has not followed, blocked, muted or been blocked by since (keys.
+    following, keys.blocks, keys.blocked_by, keys.mutes). Returns None if nothing is
+    cached, else [the JSON, position, ...]."""
+    return {
+        "suggestions": keys.suggestions(uid),
+        "following": keys.following(uid),
+        "blocks": keys.blocks(uid),
+        "blocked_by": keys.blocked_by(uid),
+        "mutes": keys.mutes(uid),
+    }, []
+
+
+# --- search and trends (search.py, trends.py) ----------------------------------------------
+
+
+@script()
+def search_people(*, first_character, tiers, low, high, candidates, need):
+    """The ids in the lex range [low, high] of the people index for ``first_character``
+    in each of ``tiers`` (keys.people_index; limits.SEARCH_TIERS), read from the highest
+    tier down until they hold ``need`` people (0: all tiers), at most ``candidates`` a
+    tier. Returns [matches per tier..., the lowest tier read, uid, ...]."""
+    return {
+        "people_index": [keys.people_index(first_character, tier) for tier in tiers],
+    }, [low, high, candidates, need or 2**31]
+
+
+@script()
+def search_tags(*, low, high, candidates, offset, count):
+    """One page (``offset``, ``count``) of the tags in the lex range [low, high] of
+    keys.TAG_NAMES (at most ``candidates`` read), most recently used first (keys.
+    TAG_USES). Returns [candidates read, tag, last use, ...]."""
+    return {"TAG_NAMES": keys.TAG_NAMES, "TAG_USES": keys.TAG_USES}, [
+        low, high, candidates, offset, count,
+    ]  # fmt: skip
+
+
+@script()
+def store_trends(*, trends, peaks, forgotten):
+    """Replace keys.TRENDS and keys.TREND_USES with ``trends`` ([(tag, score, uses)]),
+    set ``peaks`` ({tag: "<score>:<ms>"}) in keys.TREND_PEAKS and forget the peaks of
+    ``forgotten`` tags, in one step. Returns the number of trends."""
+    args = [len(trends)]
+    for tag, score, uses in trends:
+        args += [tag, score, uses]
+    args.append(len(peaks))
+    for tag, peak in peaks.items():
+        args += [tag, peak]
+    args += forgotten
+    return {
+        "TRENDS": keys.TRENDS,
+        "TREND_USES": keys.TREND_USES,
+        "TREND_PEAKS": keys.TREND_PEAKS,
+    }, args
+
+
+# --- jobs, locks and throttles (jobs.py, locks.py, throttles.py) ---------------------------
+
+
+@script()
+def complete_job(*, job_id, followups_json):
+    """Queue ``followups_json`` (jobs as JSON texts) on keys.JOBS, acknowledge and delete
+    job ``job_id``, and forget its failures (keys.JOB_FAILURES). Returns the number of
+    follow-ups queued."""
+    return {"JOBS": keys.JOBS, "JOB_FAILURES": keys.JOB_FAILURES}, [
+        keys.JOBS_GROUP, job_id, *followups_json,
+    ]  # fmt: skip
+
+
+@script()
+def fail_job(*, job_id, job_json, max_attempts, error, deliveries):
+    """Count a failed run of job ``job_id`` in keys.JOB_FAILURES; at ``max_attempts``
+    move it from keys.JOBS to keys.DEAD_JOBS with ``error``. Returns the failed runs so
+    far, 0 if dead-lettered now, -1 if the job is no longer queued."""
+    return {
+        "JOBS": keys.JOBS,
+        "DEAD_JOBS": keys.DEAD_JOBS,
+        "JOB_FAILURES": keys.JOB_FAILURES,
+    }, [keys.JOBS_GROUP, job_id, job_json, max_attempts, error, deliveries]
+
+
+@script()
+def replay_dead(*, count):
+    """Move up to ``count`` jobs from keys.DEAD_JOBS back to keys.JOBS, oldest first.
+    Returns how many."""
+    return {"DEAD_JOBS": keys.DEAD_JOBS, "JOBS": keys.JOBS}, [count]
+
+
+@script()
+def release_lock(*, lock, token):
+    """Delete the lock key ``lock`` (built by keys.py: keys.follow_lock, ...) if it still
+    holds ``token``. Returns 1 if released, 0 if someone else holds it now."""
+    return {"lock": lock}, [token]
+
+
+@script()
+def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None):
+    """Count one use (``token``) on the throttle counter ``counter`` (keys.
+    account_throttle, keys.address_throttle, keys.login_throttle) unless its window
+    (``window_ms`` long) holds ``limit`` uses; with ``session_key``, only while
+    keys.session(session_key) exists. Returns [1 counted, 0 refused or -1 no session,
+    the window's uses, its start in ms]."""
+    script_keys = {"counter": counter}
+    if session_key is not None:
+        script_keys["session"] = keys.session(session_key)
+    return script_keys, [now_ms, int(limit), int(window_ms), token]
+
+
+@script()
+def hold_stream(*, server, process, processes, token, address, limit):
+    """Count stream ``token`` of client ``address`` in process ``process``'s keys.
+    stream_holders and keys.stream_address_counts (of stream server ``server``), unless
+    the address holds ``limit`` streams over all ``processes`` processes' counts (0: no
+    limit); the process's keys live limits.STREAM_ADDRESSES_TTL_MS. Returns [1 held or
+    0 refused, the streams the address holds on the server]."""
+    return {
+        "stream_holders": keys.stream_holders(server, process),
+        "stream_address_counts": keys.stream_address_counts(server, process),
+        "other_processes_counts": [
+            keys.stream_address_counts(server, other)
+            for other in range(processes)
+            if other != process
+        ],
+    }, [token, address, int(limit), STREAM_ADDRESSES_TTL_MS]
+
+
+@script()
+def release_stream(*, server, process, token):
+    """Forget stream ``token`` in process ``process``'s keys.stream_holders and take it
+    off its address's count in keys.stream_address_counts. Returns 1 if released, 0 if
+    it was not counted."""
+    return {
+        "stream_holders": keys.stream_holders(server, process),
+        "stream_address_counts": keys.stream_address_counts(server, process),
+    }, [token]
+
+
+@script()
+def unthrottle(*, counter, start_ms, token):
+    """Give back the use ``token`` counted on ``counter`` in the window that began at
+    ``start_ms``, if that window still runs. Returns 1 if given back, else 0."""
+    return {"counter": counter}, [start_ms, token]

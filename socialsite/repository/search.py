@@ -187,7 +187,7 @@ def set_hidden(r, user, flag, value):
     take the user off the people index, in one round trip. Whether the flag changed."""
 
     def fill(pipe):
-        scripts.FLAG_USER.queue(pipe, [keys.user(user["id"])], [flag, value])
+        scripts.flag_user.queue(pipe, uid=user["id"], field=flag, value=value)
         queue_remove_person(pipe, user["id"], user["login"], user["name"])
 
     return bool(scripts.run_pipeline(r, fill)[0])
@@ -200,7 +200,7 @@ def set_shown(r, user, flag):
     still_hidden = _is_hidden({**user, flag: None})
 
     def fill(pipe):
-        scripts.FLAG_USER.queue(pipe, [keys.user(user["id"])], [flag, ""])
+        scripts.flag_user.queue(pipe, uid=user["id"], field=flag, value="")
         if not still_hidden:
             queue_add_person(pipe, user["id"], user["login"], user["name"], user["followers"])
 
@@ -215,7 +215,7 @@ def rename(r, user, name):
     new_terms = person_terms(login, name)
 
     def fill(pipe):
-        scripts.SET_USER_FIELD.queue(pipe, [keys.user(uid)], ["name", name])
+        scripts.set_user_field.queue(pipe, uid=uid, field="name", value=name)
         queue_remove_person(pipe, uid, login, user["name"], keep=new_terms)
         if not _is_hidden(user):
             queue_add_person(pipe, uid, login, name, user["followers"])
@@ -331,8 +331,8 @@ def search(r, query, viewer=None, offset=0, count=20, candidates=SEARCH_CANDIDAT
             _queue_people(pipe, key_word, candidates, need)
         if want_tags:
             low, high = _lex_range(query.tag)
-            scripts.SEARCH_TAGS.queue(
-                pipe, [keys.TAG_NAMES, keys.TAG_USES], [low, high, candidates, offset, count + 1]
+            scripts.search_tags.queue(
+                pipe, low=low, high=high, candidates=candidates, offset=offset, count=count + 1
             )
 
     replies = scripts.run_pipeline(r, ranges)
@@ -371,8 +371,10 @@ def _queue_people(pipe, word, candidates, need):
     the highest down, until they hold ``need`` people; all of them for ``need`` 0):
     lua/search_people.lua. _people_read decodes its reply."""
     low, high = _lex_range(word)
-    tier_keys = [keys.people_index(word[0], tier) for tier in SEARCH_TIERS]
-    scripts.SEARCH_PEOPLE.queue(pipe, tier_keys, [low, high, candidates, need or 2**31])
+    scripts.search_people.queue(
+        pipe, first_character=word[0], tiers=SEARCH_TIERS, low=low, high=high,
+        candidates=candidates, need=need,
+    )  # fmt: skip
 
 
 def _people_read(reply):
@@ -492,7 +494,7 @@ def _user_keys(r, batch):
     """The keys of every user hash (SCAN, on every node of a cluster), in lists of
     about ``batch``."""
     found = []
-    for key in r.scan_iter(match="user:{s*}:*", count=batch):
+    for key in r.scan_iter(match=keys.ALL_USERS_PATTERN, count=batch):
         found.append(key)
         if len(found) >= batch:
             yield found
@@ -526,7 +528,7 @@ def rebuild(r, batch=1000):
             queue_add_person(pipe, uid, person["login"], person["name"], person["followers"])
             report.people_indexed += 1
         pipe.execute()
-    for key in r.scan_iter(match="search:people:{p:*", count=batch):
+    for key in r.scan_iter(match=keys.ALL_PEOPLE_INDEX_PATTERN, count=batch):
         report.index_keys += 1
         report.entries_removed += _prune(r, key, batch)
     _rebuild_tags(r, batch, report)
@@ -536,7 +538,7 @@ def rebuild(r, batch=1000):
 def _rebuild_tags(r, batch, report):
     """The tag half of rebuild: each tag timeline's newest id noted as its latest use,
     then the tags whose timeline is gone taken off."""
-    keys_seen = list(r.scan_iter(match="tag:{#*}", count=batch))
+    keys_seen = list(r.scan_iter(match=keys.ALL_TAGS_PATTERN, count=batch))
     for start in range(0, len(keys_seen), batch):
         chunk = keys_seen[start : start + batch]
         pipe = r.pipeline(transaction=False)
@@ -546,7 +548,7 @@ def _rebuild_tags(r, batch, report):
         pipe = r.pipeline(transaction=False)
         for key, ids in zip(chunk, newest, strict=True):
             if ids:
-                queue_tag_use(pipe, ids[0], [key[len("tag:{#") : -1]])
+                queue_tag_use(pipe, ids[0], [keys.tag_named_by(key)])
                 report.tags_indexed += 1
         pipe.execute()
     cursor = "-"

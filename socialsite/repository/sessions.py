@@ -74,11 +74,15 @@ def save(r, session_key, data, ttl_seconds, must_create=False):
         # A logged-in session: listed among its user's sessions in the same step.
         now_ms = int(time.time() * 1000)
         return bool(
-            scripts.SAVE_SESSION(
+            scripts.save_session(
                 r,
-                [keys.session(session_key), keys.user_sessions(uid)],
-                [data, int(ttl_seconds), "NX" if must_create else "XX", session_key, now_ms],
-            )
+                session_key=session_key,
+                uid=uid,
+                data=data,
+                ttl_seconds=ttl_seconds,
+                must_create=must_create,
+                now_ms=now_ms,
+            )  # fmt: skip
         )
     return bool(
         r.set(

@@ -35,8 +35,6 @@ from . import (
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
-    HOME_TIMELINE_SIZE,
-    HOME_TIMELINE_SLACK,
     INLINE_FANOUT_LIMIT,
     MENTIONS_NOTIFIED,
     NOTIFICATIONS_KEPT,
@@ -138,9 +136,7 @@ def _queue_conversation(pipe, status, keep=NOTIFICATIONS_KEPT):
     sid = int(status["id"])
     parent = status.get("in_reply_to")
     if parent:
-        scripts.ADD_REPLY.queue(
-            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
-        )
+        scripts.add_reply.queue(pipe, parent=parent, sid=sid)
     now_ms = int(float(status["posted"]) * 1000)
     for uid, event in _notifications_of(status):
         notifications.queue_notify(pipe, uid, event, now_ms, keep)
@@ -153,9 +149,7 @@ def _queue_conversation_undone(pipe, status):
     sid, author = int(status["id"]), int(status["uid"])
     parent = status.get("in_reply_to")
     if parent:
-        scripts.REMOVE_REPLY.queue(
-            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
-        )
+        scripts.remove_reply.queue(pipe, parent=parent, sid=sid)
         pipe.zrem(keys.profile_replies(author), f"{sid}:{int(status['in_reply_to_uid'])}")
     for uid, event in _notifications_of(status):
         notifications.queue_unnotify(pipe, uid, [event])
@@ -295,14 +289,11 @@ def post_status(
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
         # crash (Redis applies and logs them in order) is one the workers can finish.
-        own_keys = [keys.profile(uid), keys.home(uid), keys.user(uid), keys.followers(uid),
-                    keys.unfinished_posts(uid)]  # fmt: skip
-        own_args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid,
-                    int(time.time() * 1000), int(conversation)]  # fmt: skip
-        if parent:
-            own_keys.append(keys.profile_replies(uid))
-            own_args += [status["in_reply_to"], status["in_reply_to_uid"]]
-        scripts.ADD_OWN_STATUS.queue(pipe, own_keys, own_args)
+        scripts.add_own_status.queue(
+            pipe, uid=uid, sid=sid, now_ms=int(time.time() * 1000), conversation=conversation,
+            parent=status["in_reply_to"] if parent else None,
+            replied_to=status["in_reply_to_uid"] if parent else None,
+        )  # fmt: skip
         pipe.hset(keys.status(sid), mapping=status)
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
@@ -449,23 +440,16 @@ def _take_back(pipe, sid, note):
         # A repost (reposts.py): off the reposter's profile and lists, uncounted on the
         # original. Nothing was delivered: delivery follows the hash.
         orig = note["repost_of"]
-        scripts.REMOVE_OWN_REPOST.queue(
-            pipe, [keys.reposted(author), keys.profile(author), keys.profile_reposts(author)],
-            [orig, sid],
-        )  # fmt: skip
-        scripts.STATUS_COUNT.queue(
-            pipe, [keys.status(orig), keys.reposts(orig), keys.status_counts(orig)],
-            [author, int(time.time() * 1000), "remove", "reposts"],
+        scripts.remove_own_repost.queue(pipe, uid=author, orig=orig, rid=sid)
+        scripts.status_count.queue(
+            pipe, sid=orig, uid=author, kind="reposts", action="remove",
+            now_ms=int(time.time() * 1000),
         )  # fmt: skip
         return
-    scripts.REMOVE_OWN_STATUS.queue(
-        pipe, [keys.profile(author), keys.home(author), keys.user(author)], [sid]
-    )
+    scripts.remove_own_status.queue(pipe, uid=author, sid=sid)
     parent = note.get("parent")
     if parent:
-        scripts.REMOVE_REPLY.queue(
-            pipe, [keys.status(parent), keys.replies(parent), keys.removed_replies(parent)], [sid]
-        )
+        scripts.remove_reply.queue(pipe, parent=parent, sid=sid)
         pipe.zrem(keys.profile_replies(author), f"{sid}:{note['replied']}")
 
 
@@ -744,9 +728,7 @@ def delete_status(r, uid, sid):
     ]
 
     def fill(pipe):
-        scripts.REMOVE_OWN_STATUS.queue(
-            pipe, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid]
-        )
+        scripts.remove_own_status.queue(pipe, uid=uid, sid=sid)
         _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:
@@ -800,9 +782,7 @@ def delete_statuses_of_leaving_user(r, uid, sids):
 
     def fill(pipe):
         for sid in sids:
-            scripts.REMOVE_OWN_STATUS.queue(
-                pipe, [keys.profile(uid), keys.home(uid), keys.user(uid)], [sid]
-            )
+            scripts.remove_own_status.queue(pipe, uid=uid, sid=sid)
         pipe.hdel(keys.unfinished_posts(uid), *sids)
         for sid in sids:
             pipe.delete(keys.status(sid))

@@ -17,36 +17,21 @@ clears its keys first (``forget_process``). Docs: docs/decisions/0043.
 from . import keys, limits, scripts
 
 
-def _keys(server, process, processes):
-    """hold_stream.lua's keys: this process's holders and counts, then the counts of
-    the server's other processes."""
-    own = [keys.stream_holders(server, process), keys.stream_address_counts(server, process)]
-    others = [keys.stream_address_counts(server, n) for n in range(processes) if n != process]
-    return own + others
-
-
 def hold(r, server, process, processes, token, address, limit):
     """Count stream ``token`` of client ``address`` on process ``process`` (of
     ``processes``) of stream server ``server``, unless the address holds ``limit``
     streams on the server already; (held, streams the address holds). One round trip;
     the same token sent again is counted once."""
-    held, streams = scripts.HOLD_STREAM(
-        r,
-        _keys(server, process, processes),
-        [token, address, int(limit), limits.STREAM_ADDRESSES_TTL_MS],
-    )
+    held, streams = scripts.hold_stream(
+        r, server=server, process=process, processes=processes, token=token,
+        address=address, limit=limit,
+    )  # fmt: skip
     return bool(held), int(streams)
 
 
 def release(r, server, process, token):
     """Forget stream ``token`` of process ``process``; True if it was counted."""
-    return bool(
-        scripts.RELEASE_STREAM(
-            r,
-            [keys.stream_holders(server, process), keys.stream_address_counts(server, process)],
-            [token],
-        )
-    )
+    return bool(scripts.release_stream(r, server=server, process=process, token=token))
 
 
 def renew(r, server, process):

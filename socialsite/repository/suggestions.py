@@ -174,9 +174,7 @@ def for_user(r, uid, count=SUGGESTIONS_SHOWN, now=None):
     made (make) and cached (four round trips more, once per SUGGESTIONS_CACHE_SECONDS)."""
     uid = int(uid)
     cache = keys.suggestions(uid)
-    cached = scripts.SUGGESTIONS_CACHED(
-        r, [cache, keys.following(uid), keys.blocks(uid), keys.blocked_by(uid), keys.mutes(uid)], []
-    )
+    cached = scripts.suggestions_cached(r, uid=uid)
     if cached is not None:
         entries = json.loads(cached[0])
         return [_decode(entries[int(position) - 1]) for position in cached[1:]][:count]

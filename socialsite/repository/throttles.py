@@ -71,10 +71,11 @@ def _verdict(reply, key, limit, period_ms, token):
     return Verdict(outcome == 1, limit, count, start, period_ms, key, token)
 
 
-def _call(key, limit, period_seconds, token, guard=None):
-    """throttle.lua's keys and arguments."""
-    keys_ = [key] if guard is None else [key, guard]
-    return keys_, [_now_ms(), int(limit), int(period_seconds * 1000), token]
+def _call(key, limit, period_seconds, token, session_key=None):
+    """scripts.throttle's parameters."""
+    return {"counter": key, "now_ms": _now_ms(), "limit": limit,
+            "window_ms": int(period_seconds * 1000), "token": token,
+            "session_key": session_key}  # fmt: skip
 
 
 def account_counter(uid, name):
@@ -102,7 +103,7 @@ def hit(r, counter, limit, period_seconds):
     """Count one use on ``counter`` if fewer than ``limit`` were counted in its window
     (``period_seconds`` long); a Verdict either way. One round trip."""
     token = _new_token()
-    reply = scripts.THROTTLE(r, *_call(counter, limit, period_seconds, token))
+    reply = scripts.throttle(r, **_call(counter, limit, period_seconds, token))
     return _verdict(reply, counter, limit, int(period_seconds * 1000), token)
 
 
@@ -111,7 +112,9 @@ def refund(r, verdict):
     log-in), if its window still runs; True if given back. Nothing for a refused use."""
     if verdict is None or not verdict.allowed:
         return False
-    return bool(scripts.UNTHROTTLE(r, [verdict.key], [verdict.start_ms, verdict.token]))
+    return bool(
+        scripts.unthrottle(r, counter=verdict.key, start_ms=verdict.start_ms, token=verdict.token)
+    )
 
 
 def uses(r, counter, period_seconds):
@@ -143,8 +146,8 @@ class AccountHitRead:
     def queue(self, pipe, uid):
         counter = account_counter(uid, self.name)
         call = _call(counter, self.limit, self.period_seconds, self.token,
-                     guard=keys.session(self.session_key))  # fmt: skip
-        scripts.THROTTLE.queue(pipe, *call)
+                     session_key=self.session_key)  # fmt: skip
+        scripts.throttle.queue(pipe, **call)
 
     def take(self, uid, replies):
         counter = account_counter(uid, self.name)

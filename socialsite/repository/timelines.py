@@ -23,7 +23,7 @@ import heapq
 import time
 
 from . import keys, locks, paging, reposts, scripts, statuses, users, visibility
-from .limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, REPOSTS_SHOWN_NOTE_MS
+from .limits import HOME_TIMELINE_SIZE
 
 
 def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
@@ -40,24 +40,17 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
 
 
 def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
-    """home_page.lua's keys and arguments; ``with_likes``: a page's call, which also
-    returns which of its ids the user likes and whether they liked or unliked lately."""
-    before = "" if before is None else int(before)
-    page_keys = [keys.home(uid), keys.deleted_statuses(uid), keys.hides(uid),
-                 keys.home_reposts(uid), keys.reposted(uid)]  # fmt: skip
-    if with_likes:
-        page_keys += [keys.user_likes(uid), keys.likes_changed(uid)]
-    return (
-        page_keys,
-        [before, count, HOME_TIMELINE_SIZE, int(skip_deleted), int(time.time() * 1000)],
-    )  # fmt: skip
+    """scripts.home_page's parameters; ``with_likes``: a page's call, which also returns
+    which of its ids the user likes and whether they liked or unliked lately."""
+    return {"uid": uid, "before": before, "count": count, "skip_deleted": skip_deleted,
+            "with_likes": with_likes, "now_ms": int(time.time() * 1000)}  # fmt: skip
 
 
 def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
     """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
     first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua);
     and the authors ``uid`` does not get statuses of (a set, most often empty)."""
-    ids, hidden, *_ = scripts.HOME_PAGE(r, *_home_page_call(uid, before, count, skip_deleted))
+    ids, hidden, *_ = scripts.home_page(r, **_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids], {int(author) for author in hidden}
 
 
@@ -103,7 +96,7 @@ class HomeIdsRead:
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
         call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True)
-        scripts.HOME_PAGE.queue(pipe, *call)
+        scripts.home_page.queue(pipe, **call)
 
     def take(self, uid, replies):
         self.uid = uid
@@ -130,7 +123,7 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     if ids is None:
         call = _home_page_call(uid, before, count + 1, True, with_likes=True)
         ids, hidden, through, reposted, liked, changed = _home_page_read(
-            scripts.HOME_PAGE(r, *call)
+            scripts.home_page(r, **call)
         )
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
@@ -279,12 +272,9 @@ def refill_home(r, uid):
             return 0
         items = [marks.get(sid, str(sid)) for sid in newest]
         originals = [int(marks[sid].split("/")[1]) for sid in newest if sid in marks]
-        return scripts.BACKFILL(
-            r,
-            [keys.home(uid), keys.following(uid), keys.hides(uid), keys.home_reposts(uid),
-             *(keys.reposts_shown(uid, orig) for orig in originals)],
-            ["", HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, int(time.time() * 1000), uid,
-             REPOSTS_SHOWN_NOTE_MS, *items],
+        return scripts.backfill(
+            r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
+            originals=originals,
         )  # fmt: skip
 
 

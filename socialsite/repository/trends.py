@@ -141,14 +141,12 @@ def recompute(r, now=None):
         (trend for trend in scored if trend.score >= TREND_MIN_SCORE),
         key=lambda trend: (-trend.score, trend.tag),
     )[:TRENDS_KEPT]
-    args = [len(trends)]
-    for trend in trends:
-        args += [trend.tag, repr(trend.score), trend.uses]
-    args.append(len(new_peaks))
-    for tag, (peak, at) in new_peaks.items():
-        args += [tag, f"{peak!r}:{at}"]
-    args += [tag for tag in forgotten if tag not in new_peaks]  # a new peak stands
-    scripts.STORE_TRENDS(r, [keys.TRENDS, keys.TREND_USES, keys.TREND_PEAKS], args)
+    scripts.store_trends(
+        r,
+        trends=[(trend.tag, repr(trend.score), trend.uses) for trend in trends],
+        peaks={tag: f"{peak!r}:{at}" for tag, (peak, at) in new_peaks.items()},
+        forgotten=[tag for tag in forgotten if tag not in new_peaks],  # a new peak stands
+    )
     return trends
 
 

@@ -73,7 +73,7 @@ def create_user(r, login, name, password_hash, now=None):
     search.queue_add_person(pipe, uid, login, name)
     won = pipe.execute()[0]
     if won and login_free_at(r, login, now) is not None:
-        scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), uid])
+        scripts.release_login(r, login=login, uid=uid)
         won = False
     if not won:
         r.delete(keys.user(uid), keys.credentials(uid))  # one slot: one command
@@ -104,7 +104,7 @@ def reserve_login(r, login, seconds, now=None):
 
 def release_login(r, login, uid):
     """Let the login of ``uid`` name nobody (any more); whether it did until now."""
-    return bool(scripts.RELEASE_LOGIN(r, [keys.LOGINS], [login.lower(), int(uid)]))
+    return bool(scripts.release_login(r, login=login, uid=uid))
 
 
 def get_user_id(r, login):
@@ -223,7 +223,7 @@ def forget_author(uid):
 def flag(r, uid, field, value):
     """Set ``field`` of ``uid``'s hash to ``value`` unless it is set already, or with
     value "" remove it; nothing if the user is gone. Whether it changed (flag_user.lua)."""
-    return bool(scripts.FLAG_USER(r, [keys.user(uid)], [field, value]))
+    return bool(scripts.flag_user(r, uid=uid, field=field, value=value))
 
 
 def change_name(r, uid, name):

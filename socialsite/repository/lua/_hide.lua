@@ -25,13 +25,3 @@ local function refresh_hidden(viewer, other, blocks, blocked_by, mute_ends, hide
     end
 end
 
--- A score for a new member of a list paged by score: ``now`` in ms, or one past the
--- newest score if that is not below it (as add_edge.lua makes follow scores unique).
-local function unique_score(list, now)
-    local score = tonumber(now)
-    local newest = redis.call('ZRANGE', list, -1, -1, 'WITHSCORES')
-    if newest[2] and tonumber(newest[2]) >= score then
-        score = tonumber(newest[2]) + 1
-    end
-    return score
-end

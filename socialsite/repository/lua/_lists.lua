@@ -1,14 +1,7 @@
--- Prepended (after _home.lua) to the scripts that reach a user's named lists (see
--- scripts.py, lists.py). A list's keys are built here from the owner's hash tag and
--- the list ids read from keys.listed, so they are in the owner's slot by construction
--- (keys.list_timeline, keys.list_members: the formats must match).
-local function list_timeline_key(tag, owner, lid)
-    return 'list:' .. tag .. ':' .. owner .. ':' .. lid
-end
-
-local function list_members_key(tag, owner, lid)
-    return 'list-members:' .. tag .. ':' .. owner .. ':' .. lid
-end
+-- Prepended (after _home.lua and _keys.lua) to the scripts that reach a user's named
+-- lists (see scripts.py, lists.py). A list's keys are built with _keys.lua from the
+-- owner's hash tag and the list ids read from keys.listed, so they are in the owner's
+-- slot by construction.
 
 -- The ids of the owner's lists that hold ``member``: keys.listed's "3,7" split.
 local function lists_holding(listed, member)
@@ -25,12 +18,12 @@ end
 -- Called by deliver.lua for a follower who gets the status in their home, only when
 -- ``listing`` exists: a shard where nobody lists the author costs one EXISTS per call.
 local function deliver_to_lists(listing, home, sid, cap, slack)
-    local follower = string.match(home, '%d+$')
+    local follower = keys.user_of(home)
     if redis.call('SISMEMBER', listing, follower) == 0 then return end
-    local tag = string.match(home, '{[^}]*}')
-    local author = string.match(listing, '%d+$')
-    for _, lid in ipairs(lists_holding('listed:' .. tag .. ':' .. follower, author)) do
-        local timeline = list_timeline_key(tag, follower, lid)
+    local tag = keys.tag_of(home)
+    local author = keys.user_of(listing)
+    for _, lid in ipairs(lists_holding(keys.listed(tag, follower), author)) do
+        local timeline = keys.list_timeline(tag, follower, lid)
         redis.call('SADD', timeline, sid)
         trim_home(timeline, cap, slack)
     end

@@ -1,10 +1,12 @@
 -- Add one member to a follow list and count it, if it is new.
--- KEYS[1] = followers:{uid} or following:{uid}   (ZSET)
--- KEYS[2] = user:{uid}                            (HASH holding the count)
--- KEYS[3] = a note the new edge makes obsolete, from which ARGV[4] is removed:
---           following side: unfollowed:{uid}:other (ZSET, see unfollow.lua);
---           followers side: follow_requests:{uid}  (ZSET: the request is answered)
--- KEYS[4], KEYS[5] = following side only: blocks:{uid}, blocked_by:{uid} (ZSET)
+-- KEYS[1] = follow_list    keys.following(follower) or keys.followers(followed) (ZSET)
+-- KEYS[2] = user           keys.user of the list's owner (HASH holding the count)
+-- KEYS[3] = outdated_note  a note the new edge makes obsolete, from which ARGV[4] is
+--           removed: following side keys.unfollowed(follower, followed) (ZSET, see
+--           unfollow.lua); followers side keys.follow_requests(followed) (ZSET: the
+--           request is answered)
+-- KEYS[4] = blocks?        following side only: keys.blocks(follower) (ZSET)
+-- KEYS[5] = blocked_by?    following side only: keys.blocked_by(follower) (ZSET)
 -- ARGV[1] = the other user's id
 -- ARGV[2] = now, in milliseconds
 -- ARGV[3] = the count field: "followers" or "following"
@@ -12,9 +14,8 @@
 -- Returns 1 if added, 0 if it was already there (then nothing changes), -1 if a block
 -- either way refuses it (KEYS[4], KEYS[5]; then nothing changes either).
 --
--- Scores are follow times in ms, made unique per list: a follow in the same
--- millisecond as the newest one gets the next millisecond. Unique scores let
--- pages and fan-out batches resume from a score without skipping or repeating.
+-- Scores are follow times in ms, made unique per list (_scores.lua): a follow in the
+-- same millisecond as the newest one gets the next millisecond.
 if KEYS[4] and (redis.call('ZSCORE', KEYS[4], ARGV[1]) or redis.call('ZSCORE', KEYS[5], ARGV[1])) then
     return -1
 end
@@ -25,11 +26,6 @@ end
 if redis.call('ZSCORE', KEYS[1], ARGV[1]) then
     return 0
 end
-local score = tonumber(ARGV[2])
-local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-if newest[2] and tonumber(newest[2]) >= score then
-    score = tonumber(newest[2]) + 1
-end
-redis.call('ZADD', KEYS[1], score, ARGV[1])
+add_with_unique_score(KEYS[1], ARGV[2], ARGV[1])
 redis.call('HINCRBY', KEYS[2], ARGV[3], 1)
 return 1

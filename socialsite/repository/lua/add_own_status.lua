@@ -1,11 +1,13 @@
 -- Put a new status on its author's profile and home timelines, count it, and note it
 -- as unfinished until its fan-out is queued in full.
--- KEYS[1] = profile:{s}:uid     (ZSET)
--- KEYS[2] = home:{s}:uid        (SET)
--- KEYS[3] = user:{s}:uid        (HASH: the "posts" count)
--- KEYS[4] = followers:{s}:uid   (ZSET: follower -> follow score)
--- KEYS[5] = unfinished:{s}      (HASH: status id -> JSON {author, upto, at[, parent, replied]})
--- KEYS[6] = a reply only: profile-replies:{s}:uid (ZSET: "<id>:<replied-to uid>" by id)
+-- KEYS[1] = profile           keys.profile(uid) (ZSET)
+-- KEYS[2] = home              keys.home(uid) (SET)
+-- KEYS[3] = user              keys.user(uid) (HASH: the "posts" count)
+-- KEYS[4] = followers         keys.followers(uid) (ZSET: follower -> follow score)
+-- KEYS[5] = unfinished_posts  keys.unfinished_posts(uid) (HASH: status id -> JSON
+--           {author, upto, at[, parent, replied]})
+-- KEYS[6] = profile_replies?  a reply only: keys.profile_replies(uid) (ZSET:
+--           "<id>:<replied-to uid>" by id)
 -- ARGV[1] = the status id (also its score in the profile)
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = the author's id, ARGV[5] = now, in ms

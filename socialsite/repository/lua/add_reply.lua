@@ -1,7 +1,7 @@
 -- Count a reply on the status it replies to.
--- KEYS[1] = status:<parent>                    (HASH: must exist)
--- KEYS[2] = {status:<parent>}:replies          (ZSET: reply ids scored by id)
--- KEYS[3] = {status:<parent>}:removed-replies  (SET: replies deleted already)
+-- KEYS[1] = status           keys.status(parent) (HASH: must exist)
+-- KEYS[2] = replies          keys.replies(parent) (ZSET: reply ids scored by id)
+-- KEYS[3] = removed_replies  keys.removed_replies(parent) (SET: replies deleted already)
 -- ARGV[1] = the reply's id
 -- Returns 1 if counted; 0 if it was already (a retry), or was deleted meanwhile, or
 -- the parent is gone (its lists went with it: nothing is written for it again).

@@ -1,9 +1,9 @@
 -- The reposter's side of a repost, in the reposter's slot.
--- KEYS[1] = reposted:{s}:uid          (ZSET: original -> repost id)
--- KEYS[2] = profile:{s}:uid           (ZSET)
--- KEYS[3] = profile-reposts:{s}:uid   (ZSET: "<rid>:<orig>:<author>" by rid)
--- KEYS[4] = followers:{s}:uid         (ZSET)
--- KEYS[5] = unfinished:{s}            (HASH: status id -> JSON note)
+-- KEYS[1] = reposted          keys.reposted(uid) (ZSET: original -> repost id)
+-- KEYS[2] = profile           keys.profile(uid) (ZSET)
+-- KEYS[3] = profile_reposts   keys.profile_reposts(uid) (ZSET: "<rid>:<orig>:<author>" by rid)
+-- KEYS[4] = followers         keys.followers(uid) (ZSET)
+-- KEYS[5] = unfinished_posts  keys.unfinished_posts(uid) (HASH: status id -> JSON note)
 -- ARGV[1] = the original's id, ARGV[2] = the new repost's id, ARGV[3] = the
 -- original's author, ARGV[4] = uid, ARGV[5] = now in ms, ARGV[6] = the profile's cap
 -- Returns {the repost's id, the newest follower's score or -1}; if the user reposted

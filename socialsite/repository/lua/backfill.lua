@@ -1,10 +1,11 @@
 -- Copy a followed user's statuses into the follower's home timeline (after a
 -- follow, or when a mute ends), or older statuses of everyone followed (a refill).
--- KEYS[1] = home:{s}:uid        (SET)
--- KEYS[2] = following:{s}:uid   (ZSET)
--- KEYS[3] = hides:{s}:uid       (ZSET: authors uid does not get, until when)
--- KEYS[4] = home-reposts:{s}:uid (HASH: originals shown through reposts)
--- KEYS[5..] = reposts-shown:{s}:orig (SET) for each repost in ARGV, in their order
+-- KEYS[1] = home           keys.home(uid) (SET)
+-- KEYS[2] = following      keys.following(uid) (ZSET)
+-- KEYS[3] = hides          keys.hides(uid) (ZSET: authors uid does not get, until when)
+-- KEYS[4] = home_reposts   keys.home_reposts(uid) (HASH: originals shown through reposts)
+-- KEYS[5..] = reposts_shown  keys.reposts_shown(uid, orig) (SET) for each repost in
+--             ARGV, in their order
 -- ARGV[1] = the followed user's id ("" for a refill: the caller chose the authors)
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms

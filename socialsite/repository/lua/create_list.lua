@@ -1,6 +1,6 @@
 -- Create a named list, unless the user has one by that name already.
--- KEYS[1] = lists:{s}:uid      (HASH: list id -> name)
--- KEYS[2] = list-ids:{s}:uid   (STRING: the user's counter of list ids)
+-- KEYS[1] = lists     keys.lists(uid) (HASH: list id -> name)
+-- KEYS[2] = list_ids  keys.list_ids(uid) (STRING: the user's counter of list ids)
 -- ARGV[1] = the name, ARGV[2] = how many lists a user may have
 -- Returns {"created", id}, {"exists", id} (a list by that name: a form sent twice
 -- makes one list), or {"full", 0}.

@@ -1,8 +1,8 @@
 -- Delete one of the user's lists, with its members and timeline.
--- KEYS[1] = lists:{s}:uid                (HASH: list id -> name)
--- KEYS[2] = listed:{s}:uid               (HASH: member -> the lists holding them)
--- KEYS[3] = list-members:{s}:uid:lid     (ZSET)
--- KEYS[4] = list:{s}:uid:lid             (SET: the list's timeline)
+-- KEYS[1] = lists          keys.lists(uid) (HASH: list id -> name)
+-- KEYS[2] = listed         keys.listed(uid) (HASH: member -> the lists holding them)
+-- KEYS[3] = list_members   keys.list_members(uid, lid) (ZSET)
+-- KEYS[4] = list_timeline  keys.list_timeline(uid, lid) (SET: the list's timeline)
 -- ARGV[1] = the list id, ARGV[2] = the user's id
 -- Returns 1 if deleted, 0 if there was no such list (a retry: it is gone).
 --
@@ -10,7 +10,7 @@
 -- any more leaves keys.listing of the user's shard (built from the tag: same slot).
 local lid, owner = ARGV[1], ARGV[2]
 local existed = redis.call('HDEL', KEYS[1], lid)
-local tag = string.match(KEYS[1], '{[^}]*}')
+local tag = keys.tag_of(KEYS[1])
 for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
     local left = {}
     for _, held in ipairs(lists_holding(KEYS[2], member)) do
@@ -20,7 +20,7 @@ for _, member in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
         redis.call('HSET', KEYS[2], member, table.concat(left, ','))
     else
         redis.call('HDEL', KEYS[2], member)
-        redis.call('SREM', 'listing:' .. tag .. ':' .. member, owner)
+        redis.call('SREM', keys.listing(tag, member), owner)
     end
 end
 redis.call('DEL', KEYS[3], KEYS[4])

@@ -1,14 +1,17 @@
 -- Deliver one status to the home timelines (and named lists) of several followers
 -- (fan-out).
--- KEYS[1]    = unfollowed:{s}:author  (ZSET) users of this shard who unfollowed lately
--- KEYS[2]    = hiding:{s}:author      (ZSET) users of this shard who do not get the
---                                     author's statuses (blocks, mutes), until when
--- KEYS[3]    = reposts-shown:{s}:sid  (SET)  users of this shard whose home shows the
---                                     status through a repost already
--- KEYS[4]    = listing:{s}:author     (SET)  users of this shard who list the author
---                                     (named lists: _lists.lua)
--- KEYS[5..n+4] = home:{s}:follower    (SET)  one per follower, all in KEYS[1]'s slot
--- a reply only: KEYS[n+5..2n+4] = following:{s}:follower (ZSET), in the same order
+-- KEYS[1] = unfollowed     keys.unfollowed(shard, author) (ZSET) users of this shard
+--                          who unfollowed lately
+-- KEYS[2] = hiding         keys.hiding(shard, author) (ZSET) users of this shard who do
+--                          not get the author's statuses (blocks, mutes), until when
+-- KEYS[3] = reposts_shown  keys.reposts_shown(shard, sid) (SET) users of this shard
+--                          whose home shows the status through a repost already
+-- KEYS[4] = listing        keys.listing(shard, author) (SET) users of this shard who
+--                          list the author (named lists: _lists.lua)
+-- KEYS[5..n+4] = home      keys.home(follower) (SET) one per follower, all in KEYS[1]'s
+--                          slot
+-- KEYS[n+5..2n+4] = following?  a reply only: keys.following(follower) (ZSET), in the
+--                               same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms
@@ -48,8 +51,7 @@ for i = FIRST_HOME, last do
     local home = KEYS[i]
     local wanted, shown = true, false
     if check or replied_to then
-        -- The follower's id ends their home key's name (keys.home).
-        local follower = string.match(home, '%d+$')
+        local follower = keys.user_of(home)
         if check then
             local hidden = call('ZSCORE', KEYS[2], follower)
             wanted = not (call('ZSCORE', KEYS[1], follower)

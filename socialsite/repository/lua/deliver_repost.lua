@@ -1,12 +1,13 @@
 -- Deliver one repost to the home timelines of several followers of its reposter
 -- (fan-out), deciding in this same step, per home, whether it adds an entry.
--- KEYS[1]    = unfollowed:{s}:reposter  (ZSET) users of this shard who unfollowed lately
--- KEYS[2]    = hiding:{s}:reposter      (ZSET) users of this shard who do not get the
---                                       reposter's statuses, until when
--- KEYS[3]    = reposts-shown:{s}:orig   (SET)  homes of this shard showing the original
---                                       through reposts
--- KEYS[4..n+3]    = home:{s}:follower          (SET)  one per follower
--- KEYS[n+4..2n+3] = home-reposts:{s}:follower  (HASH) in the same order
+-- KEYS[1] = unfollowed     keys.unfollowed(shard, reposter) (ZSET) users of this shard
+--                          who unfollowed lately
+-- KEYS[2] = hiding         keys.hiding(shard, reposter) (ZSET) users of this shard who
+--                          do not get the reposter's statuses, until when
+-- KEYS[3] = reposts_shown  keys.reposts_shown(shard, orig) (SET) homes of this shard
+--                          showing the original through reposts
+-- KEYS[4..n+3] = home              keys.home(follower) (SET) one per follower
+-- KEYS[n+4..2n+3] = home_reposts   keys.home_reposts(follower) (HASH) in the same order
 -- ARGV[1] = the repost's id, ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms, ARGV[5] = the original's id, ARGV[6] = the original's author
 -- ARGV[7] = the reposter, ARGV[8] = how long to keep KEYS[3] (ms)
@@ -23,7 +24,7 @@ local n = (#KEYS - 3) / 2
 local delivered = 0
 for i = 4, n + 3 do
     local home = KEYS[i]
-    local follower = string.match(home, '%d+$')
+    local follower = keys.user_of(home)
     local wanted = true
     if check then
         local hidden = redis.call('ZSCORE', KEYS[2], follower)

@@ -1,5 +1,5 @@
 -- Set one field of a user hash if it is not set, or remove it, while the hash exists.
--- KEYS[1] = user:{s}:uid   (HASH)
+-- KEYS[1] = user  keys.user(uid) (HASH)
 -- ARGV[1] = the field, ARGV[2] = its value, or "" to remove it
 -- Returns 1 if the field changed, 0 if not (already so, or no such user).
 --

@@ -1,10 +1,10 @@
 -- Whether uid may follow other, asked in other's slot before a follow; for a private
 -- account, the follow request is recorded here instead.
--- KEYS[1] = user:{s}:other            (HASH: "private" is "1" for a private account)
--- KEYS[2] = blocks:{s}:other          (ZSET: whom other blocks)
--- KEYS[3] = blocked_by:{s}:other      (ZSET: who blocks other)
--- KEYS[4] = followers:{s}:other       (ZSET)
--- KEYS[5] = follow_requests:{s}:other (ZSET: who asks to follow other)
+-- KEYS[1] = user             keys.user(other) (HASH: "private" is "1" for a private account)
+-- KEYS[2] = blocks           keys.blocks(other) (ZSET: whom other blocks)
+-- KEYS[3] = blocked_by       keys.blocked_by(other) (ZSET: who blocks other)
+-- KEYS[4] = followers        keys.followers(other) (ZSET)
+-- KEYS[5] = follow_requests  keys.follow_requests(other) (ZSET: who asks to follow other)
 -- ARGV[1] = uid, ARGV[2] = now in ms
 -- ARGV[3] = "1": other approves uid's request (refused if there is none), "0": uid asks
 -- Returns "blocked" (other blocks uid), "blocking" (uid blocks other), "follow" (go
@@ -24,5 +24,5 @@ if ARGV[3] == '1' then
 end
 if redis.call('HGET', KEYS[1], 'private') ~= '1' then return 'follow' end
 if redis.call('ZSCORE', KEYS[5], uid) then return 'already requested' end
-redis.call('ZADD', KEYS[5], unique_score(KEYS[5], ARGV[2]), uid)
+add_with_unique_score(KEYS[5], ARGV[2], uid)
 return 'requested'

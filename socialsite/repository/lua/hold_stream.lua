@@ -1,8 +1,11 @@
 -- Count one stream of a client address on one process of a stream server, unless the
 -- address holds the limit already over all the server's processes (stream_addresses.py).
--- KEYS[1] = this process's holders   (HASH: stream token -> address; keys.stream_holders)
--- KEYS[2] = this process's counts    (HASH: address -> streams; keys.stream_address_counts)
--- KEYS[3..] = the counts of the server's other processes (the same hash tag: one slot)
+-- KEYS[1] = stream_holders         this process's keys.stream_holders (HASH: stream
+--                                   token -> address)
+-- KEYS[2] = stream_address_counts  this process's keys.stream_address_counts (HASH:
+--                                   address -> streams)
+-- KEYS[3..] = other_processes_counts  keys.stream_address_counts of the server's other
+--                                     processes (the same hash tag: one slot)
 -- ARGV[1] = the stream's token (the same stream sent again is not counted twice)
 -- ARGV[2] = the client address
 -- ARGV[3] = the limit: streams one address may hold on the server (0: none)

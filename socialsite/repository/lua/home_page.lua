@@ -1,13 +1,18 @@
 -- Read a page of a home timeline, newest first, without deleted statuses; and the
 -- authors whose statuses the user does not get.
--- KEYS[1] = home:{s}:uid     (SET of status ids)
--- KEYS[2] = deleted:{s}      (ZSET: statuses deleted lately, noted in every shard)
--- KEYS[3] = hides:{s}:uid    (ZSET: authors the user does not get, until when)
--- KEYS[4] = home-reposts:{s}:uid (HASH: originals shown through reposts, _reposts.lua;
---           optional: a named list's page (lists.py) passes the first three keys only)
--- KEYS[5] = reposted:{s}:uid  (ZSET: the originals the user reposted)
--- KEYS[6] = likes:{s}:uid    (ZSET: the statuses the user likes; optional)
--- KEYS[7] = likes-changed:{s}:uid  (STRING: the user liked or unliked lately; with KEYS[6])
+-- KEYS[1] = timeline          keys.home(uid), or a named list's keys.list_timeline
+--                             (SET of status ids)
+-- KEYS[2] = deleted_statuses  keys.deleted_statuses(uid) (ZSET: statuses deleted lately,
+--                             noted in every shard)
+-- KEYS[3] = hides             keys.hides(uid) (ZSET: authors the user does not get, until when)
+-- KEYS[4] = home_reposts?     keys.home_reposts(uid) (HASH: originals shown through
+--                             reposts, _reposts.lua; a named list's page (lists.py) passes
+--                             the first three keys only)
+-- KEYS[5] = reposted?         keys.reposted(uid) (ZSET: the originals the user reposted;
+--                             with KEYS[4])
+-- KEYS[6] = user_likes?       keys.user_likes(uid) (ZSET: the statuses the user likes)
+-- KEYS[7] = likes_changed?    keys.likes_changed(uid) (STRING: the user liked or unliked
+--                             lately; with KEYS[6])
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it

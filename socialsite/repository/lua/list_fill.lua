@@ -1,7 +1,7 @@
 -- Put a member's statuses into lists of the owner's, or take them out.
--- KEYS[1] = listed:{s}:owner      (HASH: member -> the lists holding them)
--- KEYS[2] = following:{s}:owner   (ZSET)
--- KEYS[3] = hides:{s}:owner       (ZSET: authors the owner does not get, until when)
+-- KEYS[1] = listed     keys.listed(owner) (HASH: member -> the lists holding them)
+-- KEYS[2] = following  keys.following(owner) (ZSET)
+-- KEYS[3] = hides      keys.hides(owner) (ZSET: authors the owner does not get, until when)
 -- ARGV[1] = "fill" or "empty"
 -- ARGV[2] = the member's id, ARGV[3] = the owner's id, ARGV[4] = now in ms
 -- ARGV[5] = one list id, or "" for every list that holds the member
@@ -16,7 +16,7 @@
 -- list if the member is not on it again by now; without (a mute): out of every list
 -- holding the member, who stays on them.
 local action, member, owner, lid = ARGV[1], ARGV[2], ARGV[3], ARGV[5]
-local tag = string.match(KEYS[1], '{[^}]*}')
+local tag = keys.tag_of(KEYS[1])
 local held = lists_holding(KEYS[1], member)
 local targets = {}
 if lid == '' then
@@ -47,7 +47,7 @@ else
 end
 local changed = 0
 for _, target in ipairs(targets) do
-    local timeline = list_timeline_key(tag, owner, target)
+    local timeline = keys.list_timeline(tag, owner, target)
     for i = 1, #ids, 1000 do
         local chunk = {unpack(ids, i, math.min(i + 999, #ids))}
         if action == 'fill' then

@@ -1,9 +1,9 @@
 -- Add a user to one of the owner's lists, or take them off it.
--- KEYS[1] = lists:{s}:owner              (HASH: list id -> name)
--- KEYS[2] = list-members:{s}:owner:lid   (ZSET: members by when added)
--- KEYS[3] = listed:{s}:owner             (HASH: member -> the lists holding them)
--- KEYS[4] = listing:{s}:member           (SET: who in this shard lists the member)
--- KEYS[5] = following:{s}:owner          (ZSET)
+-- KEYS[1] = lists         keys.lists(owner) (HASH: list id -> name)
+-- KEYS[2] = list_members  keys.list_members(owner, lid) (ZSET: members by when added)
+-- KEYS[3] = listed        keys.listed(owner) (HASH: member -> the lists holding them)
+-- KEYS[4] = listing       keys.listing(owner, member) (SET: who in this shard lists the member)
+-- KEYS[5] = following     keys.following(owner) (ZSET)
 -- ARGV[1] = "add" or "remove", ARGV[2] = the list id, ARGV[3] = the member's id
 -- ARGV[4] = the owner's id, ARGV[5] = now in ms, ARGV[6] = the most members a list has
 -- Returns "added", "removed", "already" (added before: nothing changes), "absent"
@@ -25,10 +25,7 @@ if action == 'add' then
     if index then return 'already' end
     if not redis.call('ZSCORE', KEYS[5], member) then return 'not following' end
     if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[6]) then return 'full' end
-    local score = tonumber(ARGV[5])
-    local newest = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-    if newest[2] and tonumber(newest[2]) >= score then score = tonumber(newest[2]) + 1 end
-    redis.call('ZADD', KEYS[2], score, member)
+    add_with_unique_score(KEYS[2], ARGV[5], member)
     held[#held + 1] = lid
     redis.call('HSET', KEYS[3], member, table.concat(held, ','))
     redis.call('SADD', KEYS[4], owner)

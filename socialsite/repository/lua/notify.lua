@@ -1,8 +1,8 @@
 -- Add one notification to a user's list, unless it is there already or the user is gone.
--- KEYS[1] = notifications:{s}:uid        (ZSET: events, see _notifications.lua)
--- KEYS[2] = notifications-state:{s}:uid  (HASH: read, version, unread)
--- KEYS[3] = user:{s}:uid                 (HASH: must exist)
--- KEYS[4..] = the user's hidden-actor keys (SETs or ZSETs of user ids)
+-- KEYS[1] = notifications        keys.notifications(uid) (ZSET: events, see _notifications.lua)
+-- KEYS[2] = notifications_state  keys.notifications_state(uid) (HASH: read, version, unread)
+-- KEYS[3] = user                 keys.user(uid) (HASH: must exist)
+-- KEYS[4..] = hidden_actors      keys.hidden_actors(uid): SETs or ZSETs of user ids
 -- ARGV[1] = the event, "<kind>:<actor>:<status>:<subject>"
 -- ARGV[2] = now in ms, ARGV[3] = how many notifications the user keeps
 -- ARGV[4] = the user's id, ARGV[5] = the channel to publish the unread count on ("": none)
@@ -15,11 +15,7 @@ local list, state = KEYS[1], KEYS[2]
 if redis.call('EXISTS', KEYS[3]) == 0 or redis.call('ZSCORE', list, ARGV[1]) then
     return 0
 end
-local score = tonumber(ARGV[2])
-local newest = redis.call('ZRANGE', list, -1, -1, 'WITHSCORES')
-if newest[2] and tonumber(newest[2]) >= score then
-    score = tonumber(newest[2]) + 1
-end
+local score = unique_score(list, ARGV[2])
 local mark = read_mark(state)
 if mark >= score then
     score = mark + 1

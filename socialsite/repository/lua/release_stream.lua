@@ -1,7 +1,9 @@
 -- Forget one stream that hold_stream.lua counted (stream_addresses.py): its address
 -- holds one stream fewer. Nothing if it is not counted (released already).
--- KEYS[1] = the process's holders (HASH: stream token -> address; keys.stream_holders)
--- KEYS[2] = the process's counts  (HASH: address -> streams; keys.stream_address_counts)
+-- KEYS[1] = stream_holders         the process's keys.stream_holders (HASH: stream
+--                                   token -> address)
+-- KEYS[2] = stream_address_counts  the process's keys.stream_address_counts (HASH:
+--                                   address -> streams)
 -- ARGV[1] = the stream's token
 -- Returns 1 if released, 0 if it was not counted.
 local address = redis.call('HGET', KEYS[1], ARGV[1])

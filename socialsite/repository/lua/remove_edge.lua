@@ -1,8 +1,8 @@
 -- Remove one member from a follow list and uncount it, if it was there; and withdraw
 -- the member's request to follow, if there is one.
--- KEYS[1] = followers:{uid}                       (ZSET)
--- KEYS[2] = user:{uid}                            (HASH holding the count)
--- KEYS[3] = follow_requests:{uid}                 (ZSET)
+-- KEYS[1] = followers        keys.followers(followed) (ZSET)
+-- KEYS[2] = user             keys.user(followed) (HASH holding the count)
+-- KEYS[3] = follow_requests  keys.follow_requests(followed) (ZSET)
 -- ARGV[1] = the other user's id
 -- ARGV[2] = the count field: "followers"
 -- Returns {1 if removed from the list else 0, 1 if a request was withdrawn else 0}.

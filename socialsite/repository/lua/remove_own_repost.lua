@@ -1,7 +1,7 @@
 -- The reposter's side of undoing a repost, in the reposter's slot.
--- KEYS[1] = reposted:{s}:uid          (ZSET: original -> repost id)
--- KEYS[2] = profile:{s}:uid           (ZSET)
--- KEYS[3] = profile-reposts:{s}:uid   (ZSET: "<rid>:<orig>:<author>" by rid)
+-- KEYS[1] = reposted         keys.reposted(uid) (ZSET: original -> repost id)
+-- KEYS[2] = profile          keys.profile(uid) (ZSET)
+-- KEYS[3] = profile_reposts  keys.profile_reposts(uid) (ZSET: "<rid>:<orig>:<author>" by rid)
 -- ARGV[1] = the original's id; ARGV[2] = a repost id: only undo that one ("" for
 -- whichever it is)
 -- Returns the id of the repost undone, or 0 if the user had not reposted it (a repeat).

@@ -1,7 +1,7 @@
 -- Take a status off its author's profile and home timelines and uncount it.
--- KEYS[1] = profile:{s}:uid   (ZSET)
--- KEYS[2] = home:{s}:uid      (SET)
--- KEYS[3] = user:{s}:uid      (HASH: the "posts" count)
+-- KEYS[1] = profile  keys.profile(uid) (ZSET)
+-- KEYS[2] = home     keys.home(uid) (SET)
+-- KEYS[3] = user     keys.user(uid) (HASH: the "posts" count)
 -- ARGV[1] = the status id
 -- Returns 1 if removed, 0 if it was gone already (a retry: nothing is uncounted twice).
 redis.call('SREM', KEYS[2], ARGV[1])

@@ -1,7 +1,7 @@
 -- Uncount a deleted reply on the status it replied to.
--- KEYS[1] = status:<parent>                    (HASH)
--- KEYS[2] = {status:<parent>}:replies          (ZSET: reply ids scored by id)
--- KEYS[3] = {status:<parent>}:removed-replies  (SET: replies deleted already)
+-- KEYS[1] = status           keys.status(parent) (HASH)
+-- KEYS[2] = replies          keys.replies(parent) (ZSET: reply ids scored by id)
+-- KEYS[3] = removed_replies  keys.removed_replies(parent) (SET: replies deleted already)
 -- ARGV[1] = the reply's id
 -- Returns 1 if it was counted, 0 if not (a retry, or never counted).
 --

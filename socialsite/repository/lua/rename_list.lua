@@ -1,5 +1,5 @@
 -- Rename one of the user's lists.
--- KEYS[1] = lists:{s}:uid      (HASH: list id -> name)
+-- KEYS[1] = lists  keys.lists(uid) (HASH: list id -> name)
 -- ARGV[1] = the list id, ARGV[2] = the new name
 -- Returns "renamed", "exists" (another list of the user's has that name) or "missing".
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 'missing' end

@@ -1,6 +1,6 @@
 -- Put dead-lettered jobs back on the jobs stream, oldest first.
--- KEYS[1] = fanout:{queue}:dead  (STREAM)
--- KEYS[2] = fanout:{queue}:jobs  (STREAM)
+-- KEYS[1] = DEAD_JOBS  keys.DEAD_JOBS (STREAM)
+-- KEYS[2] = JOBS       keys.JOBS (STREAM)
 -- ARGV[1] = how many at most
 -- Returns the number replayed.
 local entries = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', tonumber(ARGV[1]))

@@ -1,6 +1,6 @@
 -- Write a logged-in session and list it among its user's sessions, in one step.
--- KEYS[1] = session:{s}:<uid>.<random>   (STRING: the session's data)
--- KEYS[2] = sessions:{s}:<uid>           (ZSET: the user's session keys -> expiry, ms)
+-- KEYS[1] = session        keys.session("<uid>.<random>") (STRING: the session's data)
+-- KEYS[2] = user_sessions  keys.user_sessions(uid) (ZSET: the user's session keys -> expiry, ms)
 -- ARGV[1] = the data, ARGV[2] = its time to live in seconds
 -- ARGV[3] = "NX" (a new session) or "XX" (an existing one, if it still exists)
 -- ARGV[4] = the session key (the ZSET's member), ARGV[5] = now, in ms

@@ -1,5 +1,6 @@
 -- The people starting with a prefix, from the index's tiers: the ids to rank.
--- KEYS = search:people:{p:<c>}, then its tiers, lowest first (ZSETs, scores 0, one slot)
+-- KEYS[1..] = people_index  keys.people_index(c, tier) for each of limits.SEARCH_TIERS,
+--                           lowest first (ZSETs, scores 0, one slot)
 -- ARGV[1], ARGV[2] = the lex range ("[prefix", "[prefix\xff")
 -- ARGV[3] = how many entries of a tier's range are read at most (the candidates)
 -- ARGV[4] = how many people the page needs

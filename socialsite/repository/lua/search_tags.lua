@@ -1,6 +1,6 @@
 -- The tags starting with a prefix, most recently used first: one page of them.
--- KEYS[1] = search:{tags}:names   (ZSET, scores 0: "<folded tag>\0<tag>" in byte order)
--- KEYS[2] = search:{tags}:uses    (ZSET: tag -> id of the newest status using it)
+-- KEYS[1] = TAG_NAMES  keys.TAG_NAMES (ZSET, scores 0: "<folded tag>\0<tag>" in byte order)
+-- KEYS[2] = TAG_USES   keys.TAG_USES (ZSET: tag -> id of the newest status using it)
 -- ARGV[1], ARGV[2] = the lex range ("[prefix", "[prefix\xff")
 -- ARGV[3] = how many tags of the range are read at most (the candidates)
 -- ARGV[4] = how many of the ranked ones to skip, ARGV[5] = how many to return

@@ -1,10 +1,11 @@
 -- One side of a block or an unblock, in one user's slot (blocks.block writes both).
--- KEYS[1] = blocks:{s}:uid          (ZSET: whom uid blocks)
--- KEYS[2] = blocked_by:{s}:uid      (ZSET: who blocks uid)
--- KEYS[3] = mute_ends:{s}:uid       (HASH: uid's mutes and their ends)
--- KEYS[4] = hides:{s}:uid           (ZSET: authors uid does not get)
--- KEYS[5] = hiding:{s}:other        (ZSET: users of this shard who do not get other's)
--- KEYS[6] = follow_requests:{s}:uid (ZSET: who asks to follow uid)
+-- KEYS[1] = blocks           keys.blocks(uid) (ZSET: whom uid blocks)
+-- KEYS[2] = blocked_by       keys.blocked_by(uid) (ZSET: who blocks uid)
+-- KEYS[3] = mute_ends        keys.mute_ends(uid) (HASH: uid's mutes and their ends)
+-- KEYS[4] = hides            keys.hides(uid) (ZSET: authors uid does not get)
+-- KEYS[5] = hiding           keys.hiding(uid, other) (ZSET: users of this shard who do
+--                            not get other's)
+-- KEYS[6] = follow_requests  keys.follow_requests(uid) (ZSET: who asks to follow uid)
 -- ARGV[1] = the other user's id, ARGV[2] = uid, ARGV[3] = now in ms
 -- ARGV[4] = "block" or "unblock"
 -- ARGV[5] = "blocker" (uid blocks other: KEYS[1] changes) or "blocked" (KEYS[2])
@@ -19,7 +20,7 @@ local changed
 if ARGV[4] == 'block' then
     changed = 0
     if not redis.call('ZSCORE', list, other) then
-        redis.call('ZADD', list, unique_score(list, now), other)
+        add_with_unique_score(list, now, other)
         changed = 1
     end
     -- A request to follow uid from someone in a block with uid goes.

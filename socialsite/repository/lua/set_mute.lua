@@ -1,10 +1,13 @@
 -- Mute, unmute, or end a mute that is due, in the muter's slot.
--- KEYS[1] = mutes:{s}:uid           (ZSET: whom uid mutes, by when)
--- KEYS[2] = mute_ends:{s}:uid       (HASH: muted -> end in ms, 0 for none)
--- KEYS[3] = blocks:{s}:uid, KEYS[4] = blocked_by:{s}:uid
--- KEYS[5] = hides:{s}:uid           (ZSET: authors uid does not get)
--- KEYS[6] = hiding:{s}:other        (ZSET: users of this shard who do not get other's)
--- KEYS[7] = mute_endings:{s}        (ZSET: "uid:other" of the shard's timed mutes, by end)
+-- KEYS[1] = mutes         keys.mutes(uid) (ZSET: whom uid mutes, by when)
+-- KEYS[2] = mute_ends     keys.mute_ends(uid) (HASH: muted -> end in ms, 0 for none)
+-- KEYS[3] = blocks        keys.blocks(uid) (ZSET)
+-- KEYS[4] = blocked_by    keys.blocked_by(uid) (ZSET)
+-- KEYS[5] = hides         keys.hides(uid) (ZSET: authors uid does not get)
+-- KEYS[6] = hiding        keys.hiding(uid, other) (ZSET: users of this shard who do not
+--                         get other's)
+-- KEYS[7] = mute_endings  keys.mute_endings(uid) (ZSET: "uid:other" of the shard's timed
+--                         mutes, by end)
 -- ARGV[1] = the other user's id, ARGV[2] = uid, ARGV[3] = now in ms
 -- ARGV[4] = "mute", "unmute" or "end" (unmute only if the mute's end has come)
 -- ARGV[5] = with "mute": when it ends, in ms; 0 for never
@@ -15,7 +18,7 @@ local ending = uid .. ':' .. other
 local changed = 0
 if action == 'mute' then
     if not redis.call('ZSCORE', KEYS[1], other) then
-        redis.call('ZADD', KEYS[1], unique_score(KEYS[1], now), other)
+        add_with_unique_score(KEYS[1], now, other)
         changed = 1
     end
     local ends = ARGV[5]

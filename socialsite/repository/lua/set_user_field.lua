@@ -1,6 +1,6 @@
 -- Set one field of a user's hash while the hash exists (a display name; the device
 -- generation of the credentials hash, devices.py).
--- KEYS[1] = user:{s}:uid or credentials:{s}:uid   (HASH)
+-- KEYS[1] = user_hash  keys.user(uid) or keys.credentials(uid) (HASH)
 -- ARGV[1] = the field, ARGV[2] = its new value
 -- Returns 1 if the hash exists (the field is set), 0 if not.
 --

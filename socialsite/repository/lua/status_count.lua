@@ -1,7 +1,7 @@
 -- Count or uncount one user's like or repost of a status, in the status's slot.
--- KEYS[1] = status:<sid>              (HASH: must exist to count)
--- KEYS[2] = {status:<sid>}:likes or {status:<sid>}:reposts  (ZSET: user -> ms)
--- KEYS[3] = {status:<sid>}:counts     (HASH: likes, reposts)
+-- KEYS[1] = status         keys.status(sid) (HASH: must exist to count)
+-- KEYS[2] = users          keys.likes(sid) or keys.reposts(sid) (ZSET: user -> ms)
+-- KEYS[3] = status_counts  keys.status_counts(sid) (HASH: likes, reposts)
 -- ARGV[1] = the user, ARGV[2] = now in ms, ARGV[3] = "add" or "remove",
 -- ARGV[4] = the count's field in KEYS[3]: "likes" or "reposts"
 -- Returns 1 if counted (or uncounted); 0 if it was already (a retry, a second click:
@@ -20,12 +20,7 @@ if ARGV[3] == 'add' then
     end
     -- Unique scores (as follow scores), so that the pages of who liked or reposted
     -- resume from a score without skipping or repeating.
-    local score = tonumber(ARGV[2])
-    local newest = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-    if newest[2] and tonumber(newest[2]) >= score then
-        score = tonumber(newest[2]) + 1
-    end
-    redis.call('ZADD', KEYS[2], score, ARGV[1])
+    add_with_unique_score(KEYS[2], ARGV[2], ARGV[1])
     redis.call('HINCRBY', KEYS[3], field, 1)
     return 1
 end

@@ -1,8 +1,8 @@
 -- Replace the trends with a recompute's result, in one step: a page reads either the
 -- old trends or the new, never half of each.
--- KEYS[1] = {trends}:list   (ZSET: tag -> decayed score)
--- KEYS[2] = {trends}:uses   (HASH: tag -> distinct users today)
--- KEYS[3] = {trends}:peaks  (HASH: tag -> "<best score>:<ms>")
+-- KEYS[1] = TRENDS       keys.TRENDS (ZSET: tag -> decayed score)
+-- KEYS[2] = TREND_USES   keys.TREND_USES (HASH: tag -> distinct users today)
+-- KEYS[3] = TREND_PEAKS  keys.TREND_PEAKS (HASH: tag -> "<best score>:<ms>")
 -- ARGV[1] = how many trends follow (n), then n triples: tag, decayed score, uses
 -- then how many peaks to set (p), then p pairs: tag, "<score>:<ms>"
 -- then the tags whose peak is forgotten (the rest of ARGV)

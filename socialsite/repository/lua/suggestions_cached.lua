@@ -1,8 +1,10 @@
 -- A user's cached who-to-follow list, and which of its entries still stand: the user
 -- may have followed, blocked or muted someone on it, or been blocked, since it was made.
--- KEYS[1] = suggestions:{uid}   (STRING: JSON [[id, ...], ...], keys.suggestions)
--- KEYS[2] = following:{uid}, KEYS[3] = blocks:{uid}, KEYS[4] = blocked_by:{uid},
--- KEYS[5] = mutes:{uid}        (ZSETs of user ids)
+-- KEYS[1] = suggestions  keys.suggestions(uid) (STRING: JSON [[id, ...], ...])
+-- KEYS[2] = following    keys.following(uid) (ZSET of user ids)
+-- KEYS[3] = blocks       keys.blocks(uid) (ZSET of user ids)
+-- KEYS[4] = blocked_by   keys.blocked_by(uid) (ZSET of user ids)
+-- KEYS[5] = mutes        keys.mutes(uid) (ZSET of user ids)
 -- Returns false if nothing is cached, else {the JSON, the 1-based positions of the
 -- entries that stand...}: the caller decodes the JSON, the script need not encode any.
 local cached = redis.call('GET', KEYS[1])

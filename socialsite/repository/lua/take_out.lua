@@ -1,9 +1,10 @@
 -- Take a user's statuses and reposts out of one home timeline (a block or a mute),
 -- by the dedupe rules (lua/_reposts.lua).
--- KEYS[1] = home:{s}:uid          (SET)
--- KEYS[2] = home-reposts:{s}:uid  (HASH)
--- KEYS[3] = following:{s}:uid     (ZSET)
--- KEYS[4..] = reposts-shown:{s}:orig for each repost in ARGV, in their order
+-- KEYS[1] = home           keys.home(uid) (SET)
+-- KEYS[2] = home_reposts   keys.home_reposts(uid) (HASH)
+-- KEYS[3] = following      keys.following(uid) (ZSET)
+-- KEYS[4..] = reposts_shown  keys.reposts_shown(uid, orig) for each repost in ARGV, in
+--                            their order
 -- ARGV[1] = uid, ARGV[2] = the user whose statuses leave
 -- ARGV[3], ARGV[4] = the home timeline's cap and slack
 -- ARGV[5..] = status ids, a repost as "<rid>/<orig>/<author>"

@@ -1,10 +1,12 @@
 -- The follower's side of an unfollow, in one step.
--- KEYS[1] = following:{s}:uid        (ZSET)
--- KEYS[2] = user:{s}:uid             (HASH: the "following" count)
--- KEYS[3] = home:{s}:uid             (SET: the home timeline)
--- KEYS[4] = unfollowed:{s}:other     (ZSET: who in this shard unfollowed other lately)
--- KEYS[5] = home-reposts:{s}:uid      (HASH: originals shown through reposts)
--- KEYS[6..] = reposts-shown:{s}:orig  (SET) for each repost in ARGV, in their order
+-- KEYS[1] = following      keys.following(uid) (ZSET)
+-- KEYS[2] = user           keys.user(uid) (HASH: the "following" count)
+-- KEYS[3] = home           keys.home(uid) (SET: the home timeline)
+-- KEYS[4] = unfollowed     keys.unfollowed(uid, other) (ZSET: who in this shard
+--                          unfollowed other lately)
+-- KEYS[5] = home_reposts   keys.home_reposts(uid) (HASH: originals shown through reposts)
+-- KEYS[6..] = reposts_shown  keys.reposts_shown(uid, orig) (SET) for each repost in
+--                            ARGV, in their order
 -- ARGV[1] = the unfollowed user's id, ARGV[2] = the user's own id
 -- ARGV[3] = now in ms, ARGV[4] = how long to remember the unfollow, in ms
 -- ARGV[5], ARGV[6] = the home timeline's cap and slack

@@ -1,8 +1,8 @@
 -- Take notifications out of a user's list (their status was deleted, a follow undone,
 -- their actor or status found gone), and, optionally, mark those up to a score as seen.
--- KEYS[1] = notifications:{s}:uid        (ZSET: events, see _notifications.lua)
--- KEYS[2] = notifications-state:{s}:uid  (HASH: read, version, unread)
--- KEYS[3..] = the user's hidden-actor keys (SETs or ZSETs of user ids)
+-- KEYS[1] = notifications        keys.notifications(uid) (ZSET: events, see _notifications.lua)
+-- KEYS[2] = notifications_state  keys.notifications_state(uid) (HASH: read, version, unread)
+-- KEYS[3..] = hidden_actors      keys.hidden_actors(uid): SETs or ZSETs of user ids
 -- ARGV[1] = the user's id, ARGV[2] = the channel to publish the unread count on ("": none)
 -- ARGV[3] = the score of the newest notification the user has now seen ("": none;
 --           "*": none, but work the unread count out again, as after a change of the

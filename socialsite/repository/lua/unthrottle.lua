@@ -1,6 +1,6 @@
 -- Give back one use a rate limit counted (throttle.lua), if its window still runs:
 -- a log-in attempt that succeeded is not a failed one.
--- KEYS[1] = the counter        (HASH: start, count, last, refunded)
+-- KEYS[1] = counter  the counter (HASH: start, count, last, refunded)
 -- ARGV[1] = the start of the window the use was counted in (ms)
 -- ARGV[2] = the token of the use (throttle.lua's ARGV[4])
 -- Returns 1 if given back, 0 if not (another window by now, or given back already).
