@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
-from socialsite.repository import moderation, statuses, timelines, users
+from socialsite.repository import moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .decorators import moderator_action, moderator_required
@@ -52,12 +52,12 @@ def _number(request, name):
 # --- reporting --------------------------------------------------------------------------
 
 
-def _report_context(r, account, form, ticked):
+def _report_context(r, reporter_id, account, form, ticked):
     """The report form's page: the form, the ticked statuses that are the account's,
-    and its newest, each once."""
-    ticked = moderation.statuses_of(r, account["id"], ticked)
-    newest = timelines.profile_ids(r, account["id"], REPORT_FORM_STATUSES)
-    shown = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
+    and its newest, each once, as the reporter may see them."""
+    shown, ticked = moderation.report_form_statuses(
+        r, reporter_id, account, ticked, REPORT_FORM_STATUSES
+    )
     return {"account": account, "form": form, "statuses": shown, "ticked": set(ticked)}
 
 
@@ -68,7 +68,7 @@ def _report_refused(request, counted, login):
     form = ReportForm(account, request.POST)
     form.is_valid()
     form.add_error(None, counted.message)
-    context = _report_context(get_redis(), account, form, form.posted_status_ids())
+    context = _report_context(get_redis(), request.user.id, account, form, form.posted_status_ids())
     return too_many_requests(request, counted, "moderation/report.html", context)
 
 
@@ -102,7 +102,7 @@ def report(request, login):
     else:
         named = _number(request, "status")
         ticked = [named] if named is not None else []
-    context = _report_context(r, account, form, ticked)
+    context = _report_context(r, request.user.id, account, form, ticked)
     return render(request, "moderation/report.html", context, status=400 if form.errors else 200)
 
 

@@ -323,7 +323,7 @@ def test_a_thread_costs_the_same_round_trips_whatever_its_size(
     little = cost(small)
     if not redis_backend.cluster:
         # The status and its page; ancestors and three levels; authors; whether the
-        # reader may see the other authors' statuses (visibility.visible_statuses).
+        # reader may see the other authors' statuses (visibility.shown_statuses).
         assert big == 6
         assert little <= big
     assert big <= 6 * len(getattr(redis_backend, "nodes", [None]))

@@ -175,25 +175,35 @@ def test_the_visibility_rule(r, private_alice, bob, carol):
     assert (rel.requested, rel.following) == (True, False)
 
 
-def test_visible_statuses_and_is_public(r, private_alice, bob, carol):
+def test_shown_statuses_and_is_public(r, private_alice, bob, carol):
     dave = make_user(r, "dave")
     by_alice = statuses.get_status(r, post(r, private_alice, "private"))
     by_carol = statuses.get_status(r, post(r, carol, "carol"))
     by_dave = statuses.get_status(r, post(r, dave, "dave"))
     listed = [by_alice, by_carol, by_dave]
+
+    def shown(viewer):
+        return [s["id"] for s in visibility.shown_statuses(r, viewer, [dict(s) for s in listed])]
+
+    alice, carol_, dave_ = by_alice["id"], by_carol["id"], by_dave["id"]
     blocks.mute(r, bob["id"], dave["id"])
-    assert visibility.visible_statuses(r, bob["id"], listed) == [by_carol]
-    assert visibility.visible_statuses(r, None, listed) == [by_carol, by_dave]
-    assert visibility.visible_statuses(r, private_alice["id"], listed) == listed
+    assert shown(bob["id"]) == [carol_]
+    assert shown(None) == [carol_, dave_]
+    assert shown(private_alice["id"]) == [alice, carol_, dave_]
     graph.follow(r, bob["id"], private_alice["id"])
     privacy.approve(r, private_alice["id"], bob["id"])
-    assert visibility.visible_statuses(r, bob["id"], listed) == [by_alice, by_carol]
+    assert shown(bob["id"]) == [alice, carol_]
     assert not visibility.is_public(r, by_alice)
     assert visibility.is_public(r, by_carol)
     # Read from the account at display: public again, all of it is public.
     privacy.set_private(r, private_alice["id"], False)
     assert visibility.is_public(r, by_alice)
-    assert visibility.visible_statuses(r, None, listed) == listed
+    assert shown(None) == [alice, carol_, dave_]
+    # A block either way, and a suspension, read fresh.
+    blocks.block(r, carol["id"], bob["id"])
+    assert shown(bob["id"]) == [alice]
+    users.flag(r, carol["id"], keys.SUSPENDED_FIELD, "1")
+    assert shown(None) == [alice, dave_]
 
 
 def test_a_request_of_an_account_deleted_since_is_dropped_when_turning_public(

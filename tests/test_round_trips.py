@@ -25,11 +25,12 @@ PROFILE_PAGE_ROUND_TRIPS = 6
 # A thread page: the session's, then the status with its page of direct replies' ids,
 # then one per level of replies (three), the ancestors riding along with the first (the
 # authors shown in the last minute come from memory); whether the reader may see the
-# other authors' statuses (visibility.visible_statuses); the author read fresh and the
+# other authors' statuses (visibility.shown_statuses); the author read fresh and the
 # reader's relationship to them (private, blocked), together. docs/architecture.md quotes this.
 THREAD_PAGE_ROUND_TRIPS = 7
 # The notifications page: the session's (which reads the notifications too), then the
-# statuses they are about (an EXISTS each for those this process has read). Marking
+# statuses they are about (an EXISTS each for those this process has read), with
+# whether the user may see their authors' statuses (visibility.Seen). Marking
 # them seen, when there is something new, is one more.
 NOTIFICATIONS_PAGE_ROUND_TRIPS = 2
 
@@ -91,7 +92,8 @@ def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis
 
 # Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE) and an
 # EXISTS of each status this process has shown (one pipeline): the statuses come from
-# memory once confirmed, and authors from memory.
+# memory once confirmed, and authors from memory; whether the reader may see each
+# author's statuses, read fresh, rides along with the EXISTS (visibility.Seen).
 TAG_PAGE_ROUND_TRIPS = 3
 
 
@@ -315,7 +317,7 @@ STATUS_LIKES_PAGE_ROUND_TRIPS = 5
 # What a user likes: the session's; login -> id and the user hash (as a profile); the
 # reader's relationship to them; the page of liked ids; the statuses with their counts
 # and which of them the reader likes (one pipeline); whether the reader may see the
-# other authors' statuses (visibility.visible_statuses). Authors come from memory.
+# other authors' statuses (visibility.shown_statuses). Authors come from memory.
 USER_LIKES_PAGE_ROUND_TRIPS = 7
 
 

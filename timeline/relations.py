@@ -44,6 +44,10 @@ APPROVE_MESSAGES = {
     graph.FollowResult.NO_REQUEST: (messages.INFO, "@{login} no longer asks to follow you."),
     graph.FollowResult.BLOCKED: (messages.ERROR, "You block @{login}: unblock them first."),
     graph.FollowResult.BLOCKING: (messages.ERROR, "@{login} blocks you."),
+    graph.FollowResult.SELF: (
+        messages.ERROR,
+        "Nobody asks to follow themself: there is nothing to approve.",
+    ),
 }
 
 

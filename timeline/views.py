@@ -277,7 +277,7 @@ def status_detail(request, login, status_id):
         raise Http404("There is no such status.")
     if thread.status.get("repost_of"):
         # A repost's own id: its page is the original's.
-        original = statuses.get_status(get_redis(), thread.status["repost_of"])
+        original = statuses.locate(get_redis(), thread.status["repost_of"])
         if original is None:
             raise Http404("The reposted status was deleted.")
         return redirect("status_detail", original["login"], original["id"])
@@ -476,8 +476,8 @@ def reposters(request, login, status_id):
     status the viewer may see."""
     before = _cursor(request)
     r = get_redis()
-    status = statuses.get_status(r, status_id)
-    if status is None or status.get("repost_of") or status["login"].lower() != login.lower():
+    status = statuses.locate(r, status_id)
+    if status is None or status["repost_of"] or status["login"].lower() != login.lower():
         raise Http404("There is no such status.")
     author, rel = visibility.author_and_relationship(r, request.user.id, status["uid"])
     if author is None or users.is_hidden(author):

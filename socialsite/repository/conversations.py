@@ -18,7 +18,9 @@ The notifications page (``notifications_page``) groups a user's notifications
 (notifications.group) and reads, in one round trip each, the statuses they are about
 and the users they name (a few per entry, whatever it holds). A notification whose
 status or actor is found gone disappears, and is returned in ``gone`` for the caller
-to take out (notifications.mark_read).
+to take out (notifications.mark_read). A status the user may not see (a private
+account they do not follow, an author suspended or in a block with them) is not quoted:
+its entry says it is not available (visibility.shown_statuses).
 """
 
 from dataclasses import dataclass, field
@@ -60,7 +62,7 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
 
     Replies and ancestors ``viewer_id`` (None: a visitor) may not see (a private
     account's they do not follow, an author in a block with them or muted) are left
-    out, an ancestor as "not available" (visibility.visible_statuses: one round trip
+    out, an ancestor as "not available" (visibility.shown_statuses: one round trip
     more when the page shows any status of another author). Whether the viewer may see
     the status itself is the caller's question."""
     viewer_likes = statuses.ViewerLikes(viewer_id)  # read with each level's statuses
@@ -92,9 +94,12 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
         shown["author"] = authors.get(shown["uid"])
     if status["author"] is None:
         return None
+    # Whether the viewer may see the status itself is the caller's question (its
+    # author: visibility.statuses_visibility); the others are checked here.
     others = [shown for shown in by_id.values() if shown["id"] != status["id"]]
-    seen = {shown["id"] for shown in visibility.visible_statuses(r, viewer_id, others)}
-    unavailable = {shown["id"] for shown in others if shown["id"] not in seen}
+    named = [shown for shown in others if shown["author"] is not None]
+    seen = {shown["id"] for shown in visibility.shown_statuses(r, viewer_id, named)}
+    unavailable = {shown["id"] for shown in named if shown["id"] not in seen}
     for hidden in unavailable:
         by_id[hidden]["author"] = None
 
@@ -137,7 +142,8 @@ class Entry:
     newest event's status (a reply, the status that mentions) with its author, or None
     (a follow); ``subject``, for a reply the status replied to, or None (also when
     deleted); ``count``, the events in the entry; ``newest``, its newest event's score
-    (time in ms); ``unread``."""
+    (time in ms); ``unread``; ``unavailable``: the status exists but the user may not
+    see it (visibility.shown_statuses), so ``status`` is None and the page says so."""
 
     kind: str
     actors: list
@@ -147,6 +153,7 @@ class Entry:
     count: int
     newest: int
     unread: bool
+    unavailable: bool = False  # its status exists but is not for the user to see
 
 
 @dataclass
@@ -214,17 +221,30 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
         to_name += list(dict.fromkeys(event.actor for event in group.events))[
             :ACTORS_READ_PER_ENTRY
         ]
-    read = {s["id"]: s for s in statuses.get_statuses(r, dict.fromkeys(to_read))}
-    named = users.get_authors(r, to_name)
-    for status in read.values():
-        status["author"] = named.get(status["uid"])
+    # A mention's or a reply's status is its actor's: whether the user may see their
+    # statuses is asked with the statuses (the others are the user's own).
+    seen = visibility.Seen(
+        uid,
+        {
+            event.actor
+            for group in groups
+            if group.kind in ("mention", "reply")
+            for event in group.events[:STATUSES_READ_PER_ENTRY]
+        },
+    )
+    found = statuses.get_statuses(r, dict.fromkeys(to_read), seen=seen)
+    named = users.get_authors(r, to_name)  # the statuses' authors are among them
+    # Statuses the user may not see (a private account they do not follow, a
+    # suspended author...) are not quoted: their entry says so (Entry.unavailable).
+    read = {s["id"]: s for s in visibility.shown_statuses(r, uid, found, seen=seen)}
+    existing = {s["id"] for s in found}
     looked_up, checked = set(to_read), set(to_name)
 
     entries, gone = [], []
     for group in groups:
         kept = []
         for event in group.events:
-            status_gone = event.status in looked_up and event.status not in read
+            status_gone = event.status in looked_up and event.status not in existing
             if (event.actor in checked and event.actor not in named) or status_gone:
                 gone.append(event.member)
             else:
@@ -232,20 +252,23 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
         if not kept:
             continue
         actors = list(dict.fromkeys(event.actor for event in kept))
-        shown = [named[actor] for actor in actors if actor in named][:2]
+        # A suspended or leaving actor (None) is not named.
+        shown = [named[actor] for actor in actors if named.get(actor)][:2]
         if not shown:
             continue  # none of its actors could be named: it waits for a later look
         subject = read.get(group.subject) if group.kind == "reply" else None
+        status = read.get(kept[0].status) if kept[0].status else None
         entries.append(
             Entry(
                 kind=group.kind,
                 actors=shown,
                 others=len(actors) - len(shown),
-                status=read.get(kept[0].status) if kept[0].status else None,
-                subject=subject if subject and subject["author"] else None,
+                status=status,
+                subject=subject,
                 count=len(kept),
                 newest=group.newest,
                 unread=group.newest > read_mark,
+                unavailable=bool(kept[0].status) and status is None,
             )
         )
     return NotificationsPage(entries, next_cursor, newest, gone)

@@ -155,7 +155,7 @@ def liked_page(r, uid, viewer_id=None, before=None, count=30):
     ``author``), and a cursor; the page's ``liked``, those of them ``viewer_id`` likes.
     Left out: statuses deleted (their ids are taken out of the list here, one ZREM in
     ``uid``'s slot, sent only when some are found), those whose author is gone, and those
-    ``viewer_id`` may not see (visibility.visible_statuses). Round trips: the ids; the
+    ``viewer_id`` may not see (visibility.shown_statuses). Round trips: the ids; the
     statuses with the viewer's likes of them; the authors not shown lately; the
     visibility of other authors' statuses (when there are any)."""
     pairs, next_cursor = paging.read_ids(r, keys.user_likes(uid), before, count)
@@ -165,11 +165,7 @@ def liked_page(r, uid, viewer_id=None, before=None, count=30):
     gone = set(sids) - {status["id"] for status in found}
     if gone:
         r.zrem(keys.user_likes(uid), *gone)
-    authors = users.get_authors(r, [status["uid"] for status in found])
-    for status in found:
-        status["author"] = authors.get(status["uid"])
-    found = [status for status in found if status["author"]]
-    shown = visibility.visible_statuses(r, viewer_id, found)
+    shown = visibility.shown_statuses(r, viewer_id, found)
     return paging.Page(shown, next_cursor, frozenset(viewer_likes.ids))
 
 

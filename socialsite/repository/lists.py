@@ -33,7 +33,7 @@ import enum
 import time
 import unicodedata
 
-from . import keys, paging, scripts, statuses, users
+from . import keys, paging, scripts, statuses, users, visibility
 from .limits import (
     HOME_TIMELINE_SIZE,
     LIST_MEMBERS,
@@ -217,11 +217,11 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
     member_ids = [int(member) for member in member_ids]
     next_cursor = ids[count - 1] if len(ids) > count else None
     found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
-    found = [status for status in found if status["uid"] not in hidden]
+    # The statuses' authors and the members shown, in one pipeline (often none).
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
-    for status in found:
-        status["author"] = authors.get(status["uid"])
-    page = paging.Page([status for status in found if status["author"]], next_cursor)
+    # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.
+    shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
+    page = paging.Page(shown, next_cursor)
     shown = [authors[member] for member in member_ids if authors.get(member)]
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 

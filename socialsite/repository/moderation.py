@@ -21,7 +21,7 @@ import enum
 import re
 import time
 
-from . import events, keys, paging, search, sessions, statuses, users
+from . import events, keys, paging, search, sessions, statuses, users, visibility
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
 
 # What a report may say is wrong, and how the queue words it.
@@ -138,6 +138,30 @@ def statuses_of(r, uid, status_ids):
     for sid in status_ids:
         pipe.zscore(keys.profile(uid), sid)
     return [sid for sid, score in zip(status_ids, pipe.execute(), strict=True) if score]
+
+
+def report_form_statuses(r, reporter_id, account, ticked, count):
+    """The statuses the report form offers ``reporter_id`` to tick about user dict
+    ``account``: those of ``ticked`` (ids) that are the account's, then its newest
+    ``count``, each once, and only as the reporter may see them: none of a private
+    account they do not follow, none when the account blocks them
+    (visibility.statuses_visibility, as its profile decides), and through
+    visibility.shown_statuses like every list of statuses shown. Returns (statuses,
+    the ticked ids that are the account's, whether seen or not: the form may name
+    them). Four round trips: the ticked, the relationship, the ids, the statuses."""
+    from . import timelines  # timelines imports this module's neighbours: read late
+
+    uid = account["id"]
+    ticked = statuses_of(r, uid, ticked)
+    rel = visibility.relationship(r, reporter_id, uid)
+    if (
+        visibility.statuses_visibility(reporter_id, account, rel)
+        is not visibility.Visibility.VISIBLE
+    ):
+        return [], ticked
+    newest = timelines.profile_ids(r, uid, count)
+    found = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
+    return visibility.shown_statuses(r, reporter_id, found, checked={uid}), ticked
 
 
 def file_report(r, reporter, account, reason, comment="", status_ids=()):

@@ -27,7 +27,18 @@ them from every home.
 import enum
 import time
 
-from . import events, fanout, jobs, keys, notifications, paging, scripts, statuses, users
+from . import (
+    events,
+    fanout,
+    jobs,
+    keys,
+    notifications,
+    paging,
+    scripts,
+    statuses,
+    users,
+    visibility,
+)
 from .limits import INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
 
 
@@ -320,20 +331,30 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
     they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals deleted or
     hidden are left out)."""
     wanted = [original_of(s) for s in found if "repost_of" in s]
+    # The profile's owner was checked by the caller (visibility.statuses_visibility);
+    # the originals' authors (each repost names its original's) are asked about, for
+    # this viewer, with the originals.
+    owners = {status["uid"] for status in found}
+    seen = visibility.Seen(
+        viewer_id, {int(s["repost_of_uid"]) for s in found if "repost_of_uid" in s} - owners
+    )
     if viewer_id is None:
-        read = statuses.get_statuses(r, wanted)
+        read = statuses.get_statuses(r, wanted, seen=seen)
     else:
         read, scores = statuses.get_statuses_and(
             r,
             wanted,
             lambda pipe: pipe.zmscore(keys.reposted(viewer_id), wanted),
             viewer_likes=viewer_likes,
+            seen=seen,
         )
         reposted.update(sid for sid, score in zip(wanted, scores, strict=True) if score)
-    originals = {status["id"]: status for status in read}
-    authors = users.get_authors(
-        r, [s["uid"] for s in found] + [s["uid"] for s in originals.values()]
-    )
+    # The profile's and the originals' authors in one pipeline (often none: memory).
+    authors = users.get_authors(r, [s["uid"] for s in found] + [s["uid"] for s in read])
+    originals = {
+        status["id"]: status
+        for status in visibility.shown_statuses(r, viewer_id, read, checked=owners, seen=seen)
+    }
     shown = []
     for status in found:
         if "repost_of" in status:
@@ -341,11 +362,12 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             original = originals.get(original_of(status))
             if original is None or reposter is None:
                 continue
-            author = authors.get(original["uid"])
-            if author and "private" in author and author["id"] != viewer_id:
+            author = original["author"]
+            if "private" in author and author["id"] != viewer_id:
                 continue  # no longer public: reposts of it are shown nowhere
             status = {**original, "reposted_by": reposter, "reposted_others": 0}
-        status["author"] = authors.get(status["uid"])
+        else:
+            status["author"] = authors.get(status["uid"])
         if status["author"]:
             shown.append(status)
     return paging.Page(shown, next_cursor)

@@ -30,6 +30,7 @@ from . import (
     tags,
     trends,
     users,
+    visibility,
 )
 from .limits import (
     COUNTS_TRUST_SECONDS,
@@ -281,6 +282,8 @@ def post_status(
     notified = _mentions_to_notify(uid, status.get("in_reply_to_uid"), mentioned_uids)
     if parent and status["in_reply_to_uid"] in blocked:
         raise ReplyRefused(f"You cannot reply to @{status['in_reply_to_login']}.")
+    if parent and status["in_reply_to_uid"] != uid:
+        _check_parent_seen(r, uid, status["in_reply_to_uid"], in_reply_to)
     notified = [other for other in notified if other not in blocked]
     if notified:
         status["notified"] = ",".join(map(str, notified))
@@ -297,10 +300,13 @@ def post_status(
         pipe.hset(keys.status(sid), mapping=status)
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
-        tags.queue_add(pipe, sid, status_tags)
+        public = not status.get("private")
+        tags.queue_add(pipe, sid, status_tags, public)
         # The author among each tag's users of the day (trends.py), in the tags' slots,
-        # and when they last posted (who-to-follow's "active"), in their own.
-        trends.queue_use(pipe, uid, status_tags, status["posted"])
+        # for a public status only (a trend names its tag to everyone); and when they
+        # last posted (who-to-follow's "active"), in their own slot.
+        if public:
+            trends.queue_use(pipe, uid, status_tags, status["posted"])
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
@@ -324,6 +330,21 @@ def post_status(
     return sid
 
 
+def _check_parent_seen(r, uid, parent_uid, parent_sid):
+    """ParentGone unless ``uid`` may see the statuses of ``parent_uid`` (the one rule:
+    visibility.statuses_visibility, the author read fresh): a status the poster may not
+    see (a private account they do not follow, a suspended author) is, to them, a
+    status that does not exist, and a reply to it is refused as one to nothing would
+    be. One round trip, for a reply to someone else's status only."""
+    author, rel = visibility.author_and_relationship(r, uid, parent_uid)
+    if (
+        author is None
+        or users.is_hidden(author)
+        or visibility.statuses_visibility(uid, author, rel) is not visibility.Visibility.VISIBLE
+    ):
+        raise ParentGone(f"There is no status {parent_sid} to reply to.")
+
+
 def _add_to_tags_again(r, status):
     """Add ``status`` to its tags' timelines once more: the request that posted it may
     have died before it did (on a cluster a pipeline's commands on one node can fail
@@ -331,8 +352,10 @@ def _add_to_tags_again(r, status):
     status_tags = entities.tags(status_entities(status))
     if status_tags:
         pipe = r.pipeline(transaction=False)
-        tags.queue_add(pipe, status["id"], status_tags)
-        trends.queue_use(pipe, status["uid"], status_tags, status["posted"])
+        public = not status.get("private")
+        tags.queue_add(pipe, status["id"], status_tags, public)
+        if public:
+            trends.queue_use(pipe, status["uid"], status_tags, status["posted"])
         pipe.execute()
 
 
@@ -467,6 +490,17 @@ def get_status(r, sid):
     return status
 
 
+def locate(r, sid):
+    """Where status ``sid`` is, without what it says: {id, uid, login, repost_of (0 for
+    none)}, or None if there is no such status. For links and checks (a repost's page is
+    its original's; who reposted a status): showing a status takes get_statuses and
+    visibility.shown_statuses. One command."""
+    uid, login, repost_of = r.hmget(keys.status(sid), ["uid", "login", "repost_of"])
+    if uid is None:
+        return None
+    return {"id": int(sid), "uid": int(uid), "login": login, "repost_of": int(repost_of or 0)}
+
+
 # A status hash never changes once written (deleting a status deletes the whole hash),
 # so each process remembers the statuses it has read, with when Redis last confirmed
 # that each still exists. A profile page then costs 30 EXISTS with integer answers
@@ -507,7 +541,8 @@ def forget_counts(sid):
         _known.put(int(sid), (*entry[:3], float("-inf")))
 
 
-def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fresh=False):
+def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fresh=False,
+                 seen=None):  # fmt: skip
     """Several statuses in one round trip at most, in the order given, each with its
     counts as ``replies``, ``likes`` and ``reposts``; missing ones left out. Each is a
     fresh dict the caller may change.
@@ -519,8 +554,10 @@ def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fre
     ``viewer_likes``: a ViewerLikes, given which of them its viewer likes in the same
     round trip (none is made for it alone: with ``deletions_skipped`` the caller knows
     them already).
+    ``seen``: a visibility.Seen, read in the same round trip (for
+    visibility.shown_statuses: what the viewer may see of authors known beforehand).
     """
-    return _statuses(r, sids, deletions_skipped, None, viewer_likes, counts_fresh)[0]
+    return _statuses(r, sids, deletions_skipped, None, viewer_likes, counts_fresh, seen=seen)[0]
 
 
 def get_statuses_with_replies(r, sids, replies_wanted, viewer_likes=None):
@@ -530,20 +567,29 @@ def get_statuses_with_replies(r, sids, replies_wanted, viewer_likes=None):
     return _statuses(r, sids, False, replies_wanted, viewer_likes)
 
 
-def get_statuses_and(r, sids, queue_extra, viewer_likes=None):
+def get_statuses_and(r, sids, queue_extra, viewer_likes=None, seen=None):
     """get_statuses for ``sids``, and whatever ``queue_extra(pipe)`` queues (one
     command) in the same round trip: (statuses, its reply). A page that must ask one
     more thing about the statuses it shows (what the viewer reposted) asks it without
-    a round trip of its own."""
+    a round trip of its own. ``seen``: as for get_statuses."""
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], None
-    found, extra = _statuses(r, sids, False, viewer_likes=viewer_likes, extra=queue_extra)
+    found, extra = _statuses(
+        r, sids, False, viewer_likes=viewer_likes, extra=queue_extra, seen=seen
+    )
     return found, extra
 
 
+def remembered_authors(sids):
+    """{status id: its author's id} for those of ``sids`` this process remembers (no
+    round trip): the authors a page may ask about with the statuses' own round trip
+    (visibility.Seen)."""
+    return {sid: entry[0]["uid"] for sid, entry in _known.get_many(int(s) for s in sids).items()}
+
+
 def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None,
-              counts_fresh=False, extra=None):  # fmt: skip
+              counts_fresh=False, extra=None, seen=None):  # fmt: skip
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], {}
@@ -557,18 +603,32 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
             plan.append((sid, _CONFIRM))
         elif counts_fresh or now - entry[3] >= COUNTS_TRUST_SECONDS:
             plan.append((sid, _COUNT))
-    reply_ids = {}
-    if plan or extra is not None:
-        reply_ids = _read_or_confirm(
-            r, plan, remembered, now, replies_wanted or {}, viewer_likes, extra
+    if seen is not None and not seen.wanted:
+        seen = None  # nothing to ask
+    queue_more = None
+    if extra is not None or seen is not None:
+
+        def queue_more(pipe):
+            if seen is not None:
+                seen.queue(pipe)
+            if extra is not None:
+                extra(pipe)
+
+    reply_ids, more = {}, []
+    if plan or queue_more is not None:
+        reply_ids, more = _read_or_confirm(
+            r, plan, remembered, now, replies_wanted or {}, viewer_likes, queue_more
         )
+    if seen is not None:
+        seen.take(more[: seen.replies])
+        more = more[seen.replies :]
     # _with_counts written out: a home page does this 30 times.
     found = [
         {**entry[0], "replies": entry[2][0], "likes": entry[2][1], "reposts": entry[2][2]}
         for entry in map(remembered.get, sids)
         if entry
     ]
-    return found, reply_ids
+    return found, (more[0] if extra is not None else reply_ids)
 
 
 def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None, extra=None):
@@ -576,8 +636,8 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
     check that it still exists (what _READ, _CONFIRM), and read its counts, and the
     reply ids ``replies_wanted`` asks for; with ``viewer_likes`` (a ViewerLikes of a
     logged-in viewer), which of them the viewer likes; update ``remembered`` and the
-    process's memory. Returns {sid: [reply ids]}; with ``extra`` (a function queueing
-    one more command), that command's reply instead."""
+    process's memory. ``extra``: a function queueing more commands. Returns ({sid:
+    [reply ids]}, the replies of ``extra``'s commands)."""
     pipe = r.pipeline(transaction=False)
     # One command per key: a command's keys must share a slot, and status keys do not.
     for sid, what in plan:
@@ -620,9 +680,7 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
         scores = next(replies)
         viewer_likes.ids.update(sid for (sid, _), score in zip(plan, scores, strict=True) if score)
     _known.put_many(fresh)
-    if extra is not None:
-        return next(replies)
-    return reply_ids
+    return reply_ids, list(replies)
 
 
 def _note_deleted(r, sid):

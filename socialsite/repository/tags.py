@@ -13,15 +13,21 @@ from . import keys, search
 from .limits import TAG_TIMELINE_SIZE
 
 
-def queue_add(pipe, sid, tags):
+def queue_add(pipe, sid, tags, public=True):
     """Queue on ``pipe`` adding status ``sid`` to the timeline of each of ``tags``
-    (normalized), each then cut to its newest TAG_TIMELINE_SIZE; and noting the use in
-    the search index's tags (search.queue_tag_use)."""
+    (normalized), each then cut to its newest TAG_TIMELINE_SIZE; and, for a ``public``
+    status (its author's account was not private when posting it), noting the use in
+    the search index's tags (search.queue_tag_use).
+
+    A tag is named by search and autocomplete only once a public status used it: a tag
+    only private accounts use would tell everyone what their followers read. The tag's
+    page shows each reader the statuses they may see (visibility.shown_statuses)."""
     for tag in tags:
         key = keys.tag(tag)
         pipe.zadd(key, {sid: sid})
         pipe.zremrangebyrank(key, 0, -TAG_TIMELINE_SIZE - 1)
-    search.queue_tag_use(pipe, sid, tags)
+    if public:
+        search.queue_tag_use(pipe, sid, tags)
 
 
 def queue_remove(pipe, sid, tags):

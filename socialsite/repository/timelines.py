@@ -22,24 +22,21 @@ round trip; the page shows the original under its "reposted" header (reposts.py)
 import heapq
 import time
 
-from . import keys, locks, paging, reposts, scripts, statuses, users
+from . import keys, locks, paging, reposts, scripts, statuses, users, visibility
 from .limits import HOME_TIMELINE_SIZE
 
 
 def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
+    """A page of the statuses ``status_ids`` as ``viewer_id`` may see them (statuses
+    from many authors: visibility.shown_statuses checks each)."""
     viewer_likes = statuses.ViewerLikes(viewer_id)
-    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes)
-    page = _with_authors(r, found, next_cursor)
+    # The authors of statuses this process remembers are asked about with the statuses.
+    seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
+    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
+    shown = visibility.shown_statuses(r, viewer_id, found, seen=seen)
+    page = paging.Page(shown, next_cursor)
     page.liked = frozenset(viewer_likes.ids)
     return page
-
-
-def _with_authors(r, found, next_cursor):
-    authors = users.get_authors(r, [status["uid"] for status in found])
-    for status in found:
-        status["author"] = authors.get(status["uid"])
-    # A status whose author is gone is not shown; a deleted status (no hash) neither.
-    return paging.Page([s for s in found if s["author"]], next_cursor)
 
 
 def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
@@ -138,13 +135,15 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
         # shown, under its "reposted" header (reposts.py).
         ids = [through[sid][0] if sid in through else sid for sid in ids]
     found = statuses.get_statuses(r, ids, deletions_skipped=True, counts_fresh=changed)
-    if hidden:
-        # Delivered before a block or mute, and not yet taken out (blocks.py): rare,
-        # and a page a status shorter for it; the cursor stays right. A repost of a
-        # hidden author's status is left out the same way.
-        found = [status for status in found if status["uid"] not in hidden]
+    if through:
+        # The reposters named in the headers are read with the authors (one pipeline).
+        users.get_authors(r, [*(s["uid"] for s in found), *(t[1] for t in through.values())])
+    # A status delivered before a block or mute and not yet taken out (blocks.py) is
+    # left out: rare, and a page a status shorter for it; the cursor stays right. A
+    # repost of a hidden author's status is left out the same way.
+    found = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
     if not through and not reposted:
-        page = _with_authors(r, found, next_cursor)
+        page = paging.Page(found, next_cursor)
     else:
         page = reposts.with_headers(r, found, next_cursor, through, reposted, uid)
     page.liked = liked
@@ -176,7 +175,11 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None):
             r, found, next_cursor, viewer_id, reposted, viewer_likes
         )
     else:
-        page = _with_authors(r, found, next_cursor)
+        # The caller decided that the viewer may see this profile's statuses
+        # (visibility.statuses_visibility): its author is not asked about again.
+        page = paging.Page(
+            visibility.shown_statuses(r, viewer_id, found, checked={uid}), next_cursor
+        )
     if reposted:
         reposts.mark_reposted(page.items, reposted)
     page.liked = frozenset(viewer_likes.ids)
@@ -289,12 +292,11 @@ def home_newer(r, uid, after, count):
     newer = [sid for sid in ids if sid > after]
     more = len(newer) > count
     found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)
-    if hidden:
-        found = [status for status in found if status["uid"] not in hidden]
+    found = [status for status in found if status["uid"] not in hidden]
     if any("repost_of" in status for status in found):
         found = _with_originals(r, found, hidden)
-    page = _with_authors(r, found, None)
-    return page.items[::-1], more
+    shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
+    return shown[::-1], more
 
 
 def _with_originals(r, found, hidden):
@@ -302,18 +304,21 @@ def _with_originals(r, found, hidden):
     ``retweeted_status``, as the live page's events carry it (a repost shows its
     original under "reposted"); reposts of originals deleted, hidden from the user or
     no longer public are left out, as home pages leave them out (reposts.with_headers).
-    One or two round trips: the originals, their authors not shown lately."""
+    One or two round trips: the originals with their authors' visibility, their authors
+    not shown lately."""
     wanted = [int(status["repost_of"]) for status in found if "repost_of" in status]
-    originals = {status["id"]: status for status in statuses.get_statuses(r, wanted)}
-    authors = users.get_authors(r, [status["uid"] for status in originals.values()])
+    # Shown through someone else's repost: as to a visitor (public now, its author
+    # shown), asked with the originals (each repost names its original's author).
+    seen = visibility.Seen(None, {int(s["repost_of_uid"]) for s in found if "repost_of_uid" in s})
+    read = statuses.get_statuses(r, wanted, seen=seen)
+    originals = {s["id"]: s for s in visibility.shown_statuses(r, None, read, seen=seen)}
     kept = []
     for status in found:
         if "repost_of" in status:
             original = originals.get(int(status["repost_of"]))
-            author = authors.get(original["uid"]) if original else None
-            if author is None or original["uid"] in hidden or "private" in author:
+            if original is None or original["uid"] in hidden:
                 continue
-            status = {**status, "retweeted_status": {**original, "author": author}}
+            status = {**status, "retweeted_status": original}
         kept.append(status)
     return kept
 
@@ -322,7 +327,7 @@ def _with_originals(r, found, hidden):
 COUNT_FIELDS = frozenset(("replies", "likes", "reposts"))
 
 
-def recent_public(r, after, below=None, count=500):
+def recent_public(r, after, below=None, count=500, withheld=None):
     """A batch of the recent public statuses (keys.RECENT_PUBLIC_STATUSES) with ids above
     ``after`` and below ``below`` (None: the newest), newest first: those whose author's
     account is public and shown now (read fresh from the user hashes: not private, not
@@ -331,9 +336,13 @@ def recent_public(r, after, below=None, count=500):
 
     Returns (statuses, lowest, full): ``lowest`` the lowest id read (the next batch's
     ``below``; None when none was), ``full`` whether ``count`` ids were read (there may be
-    more below). Reposts come with their originals, as their events do (``retweeted_status``,
-    with its ``author``), those of originals gone or no longer public left out. Three
-    round trips: the ids, the hashes, the authors; one more for the originals of reposts.
+    more below). Reposts come with their originals, as their events do (``retweeted_status``),
+    those of originals gone or no longer public left out; each status, and each original,
+    with its ``author`` as its event carries it (users.event_author). ``withheld``: a set,
+    given the ids read and left out (a catch-up does not send their late events either).
+    Four round trips: the ids, the hashes, the authors (visibility.shown_statuses: one more
+    for those this process has not shown lately), the authors' counts; one or two more for
+    the originals of reposts.
     """
     top = "+inf" if below is None else f"({int(below)}"
     ids = [
@@ -345,37 +354,46 @@ def recent_public(r, after, below=None, count=500):
     if not ids:
         return [], None, False
     found = [status for status in statuses.get_statuses(r, ids) if status.get("private") != "1"]
-    wanted = [int(status["repost_of"]) for status in found if "repost_of" in status]
-    originals = {status["id"]: status for status in statuses.get_statuses(r, wanted)}
-    uids = list({status["uid"] for status in (*found, *originals.values())})
-    fields = ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, *users.EVENT_AUTHOR_FIELDS]
+    # What a visitor may see: the streaming API has no viewer (the authors' accounts
+    # read fresh: not private, not suspended, not being deleted).
+    visible = visibility.shown_statuses(r, None, found)
+    if any("repost_of" in status for status in visible):
+        # A repost as it was published: its original (public now) as retweeted_status.
+        visible = _with_originals(r, visible, hidden=())
+    if withheld is not None:
+        withheld.update(set(ids) - {status["id"] for status in visible})
+    return _as_events(r, visible), ids[-1], len(ids) == count
+
+
+def _as_events(r, found):
+    """``found`` (shown statuses, reposts with their ``retweeted_status``) as their
+    events carry them: without get_statuses' counts, each ``author`` as
+    users.event_author gives it (read now: the catch-up's counts are current). One
+    round trip; none for no status."""
+    originals = [status["retweeted_status"] for status in found if "retweeted_status" in status]
+    uids = list({status["uid"] for status in (*found, *originals)})
+    if not uids:
+        return []
     pipe = r.pipeline(transaction=False)
     for uid in uids:
-        pipe.hmget(keys.user(uid), fields)
-    shown = {
+        pipe.hmget(keys.user(uid), users.EVENT_AUTHOR_FIELDS)
+    authors = {
         uid: users.event_author(uid, values)
-        for uid, (private, suspended, leaving, *values) in zip(uids, pipe.execute(), strict=True)
-        if private != "1" and not suspended and not leaving
+        for uid, values in zip(uids, pipe.execute(), strict=True)
     }
-    visible = []
+
+    def as_event(status):
+        event = {name: value for name, value in status.items() if name not in COUNT_FIELDS}
+        event["author"] = authors[status["uid"]]
+        return event
+
+    events = []
     for status in found:
-        author = shown.get(status["uid"])
-        if author is None:
-            continue
-        status = {name: value for name, value in status.items() if name not in COUNT_FIELDS}
-        status["author"] = author
-        if "repost_of" in status:
-            # A repost as it was published: its original (public now) as retweeted_status.
-            original = originals.get(int(status["repost_of"]))
-            original_author = shown.get(original["uid"]) if original else None
-            if original_author is None:
-                continue
-            status["retweeted_status"] = {
-                **{name: value for name, value in original.items() if name not in COUNT_FIELDS},
-                "author": original_author,
-            }
-        visible.append(status)
-    return visible, ids[-1], len(ids) == count
+        event = as_event(status)
+        if "retweeted_status" in status:
+            event["retweeted_status"] = as_event(status["retweeted_status"])
+        events.append(event)
+    return events
 
 
 def recent_public_span(r):

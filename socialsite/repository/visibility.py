@@ -1,13 +1,17 @@
 """Whether a viewer may see a user's statuses: the one rule, for every page.
 
 A viewer sees an author's statuses unless
+- the author's account is suspended or being deleted (users.is_hidden): nobody does;
 - the author blocks the viewer (blocks.py): the pages say "You are blocked";
 - the author's account is private (privacy.py) and the viewer is not an approved
   follower: the statuses are "protected";
 the author always sees their own. A block the viewer made, or a mute, does not hide
 statuses the viewer goes to look at (a profile, a status page); it keeps them out of
 the viewer's home timeline (blocks.py, home_page.lua) and out of lists put before
-them (visible_statuses).
+them.
+
+Every list of statuses shown to someone goes through shown_statuses, the one path
+that applies this rule to status ids turned into pages (docs/decisions/0041).
 
 Home timelines need no check at read: a status enters one only through the author's
 followers (fan-out, backfill, refill), every one of them approved, and never for a
@@ -127,28 +131,96 @@ def is_public(r, status):
     return r.hget(keys.user(status["uid"]), "private") != "1"
 
 
-def visible_statuses(r, viewer_id, statuses, now_ms=None):
-    """``statuses`` (dicts with ``uid``) without those ``viewer_id`` (None: a visitor)
-    may not see, nor those of authors the viewer does not get (blocked either way,
-    muted): for lists of statuses from many authors outside the home timeline (a
-    thread, mentions, a tag, search). One round trip; none for an empty list.
+class Seen:
+    """What shown_statuses reads fresh about some authors for ``viewer_id`` (their
+    privacy, suspension, leaving; the viewer's follows of them and keys.hides), asked
+    in a round trip the page makes anyway (statuses.get_statuses' ``seen``) when the
+    authors are known before their statuses are read: a notification's actor, a
+    repost's original author, a status this process remembers."""
+
+    def __init__(self, viewer_id, authors, now_ms=None):
+        self.viewer_id = viewer_id
+        own = {int(viewer_id)} if viewer_id is not None else set()
+        self.wanted = list({int(author) for author in authors} - own)
+        self.now_ms = now_ms
+        self.unseen = None  # the authors not to show, once read
+
+    @property
+    def replies(self):
+        return len(self.wanted) + (2 if self.viewer_id is not None else 0)
+
+    def queue(self, pipe):
+        for author in self.wanted:
+            pipe.hmget(keys.user(author), ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD])
+        if self.viewer_id is not None:
+            now = int(time.time() * 1000) if self.now_ms is None else int(self.now_ms)
+            pipe.zmscore(keys.following(self.viewer_id), self.wanted)
+            pipe.zrangebyscore(keys.hides(self.viewer_id), f"({now}", "+inf")
+
+    def take(self, replies):
+        wanted = self.wanted
+        followed, hides = set(), set()
+        if self.viewer_id is not None:
+            scores, hidden = replies[len(wanted) :]
+            followed = {author for author, score in zip(wanted, scores, strict=True) if score}
+            hides = {int(author) for author in hidden}
+        self.unseen = set()
+        for author, (private, suspended, leaving) in zip(wanted, replies, strict=False):
+            protected = private == "1" and author not in followed
+            if suspended or leaving or author in hides or protected:
+                self.unseen.add(author)
+
+
+def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None):
+    """``found`` (statuses as statuses.get_statuses reads them: deleted ones already
+    missing) as ``viewer_id`` (None: a visitor) may be shown them, in their order, each
+    with its ``author`` (id, login, name: users.get_authors).
+
+    One visibility path: every page, notification, list, report form, live-page
+    replay and streaming catch-up that turns status ids into something shown or sent
+    passes them here, and nothing shows a status read another way
+    (tests/test_one_visibility_path.py keeps it so; docs/decisions/0041).
+
+    Left out: statuses whose author is gone, suspended or being deleted; those of a
+    private account the viewer does not follow; those of an author in a block with
+    the viewer either way, or muted by them (keys.hides: a list of many authors'
+    statuses leaves a muted author out; a profile or a status page the viewer goes to
+    look at is decided by statuses_visibility instead). The viewer's own statuses are
+    always shown.
+
+    What the caller already knows is not asked again:
+    - ``delivered_hidden``: the ids came through the viewer's own deliveries (a home
+      timeline, a list's timeline: only approved followers, never across a block or a
+      mute, get them: fanout.py), read together with the authors the viewer does not
+      get (this set, from home_page.lua); those are left out, nothing more is read.
+    - ``checked``: authors whose statuses the caller has just found the viewer may see
+      (statuses_visibility: a profile's owner).
+    - ``seen``: a Seen read with the statuses (its authors are not asked again).
+    Every other author is read fresh (privacy, suspension, leaving: never a process's
+    memory; docs/decisions/0032), with the viewer's follows and keys.hides, in one
+    pipeline. Round trips: the authors not shown lately (users.get_authors, often
+    none) and that check (none when every author is the viewer, checked, delivered
+    or in ``seen``).
     """
-    authors = list({status["uid"] for status in statuses} - {viewer_id})
-    if not authors:
-        return list(statuses)
-    pipe = r.pipeline(transaction=False)
-    for author in authors:
-        pipe.hget(keys.user(author), "private")
-    if viewer_id is not None:
-        now = int(time.time() * 1000) if now_ms is None else int(now_ms)
-        pipe.zmscore(keys.following(viewer_id), authors)
-        pipe.zrangebyscore(keys.hides(viewer_id), f"({now}", "+inf")
-    replies = pipe.execute()
-    private = {author for author, flag in zip(authors, replies, strict=False) if flag == "1"}
-    hidden = set()
-    if viewer_id is not None:
-        followed, hides = replies[len(authors) :]
-        private -= {author for author, score in zip(authors, followed, strict=True) if score}
-        hidden = {int(author) for author in hides}
-    unseen = private | hidden
-    return [status for status in statuses if status["uid"] not in unseen]
+    found = list(found)
+    authors = users.get_authors(r, [status["uid"] for status in found])
+    named = []
+    for status in found:
+        author = authors.get(status["uid"])
+        if author is not None:
+            status["author"] = author
+            named.append(status)
+    if delivered_hidden is not None:
+        return [status for status in named if status["uid"] not in delivered_hidden]
+    skip = {int(uid) for uid in checked}
+    unseen = set()
+    if seen is not None and seen.unseen is not None:
+        skip.update(seen.wanted)
+        unseen = set(seen.unseen)
+    rest = Seen(viewer_id, {status["uid"] for status in named} - skip)
+    if rest.wanted:
+        pipe = r.pipeline(transaction=False)
+        rest.queue(pipe)
+        rest.take(pipe.execute())
+        unseen |= rest.unseen
+    return [status for status in named if status["uid"] not in unseen]

@@ -221,7 +221,7 @@ class StreamingApp:
 
         async def catch_up(client):
             return await replay.catch_up(
-                self.redis, self.hub, since_id, client.match, client.format
+                self.redis, self.hub, since_id, client.match, client.format, client
             )
 
         def held_client(*args):

@@ -55,10 +55,15 @@ class ReplayingClient(Client):
     (``release``), and which then passes over the live statuses it was replayed.
     Keep-alives are not held: they carry no event."""
 
-    __slots__ = ("held", "replayed", "floor", "replayed_until")
+    __slots__ = ("held", "replayed", "floor", "replayed_until", "withheld")
 
     def __init__(self, *args, floor=None, **kwargs):
         super().__init__(*args, **kwargs)
+        # The ids of statuses the replay read and left out (catch_up: an author
+        # suspended, private or hidden when read): their events, held or published
+        # after the release, are not sent either. The read is fresher than an event
+        # published before the change that hid it and delivered late.
+        self.withheld = set()
         # (event, data) of the live events matched while the replay is read; None
         # once released.
         self.held = []
@@ -78,7 +83,10 @@ class ReplayingClient(Client):
             return True
         if self.replayed is not None:
             if time.monotonic() > self.replayed_until:
-                self.replayed = None  # (checked on keep-alives too: memory given back)
+                # (checked on keep-alives too: memory given back)
+                self.replayed, self.withheld = None, set()
+            elif is_post(event) and event.id in self.withheld:
+                return True  # read and left out by the replay (its event came late)
             elif is_post(event) and (event.id <= self.floor or event.id in self.replayed):
                 self.replayed.discard(event.id)
                 return True  # sent already: with this replay, or before the cursor
@@ -91,10 +99,11 @@ class ReplayingClient(Client):
 
         A status is written (to timelines, to the recent statuses) before it is
         published: one read by the replay may be published only after the release.
-        It is passed over then too, for REPLAYED_MEMORY_SECONDS."""
+        It is passed over then too, for REPLAYED_MEMORY_SECONDS; so is one the replay
+        read and left out (``withheld``)."""
         held, self.held = self.held, None
         sent = {event.id for event, _ in replayed if is_post(event)}
-        if sent or self.replayed is not None:
+        if sent or self.replayed is not None or self.withheld:
             self.replayed = sent
             self.replayed_until = time.monotonic() + REPLAYED_MEMORY_SECONDS
         if replayed and not self.offer_batch(replayed):
@@ -232,22 +241,33 @@ async def live_replay(live, hub, user, client, format):
 # --- an API client's catch-up ---------------------------------------------------------------
 
 
-async def catch_up(redis, hub, since_id, match, format):
+async def catch_up(redis, hub, since_id, match, format, client=None):
     """The (event, data) pairs of an API client's catch-up from ``since_id``: the newest
     CATCH_UP_MAX recent public statuses above it that ``match`` accepts (not those of
     hidden authors), oldest first, then one line saying what was sent:
     ``{"catch_up": {"since_id": S, "sent": N, "complete": true}}``; ``complete`` is false
     when statuses may be missing (more matched than were sent, the recent statuses do
-    not reach back to ``since_id``, or Redis could not be read)."""
+    not reach back to ``since_id``, or Redis could not be read).
+
+    The statuses it reads and leaves out (their authors read fresh: private,
+    suspended, leaving; or hidden by the hub) go to ``client``'s ``withheld``: an event
+    of one of them held meanwhile, or published late, is not sent after the catch-up
+    (ReplayingClient.release)."""
+    withheld = client.withheld if client is not None else set()
 
     def read():
         matched, below, more = [], None, False
         hidden = hub.hidden
         while not more:
-            batch, below, full = timelines.recent_public(redis, since_id, below, CATCH_UP_BATCH)
+            batch, below, full = timelines.recent_public(
+                redis, since_id, below, CATCH_UP_BATCH, withheld=withheld
+            )
             for status in batch:
                 event = StatusEvent(status)
-                if event.uid in hidden or not match(event):
+                if event.uid in hidden:
+                    withheld.add(event.id)
+                    continue
+                if not match(event):
                     continue
                 if len(matched) == CATCH_UP_MAX:
                     more = True
