@@ -8,6 +8,7 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from media import pictures
 from socialsite.connection import get_redis
 from socialsite.repository import leaving, users
 
@@ -24,6 +25,8 @@ def delete_account(request):
     form = DeleteAccountForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         leaving.delete_account(get_redis(), request.user.id)
+        # The avatar and header the deletion's first step let go (profiles.forget_pictures).
+        pictures.delete_unused(get_redis())
         auth.logout(request)
         messages.success(
             request,
