@@ -166,6 +166,14 @@ def test_it_refuses_what_is_not_an_image_with_its_reason(name):
         images.read_image(data)
 
 
+def test_a_jpeg_with_xml_metadata_is_no_polyglot():
+    # Cameras' XMP packets are XML: only markup a browser acts on makes a polyglot.
+    buffer = io.BytesIO()
+    xmp = b'<?xml version="1.0"?><x:xmpmeta xmlns:x="adobe:ns:meta/"></x:xmpmeta>'
+    Image.new("RGB", (20, 20), "red").save(buffer, "JPEG", comment=xmp)
+    assert images.read_image(buffer.getvalue()).size == (20, 20)
+
+
 def test_a_bomb_is_refused_from_its_header_without_decoding():
     data = png_bomb()
     assert len(data) < 100_000  # small file, 400 million pixels declared
