@@ -215,3 +215,9 @@ def test_pictures_are_throttled_each_counted(alice_in, settings, media_root):
     assert "choose them again" in html and ">kept</textarea>" in html.replace("\n", "")
     # Without pictures, the form is not counted.
     assert alice_in.post(URL, form(bio="no pictures")).status_code == 302
+
+
+def test_search_results_show_the_avatar(client, r, alice, bob, media_root):
+    log_in(client, "bob").post(URL, form(name="Bob", avatar=upload(png())))
+    html = client.get("/search/?q=bo").content.decode()
+    assert f'src="/media/{saved(r, bob)[keys.AVATAR_SMALL_FIELD]}"' in html
