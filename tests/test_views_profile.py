@@ -221,3 +221,12 @@ def test_search_results_show_the_avatar(client, r, alice, bob, media_root):
     log_in(client, "bob").post(URL, form(name="Bob", avatar=upload(png())))
     html = client.get("/search/?q=bo").content.decode()
     assert f'src="/media/{saved(r, bob)[keys.AVATAR_SMALL_FIELD]}"' in html
+
+
+def test_the_export_carries_the_bio_and_website(alice_in, media_root):
+    import json
+
+    alice_in.post(URL, form(bio="Hello there", website="https://alice.example/"))
+    data = json.loads(b"".join(alice_in.get("/settings/export/").streaming_content))
+    assert data["account"]["bio"] == "Hello there"
+    assert data["account"]["website"] == "https://alice.example/"
