@@ -3,14 +3,18 @@ every refusal a form error with nothing stored, the profile page and lists of pe
 showing what it saved, and deleting the account deleting its files."""
 
 import io
+import json
 import re
 
 import pytest
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
 from PIL import Image
 
-from socialsite.repository import graph, keys, users
-from tests.support.helpers import log_in, make_user, stored_files
+from media import files, images
+from socialsite.repository import graph, keys, leaving, profiles, users
+from tests.support.helpers import PASSWORD, log_in, make_user, stored_files
 from tests.test_media_images import animated_gif, jpeg_with_gps, png, png_bomb
 
 URL = "/settings/profile/"
@@ -173,8 +177,6 @@ def test_a_long_bio_and_a_bad_website_are_form_errors(alice_in, r, alice, media_
 
 
 def test_a_storage_failure_keeps_nothing_and_says_so(alice_in, r, alice, media_root, monkeypatch):
-    from django.core.files.storage import default_storage
-
     real_save = default_storage.save
     calls = []
 
@@ -193,8 +195,6 @@ def test_a_storage_failure_keeps_nothing_and_says_so(alice_in, r, alice, media_r
 
 
 def test_deleting_the_account_deletes_its_pictures(alice_in, r, alice, media_root):
-    from tests.support.helpers import PASSWORD
-
     alice_in.post(URL, form(avatar=upload(png()), header=upload(png(), "h.png", "image/png")))
     assert len(stored_files(media_root)) == 3
     response = alice_in.post("/settings/delete/", {"password": PASSWORD})
@@ -224,9 +224,22 @@ def test_search_results_show_the_avatar(client, r, alice, bob, media_root):
 
 
 def test_the_export_carries_the_bio_and_website(alice_in, media_root):
-    import json
-
     alice_in.post(URL, form(bio="Hello there", website="https://alice.example/"))
     data = json.loads(b"".join(alice_in.get("/settings/export/").streaming_content))
     assert data["account"]["bio"] == "Hello there"
     assert data["account"]["website"] == "https://alice.example/"
+
+
+def test_the_command_deletes_what_a_cut_short_deletion_left(r, alice, media_root):
+    large, small = files.save_all("avatars", images.avatar(images.read_image(png())))
+    profiles.update_profile(r, alice["id"], {keys.AVATAR_FIELD: large,
+                                             keys.AVATAR_SMALL_FIELD: small})  # fmt: skip
+    leaving.delete_account(r, alice["id"])  # the repository's part only: the files stay
+    assert stored_files(media_root) == sorted([large, small])
+    out = io.StringIO()
+    call_command("pictures", "unused", stdout=out)
+    assert "2 picture file(s) wait" in out.getvalue()
+    call_command("pictures", "delete-unused", stdout=out)
+    assert "Deleted 2 picture file(s)." in out.getvalue()
+    assert stored_files(media_root) == []
+    assert profiles.unused_pictures(r) == []
