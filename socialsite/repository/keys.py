@@ -420,6 +420,15 @@ PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 # (media/files.py, delete_unused). A name listed twice is one entry.
 UNUSED_PICTURES = "pictures:unused"
 
+# Fields of a status hash (keys.status) for its images and content warning, written
+# once with it. STATUS_MEDIA_FIELD: a compact JSON list, one object per image in order:
+# "o" and "p" the storage names of the original and the preview, "w"/"h" and "pw"/"ph"
+# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"). The repository
+# keeps the string it is given and reads back only the names ("o", "p"), to free them.
+STATUS_MEDIA_FIELD = "media"
+STATUS_SENSITIVE_FIELD = "sensitive"  # "1" when the poster marked it sensitive
+STATUS_SPOILER_FIELD = "spoiler"  # the content warning's text
+
 
 def user_sessions(uid):
     """ZSET: the session keys of ``uid``'s logged-in sessions (sessions.key_naming_user),
