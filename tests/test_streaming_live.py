@@ -333,3 +333,25 @@ def keys_module():
     from socialsite.repository import keys
 
     return keys
+
+
+def test_a_live_status_shows_its_images_and_warning_as_the_page_does(
+    client, r, alice, alice_live, media_root
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.test_media_images import png
+
+    images = [SimpleUploadedFile(f"{n}.png", png(), "image/png") for n in (1, 2)]
+    form = {"message": "look", "spoiler_text": "Birds", "media": images,
+            "media_description": ["a heron", "a swan"]}  # fmt: skip
+    assert client.post("/statuses/", form).status_code == 302
+    event = status_event(alice_live)
+    live_html = event["html"]
+    assert '<details class="content-warning"><summary>Birds</summary>' in live_html
+    assert 'alt="a heron"' in live_html and 'alt="a swan"' in live_html
+    page = client.get("/").content.decode()
+    shown = re.search(rf'<article class="status" id="status-{event["id"]}".*?</article>', page,
+                      re.S)  # fmt: skip
+    token = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
+    assert live_html == token.sub(r'\1"', shown.group(0))
