@@ -16,6 +16,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from media import pictures
 from socialsite.connection import new_redis
 from socialsite.repository import blocks, jobs, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
@@ -36,7 +37,9 @@ PRUNE_EVERY_SECONDS = 3600
 # queued (statuses.finish_unfinished; one worker at a time does it), and for mutes
 # whose end has come (blocks.end_mutes: the muted statuses come back). At the same
 # pace each asks whether the trends are due (trends.recompute_if_due: one SET; one
-# worker recomputes them every 5 minutes, whatever the number of workers).
+# worker recomputes them every 5 minutes, whatever the number of workers), and deletes
+# the files of pictures nothing shows any more (pictures.delete_unused: one read when
+# there are none).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -134,6 +137,9 @@ class Command(BaseCommand):
                     statuses.finish_unfinished(r)
                     blocks.end_mutes(r)
                     self.recompute_trends(r)
+                    # The files of images whose statuses a worker deleted (a big
+                    # account's deletion, finished here): listed by the deletion.
+                    pictures.delete_unused(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
