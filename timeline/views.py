@@ -241,8 +241,7 @@ def post_status(request):
 def _posted_before(sid, media):
     """Whether status ``sid`` is not the one just made with ``media``: the same form sent
     again, whose posting key names the first post, which has files of its own."""
-    stored = statuses.get_status(get_redis(), sid)
-    return stored is None or stored.get(keys.STATUS_MEDIA_FIELD) != media
+    return statuses.stored_media(get_redis(), sid) != media
 
 
 @require_POST

@@ -341,6 +341,17 @@ def media_names(status):
         return []
 
 
+def stored_media(r, sid):
+    """The media field status ``sid`` was written with ("" for none, None for no such
+    status): what tells a post from the same form sent again, whose posting key named
+    an earlier status with files of its own. Not a way to show a status."""
+    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe.exists(keys.status(sid))
+    pipe.hget(keys.status(sid), keys.STATUS_MEDIA_FIELD)
+    found, media = pipe.execute()
+    return (media or "") if found else None
+
+
 def _queue_media_unused(pipe, names):
     """List ``names`` in keys.UNUSED_PICTURES for the app to delete their files
     (media/pictures.delete_unused): queued before the status's hash is deleted, so a
