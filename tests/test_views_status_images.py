@@ -11,11 +11,13 @@ import re
 import pytest
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.test import Client
 from PIL import Image
 
 from media import attachments
-from socialsite.repository import keys, reposts, statuses, timelines
-from tests.support.helpers import PASSWORD, log_in, stored_files
+from socialsite.repository import keys, leaving, reposts, statuses, timelines
+from tests.support.helpers import PASSWORD, log_in, make_user, stored_files
 from tests.test_media_images import animated_gif, jpeg_with_gps, png, png_bomb
 
 
@@ -294,3 +296,31 @@ def test_a_repost_in_a_timeline_shows_the_originals_images(r, alice, bob, client
     page_of_bob = timelines.profile_page(r, bob["id"])
     shown = [s for s in page_of_bob.items if s.get("reposted_by") or s["id"] == status["id"]]
     assert shown and media(shown[0])[0]["p"] == media(status)[0]["p"]
+
+
+def test_a_moderators_deletion_deletes_the_files(alice_in, r, alice, bob, media_root):
+    from socialsite.repository import moderation
+
+    alice_in.post("/statuses/", {"message": "reported", "media": [upload(png())]})
+    sid = newest(r, alice["id"])["id"]
+    rid = moderation.file_report(r, bob, alice, "abuse", "", [sid])
+    moderator = make_user(r, "mod")
+    moderation.add_moderator(r, moderator["id"])
+    client = log_in(Client(), "mod")
+    response = client.post(
+        f"/moderation/reports/{rid}/",
+        {"action": "delete-status", "status": str(sid), "reason": "rude"},
+    )
+    assert response.status_code == 302
+    assert stored_files(media_root) == []
+
+
+def test_the_workers_sweep_deletes_the_files_of_a_big_accounts_statuses(
+    alice_in, r, alice, media_root
+):
+    for n in range(3):
+        alice_in.post("/statuses/", {"message": str(n), "media": [upload(png())]})
+    assert leaving.delete_account(r, alice["id"], inline_budget=1) is False
+    call_command("fanout", "--exit-when-idle", stdout=io.StringIO())
+    assert stored_files(media_root) == []
+    assert r.zcard(keys.UNUSED_PICTURES) == 0

@@ -152,9 +152,12 @@ class Command(BaseCommand):
             if options["exit_when_idle"] and step == 0 and self.queue_is_empty(r):
                 break
         try:
+            # The files the last jobs let go, before the worker stops, not at the next
+            # sweep (some other worker's, or this one's when it runs again).
+            pictures.delete_unused(r)
             jobs.forget_consumer(r, name)
         except OUTAGE_ERRORS:
-            pass  # prune_consumers removes it later
+            pass  # prune_consumers removes it later; the next sweep deletes the files
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
 
     def recompute_trends(self, r):
