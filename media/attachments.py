@@ -124,3 +124,16 @@ def warning_of(status):
     if status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True):
         return SENSITIVE_SUMMARY
     return ""
+
+
+def summary(status):
+    """``{{ status|status_summary }}``: what stands for ``status`` in a line of text (a
+    page's title, a notification, a report): its message, or for images alone how many
+    ("2 images"), so that no title or link is left empty."""
+    message = str(status.get("message") or "")
+    if message.strip():
+        return message
+    count = len(media_of(status))
+    if count:
+        return f"{count} image{'s' if count > 1 else ''}"
+    return message

@@ -211,6 +211,7 @@ def environment(**options):
         # A status's images and content warning (media/attachments.py).
         status_media=attachments.media_of,
         status_warning=attachments.warning_of,
+        status_summary=attachments.summary,
         # Django's (Jinja2's truncate counts otherwise); the result is escaped as usual.
         truncatechars=truncatechars,
     )

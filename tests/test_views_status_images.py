@@ -324,3 +324,21 @@ def test_the_workers_sweep_deletes_the_files_of_a_big_accounts_statuses(
     call_command("fanout", "--exit-when-idle", stdout=io.StringIO())
     assert stored_files(media_root) == []
     assert r.zcard(keys.UNUSED_PICTURES) == 0
+
+
+def test_an_images_only_status_is_named_by_its_images_in_lines_of_text(
+    alice_in, r, alice, bob, media_root
+):
+    from socialsite.repository import likes, moderation
+
+    alice_in.post("/statuses/", {"message": "", "media": [upload(png()), upload(png())]})
+    sid = newest(r, alice["id"])["id"]
+    title = re.search(r"<title>(.*?)</title>", page(alice_in, f"/@alice/{sid}/"), re.S).group(1)
+    assert "2 images" in title
+    likes.like(r, bob["id"], sid)
+    assert re.search(r'<a href="/@alice/\d+/">2 images</a>', page(alice_in, "/notifications/"))
+    # A moderator sees the reported images themselves.
+    moderation.file_report(r, bob, alice, "abuse", "", [sid])
+    moderation.add_moderator(r, alice["id"])
+    queue = page(alice_in, "/moderation/")
+    assert queue.count('class="media-image') == 2
