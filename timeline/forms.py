@@ -97,7 +97,9 @@ class StatusForm(forms.Form):
         max_length=attachments.SPOILER_MAX_LENGTH,
         help_text="Shown instead of the text and images until a reader opens it.",
     )
-    sensitive = forms.BooleanField(label="Mark the images as sensitive", required=False)
+    sensitive = forms.BooleanField(
+        label="Sensitive: hide the text and images until opened", required=False
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

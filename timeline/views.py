@@ -163,7 +163,9 @@ def post_status(request):
     keeps its text (DRAFT_SESSION_KEY) for the page it came from. Images are made before
     the status is written, their files stored, then the status; if it is not written,
     the files are deleted (media/attachments.py)."""
-    for _ in range(images_sent(request.FILES)):
+    # Each image counted (at most as many as a status may have: more are refused
+    # before any is decoded).
+    for _ in range(min(images_sent(request.FILES), attachments.MAX_IMAGES)):
         counted = throttling.count(request, "media")
         if throttling.is_refused(counted):
             return _posting_refused(request, counted)
