@@ -415,9 +415,10 @@ WEBSITE_FIELD = "website"
 # The fields naming stored files: what a deletion or a replacement frees.
 PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 
-# ZSET: storage names of pictures nothing shows any more (a deleted account's), scored
-# by when they were let go (ms): the app deletes their files and then the entries
-# (media/files.py, delete_unused). A name listed twice is one entry.
+# ZSET: storage names of pictures nothing shows any more (a deleted account's avatar and
+# header, a deleted status's images), scored by when they were let go (ms): the app
+# deletes their files and then the entries (media/pictures.py, delete_unused). A name
+# listed twice is one entry.
 UNUSED_PICTURES = "pictures:unused"
 
 # Fields of a status hash (keys.status) for its images and content warning, written
