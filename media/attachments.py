@@ -10,7 +10,7 @@ deletes it (repository/statuses.py), and the request deletes them right after
 import json
 from dataclasses import dataclass
 
-from socialsite.repository import keys
+from socialsite.repository import keys, statuses
 
 from . import files, images
 
@@ -75,6 +75,25 @@ def store(prepared, descriptions):
             "a": alt, "c": item.colour,
         })  # fmt: skip
     return json.dumps(media, separators=(",", ":"), ensure_ascii=False), names
+
+
+def post_with_images(r, prepared, descriptions, post):
+    """Store the files of ``prepared`` (with their alt texts ``descriptions``), then post
+    the status: ``post(media)`` with the status's media field ("" for no images) returns
+    its id. If the status is not written (``post`` raises), the files are deleted and
+    the error raised again; if the id names a status that is not this one (the same
+    form sent again: its posting key named the first post, which has files of its own;
+    or None, no such user), they are deleted too. files.StorageFailed: nothing kept,
+    nothing posted."""
+    media, written = store(prepared, descriptions) if prepared else ("", [])
+    try:
+        sid = post(media)
+    except BaseException:
+        files.delete_all(written)  # no status names them
+        raise
+    if written and (sid is None or statuses.stored_media(r, sid) != media):
+        files.delete_all(written)
+    return sid
 
 
 def _tone(colour):

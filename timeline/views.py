@@ -185,20 +185,9 @@ def post_status(request):
         text = f"Your {'reply' if replying else 'status'} was not posted."
         return _refused(request, replying, f"{text} {problems}" if problems else text)
     data = form.cleaned_data
-    media, written = "", []
-    if data["media"]:
-        try:
-            media, written = attachments.store(data["media"], data["media_description"])
-        except files.StorageFailed:
-            _keep_draft(request, str(in_reply_to) if replying else "")
-            return _refused(
-                request,
-                replying,
-                "Your images could not be stored just now, so nothing was posted. Try again"
-                " in a moment.",
-            )
-    try:
-        sid = statuses.post_status(
+
+    def post(media):
+        return statuses.post_status(
             get_redis(),
             request.user.id,
             data["message"],
@@ -213,14 +202,25 @@ def post_status(request):
                 keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
             },
         )
+
+    try:
+        sid = attachments.post_with_images(
+            get_redis(), data["media"], data["media_description"], post
+        )
+    except files.StorageFailed:
+        _keep_draft(request, str(in_reply_to) if replying else "")
+        return _refused(
+            request,
+            replying,
+            "Your images could not be stored just now, so nothing was posted. Try again"
+            " in a moment.",
+        )
     except statuses.ReplyRefused as refused:
-        files.delete_all(written)
         _keep_draft(request)
         return _refused(
             request, False, f"Your reply was not posted: {refused} Your text is in the form below."
         )
     except statuses.ParentGone:
-        files.delete_all(written)
         _keep_draft(request)
         return _refused(
             request,
@@ -228,22 +228,11 @@ def post_status(request):
             "Your reply was not posted: the status it replies to was deleted, or never "
             "existed. Your text is in the form below.",
         )
-    except BaseException:
-        files.delete_all(written)  # the status was not written: nothing may name them
-        raise
-    if written and (sid is None or _posted_before(sid, media)):
-        files.delete_all(written)
     if replying:
         messages.success(request, "Your reply is posted.")
         return redirect("status_detail", request.user.login, sid)
     messages.success(request, "Your status is posted.")
     return redirect("home")
-
-
-def _posted_before(sid, media):
-    """Whether status ``sid`` is not the one just made with ``media``: the same form sent
-    again, whose posting key names the first post, which has files of its own."""
-    return statuses.stored_media(get_redis(), sid) != media
 
 
 @require_POST
