@@ -2,9 +2,10 @@
 their files stored (files.py), then the status written with their names and sizes in
 its hash (keys.STATUS_MEDIA_FIELD); should that write fail, the files are deleted.
 
-Deleting a status lists its files in keys.UNUSED_PICTURES in the same round trip that
-deletes it (repository/statuses.py), and the request deletes them right after
-(pictures.delete_unused): the repository imports no Django and cannot touch files.
+Deleting a status lists its files in keys.UNUSED_PICTURES in the round trip that takes
+it off its lists (repository/statuses.py), and the request deletes them right after, or
+for statuses a fan-out worker deleted, the worker's sweep (pictures.delete_unused): the
+repository imports no Django and cannot touch files (docs/decisions/0051).
 """
 
 import json
