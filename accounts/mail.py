@@ -9,7 +9,15 @@ and its tokens are made when it is sent, so the queue holds no secret.
 import re
 import sys
 
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends.filebased import EmailBackend as FileBackend
+from django.template.loader import render_to_string
+
+from socialsite.connection import get_redis
+from socialsite.repository import emails, mail, users
+
+from . import tokens
 
 LINK = re.compile(r"https?://\S+")
 
@@ -26,3 +34,93 @@ class DevelopmentMailBackend(FileBackend):
         for link in links:
             print(f"    {link}", file=sys.stderr)
         sys.stderr.flush()
+
+
+# --- what the workers send -------------------------------------------------------------
+# Each kind of message queued (repository/mail.py) and the function that sends it. A
+# message whose account or address has changed since it was queued is dropped: the
+# state it would speak of is gone.
+
+
+def send(message):
+    """Send one queued message (``manage.py fanout`` calls this for each)."""
+    SENDERS[message["kind"]](get_redis(), message)
+
+
+def _link(path):
+    return settings.SITE_URL + path
+
+
+def _deliver(to, subject, template, context):
+    context = {"site_name": settings.SITE_NAME, "site_url": settings.SITE_URL, **context}
+    text = render_to_string(f"mail/{template}.txt", context)
+    html = render_to_string(f"mail/{template}.html", context)
+    message = EmailMultiAlternatives(
+        subject=f"[{settings.SITE_NAME}] {subject}",
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[to],
+        # Transactional mail: it answers something the person did, so no list headers.
+        headers={"Auto-Submitted": "auto-generated", "X-Auto-Response-Suppress": "All"},
+    )
+    message.attach_alternative(html, "text/html")
+    message.send()
+
+
+def _send_verification(r, message):
+    uid, address = message["uid"], message["address"]
+    state = emails.get(r, uid)
+    user = users.get_user(r, uid)
+    waiting = (state.address == address and not state.verified) or state.pending == address
+    if user is None or not waiting:
+        return
+    link = _link(f"/accounts/verify/{tokens.verification_token(uid, address)}/")
+    _deliver(address, "Verify your email address", "verify", {"user": user, "link": link})
+
+
+def _send_change_notice(r, message):
+    user = users.get_user(r, message["uid"])
+    if user is None:
+        return
+    context = {"user": user, "new_address": message["new_address"]}
+    _deliver(message["old_address"], "Your email address is changing", "changed", context)
+
+
+def _send_password_reset(r, message):
+    uid = message["uid"]
+    user, password_hash = users.get_user_and_password_hash(r, uid)
+    state = emails.get(r, uid)
+    if user is None or not state.verified or state.address != message["address"]:
+        return
+    token = tokens.password_reset_tokens.make_token(
+        tokens.ResetState(uid, password_hash, state.address)
+    )
+    link = _link(f"/accounts/reset/{tokens.uidb64(uid)}/{token}/")
+    _deliver(state.address, "Reset your password", "reset", {"user": user, "link": link})
+
+
+SENDERS = {
+    "verify": _send_verification,
+    "address_changed": _send_change_notice,
+    "password_reset": _send_password_reset,
+}
+
+
+# --- what the pages queue ----------------------------------------------------------------
+
+
+def queue_verification(uid, address):
+    if settings.EMAIL_VERIFICATION != "off":
+        mail.queue(get_redis(), {"kind": "verify", "uid": int(uid), "address": address})
+
+
+def queue_change_notice(uid, old_address, new_address):
+    mail.queue(
+        get_redis(),
+        {"kind": "address_changed", "uid": int(uid), "old_address": old_address,
+         "new_address": new_address},
+    )  # fmt: skip
+
+
+def queue_password_reset(uid, address):
+    mail.queue(get_redis(), {"kind": "password_reset", "uid": int(uid), "address": address})

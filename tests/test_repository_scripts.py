@@ -78,6 +78,7 @@ SAMPLES = {
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
     "release_login": [{"login": "Alice", "uid": 1}],
+    "release_email": [{"address": "Alice@Example.org", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
     "set_user_field": [
         {"uid": 1, "field": "name", "value": "Alice"},
@@ -108,9 +109,20 @@ SAMPLES = {
     "store_trends": [
         {"trends": [("redis", "1.5", 3)], "peaks": {"redis": "1.5:5"}, "forgotten": ["lua"]}
     ],
-    "complete_job": [{"job_id": "1-0", "followups_json": ['{"kind": "refill"}']}],
+    "complete_job": [
+        {"job_id": "1-0", "followups_json": ['{"kind": "refill"}']},
+        {"job_id": "1-0", "followups_json": [], "mail": True},
+    ],
     "fail_job": [
-        {"job_id": "1-0", "job_json": "{}", "max_attempts": 5, "error": "boom", "deliveries": 1}
+        {"job_id": "1-0", "job_json": "{}", "max_attempts": 5, "error": "boom", "deliveries": 1},
+        {
+            "job_id": "1-0",
+            "job_json": "{}",
+            "max_attempts": 5,
+            "error": "boom",
+            "deliveries": 1,
+            "mail": True,
+        },
     ],
     "replay_dead": [{"count": 10}],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],

@@ -1,5 +1,8 @@
 """``manage.py fanout``: a fan-out worker. Run as many as needed, on any machines.
 
+Between its steps it also sends the mail waiting in the mail queue (repository/mail.py,
+with accounts/mail.py's sender): mail is never sent inside a page's request.
+
 Also: ``--status`` prints the queue's state, ``--dead`` lists dead letters and
 ``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the jobs in
 hand, then stops; nothing else stops it: while Redis is unreachable it waits (logging
@@ -16,8 +19,9 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts import mail as account_mail
 from socialsite.connection import new_redis
-from socialsite.repository import blocks, jobs, statuses, trends, worker
+from socialsite.repository import blocks, jobs, mail, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -105,6 +109,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"failing:         {state['failing']} queued jobs have failed runs")
         self.stdout.write(f"dead letters:    {state['dead']}")
+        self.stdout.write(f"mail to send:    {mail.backlog(r)} (dead: {mail.dead_count(r)})")
         self.stdout.write("oldest waiting:  " + ("-" if age is None else f"{age:.1f} s"))
         for consumer in state["consumers"]:
             self.stdout.write(
@@ -128,6 +133,7 @@ class Command(BaseCommand):
             try:
                 if time.monotonic() >= next_prune:
                     jobs.ensure_group(r)
+                    mail.ensure_group(r)
                     jobs.prune_consumers(r)
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
                 if time.monotonic() >= next_sweep:
@@ -136,6 +142,7 @@ class Command(BaseCommand):
                     self.recompute_trends(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
+                step += mail.send_waiting(r, name, account_mail.send)
             except OUTAGE_ERRORS as error:
                 outage_wait = self.wait_out(error, outage_wait)
                 continue
@@ -175,7 +182,7 @@ class Command(BaseCommand):
 
     def queue_is_empty(self, r):
         state = jobs.status(r)
-        return state["waiting"] == 0 and state["in_flight"] == 0
+        return state["waiting"] == 0 and state["in_flight"] == 0 and mail.backlog(r) == 0
 
     def wait_out(self, error, previous_wait):
         """Sleep before trying Redis again (logged at the outage's first error only);

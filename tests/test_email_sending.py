@@ -1,0 +1,88 @@
+"""Mail sent by the workers through a real SMTP server (aiosmtpd): what a message holds,
+that the fan-out worker sends the queue, and that a mail server down delays mail without
+losing it."""
+
+import os
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+
+from accounts import mail as account_mail
+from socialsite.repository import emails, mail
+from tests.support.helpers import make_user
+
+
+def send_all(r, **options):
+    """What a worker does between its steps: send the mail that is due."""
+    return mail.send_waiting(r, "test-worker", account_mail.send, **options)
+
+
+def test_a_reset_mail_has_text_and_html_parts_and_a_link_on_site_url(r, smtp_server, settings):
+    settings.SITE_URL = "https://social.example.org"
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "Alice@Example.org", verified=True)
+    account_mail.queue_password_reset(alice["id"], "Alice@Example.org")
+    assert smtp_server.received() == []  # queued, not sent by the page
+    assert send_all(r) == 1
+    [message] = smtp_server.received()
+    assert message["To"] == "Alice@Example.org"
+    assert message["Subject"] == "[socialsite] Reset your password"
+    assert message["Auto-Submitted"] == "auto-generated"
+    assert "List-Unsubscribe" not in message
+    text = message.get_body(("plain",)).get_content()
+    html = message.get_body(("html",)).get_content()
+    assert "https://social.example.org/accounts/reset/" in text
+    assert 'href="https://social.example.org/accounts/reset/' in html
+    assert mail.backlog(r) == 0
+
+
+def test_the_fanout_worker_sends_the_queued_mail(r, smtp_server, redis_backend):
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "alice@example.org")
+    account_mail.queue_verification(alice["id"], "alice@example.org")
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "socialsite.settings",
+        "REDIS_URL": redis_backend.url,
+        "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
+        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_server.port}",
+        "SITE_URL": "https://social.example.org",
+    }
+    worker = subprocess.run(
+        [sys.executable, str(settings.BASE_DIR / "manage.py"), "fanout", "--exit-when-idle"],
+        env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert worker.returncode == 0, worker.stdout + worker.stderr
+    [message] = smtp_server.received()
+    assert message["To"] == "alice@example.org"
+    assert (
+        "https://social.example.org/accounts/verify/" in message.get_body(("plain",)).get_content()
+    )
+
+
+def test_with_the_mail_server_down_mail_waits_and_goes_out_when_it_is_back(r, smtp_server):
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "alice@example.org")
+    smtp_server.stop()
+    account_mail.queue_verification(alice["id"], "alice@example.org")
+    started = time.monotonic()
+    assert send_all(r, retry_delays_ms=(100,)) == 0  # refused: kept for a retry
+    assert time.monotonic() - started < 5
+    assert mail.backlog(r) == 1
+    smtp_server.start()
+    time.sleep(0.15)
+    assert send_all(r, retry_delays_ms=(100,)) == 1
+    [message] = smtp_server.received()
+    assert message["To"] == "alice@example.org"
+    assert mail.backlog(r) == 0 and mail.dead_letters(r) == []
+
+
+def test_mail_about_a_state_that_changed_since_is_dropped(r, smtp_server):
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "old@example.org")
+    account_mail.queue_verification(alice["id"], "old@example.org")
+    emails.set_address(r, alice["id"], "new@example.org")
+    assert send_all(r) == 1  # done with: nothing to verify at that address any more
+    assert smtp_server.received() == []
