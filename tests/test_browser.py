@@ -45,6 +45,7 @@ def sign_up(page, login, name):
     page.goto("/accounts/signup/")
     page.get_by_label(label("Login name")).fill(login)
     page.get_by_label(label("Display name")).fill(name)
+    page.get_by_label(label("Email address")).fill(f"{login}@example.org")
     page.get_by_label(label("Password")).fill(PASSWORD)
     page.get_by_label(label("Password again")).fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()

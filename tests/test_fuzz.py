@@ -42,7 +42,7 @@ ENDPOINTS = [
     ("GET", "/accounts/login/", ["next"]),
     ("POST", "/accounts/login/", ["username", "password", "next"]),
     ("GET", "/accounts/signup/", []),
-    ("POST", "/accounts/signup/", ["username", "name", "password1", "password2"]),
+    ("POST", "/accounts/signup/", ["username", "name", "email", "password1", "password2"]),
     ("GET", "/accounts/password/", []),
     ("POST", "/accounts/password/", ["old_password", "new_password1", "new_password2"]),
     ("POST", "/accounts/logout/", ["next"]),

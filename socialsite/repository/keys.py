@@ -415,7 +415,7 @@ MODERATOR_FIELD = "moderator"  # "1" for a moderator
 # "verified" or "unverified": whether the account's address (kept in its credentials,
 # never here) is verified; absent for an account without one. On the user hash so that
 # every page knows it with the session's own read (emails.py).
-EMAIL_STATE_FIELD = "email"
+EMAIL_STATE_FIELD = "email_state"
 # Fields of the credentials hash: the account's address, as typed, and the one it is
 # changing to, waiting for verification.
 EMAIL_FIELD = "email"
