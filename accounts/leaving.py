@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from socialsite.connection import get_redis
-from socialsite.repository import leaving, users
+from socialsite.repository import emails, leaving, users
 
 from . import auth
 from .decorators import login_required
@@ -73,6 +73,9 @@ def export_account(request):
     if user is None:  # deleted since this request's session was read
         raise Http404("There is no such account any more.")
     account = {field: user[field] for field in users.PUBLIC_FIELDS}
+    email = emails.get(r, user["id"])
+    account["email"] = email.address or None
+    account["email_verified"] = email.verified
     response = StreamingHttpResponse(
         _export(r, user["id"], account), content_type="application/json; charset=utf-8"
     )
