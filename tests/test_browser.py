@@ -50,7 +50,12 @@ def sign_up(page, login, name):
     page.get_by_label(label("Password again")).fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     expect(page).to_have_url(re.compile(r"/$"))
-    expect(flash(page)).to_have_text([f"Welcome, {name}! Your account is ready."])
+    expect(flash(page)).to_have_text(
+        [
+            f"Welcome, {name}! Your account is ready.",
+            f"A link to verify {login}@example.org is on its way.",
+        ]
+    )
     expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
 
 

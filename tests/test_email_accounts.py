@@ -48,6 +48,7 @@ def verify_through_mail(client, r, smtp_server):
 
 def test_sign_up_mails_a_link_that_verifies_the_address_once(client, r, smtp_server):
     assert sign_up(client).status_code == 302
+    assert "A link to verify dinah@example.org is on its way." in client.get("/").content.decode()
     uid = users.get_user_id(r, "dinah")
     assert emails.get(r, uid) == emails.Email("dinah@example.org", False, "")
     assert smtp_server.received() == []  # the page only queued it
@@ -240,3 +241,18 @@ def test_a_bad_reset_link_is_a_readable_400(client):
     for link in ("/accounts/reset/xx/yy/", "/accounts/reset/MQ/1-abc/", "/accounts/reset/%FF/z/"):
         response = client.get(link)
         assert response.status_code == 400 and "does not work" in response.content.decode()
+
+
+def test_with_verification_off_an_address_changes_at_once_and_gets_reset_mail(
+    r, smtp_server, settings
+):
+    settings.EMAIL_VERIFICATION = "off"
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "old@example.org")
+    client = log_in(Client(), "alice")
+    form = {"email": "new@example.org", "password": PASSWORD}
+    assert client.post("/settings/email/", form).status_code == 302
+    assert emails.get(r, alice["id"]).address == "new@example.org"
+    ask_reset(Client(), "new@example.org")
+    send_all(r)
+    assert sorted(m["To"] for m in smtp_server.received()) == ["new@example.org", "old@example.org"]

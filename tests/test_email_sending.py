@@ -86,3 +86,20 @@ def test_mail_about_a_state_that_changed_since_is_dropped(r, smtp_server):
     emails.set_address(r, alice["id"], "new@example.org")
     assert send_all(r) == 1  # done with: nothing to verify at that address any more
     assert smtp_server.received() == []
+
+
+def test_the_embedded_runs_mail_is_kept_in_files_and_its_links_printed(
+    r, settings, tmp_path, capsys
+):
+    settings.EMAIL_BACKEND = "accounts.mail.DevelopmentMailBackend"
+    settings.EMAIL_FILE_PATH = str(tmp_path / "mail")
+    settings.SITE_URL = "http://127.0.0.1:8000"
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "alice@example.org")
+    account_mail.queue_verification(alice["id"], "alice@example.org")
+    assert send_all(r) == 1
+    printed = capsys.readouterr().err
+    assert "Mail to alice@example.org: [socialsite] Verify your email address" in printed
+    assert "    http://127.0.0.1:8000/accounts/verify/" in printed
+    [kept] = (tmp_path / "mail").iterdir()
+    assert "http://127.0.0.1:8000/accounts/verify/" in kept.read_text()
