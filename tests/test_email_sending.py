@@ -3,6 +3,8 @@ that the fan-out worker sends the queue, and that a mail server down delays mail
 losing it."""
 
 import os
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -10,7 +12,7 @@ import time
 from django.conf import settings
 
 from accounts import mail as account_mail
-from socialsite.repository import emails, mail
+from socialsite.repository import emails, graph, mail, statuses, timelines
 from tests.support.helpers import make_user
 
 
@@ -38,18 +40,22 @@ def test_a_reset_mail_has_text_and_html_parts_and_a_link_on_site_url(r, smtp_ser
     assert mail.backlog(r) == 0
 
 
-def test_the_fanout_worker_sends_the_queued_mail(r, smtp_server, redis_backend):
-    alice = make_user(r, "alice")
-    emails.set_address(r, alice["id"], "alice@example.org")
-    account_mail.queue_verification(alice["id"], "alice@example.org")
-    env = {
+def worker_env(redis_backend, email_url):
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "socialsite.settings",
         "REDIS_URL": redis_backend.url,
         "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
-        "EMAIL_URL": f"smtp://127.0.0.1:{smtp_server.port}",
+        "EMAIL_URL": email_url,
         "SITE_URL": "https://social.example.org",
     }
+
+
+def test_the_fanout_worker_sends_the_queued_mail(r, smtp_server, redis_backend):
+    alice = make_user(r, "alice")
+    emails.set_address(r, alice["id"], "alice@example.org")
+    account_mail.queue_verification(alice["id"], "alice@example.org")
+    env = worker_env(redis_backend, f"smtp://127.0.0.1:{smtp_server.port}")
     worker = subprocess.run(
         [sys.executable, str(settings.BASE_DIR / "manage.py"), "fanout", "--exit-when-idle"],
         env=env, capture_output=True, text=True, timeout=120,
@@ -103,3 +109,33 @@ def test_the_embedded_runs_mail_is_kept_in_files_and_its_links_printed(
     assert "    http://127.0.0.1:8000/accounts/verify/" in printed
     [kept] = (tmp_path / "mail").iterdir()
     assert "http://127.0.0.1:8000/accounts/verify/" in kept.read_text()
+
+
+def test_a_mail_server_that_never_answers_holds_up_no_fan_out(r, smtp_server, redis_backend):
+    """A server that takes the connection and says nothing (each attempt waits out
+    EMAIL_TIMEOUT): the worker's fan-out goes on meanwhile."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # never accepted: connections complete, no greeting ever comes
+    alice, bob = make_user(r, "alice"), make_user(r, "bob")
+    graph.follow(r, bob["id"], alice["id"])
+    emails.set_address(r, alice["id"], "alice@example.org")
+    for _ in range(3):
+        account_mail.queue_verification(alice["id"], "alice@example.org")
+    env = worker_env(redis_backend, f"smtp://127.0.0.1:{silent.getsockname()[1]}")
+    worker = subprocess.Popen(
+        [sys.executable, str(settings.BASE_DIR / "manage.py"), "fanout"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    try:
+        time.sleep(2)  # the mail thread is stuck on the first message by now
+        sid = statuses.post_status(r, alice["id"], "fan me out", inline_limit=0)
+        deadline = time.monotonic() + 5
+        while sid not in timelines.home_ids(r, bob["id"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sid in timelines.home_ids(r, bob["id"])
+        assert mail.backlog(r) == 3  # none sent
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.communicate(timeout=30)
+        silent.close()

@@ -1,7 +1,8 @@
 """``manage.py fanout``: a fan-out worker. Run as many as needed, on any machines.
 
-Between its steps it also sends the mail waiting in the mail queue (repository/mail.py,
-with accounts/mail.py's sender): mail is never sent inside a page's request.
+A thread of the worker sends the mail waiting in the mail queue (repository/mail.py, with
+accounts/mail.py's sender): mail is never sent inside a page's request, and a slow or
+unreachable mail server holds up neither pages nor fan-out.
 
 Also: ``--status`` prints the queue's state, ``--dead`` lists dead letters and
 ``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the jobs in
@@ -14,6 +15,7 @@ import logging
 import os
 import signal
 import socket
+import threading
 import time
 
 from django.conf import settings
@@ -34,6 +36,8 @@ READ_TIMEOUT_SECONDS = READ_BLOCK_MS / 1000 + 4
 # a moment), then backing off so that a long outage costs little.
 OUTAGE_FIRST_WAIT = 0.1
 OUTAGE_MAX_WAIT = 5.0
+# How often the mail thread looks for mail when it found none: at most this late.
+MAIL_POLL_SECONDS = 0.5
 # How often a worker removes the group's consumers that stopped or died.
 PRUNE_EVERY_SECONDS = 3600
 # How often a worker looks for posts whose request died before their fan-out was
@@ -128,6 +132,8 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         self.stdout.write(f"Fan-out worker {name} started.")
+        sender = threading.Thread(target=self.send_mail, args=(name,), name="mail", daemon=True)
+        sender.start()
         done, outage_wait, next_prune, next_sweep = 0, None, 0.0, 0.0
         while not self.stopping:
             try:
@@ -142,7 +148,6 @@ class Command(BaseCommand):
                     self.recompute_trends(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
-                step += mail.send_waiting(r, name, account_mail.send)
             except OUTAGE_ERRORS as error:
                 outage_wait = self.wait_out(error, outage_wait)
                 continue
@@ -152,11 +157,33 @@ class Command(BaseCommand):
             done += step
             if options["exit_when_idle"] and step == 0 and self.queue_is_empty(r):
                 break
+        self.stopping = True  # also when idle with --exit-when-idle
+        sender.join()  # the message in hand is sent (or fails) first
         try:
             jobs.forget_consumer(r, name)
         except OUTAGE_ERRORS:
             pass  # prune_consumers removes it later
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
+
+    def send_mail(self, name):
+        """The mail thread: send what is due (mail.send_waiting), else look again in
+        MAIL_POLL_SECONDS; while Redis is unreachable, wait as the worker does. Its own
+        Redis client: its waits are not the fan-out's."""
+        r = new_redis(timeout=READ_TIMEOUT_SECONDS, retries=0)
+        wait = 0.0
+        while not self.stopping:
+            try:
+                sent = mail.send_waiting(r, name, account_mail.send, count=1)
+                wait = 0.0 if sent else MAIL_POLL_SECONDS
+            except OUTAGE_ERRORS:
+                # The worker's loop logs the outage (once); this thread only waits it out.
+                wait = min(max(wait * 2, OUTAGE_FIRST_WAIT), OUTAGE_MAX_WAIT)
+            except Exception:
+                log.exception("Sending mail failed; trying again shortly.")
+                wait = MAIL_POLL_SECONDS
+            deadline = time.monotonic() + wait
+            while not self.stopping and time.monotonic() < deadline:
+                time.sleep(0.05)
 
     def recompute_trends(self, r):
         """The trends, if due (trends.recompute_if_due). A failure other than an outage
