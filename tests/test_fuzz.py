@@ -70,6 +70,13 @@ ENDPOINTS = [
     ("GET", "/settings/delete/", []),
     ("POST", "/settings/delete/", ["password"]),
     ("GET", "/settings/export/", []),
+    ("GET", "/settings/email/", []),
+    ("POST", "/settings/email/", ["email", "password", "resend"]),
+    ("POST", "/accounts/password/reset/", ["email"]),
+    ("GET", "/accounts/verify/{login}/", []),
+    ("POST", "/accounts/verify/{login}/", []),
+    ("GET", "/accounts/reset/{login}/{login}/", []),
+    ("POST", "/accounts/reset/{login}/{login}/", ["new_password1", "new_password2"]),
     ("GET", "/explore/", []),
     ("GET", "/explore/people/", []),
     # Named lists ({sid}: any number in the path, here a list id).
