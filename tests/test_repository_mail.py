@@ -1,7 +1,11 @@
 """The mail queue (repository/mail.py): sent once, retried after its delay when sending
 fails, dead-lettered after the last attempt; completed mail leaves the stream."""
 
+import json
 import time
+from io import StringIO
+
+from django.core.management import call_command
 
 from socialsite.repository import keys, mail
 
@@ -62,3 +66,20 @@ def test_a_message_failing_every_time_is_dead_lettered_with_its_error(r):
     [letter] = mail.dead_letters(r)
     assert letter["job"]["kind"] == "password_reset"
     assert letter["attempts"] == "3" and "550 no such mailbox" in letter["reason"]
+
+
+def test_dead_mail_is_listed_and_queued_again_by_the_fanout_command(r):
+    def broken(message):
+        raise OSError("421 try later")
+
+    mail.queue(r, {"kind": "verify", "uid": 3, "address": "c@example.org"})
+    mail.send_waiting(r, "w1", broken, max_attempts=1)
+    out = StringIO()
+    call_command("fanout", "--dead-mail", stdout=out)
+    [line] = out.getvalue().splitlines()
+    assert json.loads(line)["job"] == {"kind": "verify", "uid": 3, "address": "c@example.org"}
+    call_command("fanout", "--replay-dead-mail", stdout=StringIO())
+    assert mail.dead_letters(r) == [] and mail.backlog(r) == 1
+    sent = []
+    assert mail.send_waiting(r, "w1", sent.append) == 1
+    assert sent == [{"kind": "verify", "uid": 3, "address": "c@example.org"}]

@@ -124,7 +124,7 @@ SAMPLES = {
             "mail": True,
         },
     ],
-    "replay_dead": [{"count": 10}],
+    "replay_dead": [{"count": 10}, {"count": 10, "mail": True}],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],
     "throttle": [
         {

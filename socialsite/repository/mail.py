@@ -139,6 +139,11 @@ def dead_letters(r, count=100):
     ]
 
 
+def replay_dead(r, count=1000):
+    """Queue dead-lettered mail again (after a long outage of the mail server); how many."""
+    return scripts.replay_dead(r, count=count, mail=True)
+
+
 def dead_count(r):
     return r.xlen(keys.DEAD_MAIL)
 

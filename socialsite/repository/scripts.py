@@ -718,10 +718,12 @@ def fail_job(*, job_id, job_json, max_attempts, error, deliveries, mail=False):
 
 
 @script()
-def replay_dead(*, count):
-    """Move up to ``count`` jobs from keys.DEAD_JOBS back to keys.JOBS, oldest first.
-    Returns how many."""
-    return {"DEAD_JOBS": keys.DEAD_JOBS, "JOBS": keys.JOBS}, [count]
+def replay_dead(*, count, mail=False):
+    """Move up to ``count`` jobs from keys.DEAD_JOBS back to keys.JOBS, oldest first
+    (with ``mail``: from keys.DEAD_MAIL to keys.MAIL). Returns how many."""
+    if mail:
+        return {"dead": keys.DEAD_MAIL, "queue": keys.MAIL}, [count]
+    return {"dead": keys.DEAD_JOBS, "queue": keys.JOBS}, [count]
 
 
 @script()

@@ -5,9 +5,10 @@ accounts/mail.py's sender): mail is never sent inside a page's request, and a sl
 unreachable mail server holds up neither pages nor fan-out.
 
 Also: ``--status`` prints the queue's state, ``--dead`` lists dead letters and
-``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the jobs in
-hand, then stops; nothing else stops it: while Redis is unreachable it waits (logging
-once per outage) and goes on when Redis is back.
+``--replay-dead`` queues them again (``--dead-mail``, ``--replay-dead-mail``: the same for
+mail). SIGTERM or SIGINT: the worker finishes the jobs (and the mail) in hand, then stops;
+nothing else stops it: while Redis is unreachable it waits (logging once per outage) and
+goes on when Redis is back.
 """
 
 import json
@@ -58,6 +59,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--replay-dead", action="store_true", help="queue dead-lettered jobs again"
         )
+        parser.add_argument("--dead-mail", action="store_true", help="list dead-lettered mail")
+        parser.add_argument(
+            "--replay-dead-mail", action="store_true", help="queue dead-lettered mail again"
+        )
         parser.add_argument(
             "--name", default=None, help="consumer name (default: host-pid, unique per worker)"
         )
@@ -92,6 +97,14 @@ class Command(BaseCommand):
         if options["dead"]:
             for letter in jobs.dead_letters(r):
                 self.stdout.write(json.dumps(letter))
+            return
+        if options["dead_mail"]:
+            for letter in mail.dead_letters(r):
+                self.stdout.write(json.dumps(letter))
+            return
+        if options["replay_dead_mail"]:
+            count = mail.replay_dead(r)
+            self.stdout.write(f"Queued {count} dead-lettered mail(s) again.")
             return
         if options["replay_dead"]:
             count = jobs.replay_dead(r)
