@@ -29,7 +29,9 @@ class DevelopmentMailBackend(FileBackend):
 
     def write_message(self, message):
         super().write_message(message)
-        links = LINK.findall(message.body)
+        # The links to follow: not the signature's link to the site itself.
+        home = settings.SITE_URL.rstrip("/")
+        links = [link for link in LINK.findall(message.body) if link.rstrip("/") != home]
         print(f"Mail to {', '.join(message.to)}: {message.subject}", file=sys.stderr)
         for link in links:
             print(f"    {link}", file=sys.stderr)

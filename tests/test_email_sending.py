@@ -107,6 +107,7 @@ def test_the_embedded_runs_mail_is_kept_in_files_and_its_links_printed(
     printed = capsys.readouterr().err
     assert "Mail to alice@example.org: [socialsite] Verify your email address" in printed
     assert "    http://127.0.0.1:8000/accounts/verify/" in printed
+    assert "    http://127.0.0.1:8000\n" not in printed  # the signature's link is not one
     [kept] = (tmp_path / "mail").iterdir()
     assert "http://127.0.0.1:8000/accounts/verify/" in kept.read_text()
 
