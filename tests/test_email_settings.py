@@ -122,6 +122,9 @@ def test_moderators_see_a_reported_accounts_address_nobody_else_does(r):
     moderation.file_report(r, carol, bob, next(iter(moderation.REASONS)))
     html = log_in(Client(), "mod").get("/moderation/").content.decode()
     assert "bob@example.org" in html and "(verified)" in html
+    dave = verified(r, "dave", "dave@example.org")
+    moderation.suspend(r, dave["id"], reason="spam")
+    assert "dave@example.org" in log_in(Client(), "mod").get("/moderation/").content.decode()
     for client in (log_in(Client(), "carol"), Client()):
         for path in ("/@bob/", "/moderation/", "/search/?q=bob"):
             assert "bob@example.org" not in client.get(path).content.decode()
