@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from accounts import mail as account_mail
-from socialsite.repository import emails, keys, mail, statuses, timelines, users
+from socialsite.repository import devices, emails, keys, mail, statuses, timelines, users
 from tests.support.helpers import PASSWORD, log_in, make_user
 
 NEW_PASSWORD = "a brand new passphrase 42"
@@ -182,6 +182,7 @@ def test_reset_mail_sets_a_new_password_once_and_ends_every_session(r, smtp_serv
     done = client.post(link, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
     assert done.status_code == 302 and done["Location"] == "/accounts/login/"
     assert sessions_of(r, alice) == 0
+    assert devices.generation(r, alice["id"]) not in ("", None)  # device cookies revoked
     assert 'href="/accounts/login/"' in elsewhere.get("/").content.decode()  # logged out
     log_in(Client(), "alice", NEW_PASSWORD)
     old = Client().post("/accounts/login/", {"username": "alice", "password": PASSWORD})
