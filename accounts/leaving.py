@@ -8,8 +8,9 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
+from media import pictures
 from socialsite.connection import get_redis
-from socialsite.repository import emails, leaving, users
+from socialsite.repository import emails, keys, leaving, users
 
 from . import auth
 from .decorators import login_required
@@ -24,6 +25,8 @@ def delete_account(request):
     form = DeleteAccountForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
         leaving.delete_account(get_redis(), request.user.id)
+        # The avatar and header the deletion's first step let go (profiles.forget_pictures).
+        pictures.delete_unused(get_redis())
         auth.logout(request)
         messages.success(
             request,
@@ -73,6 +76,9 @@ def export_account(request):
     if user is None:  # deleted since this request's session was read
         raise Http404("There is no such account any more.")
     account = {field: user[field] for field in users.PUBLIC_FIELDS}
+    # The profile's own words; its pictures are files, not in this JSON.
+    account["bio"] = user.get(keys.BIO_FIELD, "")
+    account["website"] = user.get(keys.WEBSITE_FIELD, "")
     email = emails.get(r, user["id"])
     account["email"] = email.address or None
     account["email_verified"] = email.verified

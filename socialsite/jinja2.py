@@ -11,8 +11,8 @@ settings.TEMPLATES (views take what they need from those modules).
 
 Django's Jinja2 backend puts ``request``, ``csrf_input`` and ``csrf_token`` in every
 context rendered with a request, plus what the context processors of settings.TEMPLATES
-give (``messages``, and ``csrf_input`` once more with ``viewer``, ``urls``, ``url`` and
-``status_links``: page_context below).
+give (``messages``, and ``viewer``, ``urls``, ``url`` and ``status_links``: page_context
+below).
 
 Links: ``{{ urls.home }}`` for a view whose URL takes no arguments, ``{{ url("profile",
 login) }}`` for one that does (NamedUrls says why two ways). The functools.lru_cache
@@ -21,13 +21,10 @@ what pure functions give for their arguments, which is never stale.
 """
 
 import functools
-import math
-import os
-import time
 
 from django.conf import settings
-from django.middleware.csrf import CSRF_ALLOWED_CHARS, CSRF_SECRET_LENGTH, get_token
-from django.template.defaultfilters import truncatechars
+from django.middleware.csrf import get_token
+from django.template.defaultfilters import pluralize, truncatechars
 from django.templatetags.static import static as django_static
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.functional import LazyObject
@@ -35,18 +32,18 @@ from django.utils.html import format_html
 from jinja2 import Environment
 
 from socialsite import form_markup
-from socialsite.memory import Memory
 from timeline import jinja_helpers
 
 
-class _PageCsrfInput:
-    """``{{ csrf_input }}`` for one page: worked out where first shown, then the same.
+class PageCsrfInput:
+    """``{{ csrf_input }}``: Django's CSRF input, made where a page first shows it and
+    the same in the page's other forms.
 
-    Django's ``csrf_input`` masks the CSRF secret anew each time it is shown, and a page
-    with 30 of the viewer's statuses shows it 31 times. A new mask for each response is
-    what defeats BREACH; the same masked token in several forms of one response gives
-    nothing more away. Nothing is worked out (and no CSRF cookie set) for a page that
-    shows no form.
+    Django's own ``csrf_input`` asks get_token anew at each use, and a logged-in page
+    shows it in several forms (posting, the status buttons' form, logging out, each
+    delete form). One token per response is what masking is for (BREACH); Django's
+    middleware accepts any masking of the secret. Nothing is made (and no CSRF cookie
+    set) for a page that shows no form. docs/decisions/0047 has the figures.
     """
 
     __slots__ = ("_request", "_html")
@@ -59,84 +56,16 @@ class _PageCsrfInput:
         if self._html is None:
             self._html = format_html(
                 '<input type="hidden" name="csrfmiddlewaretoken" value="{}">',
-                masked_csrf_token(self._request),
+                get_token(self._request),
             )
         return self._html
 
     __str__ = __html__
 
 
-# How often this process sends a CSRF cookie again to renew its age (settings.
-# CSRF_COOKIE_AGE, a year by default): once a day, or ten times in the cookie's age if
-# that is shorter; when it did is remembered by hash of the cookie's secret, for a day at
-# most. Django sends the cookie again with every page that shows a form, for that
-# renewal alone, and making the Set-Cookie header is a noticeable part of a home page's
-# CPU. A day's slack on a year's age changes nothing: the cookie is also set anew
-# whenever it is missing or malformed and at each log-in, and a process that restarts or
-# forgets (the memory is bounded) only renews it sooner.
-CSRF_COOKIE_RENEW_SECONDS = 24 * 60 * 60
-CSRF_COOKIES_REMEMBERED = 100_000  # ~150 bytes each: ~15 MB per process at most
-_csrf_cookie_renewed = Memory(
-    "csrf cookie renewals", CSRF_COOKIES_REMEMBERED, ttl=CSRF_COOKIE_RENEW_SECONDS
-)
-
-# Random bytes below this map evenly onto the allowed characters (4 x 62 = 248).
-_UNBIASED_BYTES = 256 - 256 % len(CSRF_ALLOWED_CHARS)
-# bytes.translate tables: a random byte to the allowed character it draws (those at or
-# above _UNBIASED_BYTES are deleted first, so every character is as likely).
-_RANDOM_BYTE_TO_CHAR = bytes(
-    ord(CSRF_ALLOWED_CHARS[byte % len(CSRF_ALLOWED_CHARS)]) for byte in range(256)
-)
-_BIASED_BYTES = bytes(range(_UNBIASED_BYTES, 256))
-# A secret character and a mask character to their sum's character (Django's
-# _mask_cipher_secret adds the two characters' positions modulo 62).
-_CIPHER_OF_PAIR = {
-    secret_char + mask_char: CSRF_ALLOWED_CHARS[
-        (secret_index + mask_index) % len(CSRF_ALLOWED_CHARS)
-    ]
-    for secret_index, secret_char in enumerate(CSRF_ALLOWED_CHARS)
-    for mask_index, mask_char in enumerate(CSRF_ALLOWED_CHARS)
-}
-
-
-def masked_csrf_token(request):
-    """What django.middleware.csrf.get_token(request) gives: the CSRF secret under a
-    new random mask, as Django masks it (its middleware unmasks it on POST).
-
-    Django draws each of the mask's 32 characters with its own call to the system's
-    random source (secrets.choice) and adds them in a Python loop. Here one os.urandom
-    call gives them all, by rejection sampling (so each is as evenly drawn), and table
-    look-ups made once do the rest. A request without a secret yet goes to Django,
-    which makes one. The cookie is sent again to renew its age once
-    a day (CSRF_COOKIE_RENEW_SECONDS), where get_token has it sent with every page.
-    """
-    secret = request.META.get("CSRF_COOKIE")
-    if secret is None:
-        return get_token(request)
-    _renew_csrf_cookie_daily(request, secret)
-    mask = ""
-    while len(mask) < CSRF_SECRET_LENGTH:
-        random_bytes = os.urandom(CSRF_SECRET_LENGTH + 8)
-        mask += random_bytes.translate(_RANDOM_BYTE_TO_CHAR, _BIASED_BYTES).decode("ascii")
-    mask = mask[:CSRF_SECRET_LENGTH]
-    cipher = "".join(map(_CIPHER_OF_PAIR.__getitem__, map(str.__add__, secret, mask)))
-    return mask + cipher
-
-
-def _renew_csrf_cookie_daily(request, secret):
-    now = time.monotonic()
-    key = hash(secret)  # the secret itself is not kept
-    every = min(CSRF_COOKIE_RENEW_SECONDS, (settings.CSRF_COOKIE_AGE or math.inf) / 10)
-    if now - _csrf_cookie_renewed.get(key, -math.inf) < every:
-        return
-    _csrf_cookie_renewed.put(key, now)
-    # The middleware then sends the cookie again, as after get_token.
-    request.META["CSRF_COOKIE_NEEDS_UPDATE"] = True
-
-
 def page_context(request):
-    """Context processor (settings.TEMPLATES): the page's ``viewer`` and ``csrf_input``
-    (replacing the backend's), and its own ``urls``, ``url()`` and ``status_links()``,
+    """Context processor (settings.TEMPLATES): the page's ``viewer``, and its own
+    ``urls``, ``url()`` and ``status_links()``,
     which take the script prefix and URLconf looked up here, once (they are
     context-local values, slow to look up), rather than each time. These shadow the
     globals of the same names, which a template rendered without a request (or a macro
@@ -145,7 +74,7 @@ def page_context(request):
     prefix, urlconf = get_script_prefix(), get_urlconf()
     return {
         "viewer": viewer(request),
-        "csrf_input": _PageCsrfInput(request),
+        "csrf_input": PageCsrfInput(request),
         "urls": _named_urls(prefix, urlconf),
         "url": functools.partial(_url, prefix, urlconf),
         "status_links": functools.partial(jinja_helpers.StatusLinks, prefix, urlconf),
@@ -263,6 +192,7 @@ def environment(**options):
         form_widget=form_markup.form_widget,
         remembered_form_fields=form_markup.remembered_form_fields,
         status_links=jinja_helpers.StatusLinks,
+        first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
@@ -273,6 +203,8 @@ def environment(**options):
         delete_url=jinja_helpers.delete_url,
         isotime=jinja_helpers.isotime,
         reltime=jinja_helpers.reltime,
+        # Django's: "1 follower", "2 followers" as ``follower{{ n|pluralize }}``.
+        pluralize=pluralize,
         linebreaksbr=jinja_helpers.linebreaksbr,
         message_html=jinja_helpers.message_html,
         # Django's (Jinja2's truncate counts otherwise); the result is escaped as usual.

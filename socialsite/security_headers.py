@@ -66,13 +66,23 @@ def stream_sources(stream_public_url, stream_port, allowed_hosts):
     return sources
 
 
-def content_security_policy(connect_sources):
+def media_sources(media_url):
+    """The CSP sources besides 'self' that pictures come from: MEDIA_URL's origin when
+    it names another host (a CDN, a bucket), none for a path of this site."""
+    if media_url.startswith("/"):
+        return []
+    parts = urlsplit(media_url)
+    return [f"{parts.scheme}://{parts.netloc}"]
+
+
+def content_security_policy(connect_sources, image_sources=()):
     """The policy: everything from this origin only, no inline script or style, no
     plugins, no framing, forms posted here only. The favicon is a data: URL
-    (base.html), and the live page's stream may be on another origin."""
+    (base.html), pictures may come from MEDIA_URL's origin, and the live page's stream
+    may be on another origin."""
     directives = [
         "default-src 'self'",
-        "img-src 'self' data:",
+        "img-src " + " ".join(["'self'", "data:", *image_sources]),
         "connect-src " + " ".join(["'self'", *connect_sources]),
         "object-src 'none'",
         "base-uri 'none'",
@@ -94,7 +104,7 @@ class _Policy:
             # What Django accepts then (HttpRequest.get_host).
             allowed_hosts = [".localhost", "127.0.0.1", "[::1]"]
         sources = stream_sources(settings.STREAM_PUBLIC_URL, settings.STREAM_PORT, allowed_hosts)
-        self.csp = content_security_policy(sources)
+        self.csp = content_security_policy(sources, media_sources(settings.MEDIA_URL))
 
 
 _policy = _Policy()
@@ -102,7 +112,7 @@ _policy = _Policy()
 
 def _settings_changed(setting, **kwargs):
     # Only tests change settings at run time (pytest-django's settings fixture).
-    if setting in ("STREAM_PUBLIC_URL", "STREAM_PORT", "ALLOWED_HOSTS", "DEBUG"):
+    if setting in ("STREAM_PUBLIC_URL", "STREAM_PORT", "ALLOWED_HOSTS", "DEBUG", "MEDIA_URL"):
         _policy.load()
 
 

@@ -4,6 +4,7 @@ Defaults are safe for development on one machine. Bad values fail loudly at star
 with ImproperlyConfigured rather than half-working later.
 """
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -262,6 +263,9 @@ THROTTLES = {
     # Reposts and their undoing, counted apart from posts with the same limit (Mastodon
     # counts reblogs as statuses).
     "reposts": env_throttle("THROTTLE_REPOSTS", (300, 3 * 60 * 60)),
+    # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
+    # media limit.
+    "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.
@@ -298,6 +302,8 @@ INSTALLED_APPS = [
     "timeline",
     # Reports, moderators, suspensions (moderation/).
     "moderation",
+    # Pictures: avatars, headers, their files and their checks (media/).
+    "media",
 ]
 
 MIDDLEWARE = [
@@ -333,6 +339,8 @@ TEMPLATES = [
             "context_processors": [
                 "django.contrib.messages.context_processors.messages",
                 "socialsite.jinja2.page_context",
+                # avatar_img and header_img (media/avatars.py).
+                "media.context.pictures",
             ],
         },
     },
@@ -370,6 +378,45 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
+
+# --- pictures (media/, docs/media.md) --------------------------------------------------
+# Uploaded pictures, re-encoded, kept through Django's storage API: by default files
+# under MEDIA_ROOT, which the proxy serves at MEDIA_URL (Django does in development).
+# Another backend (S3 through django-storages, for several web hosts) by its dotted path
+# in MEDIA_STORAGE, with its options as a JSON object in MEDIA_STORAGE_OPTIONS.
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(DATA_DIR / "media"))).resolve()
+MEDIA_URL = env_str("MEDIA_URL", "/media/")
+if not MEDIA_URL.endswith("/") or not MEDIA_URL.startswith(("/", "http://", "https://")):
+    raise ImproperlyConfigured(
+        "MEDIA_URL must be a path (/media/) or an http(s) URL, ending with a slash"
+    )
+
+
+def _media_storage_options():
+    value = env_str("MEDIA_STORAGE_OPTIONS")
+    if not value:
+        return {}
+    try:
+        options = json.loads(value)
+    except ValueError:
+        options = None
+    if not isinstance(options, dict):
+        raise ImproperlyConfigured(
+            'MEDIA_STORAGE_OPTIONS must be a JSON object, such as {"bucket_name": "pictures"}'
+        )
+    return options
+
+
+STORAGES = {
+    "default": {
+        "BACKEND": env_str("MEDIA_STORAGE", "django.core.files.storage.FileSystemStorage"),
+        "OPTIONS": _media_storage_options(),
+    },
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+# Whether this process answers MEDIA_URL itself (media/views.py): in development, and in
+# the tests (tests/settings.py), where DEBUG is off; in production the proxy does.
+MEDIA_SERVED_HERE = DEBUG and MEDIA_URL.startswith("/")
 
 # --- production hardening (all on when DEBUG is off, except HTTPS redirect) ----------
 # Headers on every response: these from Django's SecurityMiddleware and

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.urls import include, path
 
 from accounts.urls import settings_urlpatterns
@@ -12,6 +13,10 @@ urlpatterns = [
     path("", include("moderation.urls")),
     path("", include("timeline.urls")),
 ]
+
+# Pictures, where this process serves them (development, the tests); else the proxy.
+if settings.MEDIA_SERVED_HERE:
+    urlpatterns += [path("", include("media.urls"))]
 
 handler400 = "socialsite.errors.bad_request"
 handler500 = "socialsite.errors.server_error"

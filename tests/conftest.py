@@ -143,6 +143,13 @@ def r(redis_client, redis_backend, settings):
 
 
 @pytest.fixture
+def media_root(settings, tmp_path):
+    """A directory of the test's own for the pictures it stores (settings.MEDIA_ROOT)."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
+@pytest.fixture
 def round_trips(monkeypatch):
     """Counts Redis round trips where redis-py writes to a server's socket: one per
     command, or per pipeline per server. ``round_trips["n"]`` is the count so far."""

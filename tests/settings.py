@@ -11,6 +11,7 @@ and inherited, so a stream server reads the sessions the test client signed.
 
 import os
 import secrets
+import tempfile
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")
@@ -20,5 +21,12 @@ os.environ.setdefault("EMAIL_URL", "smtp://127.0.0.1:1")
 os.environ.setdefault("SITE_URL", "http://testserver")
 # The verification tests set "required" themselves.
 os.environ.setdefault("EMAIL_VERIFICATION", "optional")
+# Pictures of the run go to a directory of their own, never the checkout's var/;
+# tests that store some give each test its own (the media_root fixture).
+os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="socialsite-tests-media-"))
 
 from socialsite.settings import *  # noqa: E402, F403
+
+# Pictures are served here as in development (media/views.py), so that the tests see
+# real responses; each test's files go to a directory of its own (tests/conftest.py).
+MEDIA_SERVED_HERE = True

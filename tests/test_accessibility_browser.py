@@ -116,6 +116,7 @@ PAGES = {
     "tag": lambda s: "/tags/launch/",
     "notifications": lambda s: "/notifications/",
     "settings": lambda s: "/settings/",
+    "edit_profile": lambda s: "/settings/profile/",
     "settings_blocks": lambda s: "/settings/blocks/",
     "settings_mutes": lambda s: "/settings/mutes/",
     "settings_requests": lambda s: "/settings/requests/",
@@ -155,6 +156,8 @@ ACTIONS = {
     "mute",
     "unmute",
     "change_name",
+    # Pictures' files (media/views.py): images, not pages.
+    "media",
     "approve_request",
     "reject_request",
     "rename_list",

@@ -19,7 +19,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment; the browser
     expect = None  # fixture then skips (or fails when CI=true)
 
-from tests.support.helpers import PASSWORD
+from tests.support.helpers import PASSWORD, log_in_browser
 
 SCREENSHOT = "/tmp/socialsite-home.png"
 TIMEOUT_MS = 15_000
@@ -110,3 +110,19 @@ def test_follow_post_and_delete_in_a_real_browser(new_page, live_server):
     expect(alice.locator("#timeline .empty")).to_be_visible()
 
     print(f"browser flow took {time.monotonic() - started:.1f}s")
+
+
+def test_a_location_is_added_when_asked_for_without_javascript(browser_contexts, alice):
+    # The disclosure is plain HTML: it opens, and the form posts, with scripts off.
+    page = browser_contexts(java_script_enabled=False).new_page()
+    log_in_browser(page, "alice")
+    location = page.get_by_label(label("Location (optional)"))
+    expect(location).to_be_hidden()
+    page.get_by_text("Add a location", exact=True).click()
+    expect(location).to_be_visible()
+    page.get_by_label(label("What is happening?")).fill("Here today")
+    location.fill("48.8566,2.3522")
+    page.get_by_role("button", name="Post", exact=True).click()
+    expect(page.locator("article.status p.location")).to_have_text("\U0001f4cd 48.8566,2.3522")
+    # The form is closed again for the next status.
+    expect(page.get_by_label(label("Location (optional)"))).to_be_hidden()

@@ -18,9 +18,18 @@ from django.conf import settings
 from django.core.handlers.wsgi import WSGIHandler
 from django.test import Client, RequestFactory
 from django.urls import URLPattern, URLResolver, get_resolver
+from PIL import Image
 
+from media import files, images
 from socialsite.repository import graph, lists, moderation, statuses
 from tests.support.helpers import log_in, make_user, post
+
+
+def png_bytes():
+    buffer = BytesIO()
+    Image.new("RGB", (30, 10), "orange").save(buffer, "PNG")
+    return buffer.getvalue()
+
 
 PARAMETER = re.compile(r"<(?:\w+:)?(\w+)>")
 
@@ -40,8 +49,9 @@ def routes(patterns=None, prefix=""):
 
 
 @pytest.fixture
-def site(r, alice, bob):
-    """alice's public statuses (a tag, a mention), a list, a report; a moderator."""
+def site(r, alice, bob, media_root):
+    """alice's public statuses (a tag, a mention), a list, a report; a moderator; a
+    stored picture."""
     mod = make_user(r, "mod")
     moderation.add_moderator(r, mod["id"])
     graph.follow(r, bob["id"], alice["id"])
@@ -49,7 +59,10 @@ def site(r, alice, bob):
     statuses.post_status(r, bob["id"], "a reply", in_reply_to=sid)
     _, list_id = lists.create_list(r, alice["id"], "friends")
     report_id = moderation.file_report(r, bob, alice, "spam", status_ids=[sid])
+    picture = images.read_image(png_bytes())
+    (header,) = files.save_all("headers", [images.header(picture)])
     return {
+        "name": header,
         "login": "alice",
         "status_id": str(sid),
         "tag": "walked",

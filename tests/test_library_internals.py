@@ -14,8 +14,6 @@ import pytest
 import redis
 import uvicorn
 from django.contrib.sessions.backends.base import VALID_KEY_CHARS, SessionBase
-from django.http import HttpResponse
-from django.middleware import csrf
 from django.utils.functional import SimpleLazyObject
 from redis.commands import CoreCommands
 from redis.connection import AbstractConnection
@@ -86,29 +84,6 @@ def test_django_session_base_keeps_the_internals_the_redis_store_uses(r):
     store._session_key = None  # the property's setter accepts None (an unknown key)
     assert store.session_key is None
     assert SessionBase._get_new_session_key is not SessionStore._get_new_session_key
-
-
-# --- Django CSRF: socialsite.jinja2.masked_csrf_token ------------------------------------
-
-
-def test_django_csrf_masks_as_the_site_does(rf):
-    """masked_csrf_token reads the secret from ``request.META["CSRF_COOKIE"]``, masks it
-    with CSRF_ALLOWED_CHARS and CSRF_SECRET_LENGTH as Django's _mask_cipher_secret does,
-    and asks for the cookie to be sent with ``request.META["CSRF_COOKIE_NEEDS_UPDATE"]``."""
-    from socialsite.jinja2 import masked_csrf_token
-
-    secret = csrf._get_new_csrf_string()
-    assert len(secret) == csrf.CSRF_SECRET_LENGTH and set(secret) <= set(csrf.CSRF_ALLOWED_CHARS)
-    request = rf.get("/")
-    request.META["CSRF_COOKIE"] = secret
-    token = masked_csrf_token(request)
-    assert len(token) == 2 * csrf.CSRF_SECRET_LENGTH
-    assert csrf._unmask_cipher_token(token) == secret
-    assert request.META["CSRF_COOKIE_NEEDS_UPDATE"] is True
-
-    middleware = csrf.CsrfViewMiddleware(lambda request: HttpResponse())
-    response = middleware.process_response(request, HttpResponse())
-    assert response.cookies[csrf.settings.CSRF_COOKIE_NAME].value == secret
 
 
 # --- Django's lazy objects: socialsite.jinja2.viewer -----------------------------------

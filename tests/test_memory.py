@@ -78,7 +78,7 @@ def test_the_sites_memories_are_bounded():
     import socialsite.jinja2  # noqa: F401 -- loads the template environment's memories
 
     memories = memory.memories()
-    expected = {"statuses", "authors", "status markup", "csrf cookie renewals", "blank forms"}
+    expected = {"statuses", "authors", "status markup", "blank forms"}
     assert expected <= set(memories)
     for name in expected:
         assert 0 < memories[name].size <= 100_000, name
@@ -121,14 +121,14 @@ def test_remembered_markup_forgets_the_least_recently_shown_statuses_first(rf, m
     request.user = type("Visitor", (), {"id": None})()
     made = []
 
-    def article(status, links, when, csrf_input, delete_next, actions=None):
+    def article(status, links, *options):
         made.append(status["id"])
         return f"<p>{status['id']}</p>"
 
     def show(*sids):
         statuses = [{"id": sid, "uid": 1, "posted": "1700000000", "message": "hi",
                      "author": {"login": "alice", "name": "Alice"}} for sid in sids]  # fmt: skip
-        jinja_helpers.status_list_markup(statuses, request, "", links, None, article)
+        jinja_helpers.status_list_markup(article, statuses, request, "", links, None, None)
 
     show(*range(8))
     show(0)  # 0 is now the most recently shown, 1 the least

@@ -162,6 +162,9 @@ def scenario(r):
             # The mailed links: links that do not work (their pages show no status).
             "uidb64": ["MQ"],
             "token": ["expired-or-forged"],
+            # Pictures' files (media/views.py): one the site could have made, one it
+            # never would.
+            "name": ["avatars/AAAAAAAAAAAAAAAAAAAAAA.jpg", "../secret_key"],
         },
         "sids": sids,
         "hello": hello,

@@ -162,7 +162,11 @@ def test_deleting_nobody_does_nothing(r):
 
 def test_the_steps_end_with_the_user_keys():
     assert leaving.DELETION_STEPS[-1] is leaving.delete_user_keys
-    assert leaving.DELETION_STEPS[0] is leaving.unfollow_followers  # while statuses exist
+    steps = leaving.DELETION_STEPS
+    # While statuses exist, for unfollow to find them in followers' homes.
+    assert steps.index(leaving.unfollow_followers) < steps.index(leaving.delete_statuses)
+    # In the request, which deletes the files it lists right after.
+    assert steps[0] is leaving.forget_pictures
 
 
 def test_the_login_is_reserved_for_30_days(r, alice):

@@ -80,6 +80,7 @@ SAMPLES = {
     "release_login": [{"login": "Alice", "uid": 1}],
     "release_email": [{"address": "Alice@Example.org", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
+    "update_user_fields": [{"uid": 1, "changes": {"bio": "hi", "avatar": ""}}],
     "set_user_field": [
         {"uid": 1, "field": "name", "value": "Alice"},
         {"uid": 1, "field": keys.DEVICE_GENERATION_FIELD, "value": "t", "credentials": True},

@@ -176,3 +176,19 @@ def test_the_demo_network_has_suggestions_and_trends(r):
     # Statuses over the last 30 days, 15% of them tagged: the days' tags are counted.
     days = {trends.day_of(time.time() - n * 86400) for n in range(31)}
     assert any(r.smembers(keys.trend_tags(day)) for day in days)
+
+
+def test_a_suggestion_carries_its_small_avatar_through_the_cache(r, alice, bob, people):
+    from socialsite.repository import profiles
+
+    profiles.update_profile(r, people["erin"]["id"], {keys.AVATAR_SMALL_FIELD: "avatars/e.jpg"})
+    follow(r, alice, bob)
+    follow(r, bob, people["erin"], people["frank"])
+    first = {s.login: s.avatar_small for s in suggestions.for_user(r, alice["id"])}
+    again = {s.login: s.avatar_small for s in suggestions.for_user(r, alice["id"])}  # cached
+    assert first == again == {"erin": "avatars/e.jpg", "frank": ""}
+
+
+def test_a_list_cached_without_avatars_still_reads():
+    entry = ["7", "erin", "Erin", 3, 0, 1]  # six entries: a list cached without avatars
+    assert suggestions._decode(entry).avatar_small == ""

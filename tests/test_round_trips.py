@@ -7,7 +7,7 @@ or per pipeline per server), so this measures what the network sees.
 import pytest
 
 from socialsite import memory
-from socialsite.repository import blocks, graph, keys, likes, lists, statuses, trends
+from socialsite.repository import blocks, graph, keys, likes, lists, profiles, statuses, trends
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from tests.support.helpers import PASSWORD, make_user
 
@@ -88,6 +88,31 @@ def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis
     if not redis_backend.cluster:
         assert count == PROFILE_PAGE_ROUND_TRIPS
     assert count <= allowed(redis_backend, PROFILE_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_a_profile_with_pictures_and_its_followers_cost_what_they_did(
+    r, client, reader, round_trips, redis_backend
+):
+    # The profile's fields and pictures' names are fields of the user hash, read with it.
+    author = make_user(r, "author")
+    fans = [make_user(r, f"fan{i}") for i in range(30)]
+    for fan in fans:
+        graph.follow(r, fan["id"], author["id"])
+    plain = cost(client, "/@author/", round_trips)
+    plain_list = cost(client, "/@author/followers/", round_trips)
+    for fan in fans:
+        profiles.update_profile(r, fan["id"], {keys.AVATAR_SMALL_FIELD: "avatars/f.jpg"})
+    profiles.update_profile(
+        r,
+        author["id"],
+        {keys.AVATAR_FIELD: "avatars/a.jpg", keys.HEADER_FIELD: "headers/h.jpg",
+         keys.BIO_FIELD: "hi @fan1", keys.BIO_ENTITIES_FIELD: profiles.parse_bio(r, "hi @fan1"),
+         keys.WEBSITE_FIELD: "https://a.example/"},
+    )  # fmt: skip
+    assert cost(client, "/@author/", round_trips) == plain
+    assert cost(client, "/@author/followers/", round_trips) == plain_list
+    page = client.get("/@author/followers/").content.decode()
+    assert page.count('src="/media/avatars/f.jpg"') == 30
 
 
 # Tag page: the session with its user, the tag's ids (one ZREVRANGEBYSCORE) and an

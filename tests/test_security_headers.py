@@ -122,6 +122,19 @@ def test_a_stream_server_of_its_own_is_named_by_its_origin(logged_in, settings):
     ]
 
 
+def test_pictures_served_here_need_no_other_image_source(logged_in):
+    assert directives(logged_in.get("/"))["img-src"] == ["'self'", "data:"]
+
+
+def test_pictures_from_another_host_are_allowed_by_its_origin(logged_in, settings):
+    settings.MEDIA_URL = "https://media.example.org/pictures/"
+    assert directives(logged_in.get("/"))["img-src"] == [
+        "'self'",
+        "data:",
+        "https://media.example.org",
+    ]
+
+
 # --- under HTTPS=true (the settings it sets: tests/test_production_settings.py) -----------
 
 

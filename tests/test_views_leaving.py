@@ -36,8 +36,8 @@ def test_the_delete_page_says_what_goes(r, client, alice, bob):
     response = client.get("/settings/delete/")
     assert response.status_code == 200
     html = html_of(response)
-    assert "your 1 statuses" in html
-    assert "you stop following 1 people" in html
+    assert "your 1 status," in html
+    assert "you stop following 1 person, and 0 people stop following you" in html
     assert "Nobody can sign up as @alice for 30 days" in html
     assert 'href="/settings/export/"' in html
     assert 'name="password"' in html

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from socialsite.repository import graph, keys, statuses, timelines, users, worker
+from socialsite.repository import graph, keys, likes, reposts, statuses, timelines, users, worker
 from tests.support.helpers import log_in, make_user, post
 
 LANDING_TEXT = "Short posts from the people you follow"
@@ -979,3 +979,36 @@ def test_a_form_without_a_valid_posting_key_still_posts(r, client, alice):
         response = client.post("/statuses/", {"message": f"key {key!r}", "posting_key": key})
         assert response.status_code == 302
     assert len(timelines.profile_ids(r, alice["id"])) == 4
+
+
+def test_counts_read_as_english(client, r, alice, bob, carol):
+    graph.follow(r, alice["id"], bob["id"])
+    sid = post(r, bob, "one of each")
+    statuses.post_status(r, alice["id"], "a reply", in_reply_to=sid)
+    for liker in (alice, carol):
+        likes.like(r, liker["id"], sid)
+    reposts.repost(r, carol["id"], sid)
+    log_in(client, "alice")
+    profile = html_of(client.get("/@bob/"))
+    assert re.search(r"1</strong> post</span>", profile)
+    assert re.search(r"1</strong> follower</a>", profile)
+    thread = html_of(client.get(f"/@bob/{sid}/"))
+    assert ">1 reply</a>" in thread and ">2 likes</a>" in thread and ">1 repost</a>" in thread
+    graph.follow(r, carol["id"], alice["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    assert re.search(r"2</strong> followers</a>", html_of(client.get("/@alice/")))
+
+
+def test_the_post_form_offers_a_location_only_when_asked(client, r, alice):
+    log_in(client, "alice")
+    home = html_of(client.get("/"))
+    # Behind a disclosure that opens without script, closed until asked for.
+    disclosure = re.search(r'<details class="location-field">\s*<summary>Add a location</summary>'
+                           r'(.*?)</details>', home, re.DOTALL)  # fmt: skip
+    assert disclosure and 'name="location"' in disclosure.group(1)
+    assert home.count('name="location"') == 1
+    # A location that was wrong comes back with the disclosure open, and its error.
+    response = client.post("/statuses/", {"message": "here", "location": "north"}, follow=True)
+    html = html_of(response)
+    assert '<details class="location-field" open>' in html
+    assert "latitude,longitude" in html and 'value="north"' in html

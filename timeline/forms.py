@@ -6,7 +6,8 @@ from django.conf import settings
 from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from accounts.display_names import problem as display_name_problem
-from socialsite.repository import entities, limits, lists
+from media import images
+from socialsite.repository import entities, limits, lists, profiles
 
 
 def parse_location(value):
@@ -189,3 +190,85 @@ class ListMemberForm(forms.Form):
 
     def clean_login(self):
         return self.cleaned_data["login"].strip().removeprefix("@")
+
+
+class PictureField(forms.FileField):
+    """An uploaded picture, checked and decoded by media/images.py: cleaned to a Pillow
+    image ready to be made into its sizes, or None when no file was chosen."""
+
+    def __init__(self, **options):
+        options.setdefault("required", False)
+        super().__init__(**options)
+        # Browsers offer the accepted kinds first; the content is what is checked.
+        self.widget = forms.FileInput(attrs={"accept": "image/jpeg,image/png,image/webp,image/gif"})
+
+    def clean(self, data, initial=None):
+        upload = super().clean(data, initial)
+        if not upload:
+            return None
+        try:
+            return images.read_image(images.read_upload(upload))
+        except images.ImageRefused as refused:
+            raise forms.ValidationError(str(refused)) from None
+
+
+class ProfileForm(forms.Form):
+    """/settings/profile/: what the profile page shows of an account."""
+
+    name = display_name_field(
+        help_text="Shown beside your login on your statuses and profile; "
+        f"{DISPLAY_NAME_MAX_LENGTH} characters at most."
+    )
+    bio = forms.CharField(
+        label="Bio",
+        required=False,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=f"At most {profiles.BIO_MAX_LENGTH} characters; links, @mentions and"
+        " #tags are linked as in statuses.",
+    )
+    website = forms.URLField(
+        label="Website",
+        required=False,
+        max_length=profiles.WEBSITE_MAX_LENGTH,
+        assume_scheme="https",
+        help_text="An http:// or https:// address, linked from your profile.",
+    )
+    avatar = PictureField(
+        label="Avatar",
+        help_text="A JPEG, PNG, WebP or GIF image of at most 16 MiB, cropped to a square.",
+    )
+    remove_avatar = forms.BooleanField(label="Remove the avatar", required=False)
+    header = PictureField(
+        label="Header",
+        help_text="A JPEG, PNG, WebP or GIF image of at most 16 MiB, cropped to 3:1 and"
+        " shown at most 1500 x 500 pixels.",
+    )
+    remove_header = forms.BooleanField(label="Remove the header", required=False)
+
+    def clean_bio(self):
+        bio = self.cleaned_data["bio"].replace("\r\n", "\n")
+        if len(bio) > profiles.BIO_MAX_LENGTH:
+            raise forms.ValidationError(
+                f"A bio is at most {profiles.BIO_MAX_LENGTH} characters; this one has {len(bio)}."
+            )
+        return bio
+
+    def clean_website(self):
+        website = self.cleaned_data["website"]
+        if website and not website.lower().startswith(("http://", "https://")):
+            raise forms.ValidationError("A website is an http:// or https:// address.")
+        return website
+
+    def clean(self):
+        data = super().clean()
+        for field in ("avatar", "header"):
+            if data.get(field) is not None and data.get(f"remove_{field}"):
+                self.add_error(f"remove_{field}", f"Choose a new {field} or remove it, not both.")
+        return data
+
+
+def pictures_sent(files):
+    """How many pictures a profile form's ``request.FILES`` carries: each counts toward
+    THROTTLE_MEDIA, before any is decoded."""
+    return sum(1 for field in ("avatar", "header") if files.get(field))

@@ -2,9 +2,8 @@
 and the status component's Python side.
 
 A status becomes markup in one place, _status.html's status_article macro, for every
-page and for the live page's events alike. status_list_markup (pages) and
-status_article (the stream server) call it and remember what it made; StatusLinks and
-the filters below make its links quickly.
+page (through its status_list) and for the live page's events alike (the stream server
+calls it: timeline.streaming.live). StatusLinks and the filters below make its links.
 
 The functools.lru_cache on _url_pattern is not a memory (socialsite.memory): it keeps
 what reverse() gives for its arguments, which is never stale.
@@ -22,7 +21,6 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils import timezone
 from django.utils.html import escape, format_html
 from markupsafe import Markup
-from markupsafe import escape as as_markup
 
 from socialsite.memory import Memory
 from socialsite.repository import entities
@@ -103,6 +101,7 @@ class StatusLinks:
         "_unlike",
         "_repost",
         "_unrepost",
+        "patterns",
     )
 
     def __init__(self, prefix=None, urlconf=None):
@@ -118,6 +117,8 @@ class StatusLinks:
         self._unlike = _url_pattern("unlike", (_ID_SLOT,), prefix, urlconf)
         self._repost = _url_pattern("repost", (_ID_SLOT,), prefix, urlconf)
         self._unrepost = _url_pattern("unrepost", (_ID_SLOT,), prefix, urlconf)
+        # What the links depend on besides the login, the id and the tag.
+        self.patterns = (self._profile, self._status, self._delete, self._tag)
 
     def profile(self, login):
         login = str(login)
@@ -151,11 +152,6 @@ class StatusLinks:
         as reverse() would."""
         return self._tag.replace(_TAG_SLOT, quote(normalized, safe=""), 1)
 
-    @property
-    def patterns(self):
-        """What the links depend on besides the login, the id and the tag."""
-        return self._profile, self._status, self._delete, self._tag
-
 
 def profile_url(login, links=None):
     """``{{ login|profile_url }}``: what ``{{ url("profile", login) }}`` gives, faster."""
@@ -174,163 +170,67 @@ def delete_url(status, links=None):
 
 
 # --- the status component ------------------------------------------------------------------
-# The one per-page part of a status's markup is the CSRF token of its delete form (the
-# viewer's own statuses only). The markup is made with this blank one; whoever shows it
-# puts the page's token in: status_list_markup on the server, static/js/live.js in the
-# browser. User content is escaped in the markup, so this is the only <input> of its
-# kind there.
-BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="">')
-_BLANK_CSRF_TEXT = str(BLANK_CSRF_INPUT)
 
-# Markup made by status_article, by (status id, relative time, link patterns, the delete
-# form's ``next`` or None): (the status it was made from, its markup before LIKE_SLOT,
-# its markup after). A status whose fields differ from those remembered (an author's new
-# name, a count, any field a template shows) is made again, so an entry is never shown
-# stale.
+
+# The markup of others' statuses (_status.html's status_article), by status id, relative
+# time, link patterns and the viewer's buttons: (the status it was made from, its
+# markup). A status whose fields differ from those remembered (an author's new name, a
+# count, any field it has) is made again, so an entry is never shown stale.
 REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per process at most
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-# A status's Like (or Unlike) and Repost (or Undo repost) buttons are the viewer's: they
-# are kept out of the remembered markup, which has ACTIONS_SLOT in their place, split there
-# once (status_list_markup). They carry no form of their own: each names the page's one
-# hidden form (ACTIONS_FORM_ID, with the page's CSRF token and ``next``) and posts it to
-# its own URL (``form`` and ``formaction``, plain HTML: no script needed). A home page of
-# 30 statuses then carries one CSRF token for them, not 30. The buttons' text around a
-# status's id depends on the link patterns alone, and is made once (action_buttons_parts).
-ACTIONS_SLOT = Markup("<!--actions-->")
-ACTIONS_FORM_ID = "status-actions"
-
-
-@functools.lru_cache(maxsize=64)
-def _action_buttons_pieces(like_url, unlike_url, repost_url, unrepost_url):
-    """For each (liked, reposted): the buttons' text before the id in the Like button's
-    URL, between it and the id in the Repost button's, and after it; for these URLs with
-    _ID_SLOT."""
-    pieces = {}
-    button = f'<button type="submit" form="{ACTIONS_FORM_ID}" class="link '
-    for liked, url, label in ((False, like_url, "Like"), (True, unlike_url, "Unlike")):
-        like_before, _, like_after = url.partition(_ID_TEXT)
-        for reposted, r_url, r_label in (
-            (False, repost_url, "Repost"),
-            (True, unrepost_url, "Undo repost"),
-        ):
-            repost_before, _, repost_after = r_url.partition(_ID_TEXT)
-            pieces[liked, reposted] = (
-                f'<span class="actions">{button}{label.lower()}" formaction="{like_before}',
-                f'{like_after}">{label}</button> {button}repost" formaction="{repost_before}',
-                f'{repost_after}">{r_label}</button></span>',
-            )
-    return pieces
-
-
-def action_buttons_parts(links):
-    """{(liked, reposted): (before, between, after)}: the text of the action buttons around
-    a status's id (action_buttons), escaped markup as plain strs."""
-    return _action_buttons_pieces(
-        links.like(_ID_SLOT),
-        links.unlike(_ID_SLOT),
-        links.repost(_ID_SLOT),
-        links.unrepost(_ID_SLOT),
-    )
-
-
-def action_buttons(parts, sid, liked=False, reposted=False):
-    """The Like and Repost buttons of status ``sid`` (action_buttons_parts), as markup;
-    they submit the page's actions_form."""
-    before, between, after = parts[liked, reposted]
-    sid = str(int(sid))
-    return Markup(before + sid + between + sid + after)  # noqa: S704 -- escaped parts
-
-
-def actions_form(csrf_input, next_url):
-    """The page's hidden form that the action buttons submit: the CSRF token and where to
-    come back to (``next_url``, escaped here)."""
-    return (
-        f'<form id="{ACTIONS_FORM_ID}" method="post" hidden>{as_markup(csrf_input)}'
-        f'<input type="hidden" name="next" value="{escape(next_url)}"></form>'
-    )
-
-
-def status_article(article, status, links, delete_next=None, when=None, actions=None):
-    """``status`` (a dict with its ``author``) as markup, by the macro ``article``
-    (_status.html's status_article): with a delete form when ``delete_next`` (where
-    deleting leads back to) is given, its CSRF token left blank (BLANK_CSRF_INPUT);
-    ``actions``, the markup of its Like and Repost buttons (action_buttons, or
-    ACTIONS_SLOT), or None for none (a visitor).
-
-    The stream server sends this as it is, for live pages; status_list_markup
-    remembers it. ``when`` is the relative time ("5m"), worked out here by default.
-    """
-    if when is None:
-        when = reltime(status["posted"])
-    own = delete_next is not None
-    return article(status, links, when, BLANK_CSRF_INPUT if own else None, delete_next, actions)
-
-
-def status_list_markup(statuses, request, csrf_input, links, delete_next, article, liked=None):
+def status_list_markup(article, statuses, request, csrf_input, links, delete_next, liked):
     """The markup of a page's statuses (_status.html's status_list), each by the macro
-    ``article`` (status_article), from this process's memory when it has made the same
-    before. The viewer's own statuses carry a delete form with the page's CSRF token,
-    which sends them back to ``delete_next`` (by default this page). A logged-in viewer
-    gets the Like (Unlike, for those whose ids are in ``liked``) and Repost (Undo repost,
-    for those marked ``viewer_reposted``) buttons on each, put in at ACTIONS_SLOT, so that
-    the memory serves every viewer; they submit the page's one actions_form, leading back
-    to this page, which comes before the first list of the page (an empty one too).
+    ``article`` (status_article), with the viewer's buttons.
 
-    A popular status appears on many pages, and making its markup costs several times
-    what finding it remembered does: for a home page, most of its rendering.
+    The viewer's own statuses, which carry a delete form with the page's CSRF token, are
+    made each time; the others come from this process's memory when it has made the
+    same before for the same buttons. A popular status appears on many pages, and making
+    its markup costs many times what finding it remembered does: without the memory, a
+    home page of 30 statuses takes about twice the CPU (docs/decisions/0047).
     """
     viewer_id = request.user.id
-    patterns = links.patterns
-    forms = None
-    parts = []
-    if viewer_id is not None:
-        forms = action_buttons_parts(links)
-        # One form per page, however many lists the page shows (a thread shows several).
-        if not getattr(request, "status_actions_form", False):
-            request.status_actions_form = True
-            parts += (actions_form(csrf_input, request.get_full_path()), "\n")
+    actions = viewer_id is not None
     liked = liked or ()
-    own_next = None
-    keys = []
-    for status in statuses:
-        if status["uid"] == viewer_id:
-            if own_next is None:
-                own_next = delete_next or request.get_full_path()
-            keys.append((status["id"], reltime(status["posted"]), patterns, own_next))
-        else:
-            keys.append((status["id"], reltime(status["posted"]), patterns, None))
+    own_next = delete_next or request.get_full_path()
+    keys = [
+        (status["id"], reltime(status["posted"]), links.patterns, actions,
+         status["id"] in liked, status.get("viewer_reposted", False))
+        for status in statuses
+    ]  # fmt: skip
     remembered = _remembered.get_many(keys)
-    made = {}
-    csrf_text = str(as_markup(csrf_input))
-    # Plain strs from here, joined once for the page: every part is escaped markup
-    # already (as_markup below, actions_form, action_buttons_parts), and one Markup and
-    # one join for the page cost less than one per status.
-    add = parts.extend
+    new = {}
+    made = []
     for status, key in zip(statuses, keys, strict=True):
-        # The viewer's own mark, not the status's: out of what the memory compares, so
-        # that viewers who did and did not repost it share its markup.
-        reposted = status.pop("viewer_reposted", False)
+        _, when, _, _, is_liked, reposted = key
+        if status["uid"] == viewer_id:
+            made.append(article(status, links, csrf_input, own_next, actions, is_liked, reposted))
+            continue
+        # The viewer's own mark is in the key, not in what is compared: the status's
+        # fields alone.
+        fields = status
+        if "viewer_reposted" in status:
+            fields = {name: value for name, value in status.items() if name != "viewer_reposted"}
         entry = remembered.get(key)
-        if entry is None or entry[0] != status:
-            markup = status_article(article, status, links, key[3], key[1], ACTIONS_SLOT)
-            head, _, tail = str(as_markup(markup)).partition(ACTIONS_SLOT)
-            # The head without the slot's indentation too: a visitor's markup is exactly
-            # the macro's without the form.
-            entry = made[key] = (dict(status), head, tail, head.rstrip())
-        tail = entry[2]
-        if key[3] is not None:
-            tail = tail.replace(_BLANK_CSRF_TEXT, csrf_text, 1)  # the delete form's
-        if forms is None:
-            add((entry[3], tail, "\n"))
-        else:
-            before, between, after = forms[status["id"] in liked, reposted]
-            sid = str(status["id"])
-            add((entry[1], before, sid, between, sid, after, tail, "\n"))
-    if made:
-        _remembered.put_many(made)
-    return Markup("".join(parts[:-1]))  # noqa: S704 -- every part escaped, as said above
+        if entry is None or entry[0] != fields:
+            markup = article(status, links, None, None, actions, is_liked, reposted, when)
+            entry = new[key] = (dict(fields), markup)
+        made.append(entry[1])
+    if new:
+        _remembered.put_many(new)
+    return Markup("\n").join(made)
+
+
+def first_actions_form(request):
+    """Whether the page's actions form (_status.html's status_actions_form) is still to
+    be shown: true the first time a page asks, false after. A page may show several
+    status lists (a thread does), and the Like and Repost buttons of all of them submit
+    the one form."""
+    if getattr(request, "status_actions_form_shown", False):
+        return False
+    request.status_actions_form_shown = True
+    return True
 
 
 # rel of a link in a status: the site does not vouch for it (nofollow, ugc), and the

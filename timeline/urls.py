@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, likes, lists, relations, search, views
+from . import discover, likes, lists, profile_settings, relations, search, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +24,7 @@ urlpatterns += [
     path("@<str:login>/unmute/", relations.unmute, name="unmute"),
     path("settings/", relations.settings_page, name="settings"),
     path("settings/name/", relations.change_name, name="change_name"),
+    path("settings/profile/", profile_settings.edit_profile, name="edit_profile"),
     path("settings/blocks/", relations.settings_blocks, name="settings_blocks"),
     path("settings/mutes/", relations.settings_mutes, name="settings_mutes"),
     path("settings/requests/", relations.settings_requests, name="settings_requests"),

@@ -1,6 +1,7 @@
 """The pages and actions of the social network. Each view: checks, one repository call,
 a response. All Redis work happens in socialsite.repository."""
 
+import datetime
 import json
 import re
 import secrets
@@ -195,6 +196,12 @@ def delete_status(request, status_id):
     return redirect_to_next(request, reverse("profile", args=[request.user.login]))
 
 
+def joined_month(signup):
+    """When an account was made, as its profile says it: "November 2026"."""
+    moment = datetime.datetime.fromtimestamp(float(signup), tz=datetime.UTC)
+    return f"{moment:%B %Y}"
+
+
 @require_GET
 def profile(request, login):
     before = _cursor(request)
@@ -211,6 +218,7 @@ def profile(request, login):
         )
     context = {
         "profile": user,
+        "joined": joined_month(user["signup"]),
         "page": page,
         "is_following": rel.following,
         "rel": rel,

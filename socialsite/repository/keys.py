@@ -421,6 +421,25 @@ EMAIL_STATE_FIELD = "email_state"
 EMAIL_FIELD = "email"
 PENDING_EMAIL_FIELD = "email_pending"
 
+# --- profiles (profiles.py) -----------------------------------------------------------
+# Fields of the user hash (keys.user) describing the account beyond its name, read with
+# it wherever it is read (the profile page, lists of people, a page's authors) at no
+# extra round trip. Pictures are storage names (media/files.py), never bytes.
+AVATAR_FIELD = "avatar"  # the 400 x 400 avatar
+AVATAR_SMALL_FIELD = "avatar_small"  # the 96 x 96 one, beside names in lists
+HEADER_FIELD = "header"  # the header picture, at most 1500 x 500
+HEADER_SIZE_FIELD = "header_size"  # its "WIDTHxHEIGHT"
+BIO_FIELD = "bio"
+BIO_ENTITIES_FIELD = "bio_entities"  # the bio's packed entities (entities.pack)
+WEBSITE_FIELD = "website"
+# The fields naming stored files: what a deletion or a replacement frees.
+PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
+
+# ZSET: storage names of pictures nothing shows any more (a deleted account's), scored
+# by when they were let go (ms): the app deletes their files and then the entries
+# (media/files.py, delete_unused). A name listed twice is one entry.
+UNUSED_PICTURES = "pictures:unused"
+
 
 def user_sessions(uid):
     """ZSET: the session keys of ``uid``'s logged-in sessions (sessions.key_naming_user),

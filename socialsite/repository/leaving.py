@@ -32,6 +32,7 @@ from . import (
     lists,
     moderation,
     paging,
+    profiles,
     reposts,
     search,
     sessions,
@@ -230,8 +231,16 @@ def delete_user_keys(r, uid, budget):
     return 0
 
 
+def forget_pictures(r, uid, budget):
+    """The account's avatar and header are listed for the app to delete their files
+    (profiles.forget_pictures; media/files.py deletes them). First: one unit of work,
+    so that it is done in the request, which deletes the files right after."""
+    return profiles.forget_pictures(r, uid, budget)
+
+
 # In order; see the module's docstring. delete_user_keys stays last.
 DELETION_STEPS = [
+    forget_pictures,
     unfollow_followers,
     unfollow_following,
     end_blocks_and_mutes,

@@ -613,6 +613,17 @@ def set_user_field(*, uid, field, value, credentials=False):
 
 
 @script()
+def update_user_fields(*, uid, changes):
+    """Set each field of keys.user(uid) in ``changes`` (a dict; a value "" removes the
+    field) while the hash exists and has no keys.LEAVING_FIELD. Returns 0 if nothing
+    changed for that reason, else the fields' former values in order ("" for unset)."""
+    args = [keys.LEAVING_FIELD]
+    for field, value in changes.items():
+        args += [field, value]
+    return {"user": keys.user(uid)}, args
+
+
+@script()
 def save_session(*, session_key, uid, data, ttl_seconds, must_create, now_ms):
     """Write keys.session(session_key) (SET NX with ``must_create``, else XX) and list it
     in keys.user_sessions(uid), dropping the ones expired. Returns 1 if written, 0 if

@@ -68,7 +68,8 @@ _WORD = re.compile(r"\w+")
 # "al\x00..." (the term "al") comes before "alice\x00...".
 _SEPARATOR = "\x00"
 # The fields of a user hash a search reads for each candidate.
-_PERSON_FIELDS = ("login", "name", "followers", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD)
+_PERSON_FIELDS = ("login", "name", "followers", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD,
+                  keys.AVATAR_SMALL_FIELD)  # fmt: skip
 
 
 class QueryError(ValueError):
@@ -418,6 +419,7 @@ def _ranked_people(r, uids, wanted, viewer):
                 "name": person["name"] or "",
                 "followers": int(person["followers"] or 0),
                 "private": person["private"] == "1",
+                keys.AVATAR_SMALL_FIELD: person[keys.AVATAR_SMALL_FIELD] or "",
             }
         )
     people.sort(key=lambda person: (-person["followers"], person["login"].lower()))

@@ -48,7 +48,7 @@ from .limits import (
 MOST_FOLLOWED_READ = 100
 
 _FIELDS = ["id", "login", "name", "followers", "private", keys.SUSPENDED_FIELD,
-           keys.LEAVING_FIELD, keys.LAST_POSTED_FIELD]  # fmt: skip
+           keys.LEAVING_FIELD, keys.LAST_POSTED_FIELD, keys.AVATAR_SMALL_FIELD]  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +59,7 @@ class Suggestion:
     followers: int
     private: bool
     followed_by: int  # how many of the people the user follows follow them (0: popular)
+    avatar_small: str = ""  # the small avatar's storage name (keys.AVATAR_SMALL_FIELD)
 
 
 def queue_followers_count(pipe, uid, count, follow):
@@ -147,6 +148,7 @@ def make(r, uid, now=None):
                 int(user["followers"] or 0),
                 user["private"] == "1",
                 followed_by,
+                user[keys.AVATAR_SMALL_FIELD] or "",
             )  # fmt: skip
         )
     chosen.sort(key=lambda s: (s.followed_by == 0, -s.followed_by, -s.followers, s.id))
@@ -157,15 +159,18 @@ def _encode(suggestions):
     # Ids as strings: the script passes them to ZSCORE as they are.
     return json.dumps(
         [
-            [str(s.id), s.login, s.name, s.followers, int(s.private), s.followed_by]
+            [str(s.id), s.login, s.name, s.followers, int(s.private), s.followed_by, s.avatar_small]
             for s in suggestions
         ]  # fmt: skip
     )
 
 
 def _decode(entry):
-    uid, login, name, followers, private, followed_by = entry
-    return Suggestion(int(uid), login, name, int(followers), bool(private), int(followed_by))
+    # A list cached without the avatar (six entries) reads as one without an avatar.
+    uid, login, name, followers, private, followed_by, *avatar = entry
+    return Suggestion(
+        int(uid), login, name, int(followers), bool(private), int(followed_by), *avatar[:1]
+    )
 
 
 def for_user(r, uid, count=SUGGESTIONS_SHOWN, now=None):

@@ -222,13 +222,16 @@ def get_authors(r, uids):
 
 def _author(uid, user):
     """What get_authors keeps of a user hash: None for a hidden account; else id, login
-    and name, and ``private`` (True) for a private account, so that a page can leave out
-    what reached it through a repost of a status that is no longer public."""
+    and name, ``private`` (True) for a private account, so that a page can leave out
+    what reached it through a repost of a status that is no longer public, and the small
+    avatar's storage name when there is one (keys.AVATAR_SMALL_FIELD)."""
     if is_hidden(user):
         return None
     author = {"id": uid, "login": user["login"], "name": user["name"]}
     if user.get("private") == "1":
         author["private"] = True
+    if user.get(keys.AVATAR_SMALL_FIELD):
+        author[keys.AVATAR_SMALL_FIELD] = user[keys.AVATAR_SMALL_FIELD]
     return author
 
 

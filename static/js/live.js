@@ -23,8 +23,8 @@
 //
 // Each status comes as its markup, made and escaped on the server by the same macro
 // as the page's own statuses (templates/_status.html), and is inserted as it is. The
-// author's own statuses carry a delete form, and every status a Repost form, whose
-// CSRF token is blank: this page's goes in. A repost comes as its original, with
+// author's own statuses carry a delete form whose CSRF token is blank: this page's
+// goes in. A repost comes as its original, with
 // "shows" naming it: a page that shows the original already skips it.
 (function () {
   "use strict";

@@ -59,3 +59,10 @@ def log_in_browser(page, login, password=PASSWORD):
 def post(r, user, message, **data):
     """``user`` posts ``message`` through the repository; the status id."""
     return statuses.post_status(r, user["id"], message, **data)
+
+
+def stored_files(root):
+    """The files under ``root`` (a MEDIA_ROOT), as names relative to it."""
+    if not root.exists():
+        return []
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())

@@ -24,6 +24,7 @@ from django.http.request import split_domain_port, validate_host
 from django.template import engines
 from django.urls import reverse
 from django.utils.http import is_same_domain
+from markupsafe import Markup
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
@@ -43,6 +44,10 @@ log = logging.getLogger(__name__)
 REFRESH_SECONDS = 300.0
 # Browsers reconnect after this many milliseconds when the connection drops.
 RECONNECT_MILLISECONDS = 5000
+
+# The CSRF input of a live status's delete form: the stream server has no token to give,
+# and static/js/live.js fills in the page's.
+BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value="">')
 
 
 class ServerSentEvents(Format):
@@ -185,7 +190,6 @@ class LiveHome:
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
         self.links = jinja_helpers.StatusLinks()
         self.home_url = reverse("home")
-        self.action_parts = jinja_helpers.action_buttons_parts(self.links)
         self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 
     # --- who is asking ---
@@ -296,10 +300,13 @@ class LiveHome:
             # A repost: its original, under "↻ <reposter> reposted", as pages show it.
             status = {**original, "reposted_by": author, "reposted_others": 0}
             own = False
-        delete_next = self.home_url if own else None
         # A new status: no counts, and the Like and Repost buttons, which submit the
-        # home page's one actions form (live pages are the viewer's home page).
-        actions = jinja_helpers.action_buttons(self.action_parts, status["id"])
-        return jinja_helpers.status_article(
-            self.article, status, self.links, delete_next, actions=actions
+        # home page's one actions form (live pages are the viewer's home page). The
+        # author's own has a delete form whose CSRF token live.js puts in: the page's.
+        return self.article(
+            status,
+            self.links,
+            csrf_input=BLANK_CSRF_INPUT if own else None,
+            delete_next=self.home_url if own else None,
+            actions=True,
         )
