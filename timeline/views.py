@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required, redirect_to_login
+from accounts.decorators import login_required, redirect_to_login, verified_email_required
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
@@ -133,6 +133,7 @@ def _keep_draft(request, in_reply_to=""):
 @require_POST
 @throttle("statuses", refused=_posting_refused)
 @login_required
+@verified_email_required
 def post_status(request):
     """Post a status, or with ``in_reply_to`` (a status id) a reply; a refused one keeps
     its text (DRAFT_SESSION_KEY) for the page it came from."""
@@ -423,6 +424,7 @@ def act_on_user(request, login, act, results, back=None):
 @require_POST
 @throttle("follows")
 @login_required
+@verified_email_required
 def follow(request, login):
     return act_on_user(request, login, graph.follow, FOLLOW_MESSAGES)
 
@@ -465,6 +467,7 @@ def _repost_action(request, status_id, act):
 @require_POST
 @throttle("reposts")
 @login_required
+@verified_email_required
 def repost(request, status_id):
     """Repost a status (a repost of a repost reposts the original); twice changes nothing."""
     return _repost_action(request, status_id, reposts.repost)
