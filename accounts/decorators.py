@@ -2,7 +2,7 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 
 
 def login_required(view):
@@ -23,3 +23,17 @@ def redirect_to_login(request):
     looks at the user, and so checks the user itself.)"""
     target = request.get_full_path() if request.method == "GET" else "/"
     return redirect(f"{settings.LOGIN_URL}?{urlencode({'next': target})}")
+
+
+def verified_email_required(view):
+    """Under EMAIL_VERIFICATION=required, refuse the action (403) to an account whose
+    address is not verified yet, saying why and offering to send the link again. Put it
+    below login_required."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.user.must_verify_email:
+            return render(request, "accounts/verify_first.html", status=403)
+        return view(request, *args, **kwargs)
+
+    return wrapper

@@ -8,9 +8,10 @@ from django.contrib.auth.hashers import make_password
 
 from socialsite import throttling
 from socialsite.connection import get_redis
-from socialsite.repository import users
+from socialsite.repository import emails, users
 
 from . import auth, devices
+from . import mail as account_mail
 from .display_names import display_name_field
 
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9_]{1,30}")
@@ -65,6 +66,26 @@ def password_field(label):
     )
 
 
+EMAIL_TAKEN = "That address belongs to another account."
+
+
+def email_field(label="Email address"):
+    return forms.EmailField(
+        label=label,
+        max_length=254,
+        help_text="Private: for verifying your account and resetting your password.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+
+
+def check_email_free(address, uid=None):
+    """``address`` if no account but ``uid`` has it (any case), else a form error."""
+    owner = emails.owner(get_redis(), address)
+    if owner is not None and owner != uid:
+        raise forms.ValidationError(EMAIL_TAKEN, code="email_taken")
+    return address
+
+
 class SignupForm(forms.Form):
     username = forms.CharField(
         label="Login name",
@@ -74,8 +95,12 @@ class SignupForm(forms.Form):
         widget=forms.TextInput(attrs={"autocomplete": "username", "autocapitalize": "none"}),
     )
     name = display_name_field()
+    email = email_field()
     password1 = password_field("Password")
     password2 = password_field("Password again")
+
+    def clean_email(self):
+        return check_email_free(self.cleaned_data["email"])
 
     def clean_username(self):
         login = self.cleaned_data["username"]
@@ -108,11 +133,15 @@ class SignupForm(forms.Form):
     def save(self):
         """Create the user; None if the login was taken by a sign-up racing this one."""
         data = self.cleaned_data
-        uid = users.create_user(
-            get_redis(), data["username"], data["name"], make_password(data["password1"])
-        )
+        r = get_redis()
+        uid = users.create_user(r, data["username"], data["name"], make_password(data["password1"]))
         if uid is None:
             self.add_error("username", "That login name is taken.")
+            return None
+        # An account that lost its address to a sign-up racing this one is asked for
+        # another, as accounts without one are.
+        if emails.set_address(r, uid, data["email"]):
+            account_mail.queue_verification(uid, data["email"])
         return uid
 
 
@@ -241,6 +270,65 @@ class PasswordChangeForm(forms.Form):
             try:
                 password_validation.validate_password(
                     password1, password_owner(self.user.login, self.user.name)
+                )
+            except forms.ValidationError as error:
+                self.add_error("new_password1", error)
+        return cleaned
+
+
+class EmailChangeForm(forms.Form):
+    """A new address for the account, with its password (someone at an unattended
+    browser must not take the account over by its reset mail)."""
+
+    email = email_field("New email address")
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        max_length=4 * PASSWORD_MAX_LENGTH,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_email(self):
+        return check_email_free(self.cleaned_data["email"], self.user.id)
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if auth.authenticate(self.user.login, password) is None:
+            raise forms.ValidationError("That is not your password.", code="wrong_password")
+        return password
+
+
+class PasswordResetForm(forms.Form):
+    email = forms.EmailField(
+        label="Your account's email address",
+        max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
+
+
+class SetPasswordForm(forms.Form):
+    """A new password from a reset link: Django's validators, as at sign-up."""
+
+    new_password1 = password_field("New password")
+    new_password2 = password_field("New password again")
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean(self):
+        cleaned = super().clean()
+        password1, password2 = cleaned.get("new_password1"), cleaned.get("new_password2")
+        if password1 and password2 and password1 != password2:
+            self.add_error("new_password2", "The two passwords differ.")
+        elif password1:
+            try:
+                password_validation.validate_password(
+                    password1, password_owner(self.user["login"], self.user["name"])
                 )
             except forms.ValidationError as error:
                 self.add_error("new_password1", error)

@@ -10,7 +10,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from media import pictures
 from socialsite.connection import get_redis
-from socialsite.repository import keys, leaving, users
+from socialsite.repository import emails, keys, leaving, users
 
 from . import auth
 from .decorators import login_required
@@ -79,6 +79,9 @@ def export_account(request):
     # The profile's own words; its pictures are files, not in this JSON.
     account["bio"] = user.get(keys.BIO_FIELD, "")
     account["website"] = user.get(keys.WEBSITE_FIELD, "")
+    email = emails.get(r, user["id"])
+    account["email"] = email.address or None
+    account["email_verified"] = email.verified
     response = StreamingHttpResponse(
         _export(r, user["id"], account), content_type="application/json; charset=utf-8"
     )

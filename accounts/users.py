@@ -29,6 +29,9 @@ class SiteUser:
         self.hidden = users.is_hidden(data)
         self.suspended = users.is_suspended(data)
         self.is_moderator = bool(data.get(keys.MODERATOR_FIELD))
+        # "verified", "unverified", or None for an account without an address
+        # (repository/emails.py); the address itself is never in this hash.
+        self.email_state = data.get(keys.EMAIL_STATE_FIELD)
         self._password_hash = password_hash or ""
         self._notifications = None
 
@@ -44,6 +47,22 @@ class SiteUser:
     @notifications.setter
     def notifications(self, unread):
         self._notifications = unread
+
+    @property
+    def must_verify_email(self):
+        """Whether this account may only read until it verifies its address
+        (EMAIL_VERIFICATION=required): it cannot post, follow, like or repost."""
+        return settings.EMAIL_VERIFICATION == "required" and self.email_state == "unverified"
+
+    @property
+    def email_notice(self):
+        """What the pages' banner asks of this account: "verify", "add" (no address
+        yet), or None."""
+        if settings.EMAIL_VERIFICATION == "off":
+            return None
+        if self.email_state == "unverified":
+            return "verify"
+        return "add" if self.email_state is None else None
 
     def get_session_auth_hash(self):
         """An HMAC of the password hash, kept in the session as Django does.
@@ -72,6 +91,8 @@ class AnonymousUser:
     is_authenticated = False
     is_anonymous = True
     is_moderator = False
+    must_verify_email = False
+    email_notice = None
 
     def __str__(self):
         return "AnonymousUser"

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -28,6 +29,9 @@ def signup(request):
             user = auth.load_user(uid)
             auth.login(request, user)
             messages.success(request, f"Welcome, {user.name}! Your account is ready.")
+            if settings.EMAIL_VERIFICATION != "off" and user.email_state == "unverified":
+                address = form.cleaned_data["email"]
+                messages.info(request, f"A link to verify {address} is on its way.")
             response = devices.remember(redirect("home"), user)
             return throttling.set_headers(response, counted)
     status = 400 if form.errors else 200

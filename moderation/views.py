@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.decorators import login_required
 from media import pictures
 from socialsite.connection import get_redis
-from socialsite.repository import moderation, users
+from socialsite.repository import emails, moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .decorators import moderator_action, moderator_required
@@ -112,12 +112,16 @@ def report(request, login):
 
 def _queue(request, action_errors=None, status=200):
     r = get_redis()
+    page = moderation.open_reports_page(r, before=_number(request, "before"), count=QUEUE_PAGE_SIZE)
+    suspended = moderation.suspended_page(r, count=SUSPENDED_SHOWN)
+    accounts = [report["account"] for report in page.items]
+    accounts += [person["id"] for person in suspended.items]
     context = {
-        "page": moderation.open_reports_page(
-            r, before=_number(request, "before"), count=QUEUE_PAGE_SIZE
-        ),
+        "page": page,
+        # The accounts' addresses: moderators see them, nobody else does.
+        "addresses": emails.get_many(r, accounts),
         "open_count": moderation.open_report_count(r),
-        "suspended": moderation.suspended_page(r, count=SUSPENDED_SHOWN),
+        "suspended": suspended,
         "action_errors": action_errors or [],
         "reason_max_length": ReportActionForm.base_fields["reason"].max_length,
     }

@@ -20,7 +20,8 @@ output=$(
     SECRET_KEY="$(.venv/bin/python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
     DEBUG=false ALLOWED_HOSTS=social.example.org HTTPS=true HSTS_PRELOAD=true BEHIND_PROXY=true \
     CSRF_TRUSTED_ORIGINS=https://social.example.org REDIS_URL=redis://127.0.0.1:6379/0 \
-    STREAM_PUBLIC_URL=/stream \
+    STREAM_PUBLIC_URL=/stream SITE_URL=https://social.example.org \
+    EMAIL_URL=smtp+tls://socialsite:password@mail.example.org:587 \
     .venv/bin/python manage.py check --deploy --fail-level WARNING 2>&1
 ) || { echo "$output"; exit 1; }
 echo "$output"

@@ -8,6 +8,7 @@ import json
 import os
 import secrets
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -62,6 +63,10 @@ _required_in_production = {
     "SECRET_KEY": "SECRET_KEY to a long random string, the same on every server"
     " (python -c 'import secrets; print(secrets.token_urlsafe(50))')",
     "REDIS_URL": "REDIS_URL to your Redis (redis://host:6379/0)",
+    # Mail (docs/email.md): without it nobody could verify an address or reset a
+    # password, and links in mail must not be built from a request's Host header.
+    "EMAIL_URL": "EMAIL_URL to your mail server (smtp+tls://user:password@host:587)",
+    "SITE_URL": "SITE_URL to the site's address as people reach it (https://social.example.org)",
 }
 _missing = [name for name in _required_in_production if not env_str(name)]
 if not DEBUG and _missing:
@@ -114,6 +119,81 @@ EMBEDDED_REDIS_DIR = DATA_DIR / "redis"
 # No SQL database at all.
 DATABASES = {}
 
+
+# --- mail (docs/email.md) ----------------------------------------------------------
+def env_email(name, data_dir):
+    """Django's email settings from a URL: smtp+tls://user:password@host:587 (STARTTLS
+    required), smtps://user:password@host:465 (TLS from the start), smtp://host:port
+    (plain, for a local relay), console: (printed), file:///path (one file a message).
+    Empty: development's default, files under DATA_DIR/mail with their links printed."""
+    value = env_str(name).strip()
+    if not value:
+        return {
+            "EMAIL_BACKEND": "accounts.mail.DevelopmentMailBackend",
+            "EMAIL_FILE_PATH": str(data_dir / "mail"),
+        }
+    parsed = urlsplit(value)
+    scheme = parsed.scheme.lower()
+    if scheme == "console":
+        return {"EMAIL_BACKEND": "django.core.mail.backends.console.EmailBackend"}
+    if scheme == "file":
+        if not parsed.path.startswith("/"):
+            raise ImproperlyConfigured(f"{name}: file:///path needs an absolute path")
+        return {
+            "EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend",
+            "EMAIL_FILE_PATH": unquote(parsed.path),
+        }
+    default_ports = {"smtp": 25, "smtp+tls": 587, "smtps": 465}
+    if scheme not in default_ports:
+        raise ImproperlyConfigured(
+            f"{name} must start with smtp+tls://, smtps://, smtp://, console: or file://,"
+            f" not {scheme + ':' if scheme else repr(value)}"
+        )
+    try:
+        port = parsed.port or default_ports[scheme]
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has a port that is not a number") from None
+    if not parsed.hostname:
+        raise ImproperlyConfigured(f"{name} names no host ({scheme}://host:port)")
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parsed.hostname,
+        "EMAIL_PORT": port,
+        "EMAIL_HOST_USER": unquote(parsed.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parsed.password or ""),
+        "EMAIL_USE_TLS": scheme == "smtp+tls",
+        "EMAIL_USE_SSL": scheme == "smtps",
+    }
+
+
+def env_choice(name, choices, default):
+    value = env_str(name).strip().lower() or default
+    if value not in choices:
+        raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)}, not {value!r}")
+    return value
+
+
+globals().update(env_email("EMAIL_URL", DATA_DIR))
+# Seconds the workers wait on a mail server before the attempt fails and is retried.
+EMAIL_TIMEOUT = 20
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "socialsite <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+SITE_NAME = env_str("SITE_NAME", "socialsite")
+# Where people reach the site: every link in mail is built from it, never from a
+# request's Host header (a forged Host must not reach a password reset link).
+SITE_URL = env_str("SITE_URL", "http://localhost:8000").rstrip("/")
+if not SITE_URL.startswith(("http://", "https://")) or not urlsplit(SITE_URL).hostname:
+    raise ImproperlyConfigured(f"SITE_URL must be an http(s) URL, not {SITE_URL!r}")
+# required: an unverified account can read but not post, follow, like or repost;
+# optional: a banner asks to verify; off: no verification mail, no banner.
+EMAIL_VERIFICATION = env_choice(
+    "EMAIL_VERIFICATION", ("required", "optional", "off"), "optional" if DEBUG else "required"
+)
+# A password reset link works this long (Django's setting, read by its token generator).
+PASSWORD_RESET_TIMEOUT = 60 * 60
+# An address verification link works this long.
+EMAIL_VERIFICATION_TIMEOUT = 24 * 60 * 60
+
 # --- the social network ------------------------------------------------------------
 STATUS_MAX_LENGTH = env_int("STATUS_MAX_LENGTH", 280, minimum=1)
 INLINE_FANOUT_LIMIT = env_int("INLINE_FANOUT_LIMIT", 1000, minimum=1)
@@ -162,6 +242,12 @@ THROTTLES = {
     "device_failures": env_throttle("THROTTLE_DEVICE_FAILURES", (10, 60 * 60)),
     # Per client address: sign-ups (valid forms, each about to make an account).
     "signup": env_throttle("THROTTLE_SIGNUP", (5, 30 * 60)),
+    # Password reset requests: per client address, and apart from it per address asked
+    # for (whoever asks), so that nobody is flooded with reset mail.
+    "password_reset": env_throttle("THROTTLE_PASSWORD_RESET", (5, 30 * 60)),
+    "password_reset_target": env_throttle("THROTTLE_PASSWORD_RESET", (5, 30 * 60)),
+    # Per account: verification mail sent again, and changes of address.
+    "email": env_throttle("THROTTLE_EMAIL", (5, 60 * 60)),
     # Per account (loopback spared unless BEHIND_PROXY): password change attempts.
     "password_change": env_throttle("THROTTLE_PASSWORD_CHANGE", (10, 10 * 60)),
     # Per account, from any address: every attempt.

@@ -54,6 +54,10 @@ THROTTLE_RULES = {
     # (accounts/devices.py): the lock-out of the name does not stop its owner.
     "device_failures": Rule("device", True, "failed log-ins from this browser"),
     "signup": Rule("address", True, "sign-ups from your network"),
+    "password_reset": Rule("address", True, "password reset requests from your network"),
+    # Counted per address asked for (given as ``login``), whoever asks.
+    "password_reset_target": Rule("login", False, "password reset requests for this address"),
+    "email": Rule("account", False, "verification mails and changes of address"),
     "password_change": Rule("account", True, "attempts to change your password"),
     "statuses": Rule("account", False, "statuses posted"),
     "follows": Rule("account", False, "follows"),

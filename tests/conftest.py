@@ -14,6 +14,7 @@ from redis.connection import AbstractConnection
 from socialsite import connection
 from socialsite.repository import client as repository_client
 from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
+from socialsite_dev.smtp import SmtpServer
 from socialsite_dev.streams import StreamServerProcess
 from tests.support.helpers import log_in_browser, make_user
 
@@ -44,7 +45,9 @@ def pytest_report_header(config):
 # it: a fixture below, or a test under benchmarks/tests/. A test of this kind that uses
 # none of them (an SMTP or nginx test, a client library's) adds its fixture here or
 # says ``pytestmark = pytest.mark.pages_once``.
-PAGES_ONCE_FIXTURES = frozenset({"browser", "browser_contexts", "live_server", "live_person"})
+PAGES_ONCE_FIXTURES = frozenset(
+    {"browser", "browser_contexts", "live_server", "live_person", "smtp_server"}
+)
 PAGES_ONCE_DIRECTORIES = ("benchmarks/tests/",)
 PAGES_ONCE_WHY = (
     "they exercise pages, processes and clients, not the data layer, and run on the single server"
@@ -289,6 +292,21 @@ def transactional_db():
     pytest-django's live_server asks for transactional_db, whose teardown would flush
     the dummy database backend and fail; the ``r`` fixture empties Redis instead.
     """
+
+
+@pytest.fixture
+def smtp_server(settings):
+    """A real SMTP server on a free port (aiosmtpd), with Django's mail pointed at it:
+    ``.received()`` lists the messages it got, ``.stop()`` and ``.start()`` take it
+    down and bring it back on the same port."""
+    server = SmtpServer().start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_TIMEOUT = 5
+    yield server
+    server.stop()
 
 
 @pytest.fixture

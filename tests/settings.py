@@ -1,4 +1,4 @@
-"""The site's settings for the tests: production's (DEBUG off), with the two values
+"""The site's settings for the tests: production's (DEBUG off), with the values
 production must be given made up here.
 
 The tests start their own Redis servers (tests/conftest.py) and point settings.REDIS_URL
@@ -15,6 +15,12 @@ import tempfile
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("REDIS_URL", "redis://127.0.0.1:1/0")
+# Mail goes to Django's memory outbox in the tests (pytest-django sets it up); the tests
+# of sending start a real SMTP server and point the settings at it (tests/test_email*.py).
+os.environ.setdefault("EMAIL_URL", "smtp://127.0.0.1:1")
+os.environ.setdefault("SITE_URL", "http://testserver")
+# The verification tests set "required" themselves.
+os.environ.setdefault("EMAIL_VERIFICATION", "optional")
 # Pictures of the run go to a directory of their own, never the checkout's var/;
 # tests that store some give each test its own (the media_root fixture).
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="socialsite-tests-media-"))

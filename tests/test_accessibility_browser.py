@@ -23,9 +23,11 @@ try:
 except ImportError:  # pragma: no cover - the browser fixture skips (or fails with CI=true)
     Axe = expect = None
 
+from accounts import tokens
 from media import attachments
 from socialsite.repository import (
     blocks,
+    emails,
     graph,
     likes,
     lists,
@@ -33,6 +35,7 @@ from socialsite.repository import (
     privacy,
     reposts,
     trends,
+    users,
 )
 from tests.support.helpers import log_in_browser, make_user, post
 from tests.test_media_images import png
@@ -98,7 +101,17 @@ def site(r, media_root):
         graph.follow(r, fan["id"], bob["id"])
         post(r, fan, "hello #launch")
     trends.recompute(r)
-    return {"status": first, "reply": reply, "private": private, "list": lid}
+    # Addresses: the verification link's page is erin's, the reset link's alice's.
+    emails.set_address(r, erin["id"], "erin@example.org")
+    emails.set_address(r, alice["id"], "alice@example.org", verified=True)
+    alice_state = tokens.ResetState(alice["id"], users.get_password_hash(r, alice["id"]),
+                                    "alice@example.org")  # fmt: skip
+    reset_token = tokens.password_reset_tokens.make_token(alice_state)
+    return {
+        "status": first, "reply": reply, "private": private, "list": lid,
+        "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
+        "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
+    }  # fmt: skip
 
 
 # Every GET page of the URLconf: its URL name -> its path, for the site above.
@@ -131,6 +144,11 @@ PAGES = {
     "login": lambda s: "/accounts/login/",
     "password_change": lambda s: "/accounts/password/",
     "delete_account": lambda s: "/settings/delete/",
+    "email_settings": lambda s: "/settings/email/",
+    "password_reset": lambda s: "/accounts/password/reset/",
+    "password_reset_sent": lambda s: "/accounts/password/reset/sent/",
+    "verify_email": lambda s: s["verify"],
+    "password_reset_confirm": lambda s: s["reset"],
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.

@@ -45,11 +45,17 @@ def sign_up(page, login, name):
     page.goto("/accounts/signup/")
     page.get_by_label(label("Login name")).fill(login)
     page.get_by_label(label("Display name")).fill(name)
+    page.get_by_label(label("Email address")).fill(f"{login}@example.org")
     page.get_by_label(label("Password")).fill(PASSWORD)
     page.get_by_label(label("Password again")).fill(PASSWORD)
     page.get_by_role("button", name="Sign up").click()
     expect(page).to_have_url(re.compile(r"/$"))
-    expect(flash(page)).to_have_text([f"Welcome, {name}! Your account is ready."])
+    expect(flash(page)).to_have_text(
+        [
+            f"Welcome, {name}! Your account is ready.",
+            f"A link to verify {login}@example.org is on its way.",
+        ]
+    )
     expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
 
 

@@ -155,6 +155,7 @@ def test_signing_up_needs_a_token(r):
         {
             "username": "mallory",
             "name": "Mallory",
+            "email": "mallory@example.org",
             "password1": PASSWORD,
             "password2": PASSWORD,
         },
@@ -172,6 +173,7 @@ def test_signing_up_works_with_the_token_from_the_page(r):
         {
             "username": "dinah",
             "name": "Dinah",
+            "email": "dinah@example.org",
             "password1": PASSWORD,
             "password2": PASSWORD,
             "csrfmiddlewaretoken": token,

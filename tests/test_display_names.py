@@ -13,7 +13,13 @@ from tests.support.helpers import PASSWORD, log_in, make_user, post
 def sign_up(client, name, login="dinah"):
     return client.post(
         "/accounts/signup/",
-        {"username": login, "name": name, "password1": PASSWORD, "password2": PASSWORD},
+        {
+            "username": login,
+            "name": name,
+            "email": f"{login}@example.org",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
     )
 
 

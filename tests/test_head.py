@@ -68,6 +68,9 @@ def site(r, alice, bob, media_root):
         "tag": "walked",
         "list_id": str(list_id),
         "report_id": str(report_id),
+        # The mailed links' pages, for links that do not work (a readable 400).
+        "uidb64": "MQ",
+        "token": "expired-or-forged",
     }
 
 

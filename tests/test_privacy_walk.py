@@ -159,6 +159,9 @@ def scenario(r):
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
             "list_id": [lid, 1, 2],
             "report_id": [1],
+            # The mailed links: links that do not work (their pages show no status).
+            "uidb64": ["MQ"],
+            "token": ["expired-or-forged"],
             # Pictures' files (media/views.py): one the site could have made, one it
             # never would.
             "name": ["avatars/AAAAAAAAAAAAAAAAAAAAAA.jpg", "../secret_key"],

@@ -78,6 +78,7 @@ SAMPLES = {
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
     "release_login": [{"login": "Alice", "uid": 1}],
+    "release_email": [{"address": "Alice@Example.org", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
     "update_user_fields": [{"uid": 1, "changes": {"bio": "hi", "avatar": ""}}],
     "set_user_field": [
@@ -109,11 +110,22 @@ SAMPLES = {
     "store_trends": [
         {"trends": [("redis", "1.5", 3)], "peaks": {"redis": "1.5:5"}, "forgotten": ["lua"]}
     ],
-    "complete_job": [{"job_id": "1-0", "followups_json": ['{"kind": "refill"}']}],
-    "fail_job": [
-        {"job_id": "1-0", "job_json": "{}", "max_attempts": 5, "error": "boom", "deliveries": 1}
+    "complete_job": [
+        {"job_id": "1-0", "followups_json": ['{"kind": "refill"}']},
+        {"job_id": "1-0", "followups_json": [], "mail": True},
     ],
-    "replay_dead": [{"count": 10}],
+    "fail_job": [
+        {"job_id": "1-0", "job_json": "{}", "max_attempts": 5, "error": "boom", "deliveries": 1},
+        {
+            "job_id": "1-0",
+            "job_json": "{}",
+            "max_attempts": 5,
+            "error": "boom",
+            "deliveries": 1,
+            "mail": True,
+        },
+    ],
+    "replay_dead": [{"count": 10}, {"count": 10, "mail": True}],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],
     "throttle": [
         {

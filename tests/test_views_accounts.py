@@ -19,6 +19,7 @@ def sign_up(client, username="dinah", name="Dinah Cat", password=PASSWORD, passw
         {
             "username": username,
             "name": name,
+            "email": f"{username}@example.org",
             "password1": password,
             "password2": password if password2 is None else password2,
         },

@@ -77,7 +77,13 @@ def test_a_browser_without_the_cookie_stays_locked_out(alice, limits):
 
 def test_the_cookie_is_given_at_sign_up_too(limits):
     client = browser()
-    form = {"username": "dinah", "name": "Dinah", "password1": PASSWORD, "password2": PASSWORD}
+    form = {
+        "username": "dinah",
+        "name": "Dinah",
+        "email": "dinah@example.org",
+        "password1": PASSWORD,
+        "password2": PASSWORD,
+    }
     assert client.post("/accounts/signup/", form).status_code == 302
     client.post("/accounts/logout/")
     lock_out("dinah")

@@ -19,7 +19,13 @@ def logged_in(client):
 def sign_up(client, login):
     return client.post(
         "/accounts/signup/",
-        {"username": login, "name": "Someone New", "password1": PASSWORD, "password2": PASSWORD},
+        {
+            "username": login,
+            "name": "Someone New",
+            "email": f"{login}@example.org",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
     )
 
 

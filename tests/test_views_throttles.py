@@ -97,6 +97,9 @@ def test_the_default_limits_are_the_issues():
         "login_failures": (25, 1 * hours),
         "device_failures": (10, 1 * hours),  # instead, from a browser with a device cookie
         "signup": (5, 30 * minutes),
+        "password_reset": (5, 30 * minutes),
+        "password_reset_target": (5, 30 * minutes),
+        "email": (5, 1 * hours),
         "password_change": (10, 10 * minutes),
         "statuses": (300, 3 * hours),
         "follows": (400, 24 * hours),
@@ -315,7 +318,13 @@ def test_failed_logins_are_forgotten_after_the_hour(alice, limits, clock):
 
 
 def sign_up(client, username, name="Dinah Cat", password=PASSWORD):
-    form = {"username": username, "name": name, "password1": password, "password2": password}
+    form = {
+        "username": username,
+        "name": name,
+        "email": f"{username}@example.org",
+        "password1": password,
+        "password2": password,
+    }
     return client.post("/accounts/signup/", form)
 
 

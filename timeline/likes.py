@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required
+from accounts.decorators import login_required, verified_email_required
 from socialsite.connection import get_redis
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import likes, visibility
@@ -50,6 +50,7 @@ def _act(request, status_id, act):
 @require_POST
 @throttle("likes")
 @login_required
+@verified_email_required
 def like(request, status_id):
     def act(r, uid, sid):
         return likes.like(r, uid, sid, notifications_kept=settings.NOTIFICATIONS_KEPT)

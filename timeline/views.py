@@ -14,7 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required, redirect_to_login
+from accounts.decorators import login_required, redirect_to_login, verified_email_required
 from media import attachments, files, pictures
 from socialsite import throttling
 from socialsite.connection import get_redis
@@ -157,6 +157,7 @@ def _form_problems(form):
 @require_POST
 @throttle("statuses", refused=_posting_refused)
 @login_required
+@verified_email_required
 def post_status(request):
     """Post a status, or with ``in_reply_to`` (a status id) a reply, with up to four
     images (``media``, with ``media_description``) and a content warning; a refused one
@@ -478,6 +479,7 @@ def act_on_user(request, login, act, results, back=None):
 @require_POST
 @throttle("follows")
 @login_required
+@verified_email_required
 def follow(request, login):
     return act_on_user(request, login, graph.follow, FOLLOW_MESSAGES)
 
@@ -520,6 +522,7 @@ def _repost_action(request, status_id, act):
 @require_POST
 @throttle("reposts")
 @login_required
+@verified_email_required
 def repost(request, status_id):
     """Repost a status (a repost of a repost reposts the original); twice changes nothing."""
     return _repost_action(request, status_id, reposts.repost)

@@ -222,6 +222,18 @@ DEAD_JOBS = "fanout:{queue}:dead"
 JOB_FAILURES = "fanout:{queue}:failures"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
 
+# STREAM of mail to send (mail.py), read by the fan-out workers' group MAIL_GROUP, with
+# its dead letters and failure counts: the same shape as the jobs above, in a slot of
+# their own.
+MAIL = "mail:{outbox}:queue"
+DEAD_MAIL = "mail:{outbox}:dead"
+MAIL_FAILURES = "mail:{outbox}:failures"
+MAIL_GROUP = "mail-senders"  # the consumer group's name (not a key)
+
+# HASH: lowercased email address -> id of the account it is the address of. HSETNX on it
+# decides who gets an address (emails.py).
+EMAILS = "emails:"
+
 
 # --- throttles (repository/throttles.py): one HASH per counter ----------------------
 # Each holds ``start`` (ms, when its window began), ``count`` (uses counted in that
@@ -400,6 +412,14 @@ def notifications_state(uid):
 SUSPENDED_FIELD = "suspended"  # time of the suspension, while suspended
 LEAVING_FIELD = "leaving"  # time the account's deletion began, until the hash goes
 MODERATOR_FIELD = "moderator"  # "1" for a moderator
+# "verified" or "unverified": whether the account's address (kept in its credentials,
+# never here) is verified; absent for an account without one. On the user hash so that
+# every page knows it with the session's own read (emails.py).
+EMAIL_STATE_FIELD = "email_state"
+# Fields of the credentials hash: the account's address, as typed, and the one it is
+# changing to, waiting for verification.
+EMAIL_FIELD = "email"
+PENDING_EMAIL_FIELD = "email_pending"
 
 # --- profiles (profiles.py) -----------------------------------------------------------
 # Fields of the user hash (keys.user) describing the account beyond its name, read with

@@ -24,6 +24,7 @@ user hash that marks the deletion as under way.
 
 from . import (
     blocks,
+    emails,
     graph,
     jobs,
     keys,
@@ -185,6 +186,13 @@ def forget_in_search(r, uid, budget):
     return search.forget_person(r, uid)
 
 
+def free_email(r, uid, budget):
+    """Let another account take the account's address (emails.release); its
+    credentials hash, with the address, goes in the next step."""
+    emails.release(r, uid)
+    return 0
+
+
 def delete_user_keys(r, uid, budget):
     """The last step: the account's own keys, the notes naming it, and last of all its
     user hash (with it the flag that says the deletion is under way)."""
@@ -242,6 +250,7 @@ DELETION_STEPS = [
     close_reports,
     undo_likes,
     forget_in_search,
+    free_email,
     delete_user_keys,
 ]
 

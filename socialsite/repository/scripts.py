@@ -591,6 +591,13 @@ def release_login(*, login, uid):
 
 
 @script()
+def release_email(*, address, uid):
+    """Free ``address`` (any case) in keys.EMAILS if it is still ``uid``'s. Returns 1 if
+    freed, else 0."""
+    return {"EMAILS": keys.EMAILS}, [address.lower(), int(uid)]
+
+
+@script()
 def flag_user(*, uid, field, value):
     """Set ``field`` of keys.user(uid) unless it is set (``value`` "": remove it), while
     the hash exists. Returns 1 if it changed, else 0."""
@@ -689,32 +696,45 @@ def store_trends(*, trends, peaks, forgotten):
 
 
 @script()
-def complete_job(*, job_id, followups_json):
+def complete_job(*, job_id, followups_json, mail=False):
     """Queue ``followups_json`` (jobs as JSON texts) on keys.JOBS, acknowledge and delete
     job ``job_id``, and forget its failures (keys.JOB_FAILURES). Returns the number of
-    follow-ups queued."""
-    return {"JOBS": keys.JOBS, "JOB_FAILURES": keys.JOB_FAILURES}, [
+    follow-ups queued. With ``mail``: the same on the mail queue (keys.MAIL, ...)."""
+    if mail:
+        return {"queue": keys.MAIL, "failures": keys.MAIL_FAILURES}, [
+            keys.MAIL_GROUP, job_id, *followups_json,
+        ]  # fmt: skip
+    return {"queue": keys.JOBS, "failures": keys.JOB_FAILURES}, [
         keys.JOBS_GROUP, job_id, *followups_json,
     ]  # fmt: skip
 
 
 @script()
-def fail_job(*, job_id, job_json, max_attempts, error, deliveries):
+def fail_job(*, job_id, job_json, max_attempts, error, deliveries, mail=False):
     """Count a failed run of job ``job_id`` in keys.JOB_FAILURES; at ``max_attempts``
     move it from keys.JOBS to keys.DEAD_JOBS with ``error``. Returns the failed runs so
-    far, 0 if dead-lettered now, -1 if the job is no longer queued."""
+    far, 0 if dead-lettered now, -1 if the job is no longer queued. With ``mail``: the
+    same on the mail queue (keys.MAIL, keys.DEAD_MAIL, keys.MAIL_FAILURES)."""
+    if mail:
+        return {
+            "queue": keys.MAIL,
+            "dead": keys.DEAD_MAIL,
+            "failures": keys.MAIL_FAILURES,
+        }, [keys.MAIL_GROUP, job_id, job_json, max_attempts, error, deliveries]
     return {
-        "JOBS": keys.JOBS,
-        "DEAD_JOBS": keys.DEAD_JOBS,
-        "JOB_FAILURES": keys.JOB_FAILURES,
+        "queue": keys.JOBS,
+        "dead": keys.DEAD_JOBS,
+        "failures": keys.JOB_FAILURES,
     }, [keys.JOBS_GROUP, job_id, job_json, max_attempts, error, deliveries]
 
 
 @script()
-def replay_dead(*, count):
-    """Move up to ``count`` jobs from keys.DEAD_JOBS back to keys.JOBS, oldest first.
-    Returns how many."""
-    return {"DEAD_JOBS": keys.DEAD_JOBS, "JOBS": keys.JOBS}, [count]
+def replay_dead(*, count, mail=False):
+    """Move up to ``count`` jobs from keys.DEAD_JOBS back to keys.JOBS, oldest first
+    (with ``mail``: from keys.DEAD_MAIL to keys.MAIL). Returns how many."""
+    if mail:
+        return {"dead": keys.DEAD_MAIL, "queue": keys.MAIL}, [count]
+    return {"dead": keys.DEAD_JOBS, "queue": keys.JOBS}, [count]
 
 
 @script()

@@ -1,6 +1,6 @@
 -- Finish a job: queue its follow-up jobs, acknowledge it and delete it, in one step.
--- KEYS[1] = JOBS          keys.JOBS (STREAM)
--- KEYS[2] = JOB_FAILURES  keys.JOB_FAILURES (HASH: job stream id -> failed runs)
+-- KEYS[1] = queue     keys.JOBS, or keys.MAIL (STREAM)
+-- KEYS[2] = failures  keys.JOB_FAILURES, or keys.MAIL_FAILURES (HASH: job stream id -> failed runs)
 -- ARGV[1] = the consumer group
 -- ARGV[2] = the finished job's stream id
 -- ARGV[3..] = follow-up jobs, each a JSON text

@@ -1,7 +1,7 @@
 -- Count a failed run of a job; dead-letter it once it has failed too often.
--- KEYS[1] = JOBS          keys.JOBS (STREAM)
--- KEYS[2] = DEAD_JOBS     keys.DEAD_JOBS (STREAM)
--- KEYS[3] = JOB_FAILURES  keys.JOB_FAILURES (HASH: job stream id -> failed runs)
+-- KEYS[1] = queue     keys.JOBS, or keys.MAIL (STREAM)
+-- KEYS[2] = dead      keys.DEAD_JOBS, or keys.DEAD_MAIL (STREAM)
+-- KEYS[3] = failures  keys.JOB_FAILURES, or keys.MAIL_FAILURES (HASH: job stream id -> failed runs)
 -- ARGV[1] = the consumer group
 -- ARGV[2] = the job's stream id
 -- ARGV[3] = the job, as JSON text

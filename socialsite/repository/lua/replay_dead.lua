@@ -1,6 +1,6 @@
--- Put dead-lettered jobs back on the jobs stream, oldest first.
--- KEYS[1] = DEAD_JOBS  keys.DEAD_JOBS (STREAM)
--- KEYS[2] = JOBS       keys.JOBS (STREAM)
+-- Put dead-lettered jobs back on their stream, oldest first.
+-- KEYS[1] = dead   keys.DEAD_JOBS, or keys.DEAD_MAIL (STREAM)
+-- KEYS[2] = queue  keys.JOBS, or keys.MAIL (STREAM)
 -- ARGV[1] = how many at most
 -- Returns the number replayed.
 local entries = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', tonumber(ARGV[1]))

@@ -1,9 +1,14 @@
 """``manage.py fanout``: a fan-out worker. Run as many as needed, on any machines.
 
+A thread of the worker sends the mail waiting in the mail queue (repository/mail.py, with
+accounts/mail.py's sender): mail is never sent inside a page's request, and a slow or
+unreachable mail server holds up neither pages nor fan-out.
+
 Also: ``--status`` prints the queue's state, ``--dead`` lists dead letters and
-``--replay-dead`` queues them again. SIGTERM or SIGINT: the worker finishes the jobs in
-hand, then stops; nothing else stops it: while Redis is unreachable it waits (logging
-once per outage) and goes on when Redis is back.
+``--replay-dead`` queues them again (``--dead-mail``, ``--replay-dead-mail``: the same for
+mail). SIGTERM or SIGINT: the worker finishes the jobs (and the mail) in hand, then stops;
+nothing else stops it: while Redis is unreachable it waits (logging once per outage) and
+goes on when Redis is back.
 """
 
 import json
@@ -11,14 +16,16 @@ import logging
 import os
 import signal
 import socket
+import threading
 import time
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from accounts import mail as account_mail
 from media import pictures
 from socialsite.connection import new_redis
-from socialsite.repository import blocks, jobs, statuses, trends, worker
+from socialsite.repository import blocks, jobs, mail, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -31,6 +38,8 @@ READ_TIMEOUT_SECONDS = READ_BLOCK_MS / 1000 + 4
 # a moment), then backing off so that a long outage costs little.
 OUTAGE_FIRST_WAIT = 0.1
 OUTAGE_MAX_WAIT = 5.0
+# How often the mail thread looks for mail when it found none: at most this late.
+MAIL_POLL_SECONDS = 0.5
 # How often a worker removes the group's consumers that stopped or died.
 PRUNE_EVERY_SECONDS = 3600
 # How often a worker looks for posts whose request died before their fan-out was
@@ -52,6 +61,10 @@ class Command(BaseCommand):
         parser.add_argument("--dead", action="store_true", help="list dead-lettered jobs")
         parser.add_argument(
             "--replay-dead", action="store_true", help="queue dead-lettered jobs again"
+        )
+        parser.add_argument("--dead-mail", action="store_true", help="list dead-lettered mail")
+        parser.add_argument(
+            "--replay-dead-mail", action="store_true", help="queue dead-lettered mail again"
         )
         parser.add_argument(
             "--name", default=None, help="consumer name (default: host-pid, unique per worker)"
@@ -88,6 +101,14 @@ class Command(BaseCommand):
             for letter in jobs.dead_letters(r):
                 self.stdout.write(json.dumps(letter))
             return
+        if options["dead_mail"]:
+            for letter in mail.dead_letters(r):
+                self.stdout.write(json.dumps(letter))
+            return
+        if options["replay_dead_mail"]:
+            count = mail.replay_dead(r)
+            self.stdout.write(f"Queued {count} dead-lettered mail(s) again.")
+            return
         if options["replay_dead"]:
             count = jobs.replay_dead(r)
             self.stdout.write(f"Queued {count} dead-lettered job(s) again.")
@@ -108,6 +129,7 @@ class Command(BaseCommand):
         )
         self.stdout.write(f"failing:         {state['failing']} queued jobs have failed runs")
         self.stdout.write(f"dead letters:    {state['dead']}")
+        self.stdout.write(f"mail to send:    {mail.backlog(r)} (dead: {mail.dead_count(r)})")
         self.stdout.write("oldest waiting:  " + ("-" if age is None else f"{age:.1f} s"))
         for consumer in state["consumers"]:
             self.stdout.write(
@@ -126,11 +148,14 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
         self.stdout.write(f"Fan-out worker {name} started.")
+        sender = threading.Thread(target=self.send_mail, args=(name,), name="mail", daemon=True)
+        sender.start()
         done, outage_wait, next_prune, next_sweep = 0, None, 0.0, 0.0
         while not self.stopping:
             try:
                 if time.monotonic() >= next_prune:
                     jobs.ensure_group(r)
+                    mail.ensure_group(r)
                     jobs.prune_consumers(r)
                     next_prune = time.monotonic() + PRUNE_EVERY_SECONDS
                 if time.monotonic() >= next_sweep:
@@ -151,6 +176,8 @@ class Command(BaseCommand):
             done += step
             if options["exit_when_idle"] and step == 0 and self.queue_is_empty(r):
                 break
+        self.stopping = True  # also when idle with --exit-when-idle
+        sender.join()  # the message in hand is sent (or fails) first
         try:
             # The files the last jobs let go, before the worker stops, not at the next
             # sweep (some other worker's, or this one's when it runs again).
@@ -159,6 +186,26 @@ class Command(BaseCommand):
         except OUTAGE_ERRORS:
             pass  # prune_consumers removes it later; the next sweep deletes the files
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
+
+    def send_mail(self, name):
+        """The mail thread: send what is due (mail.send_waiting), else look again in
+        MAIL_POLL_SECONDS; while Redis is unreachable, wait as the worker does. Its own
+        Redis client: its waits are not the fan-out's."""
+        r = new_redis(timeout=READ_TIMEOUT_SECONDS, retries=0)
+        wait = 0.0
+        while not self.stopping:
+            try:
+                sent = mail.send_waiting(r, name, account_mail.send, count=1)
+                wait = 0.0 if sent else MAIL_POLL_SECONDS
+            except OUTAGE_ERRORS:
+                # The worker's loop logs the outage (once); this thread only waits it out.
+                wait = min(max(wait * 2, OUTAGE_FIRST_WAIT), OUTAGE_MAX_WAIT)
+            except Exception:
+                log.exception("Sending mail failed; trying again shortly.")
+                wait = MAIL_POLL_SECONDS
+            deadline = time.monotonic() + wait
+            while not self.stopping and time.monotonic() < deadline:
+                time.sleep(0.05)
 
     def recompute_trends(self, r):
         """The trends, if due (trends.recompute_if_due). A failure other than an outage
@@ -184,7 +231,7 @@ class Command(BaseCommand):
 
     def queue_is_empty(self, r):
         state = jobs.status(r)
-        return state["waiting"] == 0 and state["in_flight"] == 0
+        return state["waiting"] == 0 and state["in_flight"] == 0 and mail.backlog(r) == 0
 
     def wait_out(self, error, previous_wait):
         """Sleep before trying Redis again (logged at the outage's first error only);

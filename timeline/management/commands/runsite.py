@@ -38,6 +38,8 @@ class Command(BaseCommand):
         # The children inherit the environment: this tells the pages where the live
         # updates come from when --stream-port is not the configured STREAM_PORT.
         os.environ["STREAM_PORT"] = stream_port
+        # Links in mail lead to this server unless SITE_URL names another address.
+        os.environ.setdefault("SITE_URL", f"http://{address}")
         stream_options = ["--host", options["host"], "--port", stream_port]
         return [
             ("web", [*manage, "runserver", address]),
