@@ -9,6 +9,7 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
+from media import files
 from socialsite.repository import entities
 from timeline.streaming import app, filters, tweets
 from timeline.streaming.app import JSON_LINES
@@ -208,7 +209,14 @@ def test_a_retweet_carries_its_originals_images():
     assert len(photos) == 2 and tweet["extended_entities"]["media"] == photos
 
 
-def test_the_api_line_of_a_status_with_images_names_the_stored_files_urls(settings):
+def test_the_api_line_of_a_status_with_images_names_full_urls_on_the_site(settings):
+    settings.SITE_URL = "https://social.example.org"
     line = JSON_LINES.bytes_for(StatusEvent(status(media=MEDIA)))
     photo = json.loads(line)["extended_entities"]["media"][0]
-    assert photo["media_url_https"] == f"{settings.MEDIA_URL}attachments/AAAA.jpg"
+    assert photo["media_url_https"] == "https://social.example.org/media/attachments/AAAA.jpg"
+    assert photo["preview_url_https"] == "https://social.example.org/media/attachments/BBBB.jpg"
+
+
+def test_media_on_another_origin_keep_its_urls(settings):
+    settings.MEDIA_URL = "https://cdn.example.net/m/"
+    assert files.absolute_url("attachments/A.jpg") == "https://cdn.example.net/m/attachments/A.jpg"

@@ -15,7 +15,7 @@ depend on who asks), ``lang``, ``source``, ``filter_level``, the user's
 
 A status's images are Twitter's photos, in ``entities.media`` and
 ``extended_entities.media`` (media_entities), their URLs made by the caller's
-``media_url`` (the storage's: relative, "/media/...", unless MEDIA_URL is a full URL).
+``media_url`` (the stream server's: full URLs, on SITE_URL unless MEDIA_URL is one).
 
 Plain Python: no Django, no Redis.
 """
@@ -108,7 +108,8 @@ def places(location):
 
 
 def relative_media_url(name):
-    """Where the default storage serves stored file ``name``, as a path."""
+    """Where the default storage serves stored file ``name``, as a path (what a Tweet
+    made without a ``media_url`` names)."""
     return f"/media/{name}"
 
 
