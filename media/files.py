@@ -11,6 +11,7 @@ import logging
 import re
 import secrets
 
+from django.conf import settings
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
 
@@ -70,3 +71,14 @@ def exists(name):
 def url(name):
     """Where a browser fetches the stored file ``name``."""
     return default_storage.url(name)
+
+
+def absolute_url(name):
+    """Where anyone fetches the stored file ``name``, as a full URL: the storage's own
+    when it is one (MEDIA_URL on another origin, a bucket), else on SITE_URL, the site's
+    address as people reach it (the streaming API's clients have no page to resolve a
+    path against)."""
+    found = url(name)
+    if found.startswith("/"):
+        return settings.SITE_URL.rstrip("/") + found
+    return found

@@ -48,7 +48,8 @@ def change_profile(r, uid, *, bio, website, avatar=None, header=None, remove_ava
 
 def delete_unused(r, batch=100):
     """Delete the files of pictures nothing shows any more (a deleted account's:
-    profiles.forget_pictures), then forget them; how many. A file already gone is
+    profiles.forget_pictures; a deleted status's images: statuses.media_names), then
+    forget them; how many. A file already gone is
     fine: a repeated run deletes nothing twice."""
     done = 0
     while True:

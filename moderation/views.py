@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import login_required
+from media import pictures
 from socialsite.connection import get_redis
 from socialsite.repository import emails, moderation, users
 from socialsite.throttling import throttle, too_many_requests
@@ -159,6 +160,7 @@ def report_action(request, report_id):
         if sid not in report_data["status_ids"]:
             raise BadRequest(f"Report {report_id} does not name status {sid}.")
         result = moderation.delete_status(r, sid, report_id=report_id, **who)
+        pictures.delete_unused(r)  # its images' files, which the deletion listed
         done = f"Status {sid} of @{login} is deleted."
     else:
         result = moderation.suspend(r, report_data["account"], **who)

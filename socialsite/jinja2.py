@@ -31,6 +31,7 @@ from django.utils.functional import LazyObject
 from django.utils.html import format_html
 from jinja2 import Environment
 
+from media import attachments
 from socialsite import form_markup
 from timeline import jinja_helpers
 
@@ -207,6 +208,10 @@ def environment(**options):
         pluralize=pluralize,
         linebreaksbr=jinja_helpers.linebreaksbr,
         message_html=jinja_helpers.message_html,
+        # A status's images and content warning (media/attachments.py).
+        status_media=attachments.media_of,
+        status_warning=attachments.warning_of,
+        status_summary=attachments.summary,
         # Django's (Jinja2's truncate counts otherwise); the result is escaped as usual.
         truncatechars=truncatechars,
     )

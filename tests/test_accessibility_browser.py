@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - the browser fixture skips (or fails wi
     Axe = expect = None
 
 from accounts import tokens
+from media import attachments
 from socialsite.repository import (
     blocks,
     emails,
@@ -37,6 +38,7 @@ from socialsite.repository import (
     users,
 )
 from tests.support.helpers import log_in_browser, make_user, post
+from tests.test_media_images import png
 
 # The rules: WCAG 2.0 and 2.1, levels A and AA, and axe's best practices (among them a
 # page's one h1 and landmarks told apart by their names).
@@ -57,8 +59,14 @@ def axe():
     return Axe()
 
 
+def images(*descriptions):
+    """A status's media field: a stored image for each of ``descriptions`` (alt texts)."""
+    prepared = [attachments.prepare(png((300 + 40 * n, 200))) for n in range(len(descriptions))]
+    return attachments.store(prepared, list(descriptions))[0]
+
+
 @pytest.fixture
-def site(r):
+def site(r, media_root):
     """Something on every page, as alice sees it."""
     alice = make_user(r, "alice", "Alice Liddell")
     bob = make_user(r, "bob", "Bob Builder")
@@ -78,6 +86,9 @@ def site(r):
     post(r, bob, "@alice Thanks, and more to come", in_reply_to=reply)
     private = post(r, carol, "Only for my followers #launch")
     post(r, alice, "A status of my own", location="48.8566,2.3522")
+    # Images, described and not, and a content warning over them.
+    post(r, bob, "Two pictures #launch", media=images("A red square", ""))
+    post(r, alice, "", media=images("A blue square"), spoiler="Squares", sensitive="1")
     likes.like(r, alice["id"], first)
     likes.like(r, bob["id"], reply)
     reposts.repost(r, alice["id"], first)
@@ -250,6 +261,21 @@ def test_the_pages_of_a_private_account_have_no_violation(axe, site, viewer_page
         page.goto(path)
         found += violations(axe, page)
     expect(page.get_by_text("Only for my followers")).to_be_visible()
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+def test_statuses_with_images_and_an_open_warning_have_no_violation(axe, site, viewer_page):
+    """The site's images (one described, one not) and a content warning, closed and
+    opened, on the home page and the profile."""
+    page = viewer_page("alice")
+    page.goto("/")
+    expect(page.get_by_role("img", name="A red square")).to_be_visible()
+    found = violations(axe, page)
+    page.get_by_text("Squares").click()
+    expect(page.get_by_role("img", name="A blue square")).to_be_visible()
+    found += violations(axe, page)
+    page.goto("/@bob/")
+    found += violations(axe, page)
     assert not found, "axe found:\n" + "\n".join(found)
 
 

@@ -80,6 +80,27 @@ def test_home_page_costs_the_same_for_one_status_and_for_thirty(
     assert with_thirty <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
 
 
+def test_a_home_page_with_images_costs_what_it_did(r, client, reader, round_trips, redis_backend):
+    # A status's images are a field of its hash (keys.STATUS_MEDIA_FIELD), read with it.
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+    media = '[{"o":"attachments/o.jpg","p":"attachments/p.jpg","w":800,"h":600,"pw":640,"ph":480,"a":"alt","c":"#808080"}]'  # noqa: E501
+    for n, author in enumerate(authors):
+        fields = {keys.STATUS_MEDIA_FIELD: media, keys.STATUS_SPOILER_FIELD: "cw"} if n % 3 else {}
+        statuses.post_status(r, author["id"], f"from {author['login']}", **fields)
+    count = cost(client, "/", round_trips)
+    page = client.get("/").content.decode()
+    assert page.count('src="/media/attachments/p.jpg"') == 20
+    memory.forget_all()
+    round_trips["n"] = 0
+    client.get("/")
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS
+        assert round_trips["n"] == HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS + 1  # + the authors
+    assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
 def test_profile_page_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
     author = make_user(r, "author")
     for i in range(30):

@@ -333,3 +333,39 @@ def keys_module():
     from socialsite.repository import keys
 
     return keys
+
+
+def test_a_live_status_shows_its_images_and_warning_as_the_page_does(
+    client, r, alice, alice_live, media_root
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.test_media_images import png
+
+    images = [SimpleUploadedFile(f"{n}.png", png(), "image/png") for n in (1, 2)]
+    form = {"message": "look", "spoiler_text": "Birds", "media": images,
+            "media_description": ["a heron", "a swan"]}  # fmt: skip
+    assert client.post("/statuses/", form).status_code == 302
+    event = status_event(alice_live)
+    live_html = event["html"]
+    assert '<details class="content-warning"><summary>Birds</summary>' in live_html
+    assert 'alt="a heron"' in live_html and 'alt="a swan"' in live_html
+    page = client.get("/").content.decode()
+    shown = re.search(rf'<article class="status" id="status-{event["id"]}".*?</article>', page,
+                      re.S)  # fmt: skip
+    token = re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]+"')
+    assert live_html == token.sub(r'\1"', shown.group(0))
+
+
+def test_a_live_repost_shows_its_originals_images(r, alice, bob, carol, alice_live):
+    from socialsite.repository import keys, reposts
+
+    media = {"o": "attachments/oooooooooooooooooooooo.jpg", "w": 800, "h": 600,
+             "p": "attachments/pppppppppppppppppppppp.jpg", "pw": 640, "ph": 480,
+             "a": "A kingfisher", "c": "#3a6e9a"}  # fmt: skip
+    by_carol = post(r, carol, "", **{keys.STATUS_MEDIA_FIELD: json.dumps([media])})
+    follow_while_connected(r, alice_live, alice, bob)
+    reposts.repost(r, bob["id"], by_carol)
+    live_html = status_event(alice_live)["html"]
+    assert "reposted" in live_html
+    assert 'src="/media/attachments/pppppppppppppppppppppp.jpg" alt="A kingfisher"' in live_html

@@ -9,6 +9,7 @@ from email.utils import parsedate_to_datetime
 
 import pytest
 
+from media import files
 from socialsite.repository import entities
 from timeline.streaming import app, filters, tweets
 from timeline.streaming.app import JSON_LINES
@@ -119,9 +120,9 @@ def test_a_deletion_is_twitters_notice_with_the_books_beside_it():
 def test_the_hub_makes_each_events_line_once_for_all_its_clients(monkeypatch):
     made = []
 
-    def counted(status, found=None):
+    def counted(status, found=None, media_url=tweets.relative_media_url):
         made.append(status["id"])
-        return tweet(status, found)
+        return tweet(status, found, media_url)
 
     tweet = tweets.tweet
     monkeypatch.setattr(tweets, "tweet", counted)
@@ -162,3 +163,60 @@ def test_the_consumer_key_is_read_from_an_oauth_authorization_header_only():
     assert app.oauth_consumer_key('OAuth oauth_token="t", oauth_nonce="n"') is None
     assert app.oauth_consumer_key("Bearer oauth_consumer_key") is None
     assert app.oauth_consumer_key("") is None and app.oauth_consumer_key(None) is None
+
+
+MEDIA = json.dumps([
+    {"o": "attachments/AAAA.jpg", "p": "attachments/BBBB.jpg", "w": 3840, "h": 2160,
+     "pw": 640, "ph": 360, "a": "A heron", "c": "#445566"},
+    {"o": "attachments/CCCC.webp", "p": "attachments/DDDD.webp", "w": 100, "h": 80,
+     "pw": 100, "ph": 80, "a": "", "c": "#ffffff"},
+])  # fmt: skip
+
+
+def test_a_status_with_images_carries_twitters_photo_entities():
+    tweet = tweets.tweet(status(media=MEDIA), media_url=lambda name: f"https://cdn.test/{name}")
+    photos = tweet["extended_entities"]["media"]
+    assert [photo["id_str"] for photo in photos] == ["410", "411"]
+    first = photos[0]
+    assert first["type"] == "photo"
+    assert first["media_url_https"] == first["url"] == "https://cdn.test/attachments/AAAA.jpg"
+    assert first["preview_url_https"] == "https://cdn.test/attachments/BBBB.jpg"
+    assert first["sizes"] == {
+        "large": {"w": 3840, "h": 2160, "resize": "fit"},
+        "small": {"w": 640, "h": 360, "resize": "fit"},
+    }
+    assert first["ext_alt_text"] == "A heron" and photos[1]["ext_alt_text"] is None
+    # As Twitter's v1.1: the first photo in entities, all of them in extended_entities.
+    assert tweet["entities"]["media"] == [first]
+    assert tweet["entities"]["hashtags"] == [{"text": "rain", "indices": [3, 8]}]
+    assert "media" not in tweet  # the stored form is not sent
+
+
+def test_media_urls_are_relative_by_default_and_a_status_without_images_has_none():
+    tweet = tweets.tweet(status(media=MEDIA))
+    assert tweet["entities"]["media"][0]["media_url_https"] == "/media/attachments/AAAA.jpg"
+    plain = tweets.tweet(status())
+    assert "media" not in plain["entities"] and "extended_entities" not in plain
+    assert "extended_entities" not in tweets.tweet(status(media="not json"))
+
+
+def test_a_retweet_carries_its_originals_images():
+    original = status(media=MEDIA)
+    repost = {"id": 50, "uid": 9, "login": "carol", "message": "", "posted": 1539202800.0,
+              "repost_of": 41, "retweeted_status": original, "author": AUTHOR}  # fmt: skip
+    tweet = tweets.tweet(repost)
+    photos = tweet["retweeted_status"]["extended_entities"]["media"]
+    assert len(photos) == 2 and tweet["extended_entities"]["media"] == photos
+
+
+def test_the_api_line_of_a_status_with_images_names_full_urls_on_the_site(settings):
+    settings.SITE_URL = "https://social.example.org"
+    line = JSON_LINES.bytes_for(StatusEvent(status(media=MEDIA)))
+    photo = json.loads(line)["extended_entities"]["media"][0]
+    assert photo["media_url_https"] == "https://social.example.org/media/attachments/AAAA.jpg"
+    assert photo["preview_url_https"] == "https://social.example.org/media/attachments/BBBB.jpg"
+
+
+def test_media_on_another_origin_keep_its_urls(settings):
+    settings.MEDIA_URL = "https://cdn.example.net/m/"
+    assert files.absolute_url("attachments/A.jpg") == "https://cdn.example.net/m/attachments/A.jpg"

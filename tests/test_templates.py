@@ -272,7 +272,7 @@ def test_forms_other_than_blank_forms_are_made_afresh():
         assert remembered == fresh
     assert len(form_markup._blank_forms) == 0
     bound = FORM_FIELDS.render({"form": StatusForm({"message": ""})}).split("|")[0]
-    assert "Write something before posting." in bound
+    assert "Write something, or add an image, before posting." in bound
 
 
 def test_a_templates_globals_are_the_environments_and_its_own():

@@ -274,7 +274,7 @@ def test_it_refuses_an_empty_message(r, alice_client, alice, message):
     assert response["Location"] == "/"
     html = html_of(alice_client.get("/"))
     assert "Your status was not posted." in html
-    assert "Write something before posting." in html
+    assert "Write something, or add an image, before posting." in html
     assert timelines.profile_ids(r, alice["id"]) == []
     assert users.get_user(r, alice["id"])["posts"] == 0
 
@@ -282,7 +282,7 @@ def test_it_refuses_an_empty_message(r, alice_client, alice, message):
 def test_it_refuses_a_missing_message(r, alice_client, alice):
     response = alice_client.post("/statuses/", {})
     assert response.status_code == 302
-    assert "Write something before posting." in html_of(alice_client.get("/"))
+    assert "Write something, or add an image, before posting." in html_of(alice_client.get("/"))
     assert timelines.profile_ids(r, alice["id"]) == []
 
 

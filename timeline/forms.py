@@ -6,7 +6,7 @@ from django.conf import settings
 from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from accounts.display_names import problem as display_name_problem
-from media import images
+from media import attachments, images
 from socialsite.repository import entities, limits, lists, profiles
 
 
@@ -33,17 +33,72 @@ def _coordinate(value):
     return "0" if text in ("-0", "") else text
 
 
+class _MultipleFileInput(forms.FileInput):
+    allow_multiple_selected = True
+
+
+class StatusImagesField(forms.FileField):
+    """A status's images (the ``media`` field, repeated): at most
+    attachments.MAX_IMAGES, each checked, decoded and made into its sizes
+    (attachments.prepare), cleaned to a list of attachments.Prepared in order."""
+
+    def __init__(self, **options):
+        options.setdefault("required", False)
+        options.setdefault(
+            "widget",
+            _MultipleFileInput(attrs={"accept": "image/jpeg,image/png,image/webp,image/gif"}),
+        )
+        super().__init__(**options)
+
+    def clean(self, data, initial=None):
+        uploads = [upload for upload in (data or []) if upload]
+        if len(uploads) > attachments.MAX_IMAGES:
+            raise forms.ValidationError(
+                f"A status may have at most {attachments.MAX_IMAGES} images; you chose"
+                f" {len(uploads)}."
+            )
+        prepared = []
+        for number, upload in enumerate(uploads, 1):
+            super().clean(upload, initial)
+            try:
+                prepared.append(attachments.prepare(images.read_upload(upload)))
+            except images.ImageRefused as refused:
+                which = f"Image {number}" if len(uploads) > 1 else "The image"
+                raise forms.ValidationError(f"{which} was refused: {refused}") from None
+        return prepared
+
+
+def images_sent(files):
+    """How many images a status form's ``request.FILES`` carries: each counts toward
+    THROTTLE_MEDIA, before any is decoded."""
+    return len([upload for upload in files.getlist("media") if upload])
+
+
 class StatusForm(forms.Form):
     message = forms.CharField(
         label="What is happening?",
+        required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        error_messages={"required": "Write something before posting."},
     )
     location = forms.CharField(
         label="Location (optional)",
         required=False,
         max_length=64,
         widget=forms.TextInput(attrs={"placeholder": "latitude,longitude"}),
+    )
+    media = StatusImagesField(
+        label="Images",
+        help_text=f"Up to {attachments.MAX_IMAGES} JPEG, PNG, WebP or GIF images of at most"
+        " 16 MiB each (an animated GIF shows its first frame).",
+    )
+    spoiler_text = forms.CharField(
+        label="Content warning",
+        required=False,
+        max_length=attachments.SPOILER_MAX_LENGTH,
+        help_text="Shown instead of the text and images until a reader opens it.",
+    )
+    sensitive = forms.BooleanField(
+        label="Sensitive: hide the text and images until opened", required=False
     )
 
     def __init__(self, *args, **kwargs):
@@ -76,6 +131,41 @@ class StatusForm(forms.Form):
                 f"full; this one has {len(message)}. Shorten its links."
             )
         return message
+
+    def descriptions(self):
+        """The alt texts sent (``media_description``, repeated), in order: a bound
+        form's, from its data (a QueryDict, or a kept draft's dict); none otherwise."""
+        if not self.is_bound:
+            return []
+        data = self.data
+        if hasattr(data, "getlist"):
+            values = data.getlist("media_description")
+        else:
+            values = data.get("media_description") or []
+        if isinstance(values, str):
+            values = [values]
+        return [str(value).replace("\r\n", "\n").strip() for value in values]
+
+    def description_values(self):
+        """What the form's alt-text fields show: one value per field, padded."""
+        sent = self.descriptions()[: attachments.MAX_IMAGES]
+        return sent + [""] * (attachments.MAX_IMAGES - len(sent))
+
+    def clean(self):
+        data = super().clean()
+        descriptions = self.descriptions()
+        for number, alt in enumerate(descriptions, 1):
+            if len(alt) > attachments.ALT_MAX_LENGTH:
+                self.add_error(
+                    None,
+                    f"The description of image {number} is {len(alt):,} characters; at most"
+                    f" {attachments.ALT_MAX_LENGTH:,} are kept.",
+                )
+        data["media_description"] = descriptions
+        if not data.get("message") and not data.get("media") and "message" not in self.errors:
+            if "media" not in self.errors:
+                self.add_error("message", "Write something, or add an image, before posting.")
+        return data
 
     def clean_location(self):
         value = self.cleaned_data["location"]

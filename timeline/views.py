@@ -15,6 +15,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
+from media import attachments, files, pictures
+from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.redirects import redirect_to_next
@@ -22,6 +24,7 @@ from socialsite.repository import (
     conversations,
     entities,
     graph,
+    keys,
     notifications,
     paging,
     reposts,
@@ -34,13 +37,16 @@ from socialsite.repository import (
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
-from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
+from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, images_sent, mute_until
 
 # What new_posting_key makes: 22 URL-safe characters.
 POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
 
 # Where a rejected post's text waits to be shown again in the form (Post/Redirect/Get).
 DRAFT_SESSION_KEY = "status_draft"
+# Said with every refusal of a post that carried images: a browser cannot be given files
+# back, so the form comes back without them.
+CHOOSE_AGAIN = " Choose your images again: they were not kept."
 
 
 def _cursor(request, name="before"):
@@ -115,19 +121,37 @@ def _posting_refused(request, counted):
     (with the same posting key: it still posts once)."""
     form = StatusForm(request.POST)
     form.is_valid()
-    form.add_error(None, counted.message)
+    form.add_error(None, counted.message + (CHOOSE_AGAIN if request.FILES else ""))
     context = {"form": form, "posting_key": posting_key_of(request) or new_posting_key()}
     return too_many_requests(request, counted, "timeline/compose.html", context)
 
 
 def _keep_draft(request, in_reply_to=""):
     """Keep the text of a post that was refused: the page it returns to (the home page,
-    or for a reply the thread's page) shows it again in its form."""
+    or for a reply the thread's page) shows it again in its form, with its content
+    warning and alt texts (its images must be chosen again)."""
     request.session[DRAFT_SESSION_KEY] = {
         "message": request.POST.get("message", ""),
         "location": request.POST.get("location", ""),
+        "spoiler_text": request.POST.get("spoiler_text", ""),
+        "sensitive": "on" if request.POST.get("sensitive") else "",
+        "media_description": request.POST.getlist("media_description")[:4],
         "in_reply_to": in_reply_to,
     }
+
+
+def _refused(request, replying, text):
+    """A refused post: its text kept, ``text`` said, back to the page it came from."""
+    if request.FILES:
+        text += CHOOSE_AGAIN
+    messages.error(request, text)
+    return redirect_to_next(request, reverse("home")) if replying else redirect("home")
+
+
+def _form_problems(form):
+    """A refused form's errors about what the kept draft cannot show again (its
+    images), for the message: the draft's form shows the others itself."""
+    return " ".join(str(error) for error in form.errors.get("media", ()))
 
 
 @require_POST
@@ -135,9 +159,18 @@ def _keep_draft(request, in_reply_to=""):
 @login_required
 @verified_email_required
 def post_status(request):
-    """Post a status, or with ``in_reply_to`` (a status id) a reply; a refused one keeps
-    its text (DRAFT_SESSION_KEY) for the page it came from."""
-    form = StatusForm(request.POST)
+    """Post a status, or with ``in_reply_to`` (a status id) a reply, with up to four
+    images (``media``, with ``media_description``) and a content warning; a refused one
+    keeps its text (DRAFT_SESSION_KEY) for the page it came from. Images are made before
+    the status is written, their files stored, then the status; if it is not written,
+    the files are deleted (media/attachments.py)."""
+    # Each image counted (at most as many as a status may have: more are refused
+    # before any is decoded).
+    for _ in range(min(images_sent(request.FILES), attachments.MAX_IMAGES)):
+        counted = throttling.count(request, "media")
+        if throttling.is_refused(counted):
+            return _posting_refused(request, counted)
+    form = StatusForm(request.POST, request.FILES)
     replying = "in_reply_to" in request.POST
     in_reply_to = _status_id(request.POST.get("in_reply_to", "")) if replying else None
     if replying and in_reply_to is None:
@@ -149,33 +182,53 @@ def post_status(request):
     if not form.is_valid():
         # A reply goes back to its thread's page (its ``next``), where the form shows it.
         _keep_draft(request, str(in_reply_to) if replying else "")
-        messages.error(request, f"Your {'reply' if replying else 'status'} was not posted.")
-        return redirect_to_next(request, reverse("home")) if replying else redirect("home")
-    try:
-        sid = statuses.post_status(
+        problems = _form_problems(form)
+        text = f"Your {'reply' if replying else 'status'} was not posted."
+        return _refused(request, replying, f"{text} {problems}" if problems else text)
+    data = form.cleaned_data
+
+    def post(media):
+        return statuses.post_status(
             get_redis(),
             request.user.id,
-            form.cleaned_data["message"],
+            data["message"],
             inline_limit=settings.INLINE_FANOUT_LIMIT,
             posting_key=posting_key_of(request),
             in_reply_to=in_reply_to,
             notifications_kept=settings.NOTIFICATIONS_KEPT,
-            location=form.cleaned_data["location"],
+            location=data["location"],
+            **{
+                keys.STATUS_MEDIA_FIELD: media,
+                keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
+                keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
+            },
+        )
+
+    try:
+        sid = attachments.post_with_images(
+            get_redis(), data["media"], data["media_description"], post
+        )
+    except files.StorageFailed:
+        _keep_draft(request, str(in_reply_to) if replying else "")
+        return _refused(
+            request,
+            replying,
+            "Your images could not be stored just now, so nothing was posted. Try again"
+            " in a moment.",
         )
     except statuses.ReplyRefused as refused:
         _keep_draft(request)
-        messages.error(
-            request, f"Your reply was not posted: {refused} Your text is in the form below."
+        return _refused(
+            request, False, f"Your reply was not posted: {refused} Your text is in the form below."
         )
-        return redirect("home")
     except statuses.ParentGone:
         _keep_draft(request)
-        messages.error(
+        return _refused(
             request,
+            False,
             "Your reply was not posted: the status it replies to was deleted, or never "
             "existed. Your text is in the form below.",
         )
-        return redirect("home")
     if replying:
         messages.success(request, "Your reply is posted.")
         return redirect("status_detail", request.user.login, sid)
@@ -192,6 +245,8 @@ def delete_status(request, status_id):
         raise Http404("There is no such status.")
     if result is statuses.DeleteResult.NOT_OWNER:
         raise PermissionDenied("You can only delete your own statuses.")
+    # Its images' files, which the deletion listed (statuses.media_names).
+    pictures.delete_unused(get_redis())
     messages.success(request, "Your status is deleted.")
     return redirect_to_next(request, reverse("profile", args=[request.user.login]))
 

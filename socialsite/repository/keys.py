@@ -435,10 +435,20 @@ WEBSITE_FIELD = "website"
 # The fields naming stored files: what a deletion or a replacement frees.
 PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 
-# ZSET: storage names of pictures nothing shows any more (a deleted account's), scored
-# by when they were let go (ms): the app deletes their files and then the entries
-# (media/files.py, delete_unused). A name listed twice is one entry.
+# ZSET: storage names of pictures nothing shows any more (a deleted account's avatar and
+# header, a deleted status's images), scored by when they were let go (ms): the app
+# deletes their files and then the entries (media/pictures.py, delete_unused). A name
+# listed twice is one entry.
 UNUSED_PICTURES = "pictures:unused"
+
+# Fields of a status hash (keys.status) for its images and content warning, written
+# once with it. STATUS_MEDIA_FIELD: a compact JSON list, one object per image in order:
+# "o" and "p" the storage names of the original and the preview, "w"/"h" and "pw"/"ph"
+# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"). The repository
+# keeps the string it is given and reads back only the names ("o", "p"), to free them.
+STATUS_MEDIA_FIELD = "media"
+STATUS_SENSITIVE_FIELD = "sensitive"  # "1" when the poster marked it sensitive
+STATUS_SPOILER_FIELD = "spoiler"  # the content warning's text
 
 
 def user_sessions(uid):

@@ -330,6 +330,36 @@ def post_status(
     return sid
 
 
+def media_names(status):
+    """The storage names of the files of ``status``'s images (keys.STATUS_MEDIA_FIELD),
+    originals and previews; none for a status without images, or with a field that
+    does not read."""
+    try:
+        media = json.loads(status.get(keys.STATUS_MEDIA_FIELD) or "[]")
+        return [str(item[part]) for item in media for part in ("o", "p") if item.get(part)]
+    except (ValueError, TypeError, AttributeError):
+        return []
+
+
+def stored_media(r, sid):
+    """The media field status ``sid`` was written with ("" for none, None for no such
+    status): what tells a post from the same form sent again, whose posting key named
+    an earlier status with files of its own. Not a way to show a status."""
+    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe.exists(keys.status(sid))
+    pipe.hget(keys.status(sid), keys.STATUS_MEDIA_FIELD)
+    found, media = pipe.execute()
+    return (media or "") if found else None
+
+
+def _queue_media_unused(pipe, names):
+    """List ``names`` in keys.UNUSED_PICTURES for the app to delete their files
+    (media/pictures.delete_unused): queued before the status's hash is deleted, so a
+    crash between the two lists them again on the retry, which is harmless."""
+    if names:
+        pipe.zadd(keys.UNUSED_PICTURES, dict.fromkeys(names, int(time.time() * 1000)))
+
+
 def _check_parent_seen(r, uid, parent_uid, parent_sid):
     """ParentGone unless ``uid`` may see the statuses of ``parent_uid`` (the one rule:
     visibility.statuses_visibility, the author read fresh): a status the poster may not
@@ -736,6 +766,7 @@ def delete_status(r, uid, sid):
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:
             notifications.queue_unnotify(pipe, uid, like_events)
+        _queue_media_unused(pipe, media_names(status))
         pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
@@ -787,6 +818,8 @@ def delete_statuses_of_leaving_user(r, uid, sids):
         for sid in sids:
             scripts.remove_own_status.queue(pipe, uid=uid, sid=sid)
         pipe.hdel(keys.unfinished_posts(uid), *sids)
+        freed = [name for status in found if status for name in media_names(status)]
+        _queue_media_unused(pipe, freed)
         for sid in sids:
             pipe.delete(keys.status(sid))
             # Its likes and counts with it; their notifications were the leaving

@@ -30,6 +30,7 @@ import random
 import re
 from urllib.parse import parse_qs, unquote
 
+from media import files
 from socialsite import throttling
 from socialsite.repository import users
 
@@ -78,7 +79,8 @@ class JsonLines(Format):
     def render(self, event):
         if event.deleted:
             return json.dumps(tweets.delete_notice(event.status)).encode() + b"\n"
-        return json.dumps(tweets.tweet(event.status, event.entities)).encode() + b"\n"
+        made = tweets.tweet(event.status, event.entities, files.absolute_url)
+        return json.dumps(made).encode() + b"\n"
 
     def catch_up_line(self, summary):
         """The line that ends a catch-up (replay.catch_up): ``{"catch_up": {...}}``."""

@@ -13,9 +13,14 @@ is absent rather than made up: ``favorite_count``, ``retweet_count``, ``reply_co
 depend on who asks), ``lang``, ``source``, ``filter_level``, the user's
 ``description``, ``url``, ``location`` and images, and a mention's ``name``.
 
+A status's images are Twitter's photos, in ``entities.media`` and
+``extended_entities.media`` (media_entities), their URLs made by the caller's
+``media_url`` (the stream server's: full URLs, on SITE_URL unless MEDIA_URL is one).
+
 Plain Python: no Django, no Redis.
 """
 
+import json
 import time
 
 from socialsite.repository import entities
@@ -102,11 +107,59 @@ def places(location):
     return geo, {"type": "Point", "coordinates": corner}, place
 
 
-def tweet(status, found=None):
+def relative_media_url(name):
+    """Where the default storage serves stored file ``name``, as a path (what a Tweet
+    made without a ``media_url`` names)."""
+    return f"/media/{name}"
+
+
+def media_entities(status, media_url=relative_media_url):
+    """Twitter's photo entities of ``status``'s images (its ``media`` field: a JSON list,
+    repository/keys.STATUS_MEDIA_FIELD), in order; [] for none. Each image's id is made
+    of the status's and its place (status id x 10 + place), so it is the same in every
+    event; ``sizes`` are ``large`` (the original, at ``media_url_https``) and ``small``
+    (the preview, at ``preview_url_https``, the site's own field); there is no link in
+    the text, so ``indices`` mark its end."""
+    packed = status.get("media")
+    if not packed:
+        return []
+    try:
+        items = json.loads(packed) if isinstance(packed, str) else packed
+        sid = int(status["id"])
+        end = len(str(status.get("message", "")))
+        made = []
+        for place, item in enumerate(items):
+            image_id = sid * 10 + place
+            original = media_url(item["o"])
+            made.append({
+                "id": image_id,
+                "id_str": str(image_id),
+                "indices": [end, end],
+                "media_url": original,
+                "media_url_https": original,
+                "preview_url_https": media_url(item["p"]),
+                "url": original,
+                "display_url": original,
+                "expanded_url": original,
+                "type": "photo",
+                "sizes": {
+                    "large": {"w": int(item["w"]), "h": int(item["h"]), "resize": "fit"},
+                    "small": {"w": int(item["pw"]), "h": int(item["ph"]), "resize": "fit"},
+                },
+                "ext_alt_text": item.get("a") or None,
+            })  # fmt: skip
+        return made
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
+
+
+def tweet(status, found=None, media_url=relative_media_url):
     """The Tweet object of ``status`` (a status event's fields, repository.events), with
     its entities ``found`` in Twitter's format (None: unpacked from the status's packed
-    ``entities``). A repost is a retweet: its text "RT @author: " and the original's
-    text, its entities those of that text, and the original as ``retweeted_status``."""
+    ``entities``) and its images' (media_entities, their URLs by ``media_url``). A
+    repost is a retweet: its text "RT @author: " and the original's text, its entities
+    those of that text, and the original as ``retweeted_status``; its images are the
+    original's, as on Twitter."""
     sid, uid = int(status["id"]), int(status["uid"])
     login = str(status.get("login", ""))
     message = str(status.get("message", ""))
@@ -116,9 +169,13 @@ def tweet(status, found=None):
         found = entities.unpack(message, status.get("entities"))
     original = status.get("retweeted_status")
     retweeted = None
+    photos = media_entities(status, media_url)
     if isinstance(original, dict):
-        retweeted = tweet({k: v for k, v in original.items() if k != "retweeted_status"})
+        retweeted = tweet(
+            {k: v for k, v in original.items() if k != "retweeted_status"}, media_url=media_url
+        )
         text, found = retweet_text(retweeted)
+        photos = retweeted.get("extended_entities", {}).get("media", [])
     parent = status.get("in_reply_to")
     replied_to = status.get("in_reply_to_uid")
     geo, coordinates, place = places(status.get("location"))
@@ -140,6 +197,10 @@ def tweet(status, found=None):
         "place": place,
         "is_quote_status": False,
     }
+    if photos:
+        # As Twitter's v1.1: the first photo in entities, every one in extended_entities.
+        fields["entities"] = {**fields["entities"], "media": photos[:1]}
+        fields["extended_entities"] = {"media": photos}
     if retweeted is not None:
         fields["retweeted_status"] = retweeted
     fields["timestamp_ms"] = str(int(posted * 1000))

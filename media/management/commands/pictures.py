@@ -3,9 +3,11 @@
     manage.py pictures unused          # how many are waiting to be deleted
     manage.py pictures delete-unused   # delete their files now
 
-A deleted account's pictures are deleted by the request that deletes it; one cut short
-(a crash between listing them and deleting them) leaves them listed, and the next deletion
-deletes them with its own. This deletes them at once, and may run from cron.
+A deleted account's pictures, and a deleted status's images, are deleted by the request
+that deletes it (or, for statuses a fan-out worker deleted, by the workers' sweep); one cut
+short (a crash between listing them and deleting them) leaves them listed, and the next
+deletion or sweep deletes them with its own. This deletes them at once, and may run from
+cron.
 """
 
 from django.core.management.base import BaseCommand

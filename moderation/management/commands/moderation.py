@@ -11,6 +11,7 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
+from media import pictures
 from socialsite.connection import get_redis
 from socialsite.repository import moderation, users
 
@@ -52,6 +53,7 @@ class Command(BaseCommand):
         if action == "delete-status":
             sid = options["status_id"]
             result = moderation.delete_status(r, sid, reason=options["reason"], **who)
+            pictures.delete_unused(r)  # its images' files, which the deletion listed
             if result is moderation.Result.NOT_FOUND:
                 raise CommandError(f"There is no status {sid}.")
             self.report(result, f"Status {sid} is deleted.")

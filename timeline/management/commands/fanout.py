@@ -23,6 +23,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts import mail as account_mail
+from media import pictures
 from socialsite.connection import new_redis
 from socialsite.repository import blocks, jobs, mail, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
@@ -45,7 +46,9 @@ PRUNE_EVERY_SECONDS = 3600
 # queued (statuses.finish_unfinished; one worker at a time does it), and for mutes
 # whose end has come (blocks.end_mutes: the muted statuses come back). At the same
 # pace each asks whether the trends are due (trends.recompute_if_due: one SET; one
-# worker recomputes them every 5 minutes, whatever the number of workers).
+# worker recomputes them every 5 minutes, whatever the number of workers), and deletes
+# the files of pictures nothing shows any more (pictures.delete_unused: one read when
+# there are none).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -159,6 +162,9 @@ class Command(BaseCommand):
                     statuses.finish_unfinished(r)
                     blocks.end_mutes(r)
                     self.recompute_trends(r)
+                    # The files of images whose statuses a worker deleted (a big
+                    # account's deletion, finished here): listed by the deletion.
+                    pictures.delete_unused(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
@@ -173,9 +179,12 @@ class Command(BaseCommand):
         self.stopping = True  # also when idle with --exit-when-idle
         sender.join()  # the message in hand is sent (or fails) first
         try:
+            # The files the last jobs let go, before the worker stops, not at the next
+            # sweep (some other worker's, or this one's when it runs again).
+            pictures.delete_unused(r)
             jobs.forget_consumer(r, name)
         except OUTAGE_ERRORS:
-            pass  # prune_consumers removes it later
+            pass  # prune_consumers removes it later; the next sweep deletes the files
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
 
     def send_mail(self, name):
