@@ -48,11 +48,13 @@ def seed(redis_url):
     django.setup()
     from django.contrib.auth.hashers import make_password
 
-    from socialsite.repository import client, graph, likes, reposts, statuses, users
+    from socialsite.repository import client, emails, graph, likes, reposts, statuses, users
 
     r = client.connect(redis_url)
     hashed = make_password(PASSWORD)
     uid = {login: users.create_user(r, login, name, hashed) for login, name in PEOPLE}
+    for login in uid:
+        emails.set_address(r, uid[login], f"{login}@example.org", verified=True)
     for who, whom in [
         ("alice", "bob"),
         ("alice", "carol"),
