@@ -135,6 +135,15 @@ def media_of(status):
         return []
 
 
+def original_names(status):
+    """The storage names of ``status``'s images as uploaded (not their previews), in
+    order: what an account's export carries; none for a status without."""
+    try:
+        return [str(item["o"]) for item in json.loads(status.get(keys.STATUS_MEDIA_FIELD) or "[]")]
+    except (ValueError, TypeError, KeyError):
+        return []
+
+
 def warning_of(status):
     """The content warning ``status`` is shown behind (its text, or SENSITIVE_SUMMARY
     when marked sensitive without one); "" for none."""

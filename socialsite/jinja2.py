@@ -31,7 +31,7 @@ from django.utils.functional import LazyObject
 from django.utils.html import format_html
 from jinja2 import Environment
 
-from media import attachments
+from media import attachments, avatars
 from socialsite import form_markup
 from timeline import jinja_helpers
 
@@ -197,6 +197,11 @@ def environment(**options):
         status_list_markup=jinja_helpers.status_list_markup,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
+        # Avatars and headers as markup (media/avatars.py): globals, not a context
+        # processor, so that status_article, imported without context and called by
+        # the stream server too, has them.
+        avatar_img=avatars.avatar,
+        header_img=avatars.header,
     )
     env.filters.update(
         profile_url=jinja_helpers.profile_url,

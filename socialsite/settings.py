@@ -339,8 +339,6 @@ TEMPLATES = [
             "context_processors": [
                 "django.contrib.messages.context_processors.messages",
                 "socialsite.jinja2.page_context",
-                # avatar_img and header_img (media/avatars.py).
-                "media.context.pictures",
             ],
         },
     },

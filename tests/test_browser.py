@@ -91,7 +91,9 @@ def test_follow_post_and_delete_in_a_real_browser(new_page, live_server):
     alice.goto("/")
     status = alice.locator("article.status").filter(has_text=text)
     expect(status).to_have_count(1)
-    expect(status.locator(".author")).to_have_text(re.compile(r"Bob Builder\s+@bob"))
+    # The author link: the made avatar (initials hidden from screen readers), the name.
+    expect(status.locator(".author")).to_have_accessible_name("Bob Builder @bob")
+    expect(status.locator(".author .avatar")).to_have_text("BB")
     expect(status.get_by_role("link", name=re.compile("Bob Builder"))).to_have_attribute(
         "href", "/@bob/"
     )

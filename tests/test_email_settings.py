@@ -1,7 +1,6 @@
 """/settings/email/ (see, change, resend), the email throttles, and the address seen by
 moderators, exported, freed by deletion and set by an operator."""
 
-import json
 import re
 from io import StringIO
 
@@ -11,7 +10,7 @@ from django.test import Client
 
 from accounts import mail as account_mail
 from socialsite.repository import emails, mail, moderation, worker
-from tests.support.helpers import PASSWORD, log_in, make_user
+from tests.support.helpers import PASSWORD, exported, log_in, make_user
 
 
 def send_all(r):
@@ -133,7 +132,7 @@ def test_moderators_see_a_reported_accounts_address_nobody_else_does(r):
 def test_the_export_includes_the_address(r):
     verified(r, "alice", "alice@example.org")
     response = log_in(Client(), "alice").get("/settings/export/")
-    account = json.loads(b"".join(response.streaming_content))["account"]
+    account = exported(response)[0]["account"]
     assert account["email"] == "alice@example.org" and account["email_verified"] is True
 
 

@@ -126,7 +126,7 @@ def test_head_gets_no_download_made(site):
     """The account's export is made as it is sent: a HEAD does not make it."""
     status, headers, body = wsgi("HEAD", "/settings/export/", session_cookie("alice"))
     assert status == 200 and body == b""
-    assert headers["Content-Type"].startswith("application/json")
+    assert headers["Content-Type"] == "application/zip"
 
 
 def test_a_405_names_head_where_it_names_get(site):

@@ -67,4 +67,6 @@ def test_a_list_in_a_real_browser(r, open_page):
     as_dan.reload()
     status = as_dan.locator("article.status").filter(has_text=text)
     expect(status).to_have_count(1)
-    expect(status.locator(".author")).to_have_text(re.compile(r"Alice Liddell\s+@alice"))
+    # The author link: the made avatar (initials hidden from screen readers), the name.
+    expect(status.locator(".author")).to_have_accessible_name("Alice Liddell @alice")
+    expect(status.locator(".author .avatar")).to_have_text("AL")

@@ -69,7 +69,9 @@ def test_statuses_appear_and_disappear_without_a_reload(browser, live_person, r,
     expect(status).to_have_count(1)
     expect(status.locator("p.message")).to_have_text(text)  # text, not markup
     expect(status.locator("p.message b")).to_have_count(0)
-    expect(status.locator("a.author")).to_have_text("Bob Builder @bob")
+    # The made avatar's initials are hidden from screen readers: the name says who.
+    expect(status.locator("a.author")).to_have_accessible_name("Bob Builder @bob")
+    expect(status.locator("a.author .avatar-made")).to_have_text("BB")
     expect(status.locator("a.author")).to_have_attribute("href", "/@bob/")
     expect(status.locator("time")).to_have_text("now")
     expect(status.get_by_role("button", name="Delete")).to_have_count(0)  # not hers

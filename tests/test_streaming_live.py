@@ -120,8 +120,9 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     html = event["html"]
     assert html.startswith(f'<article class="status" id="status-{by_bob}" ')
     assert html.endswith("</article>")
+    assert ('<a class="author" href="/@bob/"><span class="avatar avatar-small avatar-made') in html
     assert (
-        '<a class="author" href="/@bob/"><strong><bdi>Bob Builder</bdi></strong>'
+        'aria-hidden="true">BB</span> <strong><bdi>Bob Builder</bdi></strong>'
         ' <span class="login">@bob</span></a>'
     ) in html
     assert f'<a class="when" href="/@bob/{by_bob}/">' in html and ">now</time>" in html

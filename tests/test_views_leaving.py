@@ -5,7 +5,7 @@ import json
 from django.test import Client
 
 from socialsite.repository import graph, statuses, users, worker
-from tests.support.helpers import PASSWORD, log_in, post
+from tests.support.helpers import PASSWORD, exported, log_in, post
 
 
 def html_of(response):
@@ -107,9 +107,10 @@ def test_the_export_downloads_statuses_follows_and_followers(r, client, alice, b
     response = client.get("/settings/export/")
     assert response.status_code == 200
     assert response.streaming
-    assert response["Content-Disposition"] == 'attachment; filename="socialsite-alice.json"'
-    assert response["Content-Type"].startswith("application/json")
-    data = json.loads(b"".join(response.streaming_content))
+    assert response["Content-Disposition"] == 'attachment; filename="socialsite-alice.zip"'
+    assert response["Content-Type"] == "application/zip"
+    data, files = exported(response)
+    assert files == {}  # no pictures
     assert data["account"]["login"] == "alice"
     assert data["account"]["posts"] == 4
     assert "password" not in json.dumps(data)
@@ -127,19 +128,24 @@ def test_the_export_downloads_statuses_follows_and_followers(r, client, alice, b
 
 def test_an_empty_account_exports_empty_lists(client, alice):
     log_in(client, "alice")
-    data = json.loads(b"".join(client.get("/settings/export/").streaming_content))
+    data, _ = exported(client.get("/settings/export/"))
     assert (data["statuses"], data["following"], data["followers"]) == ([], [], [])
 
 
 def test_a_big_export_is_valid_json_across_chunks(r, client, alice):
-    for i in range(450):  # more than two chunks of the download and a page of reads
-        statuses.post_status(r, alice["id"], f"s{i}")
+    import secrets
+
+    # More than two chunks of the download and a page of reads, in words that do not
+    # compress away: the zip is sent in pieces as it is made.
+    messages = [f"s{i} {secrets.token_hex(100)}" for i in range(450)]
+    for message in messages:
+        statuses.post_status(r, alice["id"], message)
     log_in(client, "alice")
     response = client.get("/settings/export/")
     chunks = list(response.streaming_content)
-    assert len(chunks) > 4
-    data = json.loads(b"".join(chunks))
-    assert [s["message"] for s in data["statuses"]] == [f"s{i}" for i in reversed(range(450))]
+    assert len([chunk for chunk in chunks if chunk]) >= 3
+    data, _ = exported(b"".join(chunks))
+    assert [s["message"] for s in data["statuses"]] == messages[::-1]
 
 
 def test_deleting_needs_the_forms_csrf_token(r, alice):
@@ -152,3 +158,47 @@ def test_deleting_needs_the_forms_csrf_token(r, alice):
     form = {"password": PASSWORD, "csrfmiddlewaretoken": token}
     assert client.post("/settings/delete/", form).status_code == 302
     assert users.get_user_id(r, "alice") is None
+
+
+def test_the_export_zip_holds_the_accounts_pictures_under_the_names_its_json_gives(
+    r, client, alice, bob, media_root
+):
+    from django.core.files.storage import default_storage
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.test_media_images import png
+
+    alice_in = log_in(client, "alice")
+    profile = {"name": "Alice", "bio": "", "website": "",
+               "avatar": SimpleUploadedFile("a.png", png(), "image/png"),
+               "header": SimpleUploadedFile("h.png", png(), "image/png")}  # fmt: skip
+    assert alice_in.post("/settings/profile/", profile).status_code == 302
+    images = [SimpleUploadedFile(f"{n}.png", png(colour=(n, 0, 0)), "image/png") for n in (1, 2)]
+    form = {"message": "two birds", "media": images, "media_description": ["a heron", "a swan"]}
+    assert alice_in.post("/statuses/", form).status_code == 302
+    post(r, bob, "not hers")
+    data, files = exported(alice_in.get("/settings/export/"))
+    account = data["account"]
+    originals = [item["o"] for item in json.loads(data["statuses"][0]["media"])]
+    assert len(originals) == 2
+    assert set(files) == {account["avatar"], account["header"], *originals}
+    for name, content in files.items():
+        with default_storage.open(name, "rb") as stored:
+            assert content == stored.read(), name
+
+
+def test_a_picture_the_storage_cannot_read_is_left_out_of_the_export(client, alice, media_root):
+    from django.core.files.storage import default_storage
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.test_media_images import png
+
+    alice_in = log_in(client, "alice")
+    profile = {"name": "Alice", "bio": "", "website": "",
+               "avatar": SimpleUploadedFile("a.png", png(), "image/png"),
+               "header": SimpleUploadedFile("h.png", png(), "image/png")}  # fmt: skip
+    assert alice_in.post("/settings/profile/", profile).status_code == 302
+    data, _ = exported(alice_in.get("/settings/export/"))
+    default_storage.delete(data["account"]["header"])
+    data, files = exported(alice_in.get("/settings/export/"))
+    assert set(files) == {data["account"]["avatar"]}

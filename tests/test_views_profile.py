@@ -3,7 +3,6 @@ every refusal a form error with nothing stored, the profile page and lists of pe
 showing what it saved, and deleting the account deleting its files."""
 
 import io
-import json
 import re
 
 import pytest
@@ -14,7 +13,7 @@ from PIL import Image
 
 from media import files, images
 from socialsite.repository import graph, keys, leaving, profiles, users
-from tests.support.helpers import PASSWORD, log_in, make_user, stored_files
+from tests.support.helpers import PASSWORD, exported, log_in, make_user, stored_files
 from tests.test_media_images import animated_gif, jpeg_with_gps, png, png_bomb
 
 URL = "/settings/profile/"
@@ -225,7 +224,7 @@ def test_search_results_show_the_avatar(client, r, alice, bob, media_root):
 
 def test_the_export_carries_the_bio_and_website(alice_in, media_root):
     alice_in.post(URL, form(bio="Hello there", website="https://alice.example/"))
-    data = json.loads(b"".join(alice_in.get("/settings/export/").streaming_content))
+    data, _ = exported(alice_in.get("/settings/export/"))
     assert data["account"]["bio"] == "Hello there"
     assert data["account"]["website"] == "https://alice.example/"
 

@@ -4,7 +4,10 @@ Fixtures (the personas alice, bob and carol, the Redis servers, the stream serve
 in tests/conftest.py; these are plain functions.
 """
 
+import io
+import json
 import re
+import zipfile
 
 from django.contrib.auth.hashers import make_password
 
@@ -66,3 +69,15 @@ def stored_files(root):
     if not root.exists():
         return []
     return sorted(str(path.relative_to(root)) for path in root.rglob("*") if path.is_file())
+
+
+def exported(response):
+    """The export download of ``response`` (/settings/export/, a streamed zip; or its
+    bytes): (its JSON data, {name in the zip: bytes} of its other files)."""
+    if not isinstance(response, bytes):
+        response = b"".join(response.streaming_content)
+    archive = zipfile.ZipFile(io.BytesIO(response))
+    assert archive.testzip() is None
+    names = archive.namelist()
+    data = json.loads(archive.read(names[0]))
+    return data, {name: archive.read(name) for name in names[1:]}
