@@ -211,9 +211,9 @@ class LoginForm(forms.Form):
         return throttling.count(self.request, "login_failures", login=login)
 
 
-class DeleteAccountForm(forms.Form):
-    """Leaving the site: the password, checked, so that nobody at an unattended
-    browser can delete someone's account."""
+class CurrentPasswordForm(forms.Form):
+    """A form that asks for the account's password and checks it: what an action
+    someone at an unattended browser must not take needs."""
 
     password = forms.CharField(
         label="Your password",
@@ -231,6 +231,11 @@ class DeleteAccountForm(forms.Form):
         if auth.authenticate(self.user.login, password) is None:
             raise forms.ValidationError("That is not your password.", code="wrong_password")
         return password
+
+
+class DeleteAccountForm(CurrentPasswordForm):
+    """Leaving the site: the password, checked, so that nobody at an unattended
+    browser can delete someone's account."""
 
 
 class PasswordChangeForm(forms.Form):
@@ -276,30 +281,15 @@ class PasswordChangeForm(forms.Form):
         return cleaned
 
 
-class EmailChangeForm(forms.Form):
+class EmailChangeForm(CurrentPasswordForm):
     """A new address for the account, with its password (someone at an unattended
     browser must not take the account over by its reset mail)."""
 
     email = email_field("New email address")
-    password = forms.CharField(
-        label="Your password",
-        strip=False,
-        max_length=4 * PASSWORD_MAX_LENGTH,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-
-    def __init__(self, user, *args, **kwargs):
-        self.user = user
-        super().__init__(*args, **kwargs)
+    field_order = ["email", "password"]
 
     def clean_email(self):
         return check_email_free(self.cleaned_data["email"], self.user.id)
-
-    def clean_password(self):
-        password = self.cleaned_data["password"]
-        if auth.authenticate(self.user.login, password) is None:
-            raise forms.ValidationError("That is not your password.", code="wrong_password")
-        return password
 
 
 class PasswordResetForm(forms.Form):
