@@ -266,6 +266,9 @@ THROTTLES = {
     # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
     # media limit.
     "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),
+    # Every client API request (/api/), per account (or per address for an app's own
+    # token): Mastodon's 300 per 5 minutes.
+    "api": env_throttle("THROTTLE_API", (300, 5 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.
@@ -304,6 +307,8 @@ INSTALLED_APPS = [
     "moderation",
     # Pictures: avatars, headers, their files and their checks (media/).
     "media",
+    # The Mastodon-compatible client API (/api/) and its OAuth 2 (api/).
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -312,6 +317,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
     "socialsite.security_headers.SecurityHeadersMiddleware",
+    # CORS for the client API: browser apps read /api/ with a token, never a cookie.
+    "api.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -69,6 +69,8 @@ THROTTLE_RULES = {
     "reposts": Rule("account", False, "reposts"),
     # Each picture uploaded counts one (timeline/profile_settings.py).
     "media": Rule("account", False, "pictures uploaded"),
+    # Every client API request (api/auth.py): per account, an app's own token by address.
+    "api": Rule("account", False, "API requests", anonymous_by_address=True),
 }
 
 

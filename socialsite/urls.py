@@ -10,6 +10,7 @@ urlpatterns = [
     path("readyz", views.readyz, name="readyz"),
     path("accounts/", include("accounts.urls")),
     path("settings/", include(settings_urlpatterns)),
+    path("", include("api.urls")),
     path("", include("moderation.urls")),
     path("", include("timeline.urls")),
 ]

@@ -143,6 +143,14 @@ SAMPLES = {
             "token": "t",
             "session_key": "1.abc",
         },
+        {
+            "counter": keys.account_throttle(1, "api"),
+            "now_ms": 5,
+            "limit": 3,
+            "window_ms": 1000,
+            "token": "t",
+            "guard_key": keys.oauth_token(1, "abc"),
+        },
     ],  # fmt: skip
     "hold_stream": [
         {"server": "s1", "process": 1, "processes": 3, "token": "t", "address": "::1", "limit": 4}

@@ -110,6 +110,7 @@ def test_the_default_limits_are_the_issues():
         "likes": (300, 5 * minutes),
         "reposts": (300, 3 * hours),  # the statuses' limit, counted apart
         "media": (30, 30 * minutes),  # each picture uploaded
+        "api": (300, 5 * minutes),  # every client API request
     }
     assert set(throttling.THROTTLE_RULES) == set(project_settings.THROTTLES)
 

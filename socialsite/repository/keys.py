@@ -709,3 +709,32 @@ def reposts_shown(uid, sid):
     delivery of the original adds no second entry. Expires limits.REPOSTS_SHOWN_NOTE_MS
     after its last change (fan-outs are long over)."""
     return f"reposts-shown:{shard(uid)}:{sid}"
+
+
+# --- OAuth 2 (the client API's apps and their tokens: repository/oauth.py) -----------
+
+
+def oauth_app(client_id):
+    """HASH: a registered app: name, website, redirect_uris (one per line), scopes
+    (space-separated), secret (sha256 of the client secret), created."""
+    return f"oauth:app:{client_id}"
+
+
+def oauth_code(code_digest):
+    """HASH: an authorization code not yet exchanged (sha256 of the code): client_id,
+    uid, redirect_uri, scopes, challenge, challenge_method. Expires after
+    limits.OAUTH_CODE_SECONDS; taken once."""
+    return f"oauth:code:{code_digest}"
+
+
+def oauth_token(uid, token_digest):
+    """HASH: an access token (sha256 of the token): uid ("" for an app's own token),
+    client_id, scopes, created. In its user's slot (uid 0 for an app's own), so the
+    token and its user are read together."""
+    return f"oauth:token:{shard(uid)}:{token_digest}"
+
+
+def oauth_user_tokens(uid):
+    """HASH: the access tokens of user ``uid``: token digest -> client_id. What
+    /settings/apps/ lists and a revocation of them all reads."""
+    return f"oauth:tokens:{shard(uid)}:{uid}"

@@ -745,15 +745,18 @@ def release_lock(*, lock, token):
 
 
 @script()
-def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None):
+def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None, guard_key=None):
     """Count one use (``token``) on the throttle counter ``counter`` (keys.
     account_throttle, keys.address_throttle, keys.login_throttle) unless its window
     (``window_ms`` long) holds ``limit`` uses; with ``session_key``, only while
-    keys.session(session_key) exists. Returns [1 counted, 0 refused or -1 no session,
-    the window's uses, its start in ms]."""
+    keys.session(session_key) exists, with ``guard_key`` (a key in the counter's slot:
+    keys.oauth_token) only while it exists. Returns [1 counted, 0 refused or -1 no
+    session, the window's uses, its start in ms]."""
     script_keys = {"counter": counter}
     if session_key is not None:
-        script_keys["session"] = keys.session(session_key)
+        script_keys["guard"] = keys.session(session_key)
+    elif guard_key is not None:
+        script_keys["guard"] = guard_key
     return script_keys, [now_ms, int(limit), int(window_ms), token]
 
 
