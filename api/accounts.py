@@ -13,4 +13,4 @@ def verify_credentials(request):
         "id": user.id, "login": user.login, "name": user.name, "signup": user.signup,
         "followers": user.followers, "following": user.following, "posts": user.posts,
     }  # fmt: skip
-    return json_response(entities.account(request, data))
+    return json_response(entities.account(entities.site_base(request), data))

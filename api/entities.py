@@ -15,19 +15,27 @@ def iso_time(seconds):
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def absolute(request, url):
-    """``url`` (a path or an absolute URL) as an absolute URL: apps fetch avatars and
-    open pages by them."""
+def site_base(request):
+    """The site's origin as apps reach it ("https://social.example"): SITE_URL, or the
+    request's own scheme and host. Entities are made from it, not from a request, so
+    that the stream server makes the same ones."""
+    if settings.SITE_URL:
+        return settings.SITE_URL.rstrip("/")
+    return request.build_absolute_uri("/").rstrip("/")
+
+
+def absolute(base, url):
+    """``url`` (a path or an absolute URL) as an absolute URL on ``base``: apps fetch
+    avatars and open pages by them."""
     if url.startswith(("http://", "https://")):
         return url
-    base = settings.SITE_URL.rstrip("/") if settings.SITE_URL else ""
-    return f"{base}{url}" if base else request.build_absolute_uri(url)
+    return f"{base}{url}"
 
 
-def account(request, user):
-    """The Account entity of ``user`` (a repository user dict)."""
+def account(base, user):
+    """The Account entity of ``user`` (a repository user dict), URLs on ``base``."""
     picture = user.get(keys.AVATAR_FIELD)
-    avatar = absolute(request, files.url(picture)) if picture else ""
+    avatar = absolute(base, files.url(picture)) if picture else ""
     return {
         "id": str(user["id"]),
         "username": user["login"],
@@ -39,7 +47,7 @@ def account(request, user):
         "discoverable": True,
         "created_at": iso_time(user["signup"]),
         "note": "",
-        "url": absolute(request, f"/@{user['login']}/"),
+        "url": absolute(base, f"/@{user['login']}/"),
         "avatar": avatar,
         "avatar_static": avatar,
         "header": "",
