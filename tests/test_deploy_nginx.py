@@ -5,9 +5,9 @@ STREAM_PUBLIC_URL=/stream). Everything below goes through nginx only, over TLS.
 
 The config is templated onto free loopback ports and a temporary prefix (a self-signed
 certificate, its own pid file and logs; nothing written under /etc), and nginx runs as the
-current user. Debian's nginx is installed when missing (apt-get, as root; .ci/run installs
-it too); where it cannot be had the test is skipped with the reason, except with CI=true:
-there it fails.
+current user. Debian's nginx: ./run-tests (and so CI's .ci/run) installs it with apt-get
+when missing, as it does chromium; without it the test is skipped with the reason, except
+with CI=true: there it fails.
 """
 
 import getpass
@@ -39,8 +39,6 @@ from tests.test_profile_browser import png_bytes
 REPO = Path(__file__).resolve().parents[1]
 DEPLOY = REPO / "deploy"
 TIMEOUT_MS = 20_000
-# Debian's package: the test installs it when missing (as .ci/run does).
-NGINX_PACKAGE = "nginx"
 
 
 def in_ci():
@@ -48,18 +46,7 @@ def in_ci():
 
 
 def nginx_binary():
-    """nginx's path, installing Debian's package first when it is missing and this
-    process may (root, apt-get); None when it cannot be had."""
-    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
-    if found:
-        return found
-    if os.geteuid() != 0 or not shutil.which("apt-get"):
-        return None
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "--no-install-recommends", NGINX_PACKAGE]
-    if subprocess.run(install, env=env, capture_output=True, check=False).returncode != 0:
-        subprocess.run(["apt-get", "update"], env=env, capture_output=True, check=False)
-        subprocess.run(install, env=env, capture_output=True, check=False)
+    """nginx's path (Debian puts it in /usr/sbin), or None."""
     return shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
 
 
@@ -68,8 +55,8 @@ def nginx():
     path = nginx_binary()
     if path is None:
         reason = (
-            "nginx is not installed and cannot be here (not root, or no apt-get):"
-            " apt-get install nginx"
+            "nginx is not installed: apt-get install nginx (./run-tests does, as root,"
+            " as it does chromium)"
         )
         if in_ci():
             pytest.fail(f"CI=true and {reason}", pytrace=False)
