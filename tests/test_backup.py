@@ -13,6 +13,7 @@ from django.test import Client
 
 from socialsite.repository import client as repository_client
 from socialsite.repository import graph, likes, users
+from socialsite_dev.ports import free_port
 from tests.support.helpers import log_in, make_user, post
 
 # Values made anew for each page: CSRF tokens (masked differently each time), posting keys.
@@ -146,3 +147,11 @@ def test_backup_refuses_a_directory_with_files_and_restore_a_damaged_backup(r, s
     (target / "manifest.json").unlink()
     with pytest.raises(CommandError, match="no manifest.json"):
         call_command("restore", str(target))
+
+
+def test_an_unreachable_redis_is_said_in_a_sentence(r, settings, tmp_path):
+    settings.REDIS_URL = f"redis://127.0.0.1:{free_port()}/0"
+    settings.REDIS_CLUSTER = False
+    with pytest.raises(CommandError, match="Redis could not be read .* is incomplete"):
+        call_command("backup", str(tmp_path / "backup"))
+    assert not (tmp_path / "backup" / "manifest.json").exists()

@@ -3,8 +3,12 @@ and as the backup's cron line reads it (a shell's ``set -a; . file``): both give
 settings, and ``check --deploy`` is clean with them. The layout itself runs in
 tests/test_deploy_nginx.py."""
 
+import shutil
 import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from tests.test_production_settings import run
 
@@ -56,3 +60,24 @@ def test_every_unit_reads_the_environment_file_and_runs_from_the_checkout():
         assert "EnvironmentFile=/etc/socialsite/socialsite.env\n" in text, unit.name
         assert "WorkingDirectory=/srv/socialsite\n" in text, unit.name
         assert "ExecStart=/srv/socialsite/.venv/bin/" in text, unit.name
+
+
+def test_systemd_reads_every_unit_without_a_complaint(tmp_path):
+    """``systemd-analyze verify`` (offline) on the units, their programs and environment
+    file made this checkout's: an unknown key or a bad value is a complaint."""
+    analyze = shutil.which("systemd-analyze")
+    if analyze is None:
+        pytest.skip("systemd-analyze is not installed (Debian's systemd package)")
+    venv = Path(sys.executable).parent.parent
+    names = []
+    for unit in sorted((DEPLOY / "systemd").glob("*.service")):
+        text = unit.read_text().replace("/srv/socialsite/.venv", str(venv))
+        text = text.replace("/etc/socialsite/socialsite.env", str(ENV_FILE))
+        name = unit.name.replace("@.", "@1.")  # an instance of the template
+        (tmp_path / name).write_text(text)
+        names.append(f"./{name}")
+    result = subprocess.run(
+        [analyze, "verify", "--man=no", *names],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")

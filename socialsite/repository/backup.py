@@ -91,7 +91,9 @@ def dump(rb, out, batch=1000):
                 digest.update(record)
                 report.bytes += len(record)
                 count += 1
-        report.masters.append({"address": address, "keys": count})
+        # RESTORE takes a payload from the same or an older Redis only.
+        version = node.info("server")["redis_version"]
+        report.masters.append({"address": address, "keys": count, "redis_version": version})
         report.keys += count
     report.sha256 = digest.hexdigest()
     return report

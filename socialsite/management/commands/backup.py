@@ -66,7 +66,13 @@ class Command(BaseCommand):
         redis_path = target / REDIS_FILE
         descriptor = os.open(redis_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(descriptor, "wb") as out:
-            report = backup.dump(binary_client(), out, batch=max(1, batch))
+            try:
+                report = backup.dump(binary_client(), out, batch=max(1, batch))
+            except client.OUTAGE_ERRORS as error:
+                raise CommandError(
+                    f"Redis could not be read ({error}): {target} is incomplete (it has no "
+                    f"{MANIFEST}); remove it and try again"
+                ) from None
             out.flush()
             os.fsync(out.fileno())
 

@@ -8,9 +8,10 @@ import shutil
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from redis.exceptions import ResponseError
 
 from socialsite import memory
-from socialsite.repository import backup
+from socialsite.repository import backup, client
 
 from .backup import FORMAT, MANIFEST, MEDIA_DIR, binary_client, media_on_disk, sha256_of
 
@@ -45,14 +46,22 @@ class Command(BaseCommand):
             raise CommandError(f"{data} does not match its manifest (damaged or changed)")
 
         rb = binary_client()
-        existing = backup.key_count(rb)
-        if existing and not force:
+        try:
+            existing = backup.key_count(rb)
+            if existing and not force:
+                raise CommandError(
+                    f"the Redis has {existing:,} keys already; restore into an empty one, or "
+                    "with --force to replace the keys the backup has (the others stay)"
+                )
+            with open(data, "rb") as records:
+                report = backup.restore(rb, records, replace=force, batch=max(1, batch))
+        except (*client.OUTAGE_ERRORS, ResponseError) as error:
+            versions = {m.get("redis_version") for m in manifest["redis"]["masters"]}
             raise CommandError(
-                f"the Redis has {existing:,} keys already; restore into an empty one, or "
-                "with --force to replace the keys the backup has (the others stay)"
-            )
-        with open(data, "rb") as records:
-            report = backup.restore(rb, records, replace=force, batch=max(1, batch))
+                f"the restore stopped: {error}. The backup was made from Redis "
+                f"{', '.join(sorted(v for v in versions if v))}: RESTORE needs the same or a "
+                "newer one. Run it again with --force once the cause is fixed."
+            ) from None
         memory.forget_all()
 
         pictures = "none in the backup"
