@@ -3,6 +3,7 @@
 import logging
 import sys
 
+from django.conf import settings
 from django.core.exceptions import BadRequest
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -59,6 +60,29 @@ def service_unavailable(request):
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response
+
+
+# What a 503 in maintenance tells browsers and proxies: a backup takes minutes.
+MAINTENANCE_RETRY_AFTER_SECONDS = 300
+
+
+class MaintenanceMiddleware:
+    """With MAINTENANCE on, answer every request that could write (anything but GET,
+    HEAD and OPTIONS) with 503 and a page saying nothing was saved, before the session
+    or the view is reached: a backup taken meanwhile is of one moment
+    (docs/operating.md#backups-and-restore). Pages still read."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if settings.MAINTENANCE and request.method not in ("GET", "HEAD", "OPTIONS"):
+            page = loader.render_to_string("503.html", {"maintenance": True})
+            response = HttpResponse(page, status=503)
+            response["Retry-After"] = str(MAINTENANCE_RETRY_AFTER_SECONDS)
+            response["Cache-Control"] = "no-store"
+            return response
+        return self.get_response(request)
 
 
 class RedisOutageMiddleware:

@@ -196,6 +196,10 @@ EMAIL_VERIFICATION_TIMEOUT = 24 * 60 * 60
 
 # --- the social network ------------------------------------------------------------
 STATUS_MAX_LENGTH = env_int("STATUS_MAX_LENGTH", 280, minimum=1)
+# Every POST (and other writing method) answered 503, pages still readable: for a backup
+# of one moment (docs/operating.md#backups-and-restore).
+MAINTENANCE = env_bool("MAINTENANCE", False)
+
 INLINE_FANOUT_LIMIT = env_int("INLINE_FANOUT_LIMIT", 1000, minimum=1)
 TIMELINE_PAGE_SIZE = 30
 # Fan-out workers: a job held this long by a worker is presumed lost and claimed by
@@ -319,6 +323,8 @@ MIDDLEWARE = [
     "socialsite.security_headers.SecurityHeadersMiddleware",
     # CORS for the client API: browser apps read /api/ with a token, never a cookie.
     "api.middleware.CorsMiddleware",
+    # MAINTENANCE=true: writes answered 503 before anything reads Redis.
+    "socialsite.errors.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -74,8 +74,9 @@ class _RedisCluster(RedisCluster):
         return pipe
 
 
-def connect(url, cluster=False, timeout=None, retries=None):
-    """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes.
+def connect(url, cluster=False, timeout=None, retries=None, decode=True):
+    """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes
+    (bytes with ``decode=False``: backups, whose DUMP payloads are binary).
 
     With ``cluster=True`` the URL names any node of a Redis Cluster; the client finds
     the others. Clients are thread-safe and pool their connections: make one per
@@ -86,7 +87,7 @@ def connect(url, cluster=False, timeout=None, retries=None):
     redis-py's defaults (5 s; ten retries with a growing pause), which suit batch work
     but keep a request waiting for a minute when Redis is frozen.
     """
-    options = {"decode_responses": True}
+    options = {"decode_responses": decode}
     if timeout is not None:
         options.update(socket_timeout=timeout, socket_connect_timeout=timeout)
     if retries is not None:
