@@ -44,11 +44,13 @@ TONES = (
 
 @dataclass(frozen=True)
 class Prepared:
-    """One image made and ready to store: its two renditions and placeholder colour."""
+    """One image made and ready to store: its two renditions, placeholder colour and
+    blurhash."""
 
     original: images.Encoded
     preview: images.Encoded
     colour: str
+    blurhash: str = ""
 
 
 def prepare(data):
@@ -57,7 +59,8 @@ def prepare(data):
     100 MB decoded). ImageRefused with the reason otherwise."""
     image = images.read_image(data)
     original, preview = images.attachment(image)
-    return Prepared(original, preview, images.placeholder_colour(image))
+    colour, blurhash = images.placeholders(image)
+    return Prepared(original, preview, colour, blurhash)
 
 
 def store(prepared, descriptions):
@@ -73,7 +76,7 @@ def store(prepared, descriptions):
             "o": names[2 * index], "p": names[2 * index + 1],
             "w": item.original.width, "h": item.original.height,
             "pw": item.preview.width, "ph": item.preview.height,
-            "a": alt, "c": item.colour,
+            "a": alt, "c": item.colour, "b": item.blurhash,
         })  # fmt: skip
     return json.dumps(media, separators=(",", ":"), ensure_ascii=False), names
 
@@ -111,7 +114,8 @@ def _tone(colour):
 def media_of(status):
     """``{{ status|status_media }}``: the images of ``status`` as dicts (``url``,
     ``preview_url``, ``width``, ``height`` of the preview, ``original_width``,
-    ``original_height``, ``alt``, ``tone``), in order; none for a status without."""
+    ``original_height``, ``alt``, ``tone``, ``blurhash``: "" for an image kept
+    without one), in order; none for a status without."""
     packed = status.get(keys.STATUS_MEDIA_FIELD)
     if not packed:
         return []
@@ -127,6 +131,7 @@ def media_of(status):
                 "original_height": int(item["h"]),
                 "alt": str(item.get("a") or ""),
                 "tone": _tone(item.get("c")),
+                "blurhash": str(item.get("b") or ""),
                 "id": item["o"].rsplit("/", 1)[-1].split(".", 1)[0],
             }
             for item in items
