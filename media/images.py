@@ -69,6 +69,15 @@ _POLYGLOT = re.compile(
 
 # What every kept picture's pixels mean: sRGB, the colour space of the web.
 _SRGB = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB"))
+# Its primaries' XYZ (D50), which an sRGB profile's colorant tags hold.
+_SRGB_COLORANTS = tuple(
+    colorant[0]
+    for colorant in (
+        _SRGB.profile.red_colorant,
+        _SRGB.profile.green_colorant,
+        _SRGB.profile.blue_colorant,
+    )
+)
 # The modes a profile's transform reads directly (a CMYK JPEG, a greyscale one); any
 # other is made RGB or RGBA first.
 _TRANSFORMED_MODES = ("RGB", "RGBA", "CMYK", "L")
@@ -178,6 +187,26 @@ def _too_many_pixels(width, height):
     )
 
 
+def _colorants(profile):
+    return (profile.red_colorant[0], profile.green_colorant[0], profile.blue_colorant[0])
+
+
+def _is_srgb(profile):
+    """Whether ``profile`` is an sRGB profile (its name says so and its primaries are
+    sRGB's): converting from it would cost a third of the picture's acceptance (0.17 s
+    of 0.54 s for 12 megapixels) to change nothing. Both, because a profile with sRGB's
+    primaries may have another tone curve (Rec. 709's), and a name may say anything."""
+    try:
+        named = "srgb" in (profile.profile_description or "").lower()
+        return named and all(
+            abs(a - b) < 0.002
+            for mine, srgb in zip(_colorants(profile), _SRGB_COLORANTS, strict=True)
+            for a, b in zip(mine, srgb, strict=True)
+        )
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
 def _to_srgb(image):
     """``image`` with its colours converted from its ICC profile to sRGB, in RGB or
     RGBA (the mode _clean wants); ``image`` itself when it has no profile, or one that
@@ -187,6 +216,8 @@ def _to_srgb(image):
         return image
     try:
         source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        if _is_srgb(source.profile):
+            return image  # most phones' and cameras' own: nothing to convert
         if image.mode not in _TRANSFORMED_MODES:
             has_alpha = "A" in image.getbands() or "transparency" in image.info
             image = image.convert("RGBA" if has_alpha else "RGB")
@@ -282,8 +313,10 @@ def header(image):
 def _thumbnail(image):
     """A copy of ``image`` with a long side of at most BLURHASH_SIDE, in RGB (its
     transparent parts on white)."""
-    small = image.copy()
-    small.thumbnail((BLURHASH_SIDE, BLURHASH_SIDE), Image.Resampling.BOX, reducing_gap=2.0)
+    # Resized from the picture itself, not a copy of it (a 12-megapixel copy is 36 MB).
+    scale = BLURHASH_SIDE / max(image.size)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    small = image.resize(size, Image.Resampling.BOX, reducing_gap=2.0) if scale < 1 else image
     if small.mode == "RGBA":
         backdrop = Image.new("RGBA", small.size, (255, 255, 255, 255))
         small = Image.alpha_composite(backdrop, small)

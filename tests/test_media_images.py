@@ -177,6 +177,18 @@ def test_a_picture_with_transparency_is_converted_and_keeps_it():
     assert close_to(picture.getpixel((5, 5)), (30, 30, 200, 128))
 
 
+def test_only_a_profile_named_srgb_with_srgbs_primaries_is_taken_as_srgb():
+    def read(data):
+        return ImageCms.ImageCmsProfile(io.BytesIO(data)).profile
+
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    assert images._is_srgb(read(srgb))
+    assert not images._is_srgb(read(rgb_profile()))  # named sRGB, its primaries are not
+    assert not images._is_srgb(
+        read(ImageCms.ImageCmsProfile(ImageCms.createProfile("LAB")).tobytes())
+    )
+
+
 def test_an_srgb_profile_or_none_leaves_the_pixels_as_they_are():
     srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
     for data in (with_profile(srgb, "PNG"), png(colour=(200, 30, 30))):
