@@ -7,7 +7,12 @@ of the test's own), on a single server and on a cluster (--redis=cluster)."""
 
 import io
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import time
+from pathlib import Path
 
 import blurhash
 import pytest
@@ -137,6 +142,45 @@ def test_uploads_whose_status_was_never_made_are_swept_after_their_age(
     assert stored_files(media_root) == [] and uploads.count(r) == 0
     assert attachments.pending_upload(r, alice["id"], upload_id) is None
     assert attachments.sweep_pending(r, max_age=DAY, now=later) == 0  # again: nothing
+
+
+# A posting process killed between storing its files and writing its status.
+DYING_POSTER = textwrap.dedent("""
+    import os, django
+    django.setup()
+    from media import attachments
+    from socialsite.connection import get_redis
+    from tests.test_media_images import png
+
+    def post(media, upload_ids):
+        os._exit(9)  # killed: no except, no finally runs
+
+    attachments.post_with_images(
+        get_redis(), {uid}, [attachments.prepare(png())], ["lost"], post
+    )
+""")
+
+
+def test_a_poster_killed_between_its_files_and_its_status_leaves_them_to_the_sweep(
+    r, alice, media_root, redis_backend
+):
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "REDIS_URL": redis_backend.url,
+        "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
+        "MEDIA_ROOT": str(media_root),
+    }
+    died = subprocess.run(
+        [sys.executable, "-c", DYING_POSTER.format(uid=alice["id"])],
+        env=env, cwd=Path(__file__).resolve().parent.parent, capture_output=True, timeout=60,
+    )  # fmt: skip
+    assert died.returncode == 9, died.stderr.decode()
+    assert len(stored_files(media_root)) == 2  # the files no status names
+    assert r.zcard(keys.profile(alice["id"])) == 0 and uploads.count(r) == 1
+    assert attachments.sweep_pending(r, max_age=DAY) == 0
+    assert attachments.sweep_pending(r, max_age=DAY, now=time.time() + DAY + 1) == 1
+    assert stored_files(media_root) == [] and uploads.count(r) == 0
 
 
 def test_the_sweep_keeps_the_files_a_status_names(r, alice, bob, media_root, picture):
