@@ -171,6 +171,18 @@ def test_colours_are_converted_to_srgb_from_the_pictures_profile(kind):
         assert close_to(kept.convert("RGB").getpixel((5, 5)), (30, 30, 200), tolerance=10)
 
 
+def test_a_turned_photo_is_turned_and_converted():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # turned a quarter
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(
+        buffer, "JPEG", exif=exif, icc_profile=rgb_profile()
+    )
+    picture = images.read_image(buffer.getvalue())
+    assert picture.size == (30, 40)
+    assert close_to(picture.getpixel((5, 5)), (30, 30, 200))
+
+
 def test_a_picture_with_transparency_is_converted_and_keeps_it():
     picture = images.read_image(with_profile(rgb_profile(), "PNG", (200, 30, 30, 128), "RGBA"))
     assert picture.mode == "RGBA"
