@@ -213,6 +213,27 @@ NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+def _seconds(text):
+    """Seconds from "NUMBER" or "NUMBER" with a unit s, m, h or d ("3h"), or None."""
+    unit = text[-1:] if text[-1:] in _PERIOD_UNITS else ""
+    number = text[: len(text) - len(unit)]
+    if not (number.isascii() and number.isdigit()):
+        return None
+    return int(number) * _PERIOD_UNITS[unit]
+
+
+def env_duration(name, default):
+    """A duration in seconds from the environment: seconds, or a number with a unit s,
+    m, h or d ("1d"), at least 1 second, as the throttles' periods are written."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    seconds = _seconds(value)
+    if not seconds:
+        raise ImproperlyConfigured(f"{name} must be a duration (86400, 24h, 1d), not {value!r}")
+    return seconds
+
+
 def env_throttle(name, default):
     """(limit, period in seconds) from "LIMIT/PERIOD", the period in seconds or with a
     unit s, m, h or d ("300/3h"); "off": None, not counted at all."""
@@ -222,11 +243,10 @@ def env_throttle(name, default):
     if value == "off":
         return None
     limit, _, period = value.partition("/")
-    unit = period[-1:] if period[-1:] in _PERIOD_UNITS else ""
-    number = period[: len(period) - len(unit)]
-    if not (limit.isascii() and limit.isdigit() and number.isascii() and number.isdigit()):
+    seconds = _seconds(period)
+    if not (limit.isascii() and limit.isdigit()) or seconds is None:
         raise ImproperlyConfigured(f"{name} must be LIMIT/PERIOD (300/3h) or off, not {value!r}")
-    limit, period = int(limit), int(number) * _PERIOD_UNITS[unit]
+    limit, period = int(limit), seconds
     if limit < 1 or period < 1:
         raise ImproperlyConfigured(f"{name} needs a limit and a period of at least 1")
     return limit, period
@@ -401,6 +421,9 @@ if not MEDIA_URL.endswith("/") or not MEDIA_URL.startswith(("/", "http://", "htt
     raise ImproperlyConfigured(
         "MEDIA_URL must be a path (/media/) or an http(s) URL, ending with a slash"
     )
+# How long an upload may wait for a status to show it (media/attachments.py): past it, the
+# fan-out workers delete its files. Mastodon's figure: a day.
+MEDIA_PENDING_MAX_AGE = env_duration("MEDIA_PENDING_MAX_AGE", 24 * 60 * 60)
 
 
 def _media_storage_options():

@@ -441,10 +441,40 @@ PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 # listed twice is one entry.
 UNUSED_PICTURES = "pictures:unused"
 
+# Uploads not yet on a status (uploads.py, media/attachments.py): an image's files are
+# stored only once it is listed here, in its uploader's shard, and the status that shows
+# it takes it off in its own write; the fan-out workers delete what stays past
+# MEDIA_PENDING_MAX_AGE. Each upload is named by its id, the random token of its
+# original's storage name.
+
+
+def pending_uploads_of_shard(index):
+    """ZSET: ids of the uploads of users of shard ``index`` that no status shows yet,
+    scored by when they were stored (ms): what the sweep reads, oldest first."""
+    return f"uploads:pending:{{s{index}}}"
+
+
+def pending_upload_items_of_shard(index):
+    """HASH, beside pending_uploads_of_shard in its slot: upload id -> JSON {"u": the
+    uploader's id, "m": the image as a status's media field keeps it}."""
+    return f"uploads:items:{{s{index}}}"
+
+
+def pending_uploads(uid):
+    """pending_uploads_of_shard for user ``uid``'s shard."""
+    return pending_uploads_of_shard(int(uid) % USER_SHARDS)
+
+
+def pending_upload_items(uid):
+    """pending_upload_items_of_shard for user ``uid``'s shard."""
+    return pending_upload_items_of_shard(int(uid) % USER_SHARDS)
+
+
 # Fields of a status hash (keys.status) for its images and content warning, written
 # once with it. STATUS_MEDIA_FIELD: a compact JSON list, one object per image in order:
 # "o" and "p" the storage names of the original and the preview, "w"/"h" and "pw"/"ph"
-# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"). The repository
+# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"), "b" the blurhash
+# (absent from images kept before blurhashes were made). The repository
 # keeps the string it is given and reads back only the names ("o", "p"), to free them.
 STATUS_MEDIA_FIELD = "media"
 STATUS_SENSITIVE_FIELD = "sensitive"  # "1" when the poster marked it sensitive
