@@ -14,6 +14,7 @@ import binascii
 import time
 from urllib.parse import unquote
 
+from django.utils.crypto import constant_time_compare
 from oauthlib.oauth2 import (
     AuthorizationCodeGrant,
     BearerToken,
@@ -27,8 +28,9 @@ from oauthlib.oauth2.rfc6749.endpoints import (
     TokenEndpoint,
 )
 
+from accounts.users import SiteUser
 from socialsite.connection import get_redis
-from socialsite.repository import oauth
+from socialsite.repository import oauth, users
 
 from .auth import scope_allows
 
@@ -37,6 +39,13 @@ OOB = "urn:ietf:wg:oauth:2.0:oob"
 DEFAULT_SCOPES = ("read",)
 GRANT_TYPES = ("authorization_code", "client_credentials")
 CODE_CHALLENGE_METHODS = ("S256",)
+
+
+def code_guard(user):
+    """What an authorization code of ``user`` (a SiteUser with its password hash)
+    keeps to be checked at its exchange: the HMAC of the password hash that sessions
+    keep too (accounts/auth.py)."""
+    return user.get_session_auth_hash()
 
 
 class App:
@@ -145,13 +154,22 @@ class SiteRequestValidator(RequestValidator):
             request.scopes,
             request.code_challenge or "",
             request.code_challenge_method if request.code_challenge else "",
+            guard=request.guard,
         )
 
     def validate_code(self, client_id, code, client, request, *args, **kwargs):
         """Take the code: it works once, even when the rest of the request then fails
-        (a wrong verifier or redirect URI spends it: RFC 6749 4.1.2)."""
-        record = oauth.take_code(get_redis(), code)
+        (a wrong verifier or redirect URI spends it: RFC 6749 4.1.2). A code whose user
+        changed their password since, or is suspended or leaving, gives nothing: what
+        revokes tokens ends the codes not yet exchanged too."""
+        r = get_redis()
+        record = oauth.take_code(r, code)
         if record is None or record["client_id"] != client_id:
+            return False
+        data, password_hash = users.get_user_and_password_hash(r, record["uid"])
+        if data is None or users.is_hidden(data):
+            return False
+        if not constant_time_compare(record["guard"], code_guard(SiteUser(data, password_hash))):
             return False
         request.user = record["uid"]
         request.scopes = record["scopes"]

@@ -21,7 +21,7 @@ from socialsite.repository import oauth
 
 from . import entities
 from .auth import SCOPES, api_view
-from .oauth_server import CODE_CHALLENGE_METHODS, GRANT_TYPES, OOB, server
+from .oauth_server import CODE_CHALLENGE_METHODS, GRANT_TYPES, OOB, code_guard, server
 from .responses import error, json_response
 
 # What an app may register: a name and website of a sensible length, a few redirect URIs.
@@ -252,7 +252,7 @@ def authorize(request):
         denied = errors.AccessDeniedError(state=params.get("state"))
         return _send_back(request, denied.in_uri(redirect_uri), redirect_uri, denied=True)
     headers, _, _ = server.create_authorization_response(
-        uri, scopes=scopes, credentials={"user": request.user.id}
+        uri, scopes=scopes, credentials={"user": request.user.id, "guard": code_guard(request.user)}
     )
     return _send_back(request, headers["Location"], redirect_uri)
 

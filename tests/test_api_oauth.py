@@ -534,6 +534,34 @@ def test_account_deletion_revokes_every_token(r, client, alice_client, alice, ap
     assert client.get(VERIFY_ACCOUNT, **bearer(token)).status_code == 401
 
 
+def test_a_code_given_before_a_password_change_gives_no_token(client, alice, app):
+    """Else whoever authorized an app with a stolen password could keep it after the
+    owner changed it, exchanging a code got before the change."""
+    thief = log_in(Client(), "alice")
+    code = code_for(thief, app)
+    owner = log_in(Client(), "alice")
+    page = owner.get("/accounts/password/")
+    owner.post("/accounts/password/", {
+        "old_password": PASSWORD, "new_password1": "a new long passphrase 42",
+        "new_password2": "a new long passphrase 42", "csrfmiddlewaretoken": csrf_token(page),
+    })  # fmt: skip
+    oauth_error(exchange(client, app, code), 400, "invalid_grant")
+
+
+def test_a_code_given_before_a_suspension_gives_no_token(r, client, alice_client, alice, app):
+    code = code_for(alice_client, app)
+    moderation.suspend(r, alice["id"])
+    oauth_error(exchange(client, app, code), 400, "invalid_grant")
+
+
+def test_a_code_given_before_the_account_was_deleted_gives_no_token(r, client, alice_client,
+                                                                    alice, app):  # fmt: skip
+    code = code_for(alice_client, app)
+    leaving.begin_deletion(r, alice["id"])
+    oauth_error(exchange(client, app, code), 400, "invalid_grant")
+    assert oauth.authorized_apps(r, alice["id"]) == []
+
+
 # --- the server's metadata ------------------------------------------------------------------
 
 

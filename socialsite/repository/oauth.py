@@ -73,8 +73,12 @@ def client_secret_matches(app, client_secret):
 # --- authorization codes ---------------------------------------------------------------
 
 
-def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", challenge_method=""):
-    """Keep authorization code ``code`` for limits.OAUTH_CODE_SECONDS."""
+def store_code(
+    r, code, client_id, uid, redirect_uri, scopes, challenge="", challenge_method="", guard=""
+):
+    """Keep authorization code ``code`` for limits.OAUTH_CODE_SECONDS. ``guard``: what
+    the exchange compares with the user's state then (a value derived from the password
+    hash), so that a password change ends the codes given before it as it ends tokens."""
     key = keys.oauth_code(_digest(code))
     pipe = r.pipeline(transaction=True)  # one key
     pipe.hset(
@@ -86,6 +90,7 @@ def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", chal
             "scopes": " ".join(scopes),
             "challenge": challenge or "",
             "challenge_method": challenge_method or "",
+            "guard": guard or "",
         },
     )
     pipe.expire(key, limits.OAUTH_CODE_SECONDS)
@@ -94,7 +99,8 @@ def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", chal
 
 def peek_code(r, code):
     """Authorization code ``code``'s record (client_id, uid as int, redirect_uri,
-    scopes as a list, challenge, challenge_method), or None if unknown or expired."""
+    scopes as a list, challenge, challenge_method, guard), or None if unknown or
+    expired."""
     return _decode_code(r.hgetall(keys.oauth_code(_digest(code))))
 
 
@@ -119,6 +125,7 @@ def _decode_code(data):
         "scopes": data.get("scopes", "").split(),
         "challenge": data.get("challenge", ""),
         "challenge_method": data.get("challenge_method", ""),
+        "guard": data.get("guard", ""),
     }
 
 
