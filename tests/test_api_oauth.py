@@ -14,7 +14,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from django.test import Client
 
-from socialsite.repository import keys, leaving, limits, moderation, oauth
+from accounts import tokens
+from socialsite.repository import emails, keys, leaving, limits, moderation, oauth, users
 from tests.support.helpers import PASSWORD, csrf_token, log_in
 
 OOB = "urn:ietf:wg:oauth:2.0:oob"
@@ -502,9 +503,6 @@ def test_a_password_change_revokes_every_token(r, client, alice_client, alice, a
 
 
 def test_a_password_reset_revokes_every_token(r, client, alice_client, alice, app):
-    from accounts import tokens
-    from socialsite.repository import emails, users
-
     token = token_for(client, alice_client, app)
     emails.set_address(r, alice["id"], "alice@example.org", verified=True)
     state = tokens.ResetState(alice["id"], users.get_password_hash(r, alice["id"]),
