@@ -164,7 +164,10 @@ class SiteRequestValidator(RequestValidator):
         revokes tokens ends the codes not yet exchanged too."""
         r = get_redis()
         record = oauth.take_code(r, code)
-        if record is None or record["client_id"] != client_id:
+        if record is None:
+            oauth.revoke_spent_code(r, code)  # used again: its token is revoked
+            return False
+        if record["client_id"] != client_id:
             return False
         data, password_hash = users.get_user_and_password_hash(r, record["uid"])
         if data is None or users.is_hidden(data):
@@ -197,10 +200,14 @@ class SiteRequestValidator(RequestValidator):
 
     def save_bearer_token(self, token, request, *args, **kwargs):
         """Issue the repository's token in place of oauthlib's (see the module's
-        docstring); an app's own token (client credentials) acts for user 0."""
+        docstring); an app's own token (client credentials) acts for user 0. The code
+        it was given for is noted, so that its reuse revokes the token."""
+        r = get_redis()
         token["access_token"] = oauth.issue_token(
-            get_redis(), request.client_id, request.scopes, uid=request.user or 0
+            r, request.client_id, request.scopes, uid=request.user or 0
         )
+        if request.grant_type == "authorization_code":
+            oauth.note_code_spent(r, request.code, token["access_token"])
         token.pop("expires_in", None)
         token["created_at"] = int(time.time())
 

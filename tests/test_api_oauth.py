@@ -331,10 +331,16 @@ def test_pkce_without_the_verifier_is_refused(client, alice_client, app):
     oauth_error(exchange(client, app, code), 400, "invalid_request")
 
 
-def test_a_code_works_once(client, alice_client, app):
+def test_a_code_works_once_and_its_reuse_revokes_the_token_it_gave(client, alice_client, app):
+    """RFC 6749 4.1.2: a code used twice was seen by someone else; the token the
+    first use gave is revoked."""
     code = code_for(alice_client, app)
-    assert exchange(client, app, code).status_code == 200
+    first = exchange(client, app, code)
+    assert first.status_code == 200
+    token = first.json()["access_token"]
+    assert client.get(VERIFY_ACCOUNT, **bearer(token)).status_code == 200
     oauth_error(exchange(client, app, code), 400, "invalid_grant")
+    assert client.get(VERIFY_ACCOUNT, **bearer(token)).status_code == 401
 
 
 def test_a_code_expires(client, alice_client, app, monkeypatch):

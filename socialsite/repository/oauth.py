@@ -115,6 +115,31 @@ def take_code(r, code):
     return _decode_code(data) if deleted else None
 
 
+def note_code_spent(r, code, token):
+    """Note that authorization code ``code`` gave access token ``token``: for
+    revoke_spent_code, until the code would have expired."""
+    key = keys.oauth_spent_code(_digest(code))
+    pipe = r.pipeline(transaction=True)  # one key
+    pipe.hset(key, mapping={"uid": int(token.partition(".")[0]), "token": _digest(token)})
+    pipe.expire(key, limits.OAUTH_CODE_SECONDS)
+    pipe.execute()
+
+
+def revoke_spent_code(r, code):
+    """Authorization code ``code`` is used again: revoke the token its first use gave
+    (RFC 6749 4.1.2: someone else has the code). Whether there was one."""
+    noted = r.hgetall(keys.oauth_spent_code(_digest(code)))
+    if not noted:
+        return False
+    uid = int(noted["uid"])
+    pipe = r.pipeline(transaction=False)  # the token and its user's list: one slot
+    pipe.delete(keys.oauth_token(uid, noted["token"]))
+    if uid:
+        pipe.hdel(keys.oauth_user_tokens(uid), noted["token"])
+    pipe.execute()
+    return True
+
+
 def _decode_code(data):
     if not data:
         return None
