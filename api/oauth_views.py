@@ -243,6 +243,8 @@ def authorize(request):
     except errors.FatalClientError as exc:
         return _fatal(request, exc)
     except errors.OAuth2Error as exc:
+        if not exc.redirect_uri:
+            return _fatal(request, exc)
         # The client and its redirect URI are sound: the error goes back to the app.
         return _send_back(request, exc.in_uri(exc.redirect_uri), exc.redirect_uri)
     redirect_uri = credentials["redirect_uri"]

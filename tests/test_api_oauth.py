@@ -292,6 +292,26 @@ def test_a_wrong_request_goes_back_to_the_app_with_its_error(r, alice_client, ap
     assert list(r.scan_iter("oauth:code:*")) == []
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"response_type": None},
+        {"scope": ""},
+        {"scope": "read\x00write"},
+        {"state": "\u00e9t\u00e9 <b>"},
+        {"redirect_uri": "not a uri"},
+        {"client_id": "\u00e9\u00e9"},
+        {"code_challenge": "", "code_challenge_method": "S256"},
+    ],
+)
+def test_odd_authorization_requests_get_a_readable_answer(alice_client, app, params):
+    query = {k: v for k, v in authorize_params(app, **params).items() if v is not None}
+    response = alice_client.get(f"/oauth/authorize?{urlencode(query)}")
+    assert response.status_code in (200, 302, 400), response.status_code
+    if response.status_code == 302:
+        assert response["Location"].startswith(CALLBACK + "?error=")
+
+
 # --- the token endpoint ------------------------------------------------------------------
 
 
