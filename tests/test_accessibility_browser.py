@@ -13,6 +13,7 @@ page cannot go unchecked.
 """
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -32,6 +33,7 @@ from socialsite.repository import (
     likes,
     lists,
     moderation,
+    oauth,
     privacy,
     reposts,
     trends,
@@ -107,10 +109,17 @@ def site(r, media_root):
     alice_state = tokens.ResetState(alice["id"], users.get_password_hash(r, alice["id"]),
                                     "alice@example.org")  # fmt: skip
     reset_token = tokens.password_reset_tokens.make_token(alice_state)
+    # An app alice authorized (/settings/apps/), asking her again (the consent page).
+    client_id, _ = oauth.create_app(r, "Pocket Toot", ["urn:ietf:wg:oauth:2.0:oob"],
+                                    ["read", "write"], "https://pocket.example/")  # fmt: skip
+    oauth.issue_token(r, client_id, ["read", "write"], uid=alice["id"])
     return {
         "status": first, "reply": reply, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
+        "authorize": "/oauth/authorize?" + urlencode({"response_type": "code",
+            "client_id": client_id, "redirect_uri": "urn:ietf:wg:oauth:2.0:oob",
+            "scope": "read write", "state": "s"}),
     }  # fmt: skip
 
 
@@ -149,6 +158,8 @@ PAGES = {
     "password_reset_sent": lambda s: "/accounts/password/reset/sent/",
     "verify_email": lambda s: s["verify"],
     "password_reset_confirm": lambda s: s["reset"],
+    "oauth_authorize": lambda s: s["authorize"],
+    "settings_apps": lambda s: "/settings/apps/",
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
@@ -182,6 +193,14 @@ ACTIONS = {
     "moderation_report_action",
     "moderation_suspend",
     "moderation_unsuspend",
+    # The client API (api/): JSON, and what its pages' forms post to.
+    "verify_credentials",
+    "create_app",
+    "verify_app",
+    "oauth_token",
+    "oauth_revoke",
+    "oauth_server_metadata",
+    "revoke_app",
 }
 
 
@@ -275,6 +294,24 @@ def test_statuses_with_images_and_an_open_warning_have_no_violation(axe, site, v
     expect(page.get_by_role("img", name="A blue square")).to_be_visible()
     found += violations(axe, page)
     page.goto("/@bob/")
+    found += violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+def test_the_oauth_answers_have_no_violation(axe, site, viewer_page):
+    """After the consent page (in PAGES): the code shown for the oob URI, the page of
+    a denial, and the page of an app's wrong request."""
+    page = viewer_page("alice")
+    page.goto(site["authorize"])
+    page.get_by_role("button", name="Authorize").click()
+    expect(page.get_by_label("Authorization code")).to_be_visible()
+    found = violations(axe, page)
+    page.goto(site["authorize"])
+    page.get_by_role("button", name="Deny").click()
+    expect(page.get_by_role("heading", name="Access denied")).to_be_visible()
+    found += violations(axe, page)
+    page.goto("/oauth/authorize?response_type=code&client_id=nobody")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("request is wrong")
     found += violations(axe, page)
     assert not found, "axe found:\n" + "\n".join(found)
 

@@ -71,6 +71,8 @@ def site(r, alice, bob, media_root):
         # The mailed links' pages, for links that do not work (a readable 400).
         "uidb64": "MQ",
         "token": "expired-or-forged",
+        # An OAuth app's revoke form (api/oauth_views.py): POST only.
+        "client_id": "no-such-app",
     }
 
 

@@ -32,6 +32,7 @@ from socialsite.repository import (
     likes,
     lists,
     moderation,
+    oauth,
     privacy,
     reposts,
     statuses,
@@ -149,6 +150,7 @@ def scenario(r):
     )
     moderation.suspend(r, uid["gone"])
     sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
+    client_id, _ = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
     by_author = [(statuses.get_status(r, sid)["login"], sid) for sid in sids]
     return {
         "people": people,
@@ -165,6 +167,8 @@ def scenario(r):
             # Pictures' files (media/views.py): one the site could have made, one it
             # never would.
             "name": ["avatars/AAAAAAAAAAAAAAAAAAAAAA.jpg", "../secret_key"],
+            # An OAuth app (api/oauth_views.py): one registered, one that is not.
+            "client_id": [client_id, "no-such-app"],
         },
         "sids": sids,
         "hello": hello,

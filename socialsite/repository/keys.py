@@ -752,9 +752,16 @@ def oauth_app(client_id):
 
 def oauth_code(code_digest):
     """HASH: an authorization code not yet exchanged (sha256 of the code): client_id,
-    uid, redirect_uri, scopes, challenge, challenge_method. Expires after
+    uid, redirect_uri, scopes, challenge, challenge_method, guard. Expires after
     limits.OAUTH_CODE_SECONDS; taken once."""
     return f"oauth:code:{code_digest}"
+
+
+def oauth_spent_code(code_digest):
+    """HASH: an authorization code exchanged (sha256 of the code): uid and token (the
+    digest of the access token it gave), so that a second use revokes that token (RFC
+    6749 4.1.2). Expires after limits.OAUTH_CODE_SECONDS, as the code would have."""
+    return f"oauth:spent:{code_digest}"
 
 
 def oauth_token(uid, token_digest):

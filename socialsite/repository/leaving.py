@@ -31,6 +31,7 @@ from . import (
     likes,
     lists,
     moderation,
+    oauth,
     paging,
     profiles,
     reposts,
@@ -186,6 +187,13 @@ def forget_in_search(r, uid, budget):
     return search.forget_person(r, uid)
 
 
+def revoke_app_tokens(r, uid, budget):
+    """Every app's access token of the account, and their list (oauth.revoke_user_tokens;
+    the hidden account's tokens were refused already: api/auth.py). One unit of work."""
+    oauth.revoke_user_tokens(r, uid)
+    return 0
+
+
 def free_email(r, uid, budget):
     """Let another account take the account's address (emails.release); its
     credentials hash, with the address, goes in the next step."""
@@ -250,6 +258,7 @@ DELETION_STEPS = [
     close_reports,
     undo_likes,
     forget_in_search,
+    revoke_app_tokens,
     free_email,
     delete_user_keys,
 ]

@@ -21,7 +21,7 @@ import enum
 import re
 import time
 
-from . import events, keys, paging, search, sessions, statuses, users, visibility
+from . import events, keys, oauth, paging, search, sessions, statuses, users, visibility
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
 
 # What a report may say is wrong, and how the queue words it.
@@ -335,7 +335,9 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
        (within users.AUTHOR_CACHE_SECONDS in other processes), follower lists,
        fan-out, search.
     2. List it among the suspended (the stream servers read the list), end every
-       session it has (sessions.end_all), and tell the stream servers at once.
+       session it has (sessions.end_all), revoke every app's access token
+       (oauth.revoke_user_tokens: an unsuspended account authorizes its apps again),
+       and tell the stream servers at once.
     3. Close the open reports about it, and record the action (the first time only).
     Repeating a suspension repeats 2 and 3, which mends one that was cut short.
     """
@@ -346,6 +348,7 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     changed = search.set_hidden(r, user, keys.SUSPENDED_FIELD, repr(now))
     r.zadd(keys.SUSPENDED, {uid: int(now * 1000)}, nx=True)
     sessions.end_all(r, uid)
+    oauth.revoke_user_tokens(r, uid)
     users.forget_author(uid)
     events.publish_account(r, uid, hidden=True)
     close_reports_about(r, uid, "account suspended", by, by_uid)

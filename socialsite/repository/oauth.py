@@ -73,8 +73,12 @@ def client_secret_matches(app, client_secret):
 # --- authorization codes ---------------------------------------------------------------
 
 
-def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", challenge_method=""):
-    """Keep authorization code ``code`` for limits.OAUTH_CODE_SECONDS."""
+def store_code(
+    r, code, client_id, uid, redirect_uri, scopes, challenge="", challenge_method="", guard=""
+):
+    """Keep authorization code ``code`` for limits.OAUTH_CODE_SECONDS. ``guard``: what
+    the exchange compares with the user's state then (a value derived from the password
+    hash), so that a password change ends the codes given before it as it ends tokens."""
     key = keys.oauth_code(_digest(code))
     pipe = r.pipeline(transaction=True)  # one key
     pipe.hset(
@@ -86,6 +90,7 @@ def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", chal
             "scopes": " ".join(scopes),
             "challenge": challenge or "",
             "challenge_method": challenge_method or "",
+            "guard": guard or "",
         },
     )
     pipe.expire(key, limits.OAUTH_CODE_SECONDS)
@@ -94,7 +99,8 @@ def store_code(r, code, client_id, uid, redirect_uri, scopes, challenge="", chal
 
 def peek_code(r, code):
     """Authorization code ``code``'s record (client_id, uid as int, redirect_uri,
-    scopes as a list, challenge, challenge_method), or None if unknown or expired."""
+    scopes as a list, challenge, challenge_method, guard), or None if unknown or
+    expired."""
     return _decode_code(r.hgetall(keys.oauth_code(_digest(code))))
 
 
@@ -109,6 +115,31 @@ def take_code(r, code):
     return _decode_code(data) if deleted else None
 
 
+def note_code_spent(r, code, token):
+    """Note that authorization code ``code`` gave access token ``token``: for
+    revoke_spent_code, until the code would have expired."""
+    key = keys.oauth_spent_code(_digest(code))
+    pipe = r.pipeline(transaction=True)  # one key
+    pipe.hset(key, mapping={"uid": int(token.partition(".")[0]), "token": _digest(token)})
+    pipe.expire(key, limits.OAUTH_CODE_SECONDS)
+    pipe.execute()
+
+
+def revoke_spent_code(r, code):
+    """Authorization code ``code`` is used again: revoke the token its first use gave
+    (RFC 6749 4.1.2: someone else has the code). Whether there was one."""
+    noted = r.hgetall(keys.oauth_spent_code(_digest(code)))
+    if not noted:
+        return False
+    uid = int(noted["uid"])
+    pipe = r.pipeline(transaction=False)  # the token and its user's list: one slot
+    pipe.delete(keys.oauth_token(uid, noted["token"]))
+    if uid:
+        pipe.hdel(keys.oauth_user_tokens(uid), noted["token"])
+    pipe.execute()
+    return True
+
+
 def _decode_code(data):
     if not data:
         return None
@@ -119,6 +150,7 @@ def _decode_code(data):
         "scopes": data.get("scopes", "").split(),
         "challenge": data.get("challenge", ""),
         "challenge_method": data.get("challenge_method", ""),
+        "guard": data.get("guard", ""),
     }
 
 
