@@ -24,6 +24,7 @@ user hash that marks the deletion as under way.
 
 from . import (
     blocks,
+    direct,
     emails,
     graph,
     jobs,
@@ -180,6 +181,14 @@ def close_reports(r, uid, budget):
     return 0
 
 
+def leave_conversations(r, uid, budget):
+    """The account leaves its direct conversations (direct.leave_all_of_leaving_user):
+    the others keep them, and its messages in them, shown as from a deleted account.
+    A message is the others' record of what was said to them, as a reply kept in their
+    thread would be; the export gave the leaver their copy."""
+    return direct.leave_all_of_leaving_user(r, uid, budget)
+
+
 def forget_in_search(r, uid, budget):
     """Take the account off the search index (begin_deletion did, in the round trip
     that flagged it; this mends a deletion begun before, or cut short): search.forget_person."""
@@ -225,6 +234,7 @@ def delete_user_keys(r, uid, budget):
         keys.suggestions(uid),
         keys.user_likes(uid),
         keys.likes_changed(uid),
+        *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))
     users.forget_author(uid)
@@ -249,6 +259,7 @@ DELETION_STEPS = [
     delete_lists,
     close_reports,
     undo_likes,
+    leave_conversations,
     forget_in_search,
     free_email,
     delete_user_keys,
