@@ -153,7 +153,7 @@ def test_reading_muting_and_the_badge(r, friends):
     direct.reply(r, sent.cid, alice["id"], "two", "t" * 22)
     assert direct.unread(r, bob["id"]).count == 1
     assert direct.inbox_page(r, bob["id"]).items[0].unread == 2
-    assert direct.mark_read(r, bob["id"], sent.cid) == 0
+    assert direct.mark_read(r, bob["id"], sent.cid).count == 0
     direct.mute(r, bob["id"], sent.cid)
     direct.reply(r, sent.cid, alice["id"], "three", "u" * 22)
     assert direct.unread(r, bob["id"]).count == 0

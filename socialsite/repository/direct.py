@@ -252,8 +252,10 @@ def _member_action(r, uid, cid, action):
 
 
 def mark_read(r, uid, cid):
-    """Member ``uid`` has read conversation ``cid``; returns the badge after it."""
-    return _member_action(r, uid, cid, "read")[0]
+    """Member ``uid`` has read conversation ``cid``; returns the badge after it (an
+    Unread)."""
+    count, version, _ = _member_action(r, uid, cid, "read")
+    return Unread(count, version)
 
 
 def mute(r, uid, cid, muted=True):

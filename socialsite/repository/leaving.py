@@ -308,3 +308,8 @@ def export_following(r, uid, chunk=EXPORT_CHUNK):
 def export_followers(r, uid, chunk=EXPORT_CHUNK):
     """Everyone who follows ``uid``, latest first: id, login, name, since (s)."""
     return _export_people(r, keys.followers(uid), chunk)
+
+
+def export_conversations(r, uid):
+    """Every direct conversation ``uid`` is in: id, members, the messages they see."""
+    return direct.export_conversations(r, uid)
