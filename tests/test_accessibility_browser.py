@@ -27,6 +27,7 @@ from accounts import tokens
 from media import attachments
 from socialsite.repository import (
     blocks,
+    direct,
     emails,
     graph,
     likes,
@@ -101,6 +102,15 @@ def site(r, media_root):
         graph.follow(r, fan["id"], bob["id"])
         post(r, fan, "hello #launch")
     trends.recompute(r)
+    # A direct conversation, with a link, a tag and a mention, and a reply.
+    talk = direct.start(
+        r,
+        bob["id"],
+        [users.get_user(r, alice["id"])],
+        "Lunch at https://example.com/menu #launch, @alice?",
+        "k" * 22,
+    )
+    direct.reply(r, talk.cid, alice["id"], "Yes!\nSee you there.", "j" * 22)
     # Addresses: the verification link's page is erin's, the reset link's alice's.
     emails.set_address(r, erin["id"], "erin@example.org")
     emails.set_address(r, alice["id"], "alice@example.org", verified=True)
@@ -108,7 +118,7 @@ def site(r, media_root):
                                     "alice@example.org")  # fmt: skip
     reset_token = tokens.password_reset_tokens.make_token(alice_state)
     return {
-        "status": first, "reply": reply, "private": private, "list": lid,
+        "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
     }  # fmt: skip
@@ -149,6 +159,10 @@ PAGES = {
     "password_reset_sent": lambda s: "/accounts/password/reset/sent/",
     "verify_email": lambda s: s["verify"],
     "password_reset_confirm": lambda s: s["reset"],
+    "inbox": lambda s: "/messages/",
+    "requests": lambda s: "/messages/requests/",
+    "conversation": lambda s: f"/messages/{s['conversation']}/",
+    "settings_messages": lambda s: "/settings/messages/",
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
@@ -182,6 +196,12 @@ ACTIONS = {
     "moderation_report_action",
     "moderation_suspend",
     "moderation_unsuspend",
+    # Direct messages' actions (timeline/direct.py); mute and unmute are named above.
+    "leave",
+    "accept",
+    "delete",
+    "delete_message",
+    "report_message",
 }
 
 

@@ -295,7 +295,7 @@ def settings_page(request):
         if form.is_valid():
             direct.set_messages_from(r, request.user.id, form.cleaned_data["messages_from"])
             messages.success(request, "Saved: who may send you direct messages.")
-            return redirect("direct:settings")
+            return redirect("direct:settings_messages")
     else:
         user = users.get_user(r, request.user.id) or {}
         form = MessagesFromForm(initial={"messages_from": direct.messages_from(user)})

@@ -18,5 +18,5 @@ urlpatterns = [
     path("messages/<int:cid>/delete/", direct.delete, name="delete"),
     path("messages/<int:cid>/<int:mid>/delete/", direct.delete_message, name="delete_message"),
     path("messages/<int:cid>/<int:mid>/report/", direct.report_message, name="report_message"),
-    path("settings/messages/", direct.settings_page, name="settings"),
+    path("settings/messages/", direct.settings_page, name="settings_messages"),
 ]
