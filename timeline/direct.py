@@ -10,9 +10,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.decorators import login_required, verified_email_required
+from accounts.decorators import login_required, redirect_to_login, verified_email_required
 from socialsite import throttling
 from socialsite.connection import get_redis
+from socialsite.form_markup import BlankForm
 from socialsite.repository import direct, moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
@@ -24,15 +25,17 @@ INBOX_PAGE_SIZE = 20
 CONVERSATION_PAGE_SIZE = 50
 
 
-def _inbox(request, requests=False, form=None, status=200, refusal=None):
+def _inbox(request, requests=False, form=None, status=200, refusal=None, ids_read=None):
     r = get_redis()
     page = direct.inbox_page(
-        r, request.user.id, requests=requests, before=_cursor(request), count=INBOX_PAGE_SIZE
-    )
+        r, request.user.id, requests=requests, before=_cursor(request), count=INBOX_PAGE_SIZE,
+        ids_read=ids_read,
+    )  # fmt: skip
     context = {
         "page": page,
         "requests": requests,
-        "form": form or NewConversationForm(),
+        "form": form or BlankForm(NewConversationForm),
+        "conversations_url": reverse("direct:inbox"),
         "posting_key": request.POST.get("posting_key") or new_posting_key(),
     }
     if refusal is not None:
@@ -49,13 +52,19 @@ def _start_refused(request, counted):
 
 @require_http_methods(["GET", "POST"])
 @throttle("messages", refused=_start_refused)
-@login_required
 def inbox(request):
     """GET: the inbox, newest activity first, and the form of a new message. POST: a
     message to ``to`` (one or more logins): into the conversation of the two, or a new
     group; then to its page."""
     if request.method == "GET":
-        return _inbox(request)
+        # The page's ids are read with the session and its user: one round trip.
+        ids_read = direct.InboxIdsRead(before=_cursor(request), count=INBOX_PAGE_SIZE)
+        request.session.read_along(ids_read)
+        if not request.user.is_authenticated:
+            return redirect_to_login(request)
+        return _inbox(request, ids_read=ids_read)
+    if not request.user.is_authenticated:
+        return redirect_to_login(request)
     return _start(request)
 
 

@@ -342,10 +342,14 @@ def _take_state(conversation, replies):
 
 
 def _fill_members(r, conversations, member_ids):
-    people = users.get_users(r, {uid for ids in member_ids for uid in ids})
+    # Names from this process's memory of authors where it has them (users.get_authors):
+    # an inbox names the same few dozen people page after page. A hidden account
+    # (suspended, being deleted) is left out, as one that is gone.
+    people = users.get_authors(r, {uid for ids in member_ids for uid in ids})
     for conversation, ids in zip(conversations, member_ids, strict=True):
-        conversation.members = [people[uid] for uid in ids if uid in people]
-        conversation.gone = [uid for uid in ids if uid not in people]
+        conversation.members = [people[uid] for uid in ids if people.get(uid)]
+        conversation.gone = [uid for uid in ids if not people.get(uid)]
+    return people
 
 
 @dataclass
@@ -355,36 +359,65 @@ class InboxPage:
     requests: int = 0  # how many conversations wait in the requests
 
 
-def inbox_page(r, uid, requests=False, before=None, count=20):
-    """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
-    activity first, as Conversations. Three round trips, whatever the page holds."""
-    key = keys.direct_requests(uid) if requests else keys.direct_inbox(uid)
-    top = f"({int(before)}" if before is not None else "+inf"
+class InboxIdsRead:
+    """The ids of a page of the inbox (or the requests) and the number of requests, read
+    along with the session (accounts.session_store): no round trip of their own."""
 
-    def first(pipe):
-        pipe.zrevrangebyscore(key, top, "-inf", start=0, num=count + 1, withscores=True)
+    replies = 2
+
+    def __init__(self, requests=False, before=None, count=20):
+        self.requests, self.before, self.count = requests, before, count
+        self.uid, self.found = None, None
+
+    def queue(self, pipe, uid):
+        key = keys.direct_requests(uid) if self.requests else keys.direct_inbox(uid)
+        top = f"({int(self.before)}" if self.before is not None else "+inf"
+        pipe.zrevrangebyscore(key, top, "-inf", start=0, num=self.count + 1, withscores=True)
         pipe.zcard(keys.direct_requests(uid))
 
-    pairs, waiting = scripts.run_pipeline(r, first)
+    def take(self, uid, replies):
+        self.uid, self.found = uid, replies
+
+    def for_user(self, uid):
+        return self.found if self.uid == uid else None
+
+
+def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
+    """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
+    activity first, as Conversations. Two round trips, one if ``ids_read`` (an
+    InboxIdsRead of the same page) was read with the session; names of the members
+    this process has not shown lately take one more."""
+    reader = InboxIdsRead(requests, before, count)
+    found = ids_read.for_user(uid) if ids_read is not None else None
+    if found is None:
+        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))
+    pairs, waiting = found
     next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
-    cids = [int(cid) for cid, _ in pairs[:count]]
+    pairs = pairs[:count]
+    cids = [int(cid) for cid, _ in pairs]
 
     def fill(pipe):
+        # The reader's side of every conversation in one command; then two per
+        # conversation, in its slot.
+        fields = [f"{name}{cid}" for cid in cids for name in ("u", "x", "q")]
+        pipe.hmget(keys.direct_state(uid), fields)
         for cid in cids:
-            pipe.hmget(keys.conversation(cid), ["pair", "at"])
             pipe.zrange(keys.conversation_members(cid), 0, -1)
             pipe.xrevrange(keys.conversation_messages(cid), count=1)
-            _queue_state(pipe, uid, cid)
 
-    replies = scripts.run_pipeline(r, fill) if cids else []
+    replies = scripts.run_pipeline(r, fill) if cids else [[]]
+    state = [int(value or 0) for value in replies[0]]
     conversations, member_ids = [], []
-    for n, cid in enumerate(cids):
-        (pair, at), members, last, *state = replies[5 * n : 5 * n + 5]
-        conversation = Conversation(cid, uid, pair=bool(pair), at=int(at or 0) / 1000)
-        _take_state(conversation, state)
+    for n, (cid, at) in enumerate(zip(cids, (int(at) for _, at in pairs), strict=True)):
+        members, last = replies[1 + 2 * n : 3 + 2 * n]
+        unread, cleared, muted = state[3 * n : 3 * n + 3]
+        conversation = Conversation(
+            cid, uid, at=at / 1000, unread=unread, cleared=cleared, muted=bool(muted),
+            request=requests, pair=len(members) == 2,
+        )  # fmt: skip
         if last:
             message = _decode_entry(last[0])
-            if message["id"] > conversation.cleared:
+            if message["id"] > cleared:
                 conversation.last = message
         conversations.append(conversation)
         member_ids.append([int(member) for member in members])
@@ -444,10 +477,11 @@ def conversation_page(r, uid, cid, before=None, after=None, count=50, hidden_aut
     if older is not None and older <= conversation.cleared:
         older = None
     member_ids = [int(member) for member in members]
-    senders_ids = {message["from"] for message in messages}
-    people = users.get_users(r, set(member_ids) | senders_ids)
-    conversation.members = [people[m] for m in member_ids if m in people]
-    conversation.gone = [m for m in member_ids if m not in people]
+    senders = {message["from"] for message in messages} - set(member_ids)
+    people = _fill_members(r, [conversation], [member_ids + list(senders)])
+    conversation.members = [people[m] for m in member_ids if people.get(m)]
+    conversation.gone = [m for m in member_ids if not people.get(m)]
+    people = {uid: person for uid, person in people.items() if person}
     if messages:
         conversation.last = messages[-1]
     return ConversationPage(conversation, messages, older, people)
