@@ -36,6 +36,7 @@ def _inbox(request, requests=False, form=None, status=200, refusal=None, ids_rea
         "requests": requests,
         "form": form or BlankForm(NewConversationForm),
         "conversations_url": reverse("direct:inbox"),
+        "viewer_id": request.user.id,
         "posting_key": request.POST.get("posting_key") or new_posting_key(),
     }
     if refusal is not None:

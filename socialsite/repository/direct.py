@@ -196,22 +196,30 @@ def reply(r, cid, sender_id, text, key, now_ms=None):
     account suspended or gone). In a group, members who block the sender or whom the
     sender blocks, and hidden accounts, do not get it. Returns Sent."""
     check_text(text)
-    member_ids = [int(uid) for uid in r.zrange(keys.conversation_members(cid), 0, -1)]
+
+    def fill(pipe):
+        pipe.zrange(keys.conversation_members(cid), 0, -1)
+        pipe.hget(keys.conversation(cid), "pair")
+        pipe.zrange(keys.blocks(sender_id), 0, -1)
+        pipe.zrange(keys.blocked_by(sender_id), 0, -1)
+
+    members, pair, blocking, blocked_by = scripts.run_pipeline(r, fill)
+    member_ids = [int(uid) for uid in members]
     if sender_id not in member_ids:
         return None
-    others = list(users.get_users(r, [uid for uid in member_ids if uid != sender_id]).values())
-    pair = r.hget(keys.conversation(cid), "pair")
-    if pair and not others:
+    blocked = {int(uid) for uid in (*blocking, *blocked_by)}
+    # Names from this process's memory where it has them: None for a hidden account.
+    people = users.get_authors(r, [uid for uid in member_ids if uid != sender_id])
+    if pair and not people:
         raise Refused("The other account is gone: nobody would read this.")
-    relations = _relations(r, sender_id, others)
     roles = {}
-    for other in others:
-        follows, blocks_sender, blocked = relations[other["id"]]
-        hidden = users.is_hidden(other) or blocks_sender or blocked
+    for uid, person in people.items():
+        hidden = person is None or uid in blocked
         if hidden and pair:
-            raise Refused(f"You cannot message @{other['login']} now.")
+            name = f"@{person['login']}" if person else "this account"
+            raise Refused(f"You cannot message {name} now.")
         if not hidden:
-            roles[other["id"]] = "inbox" if follows else "request"
+            roles[uid] = "auto"  # inbox or request: by whether they follow the sender
     return _send(r, cid, sender_id, text, key, now_ms, roles)
 
 
@@ -230,7 +238,8 @@ def _send(r, cid, sender_id, text, key, now_ms, roles, members=(), pair=""):
 
 def deliver(r, cid, mid, at_ms, sender_id, roles):
     """Message ``mid`` of ``cid`` (at ``at_ms``) reaches the sender's side and each of
-    ``roles`` ({uid: "inbox" or "request"}): one script call each, one round trip."""
+    ``roles`` ({uid: "inbox", "request" or "auto"}): one script call each, one round
+    trip."""
 
     def fill(pipe):
         scripts.direct_member.queue(
@@ -238,8 +247,9 @@ def deliver(r, cid, mid, at_ms, sender_id, roles):
         )
         for uid, role in roles.items():
             scripts.direct_member.queue(
-                pipe, uid=uid, cid=cid, action="deliver", mid=mid, at_ms=at_ms, role=role
-            )
+                pipe, uid=uid, cid=cid, action="deliver", mid=mid, at_ms=at_ms, role=role,
+                sender=sender_id,
+            )  # fmt: skip
 
     scripts.run_pipeline(r, fill)
 
@@ -436,11 +446,11 @@ class ConversationPage:
     senders: dict = field(default_factory=dict)
 
 
-def conversation_page(r, uid, cid, before=None, after=None, count=50, hidden_authors=()):
+def conversation_page(r, uid, cid, before=None, after=None, count=50):
     """The messages of conversation ``cid`` that member ``uid`` sees, oldest first: the
     newest ``count`` (below message ``before``; or every one after message ``after``,
     up to ``count``), less those they deleted for themselves, those cleared for them,
-    and those of ``hidden_authors`` (blocked either way). None if ``uid`` is no member
+    and those of anyone blocked either way. None if ``uid`` is no member
     (or there is no such conversation). Three round trips."""
 
     def fill(pipe):
@@ -454,8 +464,13 @@ def conversation_page(r, uid, cid, before=None, after=None, count=50, hidden_aut
             pipe.xrevrange(keys.conversation_messages(cid), top, "-", count=count + 1)
         pipe.smembers(keys.conversation_hidden(cid, uid))
         _queue_state(pipe, uid, cid)
+        # Whom the reader blocks or is blocked by: their messages are not shown.
+        pipe.zrange(keys.blocks(uid), 0, -1)
+        pipe.zrange(keys.blocked_by(uid), 0, -1)
 
-    joined, members, (pair, at), entries, deleted, *state = scripts.run_pipeline(r, fill)
+    replies = scripts.run_pipeline(r, fill)
+    joined, members, (pair, at), entries, deleted, *state = replies[:7]
+    hidden_authors = {int(other) for other in (*replies[7], *replies[8])}
     if joined is None:
         return None
     conversation = Conversation(cid, uid, pair=bool(pair), at=int(at or 0) / 1000)

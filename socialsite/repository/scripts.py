@@ -605,9 +605,10 @@ def direct_send(
 
 
 @script()
-def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", publish=True):
+def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, publish=True):
     """Member ``uid``'s side of conversation ``cid``: ``action`` "deliver" (message
-    ``mid`` at ``at_ms``, ``role`` "sender", "request" or "inbox"), "read", "mute",
+    ``mid`` at ``at_ms``, ``role`` "sender", "request", "inbox" or "auto": by whether
+    they follow ``sender``, keys.following(uid)), "read", "mute",
     "unmute", "accept", "drop" or "leave", on keys.direct_inbox, keys.direct_requests,
     keys.direct_state and keys.direct_joined; with ``publish``, a new message or badge
     is published on keys.NOTIFICATION_CHANNEL. Returns [badge, version, its unread]."""
@@ -616,8 +617,9 @@ def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", publish=Tru
         "requests": keys.direct_requests(uid),
         "state": keys.direct_state(uid),
         "joined": keys.direct_joined(uid),
+        "following": keys.following(uid),
     }, [action, int(cid), int(uid), keys.NOTIFICATION_CHANNEL if publish else "", int(mid),
-        int(at_ms), role]  # fmt: skip
+        int(at_ms), role, int(sender)]  # fmt: skip
 
 
 # --- accounts and sessions (users.py, sessions.py, search.py) ------------------------------

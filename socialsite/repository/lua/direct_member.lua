@@ -4,17 +4,19 @@
 -- KEYS[2] = requests  keys.direct_requests(uid) (ZSET: cid -> last activity, ms)
 -- KEYS[3] = state     keys.direct_state(uid) (HASH: unread, version, u/m/r/x/q<cid>)
 -- KEYS[4] = joined    keys.direct_joined(uid) (ZSET: cid -> first reached, ms)
+-- KEYS[5] = following keys.following(uid) (ZSET: whom the member follows)
 -- ARGV[1] = the action: "deliver", "read", "mute", "unmute", "accept", "drop", "leave"
 -- ARGV[2] = the conversation's id, ARGV[3] = the member's id
 -- ARGV[4] = the channel to publish on ("": none)
 -- deliver: ARGV[5] = the message id, ARGV[6] = its time (ms), ARGV[7] = "sender" (the
 --   member sent it), "request" (it goes to requests unless the conversation is in the
---   inbox) or "inbox". A message delivered already (a retry) changes nothing.
+--   inbox), "inbox", or "auto": "inbox" if the member follows ARGV[8] (the sender), else
+--   "request". A message delivered already (a retry) changes nothing.
 -- read: everything delivered is read. drop: out of inbox and requests, everything
 --   delivered cleared (a deleted request). leave: drop, and no longer joined (a left
 --   group). accept: from requests to inbox.
 -- Returns {badge, version, the conversation's unread messages}.
-local inbox, requests, state, joined = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local inbox, requests, state, joined, following = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local action, cid, uid, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local u, m, r, x, q = 'u' .. cid, 'm' .. cid, 'r' .. cid, 'x' .. cid, 'q' .. cid
 
@@ -34,9 +36,13 @@ if action == 'deliver' then
         return {number('unread'), number('version'), number(u)}
     end
     message = mid
+    local role = ARGV[7]
+    if role == 'auto' then
+        role = redis.call('ZSCORE', following, ARGV[8]) and 'inbox' or 'request'
+    end
     redis.call('HSET', state, m, mid)
     redis.call('ZADD', joined, 'NX', ARGV[6], cid)
-    if ARGV[7] == 'sender' then
+    if role == 'sender' then
         redis.call('HSET', state, r, mid, u, 0)
         redis.call('ZREM', requests, cid)
         redis.call('ZADD', inbox, ARGV[6], cid)
@@ -44,7 +50,7 @@ if action == 'deliver' then
         redis.call('HINCRBY', state, u, 1)
         if redis.call('ZSCORE', inbox, cid) then
             redis.call('ZADD', inbox, ARGV[6], cid)
-        elseif redis.call('ZSCORE', requests, cid) or ARGV[7] == 'request' then
+        elseif redis.call('ZSCORE', requests, cid) or role == 'request' then
             redis.call('ZADD', requests, ARGV[6], cid)
         else
             redis.call('ZADD', inbox, ARGV[6], cid)
