@@ -238,3 +238,20 @@ def test_a_group_of_many_is_one_conversation(r, alice, alice_client):
     cid = cid_of(start(alice_client, ",".join(p["login"] for p in people), "to all"))
     for person in people:
         assert r.zscore(keys.direct_inbox(person["id"]), cid) is not None
+
+
+def test_a_remembered_inbox_row_is_never_shown_stale(r, friends, alice_client, bob_client):
+    """The inbox's rows come from the process's memory (jinja_helpers.
+    conversation_rows_markup): a new last message, a new name, a mute each show at once."""
+    from socialsite.repository import users
+
+    cid = cid_of(start(alice_client, "bob", "first"))
+    assert "first" in html_of(bob_client.get("/messages/"))
+    bob_client.get(f"/messages/{cid}/")
+    alice_client.post(f"/messages/{cid}/", {"message": "second"})
+    page = html_of(bob_client.get("/messages/"))
+    assert "second" in page and "first" not in page and "1 unread" in page
+    users.change_name(r, friends[0]["id"], "Alice Renamed")
+    assert "Alice Renamed" in html_of(bob_client.get("/messages/"))
+    bob_client.post(f"/messages/{cid}/mute/")
+    assert "(muted)" in html_of(bob_client.get("/messages/"))
