@@ -48,6 +48,7 @@ def test_a_new_conversation_then_a_reply(r, friends, alice_client, bob_client):
     cid = cid_of(response)
     page = html_of(bob_client.get(f"/messages/{cid}/"))
     assert "hello bob" in page and 'href="/tags/plans/"' in page
+    assert '<span class="sender"><a href="/@alice/">Alice Liddell' in page
     response = bob_client.post(f"/messages/{cid}/", {"message": "hi alice"})
     assert response.status_code == 302 and response["Location"] == f"/messages/{cid}/#m2"
     inbox = html_of(alice_client.get("/messages/"))
