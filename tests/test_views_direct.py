@@ -256,3 +256,15 @@ def test_a_remembered_inbox_row_is_never_shown_stale(r, friends, alice_client, b
     assert "Alice Renamed" in html_of(bob_client.get("/messages/"))
     bob_client.post(f"/messages/{cid}/mute/")
     assert "(muted)" in html_of(bob_client.get("/messages/"))
+
+
+def test_numbers_beyond_any_id_are_no_error(r, friends, alice_client):
+    cid = cid_of(start(alice_client, "bob"))
+    huge = "9" * 20
+    assert alice_client.get(f"/messages/{cid}/?before={huge}").status_code in (200, 400)
+    assert alice_client.get(f"/messages/{cid}/?after={huge}").status_code in (200, 400)
+    assert alice_client.post(f"/messages/{cid}/{huge}/delete/").status_code == 404
+    response = alice_client.post(f"/messages/{cid}/{huge}/report/", {"reason": "spam"})
+    assert response.status_code == 404
+    assert alice_client.get(f"/messages/{huge}{huge}/").status_code == 404
+    assert alice_client.post(f"/messages/{huge}/mute/").status_code == 404

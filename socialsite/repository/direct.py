@@ -44,6 +44,9 @@ MESSAGE_MAX_CHARACTERS = 10_000
 MAX_OTHER_MEMBERS = 49
 # Messages before a reported one that go to the moderators with it.
 REPORT_CONTEXT_MESSAGES = 3
+# Message ids are the first part of Stream entry ids, at most 2**64 - 1: cursors and
+# ids from a URL are held below this, so that no number anyone types is an error.
+MAX_MESSAGE_ID = 2**63
 
 
 def _now_ms():
@@ -453,6 +456,9 @@ def conversation_page(r, uid, cid, before=None, after=None, count=50):
     and those of anyone blocked either way. None if ``uid`` is no member
     (or there is no such conversation). Three round trips."""
 
+    before = None if before is None else min(int(before), MAX_MESSAGE_ID)
+    after = None if after is None else min(int(after), MAX_MESSAGE_ID)
+
     def fill(pipe):
         pipe.zscore(keys.conversation_members(cid), uid)
         pipe.zrange(keys.conversation_members(cid), 0, -1)
@@ -508,6 +514,8 @@ def is_member(r, uid, cid):
 
 def get_message(r, cid, mid):
     """Message ``mid`` of ``cid`` as a dict, or None."""
+    if not 0 < int(mid) < MAX_MESSAGE_ID:
+        return None
     entries = r.xrange(keys.conversation_messages(cid), f"{int(mid)}-0", f"{int(mid)}-0")
     return _decode_entry(entries[0]) if entries else None
 
