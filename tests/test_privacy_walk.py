@@ -183,6 +183,7 @@ def scenario(r):
         "sids": sids,
         "hello": hello,
         "marked": [secret, doomed],
+        "conversation": sent.cid,
     }
 
 
@@ -268,7 +269,13 @@ def test_the_streams_never_carry_a_private_or_suspended_marker(scenario, stream_
         # one through the repository, as a request in flight at suspension could).
         post(r, people["privy"], f"{PRIVATE_MARK} live #{PRIVATE_TAG} #shared")
         post(r, people["gone"], f"{SUSPENDED_MARK} live #{SUSPENDED_TAG} #shared")
-        direct.reply(r, 1, people["pub"]["id"], f"{DIRECT_MARK} live #shared @pub", "l" * 22)
+        direct.reply(
+            r,
+            scenario["conversation"],
+            people["pub"]["id"],
+            f"{DIRECT_MARK} live #shared @pub",
+            "l" * 22,
+        )
         last = post(r, people["pub"], f"{PUBLIC_MARK} the last #shared")
         for stream in opened:
             text = json.dumps(stream_lines(stream, last))
