@@ -115,6 +115,9 @@ def user_from_session(session):
     unread = getattr(session, "unread", None)  # read with the session: session_store
     if unread is not None:
         user.notifications = unread.for_user(uid)
+    direct_unread = getattr(session, "direct_unread", None)  # read with the session too
+    if direct_unread is not None:
+        user.direct_unread = direct_unread.for_user(uid)
     return user
 
 

@@ -287,6 +287,9 @@ THROTTLES = {
     # Reposts and their undoing, counted apart from posts with the same limit (Mastodon
     # counts reblogs as statuses).
     "reposts": env_throttle("THROTTLE_REPOSTS", (300, 3 * 60 * 60)),
+    # Direct messages sent, and conversations started (POST /messages/).
+    "messages": env_throttle("THROTTLE_MESSAGES", (600, 60 * 60)),
+    "conversations": env_throttle("THROTTLE_CONVERSATIONS", (100, 24 * 60 * 60)),
     # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
     # media limit.
     "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),

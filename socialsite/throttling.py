@@ -67,6 +67,8 @@ THROTTLE_RULES = {
     "autocomplete": Rule("account", False, "autocomplete requests", anonymous_by_address=True),
     "likes": Rule("account", False, "likes and unlikes"),
     "reposts": Rule("account", False, "reposts"),
+    "messages": Rule("account", False, "direct messages sent"),
+    "conversations": Rule("account", False, "conversations started"),
     # Each picture uploaded counts one (timeline/profile_settings.py).
     "media": Rule("account", False, "pictures uploaded"),
     # Every client API request (api/auth.py): per account, an app's own token by address.

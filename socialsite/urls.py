@@ -13,6 +13,7 @@ urlpatterns = [
     path("", include("api.urls")),
     path("", include("moderation.urls")),
     path("", include("timeline.urls")),
+    path("", include("timeline.direct_urls")),
 ]
 
 # Pictures, where this process serves them (development, the tests); else the proxy.

@@ -28,6 +28,7 @@ from accounts import tokens
 from media import attachments
 from socialsite.repository import (
     blocks,
+    direct,
     emails,
     graph,
     likes,
@@ -103,6 +104,15 @@ def site(r, media_root):
         graph.follow(r, fan["id"], bob["id"])
         post(r, fan, "hello #launch")
     trends.recompute(r)
+    # A direct conversation, with a link, a tag and a mention, and a reply.
+    talk = direct.start(
+        r,
+        bob["id"],
+        [users.get_user(r, alice["id"])],
+        "Lunch at https://example.com/menu #launch, @alice?",
+        "k" * 22,
+    )
+    direct.reply(r, talk.cid, alice["id"], "Yes!\nSee you there.", "j" * 22)
     # Addresses: the verification link's page is erin's, the reset link's alice's.
     emails.set_address(r, erin["id"], "erin@example.org")
     emails.set_address(r, alice["id"], "alice@example.org", verified=True)
@@ -114,7 +124,7 @@ def site(r, media_root):
                                     ["read", "write"], "https://pocket.example/")  # fmt: skip
     oauth.issue_token(r, client_id, ["read", "write"], uid=alice["id"])
     return {
-        "status": first, "reply": reply, "private": private, "list": lid,
+        "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
         "authorize": "/oauth/authorize?" + urlencode({"response_type": "code",
@@ -160,6 +170,10 @@ PAGES = {
     "password_reset_confirm": lambda s: s["reset"],
     "oauth_authorize": lambda s: s["authorize"],
     "settings_apps": lambda s: "/settings/apps/",
+    "inbox": lambda s: "/messages/",
+    "requests": lambda s: "/messages/requests/",
+    "conversation": lambda s: f"/messages/{s['conversation']}/",
+    "settings_messages": lambda s: "/settings/messages/",
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
@@ -201,6 +215,12 @@ ACTIONS = {
     "oauth_revoke",
     "oauth_server_metadata",
     "revoke_app",
+    # Direct messages' actions (timeline/direct.py); mute and unmute are named above.
+    "leave",
+    "accept",
+    "delete",
+    "delete_message",
+    "report_message",
 }
 
 

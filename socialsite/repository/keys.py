@@ -21,8 +21,9 @@ LOGINS = "users:"
 
 # PUBSUB channel carrying posted and deleted statuses to the streaming servers.
 STATUS_CHANNEL = "streaming:status:"
-# PUBSUB channel carrying users' new unread notification counts to the streaming
-# servers' live pages (published by the notification scripts, notifications.py).
+# PUBSUB channel carrying users' new unread notification counts, and their new direct
+# messages with their unread conversations, to the streaming servers' live pages
+# (published by the notification scripts, notifications.py, and direct_member.lua).
 NOTIFICATION_CHANNEL = "streaming:notifications:"
 # ZSET: the ids of the newest limits.RECENT_PUBLIC_STATUSES public statuses (not those
 # posted while their author was private), each scored by the id itself: where the
@@ -775,3 +776,93 @@ def oauth_user_tokens(uid):
     """HASH: the access tokens of user ``uid``: token digest -> client_id. What
     /settings/apps/ lists and a revocation of them all reads."""
     return f"oauth:tokens:{shard(uid)}:{uid}"
+
+
+# --- direct messages (direct.py) ---------------------------------------------------------
+# A conversation's own keys share one slot, its hash tag "{dm<id>}": sending appends the
+# message and moves the conversation's last-message mark in one script. Each member's
+# inbox, requests and unread counts are in that member's slot (their shard).
+
+# STRING: INCR hands out conversation ids.
+CONVERSATION_IDS = "dm:id:"
+# Field of the user hash: who may start a conversation with the account (direct.py's
+# MESSAGES_FROM); absent: the default.
+MESSAGES_FROM_FIELD = "messages_from"
+
+
+def conversation_tag(cid):
+    """The hash tag of conversation ``cid``'s keys."""
+    return f"{{dm{int(cid)}}}"
+
+
+def conversation(cid):
+    """HASH: id, created (ms), by (who started it), seq (the last message id handed
+    out), last (the newest message's id), at (its time in ms), and for a conversation of
+    two, pair ("<lower id>:<higher id>")."""
+    return f"dm:{conversation_tag(cid)}:meta"
+
+
+def conversation_members(cid):
+    """ZSET: the ids of the conversation's members, scored by the time they joined
+    (ms); a member who leaves is taken out."""
+    return f"dm:{conversation_tag(cid)}:members"
+
+
+def conversation_messages(cid):
+    """STREAM: the conversation's messages, entry id "<message id>-0" (message ids
+    count from 1 in each conversation), fields ``from`` (the sender's id), ``at`` (ms),
+    ``text``, and ``e`` (packed entities, entities.pack) when there are any. Written
+    once, whatever the number of members."""
+    return f"dm:{conversation_tag(cid)}:messages"
+
+
+def conversation_hidden(cid, uid):
+    """SET: the ids of the conversation's messages member ``uid`` deleted for
+    themselves."""
+    return f"dm:{conversation_tag(cid)}:hidden:{uid}"
+
+
+def conversation_sent(cid, uid, key):
+    """STRING: the message id sent by the form submission ``key`` of member ``uid``
+    (limits.POSTING_KEY_SECONDS): the same form sent again sends nothing new."""
+    return f"dm:{conversation_tag(cid)}:sent:{uid}:{key}"
+
+
+def conversation_pair(low_uid):
+    """HASH: the higher id of a pair of users -> the id of the one conversation of the
+    two (the lower id is ``low_uid``); HSETNX decides which conversation that is."""
+    return f"dm-pair:{shard(low_uid)}:{low_uid}"
+
+
+def conversation_started(uid, key):
+    """STRING: the id of the conversation the form submission ``key`` of user ``uid``
+    started (limits.POSTING_KEY_SECONDS): a group is started once per form."""
+    return f"dm-start:{shard(uid)}:{uid}:{key}"
+
+
+def direct_inbox(uid):
+    """ZSET: the ids of the conversations in ``uid``'s inbox, scored by their last
+    activity (ms)."""
+    return f"dm-inbox:{shard(uid)}:{uid}"
+
+
+def direct_requests(uid):
+    """ZSET: the ids of the conversations waiting in ``uid``'s requests (started by
+    people ``uid`` does not follow), scored by their last activity (ms)."""
+    return f"dm-requests:{shard(uid)}:{uid}"
+
+
+def direct_joined(uid):
+    """ZSET: the ids of every conversation ``uid`` is a member of (inbox, requests and
+    those cleared from both), scored by when it first reached them (ms): what their
+    export and their account's deletion go through."""
+    return f"dm-joined:{shard(uid)}:{uid}"
+
+
+def direct_state(uid):
+    """HASH: ``unread`` (how many inbox conversations, not muted, have unread
+    messages: the badge), ``version`` (raised by each change) and per conversation
+    <cid>: ``u<cid>`` (its unread messages), ``m<cid>`` (the newest message delivered),
+    ``r<cid>`` (the newest read), ``x<cid>`` (messages up to it cleared: a request
+    deleted, a group left), ``q<cid>`` ("1": muted)."""
+    return f"dm-state:{shard(uid)}:{uid}"

@@ -18,6 +18,7 @@ rest (ending sessions, closing reports), without a second entry in the log.
 """
 
 import enum
+import json
 import re
 import time
 
@@ -164,10 +165,12 @@ def report_form_statuses(r, reporter_id, account, ticked, count):
     return visibility.shown_statuses(r, reporter_id, found, checked={uid}), ticked
 
 
-def file_report(r, reporter, account, reason, comment="", status_ids=()):
+def file_report(r, reporter, account, reason, comment="", status_ids=(), messages=()):
     """User dict ``reporter`` reports user dict ``account`` for ``reason`` (a key of
     REASONS), naming ``status_ids`` (the caller checked they are the account's:
-    statuses_of); return the report's id.
+    statuses_of), or ``messages``: a reported direct message and the few before it
+    (direct.report_context), copied into the report, which is all the moderators see
+    of that conversation. Returns the report's id.
 
     The hash is written first, then listed among the reports about the account, then
     in the queue: a report in the queue is always whole.
@@ -186,6 +189,7 @@ def file_report(r, reporter, account, reason, comment="", status_ids=()):
             "statuses": ",".join(str(int(sid)) for sid in status_ids),
             "created": time.time(),
             "state": "open",
+            **({"messages": json.dumps(list(messages))} if messages else {}),
         },
     )
     r.zadd(keys.reports_about(account["id"]), {rid: rid})
@@ -202,6 +206,7 @@ def _decode_report(data):
     report["created"] = float(report["created"])
     report["status_ids"] = [int(sid) for sid in report["statuses"].split(",") if sid]
     report["reason_label"] = REASONS.get(report["reason"], report["reason"])
+    report["messages"] = json.loads(report["messages"]) if report.get("messages") else []
     return report
 
 

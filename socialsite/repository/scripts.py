@@ -30,6 +30,7 @@ from .limits import (
     COUNTS_TRUST_SECONDS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
+    POSTING_KEY_SECONDS,
     REPOSTS_SHOWN_NOTE_MS,
     STREAM_ADDRESSES_TTL_MS,
     UNFOLLOW_MEMORY_MS,
@@ -578,6 +579,47 @@ def unnotify(*, uid, events, seen=""):
         "notifications_state": keys.notifications_state(uid),
         "hidden_actors": keys.hidden_actors(uid),
     }, [int(uid), keys.NOTIFICATION_CHANNEL, seen, *events]
+
+
+# --- direct messages (direct.py) -------------------------------------------------------------
+
+
+@script()
+def direct_send(
+    *, cid, sender, text, packed, now_ms, key, pair="", members=(), ttl=POSTING_KEY_SECONDS
+):
+    """Append ``text`` (entities ``packed``) from ``sender`` to keys.conversation_messages
+    (cid) as the next message id of keys.conversation(cid), which notes it as the last;
+    with ``members``, the conversation (and keys.conversation_members) is made first if it
+    is not there. The form submission ``key`` is noted (keys.conversation_sent) for
+    ``ttl`` seconds: sent again, it sends nothing. Returns [message id, 1 (0: sent
+    before), its time, member ids...], [-1] for no conversation, [-2] for a sender who is
+    not a member."""
+    return {
+        "conversation": keys.conversation(cid),
+        "members": keys.conversation_members(cid),
+        "messages": keys.conversation_messages(cid),
+        "sent": keys.conversation_sent(cid, sender, key),
+    }, [int(sender), text, packed, int(now_ms), int(ttl), int(cid), pair,
+        *(int(m) for m in members)]  # fmt: skip
+
+
+@script()
+def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, publish=True):
+    """Member ``uid``'s side of conversation ``cid``: ``action`` "deliver" (message
+    ``mid`` at ``at_ms``, ``role`` "sender", "request", "inbox" or "auto": by whether
+    they follow ``sender``, keys.following(uid)), "read", "mute",
+    "unmute", "accept", "drop" or "leave", on keys.direct_inbox, keys.direct_requests,
+    keys.direct_state and keys.direct_joined; with ``publish``, a new message or badge
+    is published on keys.NOTIFICATION_CHANNEL. Returns [badge, version, its unread]."""
+    return {
+        "inbox": keys.direct_inbox(uid),
+        "requests": keys.direct_requests(uid),
+        "state": keys.direct_state(uid),
+        "joined": keys.direct_joined(uid),
+        "following": keys.following(uid),
+    }, [action, int(cid), int(uid), keys.NOTIFICATION_CHANNEL if publish else "", int(mid),
+        int(at_ms), role, int(sender)]  # fmt: skip
 
 
 # --- accounts and sessions (users.py, sessions.py, search.py) ------------------------------

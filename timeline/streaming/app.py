@@ -119,6 +119,7 @@ class StreamingApp:
             self.routes[TWITTER_PREFIX + path] = self.routes[path]
         if live is not None:
             self.routes["/live/home"] = ({"GET", "OPTIONS"}, self.live_home)
+            self.routes["/live/messages"] = ({"GET", "OPTIONS"}, self.live_messages)
         self.connection_count = 0
 
     async def __call__(self, scope, receive, send):
@@ -338,6 +339,58 @@ class StreamingApp:
             user_id=user.id,
             client_class=live_client,
             replay=catch_up,
+        )
+
+    async def live_messages(self, scope, receive, send):
+        """GET /live/messages: the logged-in user's own events as Server-Sent Events (a
+        new direct message in one of their conversations, their unread counts) and no
+        statuses: a conversation's page (static/js/messages.js). No replay: the page
+        fetches what it missed when it connects again."""
+        headers = request_headers(scope)
+        cors = self.live.cors_headers(headers.get("origin"))
+        if scope["method"] == "OPTIONS":
+            preflight = [
+                (b"access-control-allow-methods", b"GET"),
+                (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
+                (b"access-control-max-age", b"600"),
+                NOSNIFF,
+            ]
+            await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        session_key = self.live.session_key(headers.get("cookie"))
+        user = await self.live.authenticate(session_key)
+        if user is None:
+            await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
+            return
+
+        async def keep_logged_in(client):
+            # A logout, a password change or a suspension says so at once (client.refresh);
+            # the periodic check is for events lost and sessions that expire.
+            while True:
+                period = self.live.refresh_seconds * random.uniform(0.8, 1.2)
+                try:
+                    await asyncio.wait_for(client.refresh.wait(), period)
+                except TimeoutError:
+                    pass
+                client.refresh.clear()
+                try:
+                    if await self.live.authenticate(session_key) is None:
+                        client.close()
+                        return
+                except Exception:
+                    log.exception("Could not check the session of @%s", user.login)
+
+        await self.stream(
+            scope,
+            receive,
+            send,
+            filters.NothingFilter(),
+            f"@{user.login} messages",
+            format=self.live.format_for(user),
+            headers=cors,
+            background=keep_logged_in,
+            user_id=user.id,
         )
 
     # --- streaming a response ---
