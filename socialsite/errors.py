@@ -10,6 +10,7 @@ from django.template import loader
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import server_error as django_server_error
 
+from socialsite import metrics
 from socialsite.repository.client import OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ def service_unavailable(request):
     Rendered without the request's context: anything that reads the session or the
     user would go to Redis again.
     """
+    metrics.redis_error()
     page = loader.render_to_string("503.html", {"was_post": request.method == "POST"})
     response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)

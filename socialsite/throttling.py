@@ -29,6 +29,7 @@ from functools import wraps
 from django.conf import settings
 from django.shortcuts import render
 
+from socialsite import metrics
 from socialsite.connection import get_redis
 from socialsite.repository import throttles
 
@@ -79,6 +80,10 @@ class Counted:
 
     name: str
     verdict: throttles.Verdict
+
+    def __post_init__(self):
+        if not self.verdict.allowed:
+            metrics.throttle_refused(self.name)
 
     @property
     def allowed(self):

@@ -57,7 +57,7 @@ def test_redis_py_command_methods_go_through_execute_command():
 
 
 def test_redis_py_sends_every_packed_command_through_send_packed_command():
-    """tests/conftest.py's ``round_trips`` fixture counts round trips by wrapping
+    """The round trip counter (repository.client.round_trips) wraps
     ``AbstractConnection.send_packed_command(self, command, check_health=True)``."""
     parameters = list(inspect.signature(AbstractConnection.send_packed_command).parameters)
     assert parameters[:3] == ["self", "command", "check_health"]
