@@ -15,7 +15,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "socialsite.settings")
 def on_starting(server):
     from django.conf import settings
 
-    from socialsite.metric_files import prepare_directory
+    from socialsite.metrics_setup import prepare_directory
 
     # Reading the settings puts PROMETHEUS_MULTIPROC_DIR in the environment, which the
     # workers inherit.

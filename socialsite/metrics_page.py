@@ -8,26 +8,22 @@ READ_EVERY_SECONDS: a scrape every few seconds, or several scrapers, cost Redis 
 commands, not a few per scrape.
 """
 
-import hmac
 import threading
 import time
 
-from django.conf import settings
 from django.http import Http404, HttpResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, multiprocess
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from redis.cluster import RedisCluster
 
 from socialsite.connection import get_redis
-from socialsite.repository import jobs, mail
+from socialsite.metrics_setup import may_read
+from socialsite.repository import jobs, mail, server_checks
 from socialsite.repository.client import OUTAGE_ERRORS, is_cluster
 from socialsite.throttling import client_address
 
 # How long what is read from Redis for a scrape is reused.
 READ_EVERY_SECONDS = 5
-# A fan-out worker reads the queue at least every second or so (it blocks for one
-# second at most): one idle longer than this is stopped, stuck or dead.
-WORKER_ALIVE_MS = 60_000
 
 
 class _Reading:
@@ -89,7 +85,7 @@ def _read_redis(r):
             family.add_metric([node], read(info))
         yield family
     oldest = max(queue["oldest_waiting_seconds"] or 0, queue["oldest_in_flight_seconds"] or 0)
-    alive = sum(1 for c in queue["consumers"] if c["idle_ms"] < WORKER_ALIVE_MS)
+    alive = sum(1 for c in queue["consumers"] if c["idle_ms"] < server_checks.WORKER_ALIVE_MS)
     yield from (
         _gauge("socialsite_fanout_jobs_waiting", "Fan-out jobs queued, not yet read by a "
                "worker.", queue["waiting"]),
@@ -101,7 +97,7 @@ def _read_redis(r):
         _gauge("socialsite_fanout_dead_letters", "Fan-out jobs given up after their last "
                "failed attempt (manage.py fanout --dead).", queue["dead"]),
         _gauge("socialsite_fanout_workers", "Fan-out workers in the consumer group that read "
-               f"it in the last {WORKER_ALIVE_MS // 1000} seconds.", alive),
+               f"it in the last {server_checks.WORKER_ALIVE_MS // 1000} seconds.", alive),
         _gauge("socialsite_mail_waiting", "Mail queued and not yet sent (waiting or being "
                "retried).", mail_waiting),
         _gauge("socialsite_mail_dead_letters", "Mail given up after its last failed send.",
@@ -137,22 +133,12 @@ class _FromRedis:
 # --- the view ----------------------------------------------------------------------------
 
 
-def may_read(request):
-    """Whether ``request`` may read the metrics: its client address (as the throttles
-    read it) in METRICS_ALLOWED, or the bearer token METRICS_TOKEN."""
-    token = settings.METRICS_TOKEN
-    if token:
-        given = request.META.get("HTTP_AUTHORIZATION", "")
-        if hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
-            return True
-    address = client_address(request)
-    return address is not None and any(address in network for network in settings.METRICS_ALLOWED)
-
-
 def metrics(request):
     """GET /metrics: every metric of the site in the Prometheus text format; 404 to
     whoever may not read them (the page does not say it exists)."""
-    if request.method not in ("GET", "HEAD") or not may_read(request):
+    if request.method not in ("GET", "HEAD") or not may_read(
+        client_address(request), request.META.get("HTTP_AUTHORIZATION")
+    ):
         raise Http404("There is nothing here.")
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
