@@ -4,11 +4,16 @@ their latency, Redis round trips, requests that met a Redis outage, throttle ref
 
 prometheus-client's multiprocess mode: each process writes its own file under
 settings.METRICS_DIR/web, so that whichever gunicorn worker answers a scrape reports the
-sum over all of them. Serving a request costs two or three additions to memory-mapped
-files (RequestLogMiddleware calls ``request_served``); nothing touches Redis for it.
+sum over all of them. Serving a request costs a few additions in memory
+(RequestLogMiddleware calls ``request_served``), written to the file once a second;
+nothing touches Redis for it.
 """
 
+import atexit
+import bisect
 import os
+import threading
+import time
 
 from prometheus_client import Counter, Histogram
 
@@ -16,12 +21,13 @@ from prometheus_client import Counter, Histogram
 # (a process started without gunicorn_conf.py's on_starting, such as runserver).
 os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
 
+REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 REQUEST_SECONDS = Histogram(
     "socialsite_http_request_duration_seconds",
     "Requests answered, by view name and status class, and how long each took (seconds, "
     "from the first middleware's start to its end).",
     ["view", "status"],
-    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+    buckets=REQUEST_BUCKETS,
     registry=None,
 )
 REDIS_ROUND_TRIPS = Counter(
@@ -44,9 +50,16 @@ THROTTLE_REFUSALS = Counter(
     registry=None,
 )
 
-# (view, status class) -> (its histogram, its round trip counter): the label lookups
-# done once per pair rather than on every request.
-_children = {}
+# What this process served since it last wrote its file: {(view, status class):
+# [requests per bucket of REQUEST_BUCKETS and +Inf ..., seconds, round trips]}, written
+# every FLUSH_SECONDS (when a request ends), before this process answers a scrape, and
+# at exit. Writing each request's figures at once cost about 15 microseconds, a tenth
+# of the cheapest request (four locked writes to memory-mapped files); adding them up
+# here costs about one.
+FLUSH_SECONDS = 1.0
+_pending = {}
+_lock = threading.Lock()
+_flushed_at = time.monotonic()
 _STATUS_CLASSES = {1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
 
 
@@ -54,16 +67,37 @@ def request_served(view, status, seconds, round_trips):
     """Count one request answered by ``view`` (its name) with ``status`` in
     ``seconds``, having made ``round_trips`` Redis round trips."""
     key = (view, status // 100)
-    children = _children.get(key)
-    if children is None:
-        status_class = _STATUS_CLASSES.get(status // 100, "other")
-        children = _children[key] = (
-            REQUEST_SECONDS.labels(view, status_class),
-            REDIS_ROUND_TRIPS.labels(view),
-        )
-    children[0].observe(seconds)
-    if round_trips:
-        children[1].inc(round_trips)
+    with _lock:
+        counts = _pending.get(key)
+        if counts is None:
+            counts = _pending[key] = [0] * (len(REQUEST_BUCKETS) + 3)
+        counts[bisect.bisect_left(REQUEST_BUCKETS, seconds)] += 1
+        counts[-2] += seconds
+        counts[-1] += round_trips
+    if time.monotonic() - _flushed_at >= FLUSH_SECONDS:
+        flush()
+
+
+def flush():
+    """Write what this process counted since it last did to its file."""
+    global _flushed_at
+    with _lock:
+        pending = list(_pending.items())
+        _pending.clear()
+        _flushed_at = time.monotonic()
+    for (view, status), counts in pending:
+        histogram = REQUEST_SECONDS.labels(view, _STATUS_CLASSES.get(status, "other"))
+        # Histogram.observe one request at a time does the same to the same values
+        # (tests/test_library_internals.py holds these names).
+        for bucket, requests in zip(histogram._buckets, counts[:-2], strict=True):
+            if requests:
+                bucket.inc(requests)
+        histogram._sum.inc(counts[-2])
+        if counts[-1]:
+            REDIS_ROUND_TRIPS.labels(view).inc(counts[-1])
+
+
+atexit.register(flush)
 
 
 def redis_error():
