@@ -327,3 +327,86 @@ def test_json_logs_carry_the_request_and_the_lines_logged_while_serving_it(setti
     traceback = next(e for e in entries if e["logger"] == "django.request")
     assert traceback["request_id"] == response["X-Request-Id"]
     assert "RuntimeError: on purpose" in traceback["exception"]
+
+
+# --- gunicorn's workers, counted together -----------------------------------------------
+
+
+def test_gunicorn_workers_are_counted_together_and_a_new_start_empties_the_directory(
+    redis_backend, tmp_path
+):
+    """Two sync workers with socialsite/gunicorn_conf.py: whichever answers the scrape
+    reports the requests both served; files of an earlier run are gone."""
+    import http.client
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    from socialsite_dev.ports import free_port
+
+    metrics_dir = tmp_path / "metrics"
+    stale = metrics_dir / "web" / "counter_999999.db"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"an earlier run's")
+    port = free_port()
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "REDIS_URL": redis_backend.url,
+        "REDIS_CLUSTER": "true" if redis_backend.cluster else "false",
+        "METRICS_DIR": str(metrics_dir),
+    }
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # the settings derive it from METRICS_DIR
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "python:socialsite.gunicorn_conf",
+         "--bind", f"127.0.0.1:{port}", "--workers", "2", "socialsite.wsgi"],
+        cwd=settings.BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+    def get(path):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            return response.status, response.read().decode()
+        finally:
+            connection.close()
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert get("/healthz")[0] == 200
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "gunicorn did not start"
+                time.sleep(0.2)
+        assert not stale.exists()
+        import socket
+
+        served, files = 1, set()
+        for _ in range(10):
+            # A connection that sends nothing keeps one sync worker waiting on it: the
+            # requests meanwhile go to the other.
+            with socket.create_connection(("127.0.0.1", port)):
+                time.sleep(0.2)
+                for _ in range(5):
+                    assert get("/healthz")[0] == 200
+                    served += 1
+            time.sleep(1.2)  # each worker writes its counts every second
+            files = {f.name for f in (metrics_dir / "web").glob("histogram_*.db")}
+            if len(files) == 2:
+                break
+        assert len(files) == 2, "both workers served requests"
+        count = 'socialsite_http_request_duration_seconds_count{status="2xx",view="healthz"}'
+        status, body = get("/metrics")
+        assert status == 200
+        assert f"{count} {float(served)}" in body
+        # Another scrape, whichever worker answers, reports the same.
+        assert f"{count} {float(served)}" in get("/metrics")[1]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
