@@ -40,7 +40,9 @@ REDIS_ROUND_TRIPS = Counter(
 REDIS_ERRORS = Counter(
     "socialsite_redis_errors",
     "Requests that met Redis unreachable (down, frozen, a cluster slot without a "
-    "master) and were answered 503.",
+    "master) and were answered 503, by the error's class (ConnectionError, TimeoutError, "
+    "...).",
+    ["error"],
     registry=None,
 )
 THROTTLE_REFUSALS = Counter(
@@ -114,8 +116,8 @@ def flush():
 atexit.register(flush)
 
 
-def redis_error():
-    REDIS_ERRORS.inc()
+def redis_error(error):
+    REDIS_ERRORS.labels(type(error).__name__).inc()
 
 
 def throttle_refused(name):

@@ -29,7 +29,6 @@ from functools import wraps
 from django.conf import settings
 from django.shortcuts import render
 
-from socialsite import metrics
 from socialsite.connection import get_redis
 from socialsite.repository import throttles
 
@@ -83,6 +82,10 @@ class Counted:
 
     def __post_init__(self):
         if not self.verdict.allowed:
+            # Imported here: the stream server reads client addresses from this module,
+            # and its metrics are not the pages'.
+            from socialsite import metrics
+
             metrics.throttle_refused(self.name)
 
     @property

@@ -157,10 +157,11 @@ def test_redis_round_trips_are_counted_per_view(r, client, round_trips):
 
 
 def test_a_redis_outage_is_counted(r):
-    before = value(scrape(), "socialsite_redis_errors_total")
+    name, error = "socialsite_redis_errors_total", {"error": "ConnectionError"}
+    before = value(scrape(), name, **error)
     with redis_down():
         assert Client().get("/explore/").status_code == 503
-    assert value(scrape(), "socialsite_redis_errors_total") == before + 1
+    assert value(scrape(), name, **error) == before + 1
 
 
 @pytest.mark.urls("tests.support.throttled_urls")

@@ -93,6 +93,9 @@ def test_clients_deliveries_and_refusals_over_both_processes(stream_server, r):
                 and value(m, "socialsite_stream_deliveries_total")
                 - value(before, "socialsite_stream_deliveries_total")
                 >= 4
+                and value(m, "socialsite_stream_events_received_total")
+                - value(before, "socialsite_stream_events_received_total")
+                >= 2
             ),
         )
         assert value(found, "socialsite_stream_clients") == 4
@@ -113,6 +116,7 @@ def test_clients_deliveries_and_refusals_over_both_processes(stream_server, r):
             == 2
         )
         assert value(found, "socialsite_stream_subscribed") == 1
+        assert not [name for name, _ in found if not name.startswith("socialsite_stream_")]
     finally:
         for stream in streams:
             stream.close()
