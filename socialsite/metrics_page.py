@@ -60,7 +60,7 @@ def _gauge(name, documentation, value, labels=None):
 def _read_redis(r):
     try:
         nodes = _server_info(r)
-        queue = jobs.status(r)
+        queue, completed = jobs.status(r), jobs.completed_count(r)
         mail_waiting, mail_dead, mail_sent = mail.backlog(r), mail.dead_count(r), mail.sent_count(r)
     except OUTAGE_ERRORS:
         yield _gauge("socialsite_redis_up", "1 if Redis answered the last read, else 0.", 0)
@@ -107,7 +107,7 @@ def _read_redis(r):
     for name, documentation, count in (
         ("socialsite_fanout_jobs_completed", "Fan-out jobs completed since the queue was "
          "made (each delivers a status to up to about 1000 followers, or plans, removes or "
-         "refills): its rate is the fan-out's throughput.", queue["completed"]),
+         "refills): its rate is the fan-out's throughput.", completed),
         ("socialsite_mail_sent", "Mail sent since the queue was made.", mail_sent),
     ):  # fmt: skip
         family = CounterMetricFamily(name, documentation)

@@ -159,7 +159,6 @@ def status(r):
     reclaimed: in-flight jobs handed out more than once (their worker died, or a run
     failed), most_deliveries: the most times one was handed out, failing: queued jobs
     with at least one failed run. The claim figures look at the oldest 100 in flight.
-    completed: jobs completed since the queue was made (each counted once).
     """
     now = time.time()
     length, dead = r.xlen(keys.JOBS), r.xlen(keys.DEAD_JOBS)
@@ -201,8 +200,12 @@ def status(r):
         "most_deliveries": most_deliveries,
         "failing": r.hlen(keys.JOB_FAILURES),
         "consumers": consumers,
-        "completed": int(r.get(keys.JOBS_COMPLETED) or 0),
     }
+
+
+def completed_count(r):
+    """Jobs completed since the queue was made (each counted once, complete_job.lua)."""
+    return int(r.get(keys.JOBS_COMPLETED) or 0)
 
 
 def _groups(r):
