@@ -411,3 +411,25 @@ def test_gunicorn_workers_are_counted_together_and_a_new_start_empties_the_direc
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+
+
+@pytest.mark.parametrize("log_format", ["json", "text"])
+def test_log_format_chooses_the_lines_of_every_process(log_format, monkeypatch):
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    monkeypatch.setenv("LOG_FORMAT", log_format)
+    monkeypatch.setenv("DJANGO_SETTINGS_MODULE", "tests.settings")
+    script = "import django, logging; django.setup(); logging.getLogger('x').warning('hi %s', 1)"
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=settings.BASE_DIR, capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    line = result.stderr.strip().splitlines()[-1]
+    if log_format == "json":
+        entry = json.loads(line)
+        assert (entry["level"], entry["logger"], entry["message"]) == ("WARNING", "x", "hi 1")
+    else:
+        assert line == "hi 1"
