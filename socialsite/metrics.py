@@ -17,9 +17,14 @@ import time
 
 from prometheus_client import Counter, Histogram
 
-# The metrics' files go where settings put PROMETHEUS_MULTIPROC_DIR; made if missing
-# (a process started without gunicorn_conf.py's on_starting, such as runserver).
-os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
+def ensure_directory():
+    """Make the directory settings put in PROMETHEUS_MULTIPROC_DIR if missing (a process
+    started without gunicorn_conf.py's on_starting): before a metric's first value is
+    made, which is when its file is opened. Every metric here has labels, so none is
+    made, and no directory, by a process that only imports this module."""
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
 
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 REQUEST_SECONDS = Histogram(
@@ -87,6 +92,7 @@ def _start_flusher():
         if _flusher["pid"] == os.getpid():
             return
         _flusher["pid"] = os.getpid()
+    ensure_directory()
     threading.Thread(target=_keep_flushing, name="metrics-flush", daemon=True).start()
 
 
@@ -117,8 +123,10 @@ atexit.register(flush)
 
 
 def redis_error(error):
+    ensure_directory()
     REDIS_ERRORS.labels(type(error).__name__).inc()
 
 
 def throttle_refused(name):
+    ensure_directory()
     THROTTLE_REFUSALS.labels(name).inc()

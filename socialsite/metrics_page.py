@@ -17,6 +17,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from redis.cluster import RedisCluster
 
 from socialsite.connection import get_redis
+from socialsite.metrics import ensure_directory
 from socialsite.metrics import flush as flush_counts
 from socialsite.metrics_setup import may_read
 from socialsite.repository import jobs, mail, server_checks
@@ -141,6 +142,7 @@ def metrics(request):
         client_address(request), request.META.get("HTTP_AUTHORIZATION")
     ):
         raise Http404("There is nothing here.")
+    ensure_directory()
     flush_counts()
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)
