@@ -11,6 +11,7 @@ from django.template import loader
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import server_error as django_server_error
 
+from socialsite import metrics
 from socialsite.repository.client import OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -48,13 +49,14 @@ class MethodNotAllowedPageMiddleware:
         return response
 
 
-def service_unavailable(request):
+def service_unavailable(request, error):
     """503 for a request that met a Redis outage: the site is briefly unavailable, and
     for a POST, what was sent may or may not have been saved.
 
     Rendered without the request's context: anything that reads the session or the
     user would go to Redis again.
     """
+    metrics.redis_error(error)
     page = loader.render_to_string("503.html", {"was_post": request.method == "POST"})
     response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
@@ -99,7 +101,7 @@ class RedisOutageMiddleware:
         if isinstance(exception, OUTAGE_ERRORS):
             log.warning("Redis unreachable during %s %s: %s", request.method, request.path,
                         exception)  # fmt: skip
-            return service_unavailable(request)
+            return service_unavailable(request, exception)
         return None
 
 
@@ -107,5 +109,5 @@ def server_error(request):
     """handler500: a Redis outage met outside a view is a 503 too; anything else is
     Django's 500 page (templates/500.html)."""
     if isinstance(sys.exc_info()[1], OUTAGE_ERRORS):
-        return service_unavailable(request)
+        return service_unavailable(request, sys.exc_info()[1])
     return django_server_error(request)

@@ -33,6 +33,7 @@ from jinja2 import Environment
 
 from media import attachments, avatars
 from socialsite import form_markup
+from socialsite.request_log import current_request_id
 from timeline import jinja_helpers
 
 
@@ -203,6 +204,8 @@ def environment(**options):
         # the stream server too, has them.
         avatar_img=avatars.avatar,
         header_img=avatars.header,
+        # The id of the request being served, for error pages (socialsite/request_log.py).
+        request_id=current_request_id,
     )
     env.filters.update(
         profile_url=jinja_helpers.profile_url,

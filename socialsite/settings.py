@@ -4,6 +4,7 @@ Defaults are safe for development on one machine. Bad values fail loudly at star
 with ImproperlyConfigured rather than half-working later.
 """
 
+import ipaddress
 import json
 import os
 import secrets
@@ -339,6 +340,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every request counted, timed and logged with its id, whatever answers it.
+    "socialsite.request_log.RequestLogMiddleware",
     # HEAD answered as GET without a body, for every page (first: all the rest see a GET).
     "socialsite.head.HeadAsGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
@@ -469,9 +472,9 @@ HTTPS = env_bool("HTTPS", False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
-# Health checks keep answering over plain HTTP: load balancers and supervisors probe
-# the process directly, not through the TLS proxy.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Health checks and the metrics keep answering over plain HTTP: load balancers,
+# supervisors and Prometheus reach the process directly, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
@@ -483,9 +486,45 @@ if BEHIND_PROXY:
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+
+# --- metrics and logs (socialsite/metrics.py, socialsite/request_log.py) -------------------
+# GET /metrics (Prometheus) answers the addresses or networks in METRICS_ALLOWED (the
+# client address as the throttles read it), or a request with "Authorization: Bearer
+# METRICS_TOKEN"; anything else gets 404.
+def env_networks(name, default):
+    """The comma-separated addresses or networks (10.0.0.0/8) of variable ``name``."""
+    networks = []
+    for part in env_str(name, default).split(","):
+        if part.strip():
+            try:
+                networks.append(ipaddress.ip_network(part.strip(), strict=False))
+            except ValueError:
+                raise ImproperlyConfigured(
+                    f"{name} must list addresses or networks (10.0.0.0/8), not {part.strip()!r}"
+                ) from None
+    return networks
+
+
+METRICS_ALLOWED = env_networks("METRICS_ALLOWED", "127.0.0.0/8,::1")
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+# Where the processes of one host keep their metrics for whichever answers a scrape
+# (prometheus-client's multiprocess mode): web/ for the web processes, stream-PORT/
+# for a stream server's. Each is emptied when its processes start (gunicorn's
+# socialsite/gunicorn_conf.py, manage.py stream, manage.py runsite).
+METRICS_DIR = Path(env_str("METRICS_DIR", str(DATA_DIR / "metrics"))).resolve()
+# prometheus-client reads it when first imported and when it makes each metric;
+# manage.py stream points its processes at their own directory before making theirs.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(METRICS_DIR / "web"))
+# "text" or "json" (one JSON object a line, for a log collector).
+LOG_FORMAT = env_choice("LOG_FORMAT", ("text", "json"), "text")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(message)s"},
+        "json": {"()": "socialsite.request_log.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -84,6 +84,14 @@ class Counted:
     name: str
     verdict: throttles.Verdict
 
+    def __post_init__(self):
+        if not self.verdict.allowed:
+            # Imported here: the stream server reads client addresses from this module,
+            # and its metrics are not the pages'.
+            from socialsite import metrics
+
+            metrics.throttle_refused(self.name)
+
     @property
     def allowed(self):
         return self.verdict.allowed

@@ -180,6 +180,8 @@ PAGES = {
 ACTIONS = {
     "healthz",
     "readyz",
+    # Prometheus's text format (socialsite/metrics_page.py).
+    "metrics",
     "export_account",
     "search_complete",
     "logout",

@@ -221,6 +221,9 @@ JOBS = "fanout:{queue}:jobs"
 DEAD_JOBS = "fanout:{queue}:dead"
 # HASH: stream id of a queued job -> how many of its runs raised an error so far.
 JOB_FAILURES = "fanout:{queue}:failures"
+# STRING: how many jobs have been completed, ever (complete_job.lua): the metrics'
+# fan-out throughput.
+JOBS_COMPLETED = "fanout:{queue}:completed"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
 
 # STREAM of mail to send (mail.py), read by the fan-out workers' group MAIL_GROUP, with
@@ -229,6 +232,7 @@ JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
 MAIL = "mail:{outbox}:queue"
 DEAD_MAIL = "mail:{outbox}:dead"
 MAIL_FAILURES = "mail:{outbox}:failures"
+MAIL_SENT = "mail:{outbox}:sent"  # STRING: messages sent, ever
 MAIL_GROUP = "mail-senders"  # the consumer group's name (not a key)
 
 # HASH: lowercased email address -> id of the account it is the address of. HSETNX on it

@@ -740,13 +740,15 @@ def store_trends(*, trends, peaks, forgotten):
 @script()
 def complete_job(*, job_id, followups_json, mail=False):
     """Queue ``followups_json`` (jobs as JSON texts) on keys.JOBS, acknowledge and delete
-    job ``job_id``, and forget its failures (keys.JOB_FAILURES). Returns the number of
-    follow-ups queued. With ``mail``: the same on the mail queue (keys.MAIL, ...)."""
+    job ``job_id``, forget its failures (keys.JOB_FAILURES) and count it completed
+    (keys.JOBS_COMPLETED, once however many workers complete it). Returns the number of
+    follow-ups queued. With ``mail``: the same on the mail queue (keys.MAIL, ...,
+    keys.MAIL_SENT)."""
     if mail:
-        return {"queue": keys.MAIL, "failures": keys.MAIL_FAILURES}, [
+        return {"queue": keys.MAIL, "failures": keys.MAIL_FAILURES, "done": keys.MAIL_SENT}, [
             keys.MAIL_GROUP, job_id, *followups_json,
         ]  # fmt: skip
-    return {"queue": keys.JOBS, "failures": keys.JOB_FAILURES}, [
+    return {"queue": keys.JOBS, "failures": keys.JOB_FAILURES, "done": keys.JOBS_COMPLETED}, [
         keys.JOBS_GROUP, job_id, *followups_json,
     ]  # fmt: skip
 
