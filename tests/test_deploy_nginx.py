@@ -403,6 +403,12 @@ def test_the_production_layout_through_nginx(r, production, browser):
     assert https_request(port, "/search/?q=nginx", headers=forged, source="127.0.0.2")[0] == 429
     assert https_request(port, "/search/?q=nginx", source="127.0.0.3")[0] == 200
 
+    # nginx's own request id ($request_id: 32 hex digits) is the one the site answers
+    # with, logs and shows on its error pages.
+    status, headers, body = https_request(port, "/no-such-page/")
+    assert status == 404 and re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-Id"]), headers
+    assert headers["X-Request-Id"].encode() in body
+
     # /metrics is nginx's 404, never proxied to the site.
     status, headers, body = https_request(port, "/metrics")
     assert status == 404 and b"nginx" in body, body
