@@ -1,6 +1,6 @@
-from django.urls import path
+from django.urls import path, re_path
 
-from . import accounts
+from . import accounts, instance, statuses, timelines
 
 app_name = "api"
 
@@ -10,4 +10,21 @@ urlpatterns = [
         accounts.verify_credentials,
         name="verify_credentials",
     ),
+    # --- REST (api-rest) ---
+    # Mastodon.py asks for the instance with a final slash.
+    re_path(r"^api/v1/instance/?$", instance.instance_v1, name="instance_v1"),
+    re_path(r"^api/v2/instance/?$", instance.instance_v2, name="instance_v2"),
+    path("api/v1/statuses", statuses.post, name="statuses"),
+    path("api/v1/statuses/<str:sid>", statuses.one, name="status"),
+    path("api/v1/statuses/<str:sid>/context", statuses.context, name="status_context"),
+    path("api/v1/statuses/<str:sid>/favourite", statuses.favourite, name="favourite"),
+    path("api/v1/statuses/<str:sid>/unfavourite", statuses.unfavourite, name="unfavourite"),
+    path("api/v1/statuses/<str:sid>/reblog", statuses.reblog, name="reblog"),
+    path("api/v1/statuses/<str:sid>/unreblog", statuses.unreblog, name="unreblog"),
+    path("api/v1/statuses/<str:sid>/favourited_by", statuses.favourited_by, name="favourited_by"),
+    path("api/v1/statuses/<str:sid>/reblogged_by", statuses.reblogged_by, name="reblogged_by"),
+    path("api/v1/timelines/home", timelines.home, name="timeline_home"),
+    path("api/v1/timelines/public", timelines.public, name="timeline_public"),
+    path("api/v1/timelines/tag/<str:hashtag>", timelines.tag, name="timeline_tag"),
+    path("api/v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
 ]

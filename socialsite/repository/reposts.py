@@ -379,3 +379,9 @@ def mark_reposted(statuses_shown, reposted):
         if status["id"] in reposted:
             status["viewer_reposted"] = True
     return statuses_shown
+
+
+def repost_id(r, uid, sid):
+    """The id of ``uid``'s repost of status ``sid``, or None (one command)."""
+    score = r.zscore(keys.reposted(uid), sid)
+    return int(score) if score is not None else None

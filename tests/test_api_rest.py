@@ -1,0 +1,283 @@
+"""The client API's REST endpoints (docs/api.md "## REST"): driven by Mastodon.py, a
+client nobody here wrote, against a live server, and by direct HTTP for each error
+code, scope and refusal. The rules of the pages hold through the same code: a status
+the pages refuse, the API refuses ("Record not found")."""
+
+import pytest
+from mastodon import Mastodon
+from mastodon.errors import MastodonNotFoundError
+
+from socialsite.repository import blocks, graph, lists, moderation, oauth, privacy, statuses
+
+READ_WRITE = ["read", "write", "follow"]
+
+
+@pytest.fixture
+def app(r):
+    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], READ_WRITE)
+
+
+@pytest.fixture
+def token(r, app):
+    """token(user, scopes=...): an access token of ``user`` for the test app."""
+
+    def issue(user, scopes=READ_WRITE):
+        return oauth.issue_token(r, app[0], scopes, uid=user["id"])
+
+    return issue
+
+
+def bearer(value):
+    return {"HTTP_AUTHORIZATION": f"Bearer {value}"}
+
+
+def post(r, user, message, **kwargs):
+    return statuses.post_status(r, user["id"], message, **kwargs)
+
+
+# --- Mastodon.py, against a live server --------------------------------------------------
+
+
+@pytest.fixture
+def mastodon(live_server, settings, token):
+    """mastodon(user): a Mastodon.py client of ``user`` on the live server."""
+    settings.SITE_URL = live_server.url
+
+    def client(user):
+        return Mastodon(access_token=token(user), api_base_url=live_server.url)
+
+    return client
+
+
+def test_mastodon_py_posts_replies_favourites_and_reblogs(r, mastodon, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    a, b = mastodon(alice), mastodon(bob)
+    assert b.instance()["version"].startswith("4.3.0 (compatible; socialsite ")
+    posted = a.status_post("Hello #world, @bob", spoiler_text="cw")
+    assert posted["account"]["username"] == "alice"
+    assert posted["visibility"] == "public" and posted["spoiler_text"] == "cw"
+    assert posted["tags"][0]["name"] == "world" and posted["mentions"][0]["acct"] == "bob"
+    assert 'class="hashtag"' in posted["content"] and "/tags/world/" in posted["content"]
+    reply = b.status_reply(posted, "Hi back")
+    assert reply["in_reply_to_id"] == posted["id"]
+    assert b.status_favourite(posted)["favourited"] is True
+    reblog = b.status_reblog(posted)
+    assert reblog["reblog"]["id"] == posted["id"] and reblog["reblog"]["reblogged"] is True
+    seen = a.status(posted["id"])
+    assert (seen["favourites_count"], seen["reblogs_count"], seen["replies_count"]) == (1, 1, 1)
+    assert [acc["username"] for acc in a.status_favourited_by(posted)] == ["bob"]
+    assert [acc["username"] for acc in a.status_reblogged_by(posted)] == ["bob"]
+    assert [s["id"] for s in a.status_context(posted)["descendants"]] == [reply["id"]]
+    assert [s["id"] for s in a.status_context(reply)["ancestors"]] == [posted["id"]]
+    assert b.status_unfavourite(posted)["favourited"] is False
+    assert b.status_unreblog(posted)["reblogged"] is False
+    b.status_delete(reply)
+    with pytest.raises(MastodonNotFoundError):
+        a.status(reply["id"])
+
+
+def test_mastodon_py_reads_timelines_page_by_page(r, mastodon, alice, bob):
+    graph.follow(r, bob["id"], alice["id"])
+    posted = [post(r, alice, f"Number {n} #many") for n in range(45)]
+    _, lid = lists.create_list(r, bob["id"], "Friends")
+    lists.add_member(r, bob["id"], lid, alice["id"])
+    client = mastodon(bob)
+    for read in (
+        lambda: client.timeline_home(limit=20),
+        lambda: client.timeline_hashtag("many", limit=20),
+        lambda: client.timeline_list(lid, limit=20),
+        lambda: client.timeline_public(limit=20),
+    ):
+        page, seen = read(), []
+        while page:
+            seen += [int(status["id"]) for status in page]
+            page = client.fetch_next(page)
+        assert seen == posted[::-1]
+    newest = client.timeline_home(limit=5)
+    assert [int(s["id"]) for s in newest] == posted[:-6:-1]
+    newer = post(r, alice, "The newest")
+    assert [int(s["id"]) for s in client.fetch_previous(newest)] == [newer]
+
+
+# --- direct HTTP ---------------------------------------------------------------------------
+
+
+def test_instance_says_the_limits_and_streaming_url(client, settings):
+    settings.STREAM_PUBLIC_URL = "https://stream.example"
+    body = client.get("/api/v2/instance").json()
+    assert body["configuration"]["statuses"]["max_characters"] == settings.STATUS_MAX_LENGTH
+    assert body["configuration"]["statuses"]["max_media_attachments"] == 4
+    assert body["configuration"]["urls"]["streaming"] == "wss://stream.example"
+    v1 = client.get("/api/v1/instance").json()
+    assert v1["urls"]["streaming_api"] == "wss://stream.example"
+    assert v1["version"] == body["version"]
+
+
+def test_accounts_say_private_bio_and_a_default_avatar(r, client, alice, token):
+    privacy.set_private(r, alice["id"], True)
+    from socialsite.repository import profiles
+
+    profiles.update_profile(r, alice["id"], {"bio": "Down the <rabbit> hole #wonder"})
+    body = client.get("/api/v1/accounts/verify_credentials", **bearer(token(alice))).json()
+    assert body["locked"] is True
+    assert body["note"].startswith("<p>Down the &lt;rabbit&gt; hole")
+    assert body["avatar"].endswith("/static/api/avatar-missing.png")
+    assert body["header"].endswith("/static/api/header-missing.png")
+
+
+def test_a_post_needs_a_write_scope(client, alice, token):
+    response = client.post("/api/v1/statuses", {"status": "x"}, **bearer(token(alice, ["read"])))
+    assert response.status_code == 403
+    assert response.json() == {"error": "This action is outside the authorized scopes"}
+    assert client.post("/api/v1/statuses", {"status": "x"}).status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("scopes", "path", "method"),
+    [
+        (["write"], "/api/v1/timelines/home", "get"),
+        (["read"], "/api/v1/statuses/1/favourite", "post"),
+        (["read"], "/api/v1/statuses/1/reblog", "post"),
+        (["read:statuses"], "/api/v1/timelines/list/1", "get"),
+        (["read"], "/api/v1/statuses/1", "delete"),
+    ],
+)
+def test_each_endpoint_asks_its_scope(client, alice, token, scopes, path, method):
+    response = getattr(client, method)(path, **bearer(token(alice, scopes)))
+    assert response.status_code == 403
+
+
+def test_a_visibility_not_the_accounts_is_422(r, client, alice, token):
+    headers = bearer(token(alice))
+    refused = client.post("/api/v1/statuses", {"status": "x", "visibility": "private"}, **headers)
+    assert refused.status_code == 422 and "public" in refused.json()["error"]
+    privacy.set_private(r, alice["id"], True)
+    ok = client.post("/api/v1/statuses", {"status": "x", "visibility": "private"}, **headers)
+    assert ok.status_code == 200 and ok.json()["visibility"] == "private"
+
+
+def test_invalid_statuses_are_422_with_the_forms_message(client, alice, token, settings):
+    headers = bearer(token(alice))
+    too_long = client.post("/api/v1/statuses", {"status": "x" * 281}, **headers)
+    assert too_long.status_code == 422 and "at most 280 characters" in too_long.json()["error"]
+    empty = client.post("/api/v1/statuses", {"status": ""}, **headers)
+    assert empty.status_code == 422
+    missing = client.post(
+        "/api/v1/statuses", {"status": "x", "in_reply_to_id": "999999"}, **headers
+    )
+    assert missing.status_code == 404 and missing.json() == {"error": "Record not found"}
+    bad_json = client.post("/api/v1/statuses", "{", content_type="application/json", **headers)
+    assert bad_json.status_code == 422
+
+
+def test_a_json_body_posts_too(client, alice, token):
+    response = client.post(
+        "/api/v1/statuses", {"status": "In JSON", "sensitive": True, "spoiler_text": "cw"},
+        content_type="application/json", **bearer(token(alice)),
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert response.json()["sensitive"] is True and response.json()["spoiler_text"] == "cw"
+
+
+def test_the_same_idempotency_key_posts_once(r, client, alice, token):
+    headers = {**bearer(token(alice)), "HTTP_IDEMPOTENCY_KEY": "abc-123"}
+    first = client.post("/api/v1/statuses", {"status": "Once"}, **headers).json()
+    again = client.post("/api/v1/statuses", {"status": "Once"}, **headers).json()
+    assert first["id"] == again["id"]
+    other = client.post(
+        "/api/v1/statuses", {"status": "Once"}, **{**headers, "HTTP_IDEMPOTENCY_KEY": "x"}
+    ).json()
+    assert other["id"] != first["id"]
+
+
+def test_statuses_throttle_counts_api_posts(client, alice, token, settings):
+    settings.THROTTLES = {**settings.THROTTLES, "statuses": (2, 3600)}
+    headers = bearer(token(alice))
+    codes = [client.post("/api/v1/statuses", {"status": f"n{n}"}, **headers).status_code
+             for n in range(3)]  # fmt: skip
+    assert codes == [200, 200, 429]
+
+
+def test_hidden_statuses_are_404_as_the_pages_refuse_them(r, client, alice, bob, carol, token):
+    sid = post(r, alice, "Mine")
+    headers = bearer(token(bob))
+    assert client.get(f"/api/v1/statuses/{sid}", **headers).status_code == 200
+    privacy.set_private(r, alice["id"], True)
+    assert client.get(f"/api/v1/statuses/{sid}", **headers).json() == {"error": "Record not found"}
+    assert client.get(f"/api/v1/statuses/{sid}/context", **headers).status_code == 404
+    assert client.post(f"/api/v1/statuses/{sid}/favourite", **headers).status_code == 404
+    privacy.set_private(r, alice["id"], False)
+    blocks.block(r, alice["id"], bob["id"])
+    assert client.get(f"/api/v1/statuses/{sid}", **headers).status_code == 404
+    reply = client.post(
+        "/api/v1/statuses", {"status": "hey", "in_reply_to_id": str(sid)}, **headers
+    )
+    assert reply.status_code in (404, 422)
+    carol_headers = bearer(token(carol))
+    moderation.suspend(r, alice["id"])
+    assert client.get(f"/api/v1/statuses/{sid}", **carol_headers).status_code == 404
+    assert client.get("/api/v1/statuses/nonsense", **carol_headers).status_code == 404
+
+
+def test_only_the_author_deletes_a_status(r, client, alice, bob, token):
+    sid = post(r, alice, "Mine to delete")
+    response = client.delete(f"/api/v1/statuses/{sid}", **bearer(token(bob)))
+    assert response.status_code == 403
+    deleted = client.delete(f"/api/v1/statuses/{sid}", **bearer(token(alice)))
+    assert deleted.status_code == 200 and deleted.json()["text"] == "Mine to delete"
+    assert client.get(f"/api/v1/statuses/{sid}", **bearer(token(alice))).status_code == 404
+
+
+def test_a_private_accounts_status_cannot_be_reblogged(r, client, alice, bob, token):
+    privacy.set_private(r, alice["id"], True)
+    graph.follow(r, bob["id"], alice["id"])
+    privacy.approve(r, alice["id"], bob["id"])
+    sid = post(r, alice, "Followers only")
+    response = client.post(f"/api/v1/statuses/{sid}/reblog", **bearer(token(bob)))
+    assert response.status_code == 422
+
+
+def test_paging_parameters_are_checked_and_link_keeps_the_others(r, client, alice, token):
+    headers = bearer(token(alice))
+    assert client.get("/api/v1/timelines/home?max_id=x", **headers).status_code == 422
+    ids = [post(r, alice, f"n{n}") for n in range(5)]
+    response = client.get("/api/v1/timelines/home?limit=2", **headers)
+    assert [int(s["id"]) for s in response.json()] == ids[:-3:-1]
+    link = response["Link"]
+    assert f"max_id={ids[-2]}" in link and 'rel="next"' in link and "limit=2" in link
+    assert f"min_id={ids[-1]}" in link and 'rel="prev"' in link
+    newer = client.get(f"/api/v1/timelines/home?since_id={ids[2]}", **headers).json()
+    assert [int(s["id"]) for s in newer] == ids[:2:-1]
+    capped = client.get("/api/v1/timelines/home?limit=400", **headers)
+    assert len(capped.json()) == 5
+
+
+def test_a_list_timeline_is_only_its_owners(r, client, alice, bob, token):
+    _, lid = lists.create_list(r, alice["id"], "Mine")
+    assert client.get(f"/api/v1/timelines/list/{lid}", **bearer(token(alice))).status_code == 200
+    assert client.get(f"/api/v1/timelines/list/{lid}", **bearer(token(bob))).status_code == 404
+
+
+def test_public_and_tag_timelines_leave_out_whom_the_viewer_mutes(r, client, alice, bob, token):
+    post(r, alice, "Loud #topic")
+    headers = bearer(token(bob))
+    assert len(client.get("/api/v1/timelines/public").json()) == 1
+    assert len(client.get("/api/v1/timelines/tag/topic", **headers).json()) == 1
+    blocks.mute(r, bob["id"], alice["id"])
+    assert client.get("/api/v1/timelines/public", **headers).json() == []
+    assert client.get("/api/v1/timelines/tag/topic", **headers).json() == []
+
+
+@pytest.mark.parametrize("count", [5, 40])
+def test_the_home_timeline_costs_the_same_round_trips_whatever_its_length(
+    r, client, alice, bob, token, round_trips, count
+):
+    graph.follow(r, bob["id"], alice["id"])
+    for n in range(count):
+        post(r, alice, f"Status {n}")
+    headers = bearer(token(bob))
+    client.get("/api/v1/timelines/home?limit=40", **headers)  # scripts loaded, authors read
+    before = round_trips["n"]
+    response = client.get("/api/v1/timelines/home?limit=40", **headers)
+    assert len(response.json()) == count
+    assert round_trips["n"] - before <= 2, "the token, then the page"
