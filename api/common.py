@@ -61,7 +61,7 @@ def email_unverified(request):
     return None
 
 
-def status_id(value):
+def to_status_id(value):
     """A status id from the URL, or Http404 (ids are numbers: anything else names no
     record)."""
     value = str(value)

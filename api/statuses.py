@@ -25,8 +25,8 @@ from .common import (
     email_unverified,
     get_list,
     status_entity,
-    status_id,
     throttled,
+    to_status_id,
     visible_status,
 )
 from .responses import error, json_response
@@ -113,24 +113,24 @@ def post(request):
 
 
 @csrf_exempt
-def one(request, sid):
+def one(request, status_id):
     """GET or DELETE /api/v1/statuses/:id (each with its own scope)."""
     if request.method == "DELETE":
-        return _delete(request, sid)
-    return _get(request, sid)
+        return _delete(request, status_id=status_id)
+    return _get(request, status_id=status_id)
 
 
 @api_view(scope="read:statuses", public=True)
-def _get(request, sid):
-    status = visible_status(get_redis(), request.user.id, status_id(sid))
+def _get(request, status_id):
+    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
     return json_response(status_entity(request, status))
 
 
 @api_view(scope="write:statuses", methods=("DELETE",))
-def _delete(request, sid):
+def _delete(request, status_id):
     """Delete one's own status; answered with it, its ``text`` the message as written
     (Mastodon's "delete and redraft")."""
-    sid = status_id(sid)
+    sid = to_status_id(status_id)
     refused = throttled(request, "deletions")
     if refused is not None:
         return refused
@@ -148,10 +148,10 @@ def _delete(request, sid):
 
 
 @api_view(scope="read:statuses", public=True)
-def context(request, sid):
+def context(request, status_id):
     """GET /api/v1/statuses/:id/context: ancestors (oldest first) and descendants (depth
     first, as the thread page shows them), those the viewer may not see left out."""
-    sid = status_id(sid)
+    sid = to_status_id(status_id)
     r = get_redis()
     viewer = request.user.id
     thread = conversations.thread(r, sid, viewer)
@@ -198,8 +198,8 @@ def _after_action(request, sid):
 
 def _like_action(act):
     @api_view(scope="write:favourites", methods=("POST",))
-    def view(request, sid):
-        sid = status_id(sid)
+    def view(request, status_id):
+        sid = to_status_id(status_id)
         refused = throttled(request, "likes")
         if refused is None and act is likes.like:
             refused = email_unverified(request)
@@ -218,8 +218,8 @@ unfavourite = _like_action(likes.unlike)
 
 def _repost_action(act):
     @api_view(scope="write:statuses", methods=("POST",))
-    def view(request, sid):
-        sid = status_id(sid)
+    def view(request, status_id):
+        sid = to_status_id(status_id)
         refused = throttled(request, "reposts")
         if refused is None and act is reposts.repost:
             refused = email_unverified(request)
@@ -249,7 +249,7 @@ unreblog = _repost_action(reposts.unrepost)
 
 
 def _accounts_page(request, sid, read_page):
-    sid = status_id(sid)
+    sid = to_status_id(sid)
     r = get_redis()
     status = visible_status(r, request.user.id, sid)
     if status.get("repost_of"):
@@ -262,15 +262,15 @@ def _accounts_page(request, sid, read_page):
 
 
 @api_view(scope="read:statuses", public=True)
-def favourited_by(request, sid):
-    return _accounts_page(request, sid, likes.likers_page)
+def favourited_by(request, status_id):
+    return _accounts_page(request, status_id, likes.likers_page)
 
 
 @api_view(scope="read:statuses", public=True)
-def reblogged_by(request, sid):
+def reblogged_by(request, status_id):
     def read_page(r, sid, before, count):
         page = reposts.reposters_page(r, sid, before=before, count=count)
         page.items = [user for user in page.items if user]
         return page
 
-    return _accounts_page(request, sid, read_page)
+    return _accounts_page(request, status_id, read_page)

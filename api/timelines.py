@@ -48,12 +48,12 @@ def home(request):
 
 
 @api_view(scope="read:statuses", public=True)
-def tag(request, hashtag):
+def tag(request, tag):
     """GET /api/v1/timelines/tag/:hashtag (public, as the tag's page)."""
     query, refused = _params(request)
     if refused is not None:
         return refused
-    normalized = parsed_entities.normalize_tag(hashtag.lstrip("#"))
+    normalized = parsed_entities.normalize_tag(tag.lstrip("#"))
     if not parsed_entities.is_tag(normalized):
         return json_response([])
     page = timelines.tag_page(
