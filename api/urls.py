@@ -11,6 +11,24 @@ urlpatterns = [
         name="verify_credentials",
     ),
     # --- REST (api-rest) ---
+    path(
+        "api/v1/accounts/update_credentials",
+        accounts.update_credentials,
+        name="update_credentials",
+    ),
+    path("api/v1/accounts/lookup", accounts.lookup, name="account_lookup"),
+    path("api/v1/accounts/relationships", accounts.relationships, name="relationships"),
+    path("api/v1/accounts/search", accounts.search_accounts, name="account_search"),
+    path("api/v1/accounts/<str:account_id>", accounts.one, name="account"),
+    path(
+        "api/v1/accounts/<str:account_id>/statuses",
+        accounts.account_statuses,
+        name="account_statuses",
+    ),
+    path("api/v1/accounts/<str:account_id>/followers", accounts.followers, name="followers"),
+    path("api/v1/accounts/<str:account_id>/following", accounts.following, name="following"),
+    path("api/v1/accounts/<str:account_id>/follow", accounts.follow, name="follow"),
+    path("api/v1/accounts/<str:account_id>/unfollow", accounts.unfollow, name="unfollow"),
     # Mastodon.py asks for the instance with a final slash.
     re_path(r"^api/v1/instance/?$", instance.instance_v1, name="instance_v1"),
     re_path(r"^api/v2/instance/?$", instance.instance_v2, name="instance_v2"),

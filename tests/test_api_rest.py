@@ -281,3 +281,60 @@ def test_the_home_timeline_costs_the_same_round_trips_whatever_its_length(
     response = client.get("/api/v1/timelines/home?limit=40", **headers)
     assert len(response.json()) == count
     assert round_trips["n"] - before <= 2, "the token, then the page"
+
+
+# --- accounts ------------------------------------------------------------------------------
+
+
+def test_mastodon_py_follows_looks_up_and_pages_accounts(r, mastodon, alice, bob, carol):
+    privacy.set_private(r, carol["id"], True)
+    b = mastodon(bob)
+    assert b.account_lookup("alice")["id"] == str(alice["id"])
+    assert b.account_follow(alice["id"])["following"] is True
+    requested = b.account_follow(carol["id"])
+    assert requested["requested"] is True and requested["following"] is False
+    rels = b.account_relationships([alice["id"], carol["id"]])
+    assert [(rel["following"], rel["requested"]) for rel in rels] == [(True, False), (False, True)]
+    assert [acc["username"] for acc in b.account_following(bob["id"])] == ["alice"]
+    assert [acc["username"] for acc in b.account_followers(alice["id"])] == ["bob"]
+    mine = [post(r, alice, f"n{n}") for n in range(5)]
+    reply = post(r, alice, "@bob a reply", in_reply_to=mine[0])
+    page = b.account_statuses(alice["id"], limit=2, exclude_replies=True)
+    seen = []
+    while page:
+        seen += [int(s["id"]) for s in page]
+        page = b.fetch_next(page)
+    assert seen == mine[::-1] and reply not in seen
+    assert b.account_statuses(alice["id"], pinned=True) == []
+    assert b.account_statuses(carol["id"]) == []
+    assert b.account_unfollow(alice["id"])["following"] is False
+    assert [acc["username"] for acc in b.account_search("ali")] == ["alice"]
+    me = mastodon(alice).account_update_credentials(display_name="Alice L.", note="Hi #tea")
+    assert me["display_name"] == "Alice L." and me["source"]["note"] == "Hi #tea"
+    assert "/tags/tea/" in me["note"]
+
+
+def test_accounts_of_suspended_or_blocking_users_are_404(r, client, alice, bob, token):
+    headers = bearer(token(bob))
+    assert client.get(f"/api/v1/accounts/{alice['id']}", **headers).status_code == 200
+    blocks.block(r, alice["id"], bob["id"])
+    assert client.get(f"/api/v1/accounts/{alice['id']}/statuses", **headers).status_code == 404
+    follow = client.post(f"/api/v1/accounts/{alice['id']}/follow", **headers)
+    assert follow.status_code == 403
+    moderation.suspend(r, alice["id"])
+    for path in ("", "/statuses", "/followers", "/following"):
+        assert client.get(f"/api/v1/accounts/{alice['id']}{path}", **headers).status_code == 404
+    assert client.get("/api/v1/accounts/lookup?acct=alice", **headers).status_code == 404
+
+
+def test_update_credentials_is_checked_by_the_profile_form(client, alice, token):
+    response = client.patch(
+        "/api/v1/accounts/update_credentials", {"note": "x" * 501},
+        content_type="application/json", **bearer(token(alice)),
+    )  # fmt: skip
+    assert response.status_code == 422 and "500" in response.json()["error"]
+    refused = client.patch(
+        "/api/v1/accounts/update_credentials", {"note": "x"},
+        content_type="application/json", **bearer(token(alice, ["read"])),
+    )  # fmt: skip
+    assert refused.status_code == 403

@@ -156,6 +156,7 @@ def scenario(r):
         "people": people,
         "values": {
             "login": list(people),
+            "account_id": [user["id"] for user in people.values()],
             "status_id": sids,
             "status": by_author,
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
