@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import accounts, instance, statuses, timelines
+from . import accounts, instance, notifications, search, statuses, timelines
 
 app_name = "api"
 
@@ -53,4 +53,17 @@ urlpatterns = [
     path("api/v1/timelines/public", timelines.public, name="timeline_public"),
     path("api/v1/timelines/tag/<str:tag>", timelines.tag, name="timeline_tag"),
     path("api/v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    path("api/v1/notifications", notifications.notification_list, name="notifications"),
+    path("api/v1/notifications/clear", notifications.clear, name="notifications_clear"),
+    path(
+        "api/v1/notifications/<str:notification_id>",
+        notifications.one,
+        name="notification",
+    ),
+    path(
+        "api/v1/notifications/<str:notification_id>/dismiss",
+        notifications.dismiss,
+        name="notification_dismiss",
+    ),
+    path("api/v2/search", search.search_v2, name="search"),
 ]

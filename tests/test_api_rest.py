@@ -338,3 +338,67 @@ def test_update_credentials_is_checked_by_the_profile_form(client, alice, token)
         content_type="application/json", **bearer(token(alice, ["read"])),
     )  # fmt: skip
     assert refused.status_code == 403
+
+
+# --- notifications and search --------------------------------------------------------------
+
+
+def test_mastodon_py_reads_and_dismisses_notifications(r, mastodon, alice, bob, carol):
+    privacy.set_private(r, alice["id"], True)
+    graph.follow(r, carol["id"], alice["id"])  # a follow request
+    privacy.approve(r, alice["id"], carol["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    mine = post(r, alice, "Mine")
+    for n in range(3):
+        post(r, carol, f"@alice number {n}")
+    post(r, carol, "a reply", in_reply_to=mine)
+    from socialsite.repository import likes
+
+    likes.like(r, carol["id"], mine)
+    a = mastodon(alice)
+    types = [n["type"] for n in a.notifications()]
+    assert types[:5] == ["favourite", "mention", "mention", "mention", "mention"]
+    assert "follow_request" in types
+    mentions, page = [], a.notifications(types=["mention"], limit=2)
+    while page:
+        mentions += page
+        page = a.fetch_next(page)
+    assert len(mentions) == 4 and {n["type"] for n in mentions} == {"mention"}
+    assert mentions[0]["status"]["content"] == "<p>a reply</p>"
+    without = a.notifications(exclude_types=["mention", "favourite"])
+    assert {n["type"] for n in without} <= {"follow", "follow_request"}
+    one = a.notifications(id=mentions[0]["id"])
+    assert one["id"] == mentions[0]["id"]
+    a.notifications_dismiss(mentions[0]["id"])
+    with pytest.raises(MastodonNotFoundError):
+        a.notifications(id=mentions[0]["id"])
+    a.notifications_clear()
+    assert a.notifications() == []
+
+
+def test_notifications_leave_out_muted_actors_and_unseen_statuses(r, client, alice, bob, token):
+    post(r, bob, "@alice hello")
+    headers = bearer(token(alice))
+    assert len(client.get("/api/v1/notifications", **headers).json()) == 1
+    blocks.mute(r, alice["id"], bob["id"])
+    assert client.get("/api/v1/notifications", **headers).json() == []
+    assert client.get("/api/v1/notifications", **bearer(token(alice, ["read:statuses"]))
+                      ).status_code == 403  # fmt: skip
+    assert client.get("/api/v1/notifications/12x", **headers).status_code == 404
+
+
+def test_mastodon_py_searches_accounts_and_hashtags(r, mastodon, alice, bob):
+    post(r, alice, "About #teatime")
+    found = mastodon(bob).search_v2("tea")
+    assert [tag["name"] for tag in found["hashtags"]] == ["teatime"]
+    assert found["statuses"] == []
+    people = mastodon(bob).search_v2("ali", result_type="accounts")
+    assert [acc["username"] for acc in people["accounts"]] == ["alice"]
+    assert people["hashtags"] == []
+    blocks.block(r, alice["id"], bob["id"])
+    assert mastodon(bob).search_v2("ali")["accounts"] == []
+
+
+def test_a_search_of_another_type_is_422(client):
+    assert client.get("/api/v2/search?q=x&type=toots").status_code == 422
+    assert client.get("/api/v2/search?q=").status_code == 422

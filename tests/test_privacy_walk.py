@@ -64,7 +64,8 @@ TAG_LISTING_URLS = ("search", "search_complete")
 
 # Query strings walked besides the bare URL of a pattern, by URL name.
 EXTRA_QUERIES = {
-    "search": ["q=%23zq", "q=zq", "q=%40privy", "q=%40gone"],
+    # The client API's search (api/search.py) is walked with the page's queries too.
+    "search": ["q=%23zq", "q=zq", "q=%40privy", "q=%40gone", "q=zq&type=hashtags"],
     "search_complete": ["q=%23zq", "q=%40zq", "q=%40gone"],
     "notifications": ["type=mention", "type=reply"],
 }
@@ -157,6 +158,7 @@ def scenario(r):
         "values": {
             "login": list(people),
             "account_id": [user["id"] for user in people.values()],
+            "notification_id": [1],
             "status_id": sids,
             "status": by_author,
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
