@@ -2,12 +2,15 @@
 repository's records: ids as strings, times in ISO 8601."""
 
 import datetime
+import functools
+import json
 
 from django.conf import settings
 from django.templatetags.static import static
 from django.utils.html import format_html
 
 from media import attachments, files
+from socialsite.memory import Memory
 from socialsite.repository import entities as parsed_entities
 from socialsite.repository import keys
 from timeline.jinja_helpers import StatusLinks, message_html
@@ -67,9 +70,14 @@ def html(base, text, packed_entities=None):
     return format_html("<p>{}</p>", markup)
 
 
+@functools.lru_cache(maxsize=8)
+def _static_url(path):
+    return static(path)
+
+
 def _picture(base, user, field, missing):
     name = user.get(field)
-    return absolute(base, files.url(name) if name else static(missing))
+    return absolute(base, files.url(name) if name else _static_url(missing))
 
 
 def account(base, user):
@@ -194,6 +202,42 @@ def _tags(base, found):
     ]
 
 
+# What a Status entity says that its status hash alone decides (its text as HTML, its
+# mentions, tags and images, its times and links), kept per process by (base, id): a
+# status hash never changes once written, and rendering its HTML is most of the cost of
+# a timeline call (the pages keep their markup the same way: jinja_helpers).
+REMEMBERED_STATUSES = 20_000  # ~3 KB each: ~60 MB per process at most
+_remembered = Memory("api statuses", REMEMBERED_STATUSES)
+
+
+def _own_part(base, status):
+    key = (base, int(status["id"]))
+    part = _remembered.get(key)
+    if part is None:
+        login = status.get("login") or ""
+        url = absolute(base, f"/@{login}/{status['id']}/")
+        in_reply_to = status.get("in_reply_to")
+        spoiler = str(status.get(keys.STATUS_SPOILER_FIELD) or "")
+        reply_uid = status.get("in_reply_to_uid")
+        found = _parsed(status)
+        part = {
+            "id": str(status["id"]),
+            "uri": url,
+            "url": url,
+            "created_at": iso_time(status["posted"]),
+            "content": str(html(base, status.get("message"), status.get("entities"))),
+            "sensitive": status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True) or bool(spoiler),
+            "spoiler_text": spoiler,
+            "media_attachments": _media(base, status),
+            "mentions": _mentions(base, found),
+            "tags": _tags(base, found),
+            "in_reply_to_id": str(in_reply_to) if in_reply_to else None,
+            "in_reply_to_account_id": str(reply_uid) if reply_uid else None,
+        }
+        _remembered.put(key, part)
+    return part
+
+
 def status(base, status, author, *, counts=None, viewer=None, reblog=None):
     """Mastodon's Status entity of ``status`` (a repository status dict, as
     statuses.get_statuses or a status event carries it) by ``author`` (a repository
@@ -202,50 +246,33 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
     None); ``reblog``: for a repost, its original's Status entity (else None)."""
     counts = counts or {}
     viewer = viewer or {}
-    login = author["login"]
-    url = absolute(base, f"/@{login}/{status['id']}/")
-    in_reply_to = status.get("in_reply_to")
-    spoiler = str(status.get(keys.STATUS_SPOILER_FIELD) or "")
-    sensitive = status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True) or bool(spoiler)
-    if reblog is None:
-        content, found = html(base, status.get("message"), status.get("entities")), _parsed(status)
-    else:  # a repost says nothing of its own: its original is its ``reblog``
-        content, found = "", parsed_entities.empty()
-    return {
-        "id": str(status["id"]),
-        "uri": url,
-        "url": url,
-        "created_at": iso_time(status["posted"]),
-        "account": account(base, author),
-        "content": str(content),
-        "text": None,
-        "visibility": visibility_of(author),
-        "sensitive": sensitive,
-        "spoiler_text": spoiler,
-        "media_attachments": [] if reblog is not None else _media(base, status),
-        "application": None,
-        "mentions": _mentions(base, found),
-        "tags": _tags(base, found),
-        "emojis": [],
-        "reblogs_count": int(counts.get("reblogs", 0)),
-        "favourites_count": int(counts.get("favourites", 0)),
-        "replies_count": int(counts.get("replies", 0)),
-        "in_reply_to_id": str(in_reply_to) if in_reply_to else None,
-        "in_reply_to_account_id": (
-            str(status["in_reply_to_uid"]) if status.get("in_reply_to_uid") else None
-        ),
-        "reblog": reblog,
-        "poll": None,
-        "card": None,
-        "language": None,
-        "edited_at": None,
-        "favourited": bool(viewer.get("favourited", False)),
-        "reblogged": bool(viewer.get("reblogged", False)),
-        "muted": False,
-        "bookmarked": False,
-        "pinned": False,
-        "filtered": [],
-    }
+    entity = dict(_own_part(base, status))
+    if reblog is not None:  # a repost says nothing of its own: its original is its reblog
+        entity.update(content="", media_attachments=[], mentions=[], tags=[])
+    entity.update(
+        {
+            "account": account(base, author),
+            "text": None,
+            "visibility": visibility_of(author),
+            "application": None,
+            "emojis": [],
+            "reblogs_count": int(counts.get("reblogs", 0)),
+            "favourites_count": int(counts.get("favourites", 0)),
+            "replies_count": int(counts.get("replies", 0)),
+            "reblog": reblog,
+            "poll": None,
+            "card": None,
+            "language": None,
+            "edited_at": None,
+            "favourited": bool(viewer.get("favourited", False)),
+            "reblogged": bool(viewer.get("reblogged", False)),
+            "muted": False,
+            "bookmarked": False,
+            "pinned": False,
+            "filtered": [],
+        }
+    )
+    return entity
 
 
 # The repository's notification kinds as Mastodon's types: a reply is a mention there,
@@ -314,3 +341,73 @@ def shown_status(base, item, liked=frozenset()):
               "favourites": item.get("likes", 0)}  # fmt: skip
     viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted"))}
     return status(base, item, item["author"], counts=counts, viewer=viewer)
+
+
+# --- a page of statuses as JSON text ---------------------------------------------------------
+# A timeline call sends up to 40 Status entities. Their own parts (_own_part) and their
+# authors' Account entities are kept here as JSON text, so that a page is mostly joined
+# text rather than dicts copied and encoded again: the same JSON as json.dumps of
+# ``status`` (tests/test_api_rest.py compares them).
+_own_text = Memory("api status json", REMEMBERED_STATUSES)
+REMEMBERED_ACCOUNTS = 20_000  # ~1 KB each
+_account_text = Memory("api account json", REMEMBERED_ACCOUNTS)
+
+
+def _dumps(data):
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _own_json(base, status):
+    key = (base, int(status["id"]))
+    text = _own_text.get(key)
+    if text is None:
+        text = _dumps(_own_part(base, status))[1:-1]
+        _own_text.put(key, text)
+    return text
+
+
+def _account_json(base, author):
+    # Keyed by everything the entity is made of: a changed name or picture is a new key.
+    key = (base, *sorted(author.items()))
+    text = _account_text.get(key)
+    if text is None:
+        text = _dumps(account(base, author))
+        _account_text.put(key, text)
+    return text
+
+
+# The fields of a Status entity that are the same for every status here.
+_CONSTANT_FIELDS = _dumps(
+    {
+        "text": None,
+        "application": None,
+        "emojis": [],
+        "reblog": None,
+        "poll": None,
+        "card": None,
+        "language": None,
+        "edited_at": None,
+        "muted": False,
+        "bookmarked": False,
+        "pinned": False,
+        "filtered": [],
+    }  # fmt: skip
+)[1:-1]
+
+
+def shown_statuses_json(base, items, liked=frozenset()):
+    """The JSON text of ``items`` (statuses as the repository's pages give them) as a
+    list of Status entities: what json.dumps([shown_status(...) ...]) gives."""
+    parts = []
+    for item in items:
+        favourited = "true" if item["id"] in liked else "false"
+        reblogged = "true" if item.get("viewer_reposted") else "false"
+        parts.append(
+            f'{{{_own_json(base, item)},"account":{_account_json(base, item["author"])},'
+            f'"visibility":"{visibility_of(item["author"])}",'
+            f'"reblogs_count":{int(item.get("reposts", 0))},'
+            f'"favourites_count":{int(item.get("likes", 0))},'
+            f'"replies_count":{int(item.get("replies", 0))},'
+            f'"favourited":{favourited},"reblogged":{reblogged},{_CONSTANT_FIELDS}}}'
+        )
+    return f"[{','.join(parts)}]"

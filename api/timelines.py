@@ -16,7 +16,7 @@ from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
-from .responses import error, json_response
+from .responses import error, json_response, json_text_response
 
 
 def _params(request):
@@ -31,9 +31,8 @@ def _answer(request, query, page):
     the Link header: ``next`` below the page's cursor, ``prev`` above its first."""
     items = paging.above(page.items, query.lower)
     base = entities.site_base(request)
-    shown = [entities.shown_status(base, item, page.liked) for item in items]
     next_cursor = page.next_cursor if len(items) == len(page.items) else None
-    response = json_response(shown)
+    response = json_text_response(entities.shown_statuses_json(base, items, page.liked))
     return paging.with_link(response, request, next_cursor, items[0]["id"] if items else None)
 
 

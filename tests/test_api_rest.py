@@ -402,3 +402,23 @@ def test_mastodon_py_searches_accounts_and_hashtags(r, mastodon, alice, bob):
 def test_a_search_of_another_type_is_422(client):
     assert client.get("/api/v2/search?q=x&type=toots").status_code == 422
     assert client.get("/api/v2/search?q=").status_code == 422
+
+
+def test_a_timeline_as_json_text_is_the_entities_json(r, alice, bob):
+    """The timeline's JSON made of remembered pieces (entities.shown_statuses_json) says
+    what the Status entities say."""
+    import json
+
+    from api import entities
+    from socialsite.repository import timelines
+
+    graph.follow(r, bob["id"], alice["id"])
+    sid = post(r, alice, "Hi @bob #tag https://example.com", **{"spoiler": "cw"})
+    post(r, alice, "@bob a reply", in_reply_to=sid)
+    page = timelines.home_page(r, bob["id"])
+    base = "https://social.example"
+    made = [entities.shown_status(base, item, frozenset({sid})) for item in page.items]
+    twice = [json.loads(entities.shown_statuses_json(base, page.items, frozenset({sid})))
+             for _ in range(2)]  # fmt: skip
+    assert twice[0] == made and twice[1] == made
+    assert made[1]["favourited"] is True and made[0]["in_reply_to_id"] == str(sid)
