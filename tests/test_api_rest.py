@@ -422,3 +422,34 @@ def test_a_timeline_as_json_text_is_the_entities_json(r, alice, bob):
              for _ in range(2)]  # fmt: skip
     assert twice[0] == made and twice[1] == made
     assert made[1]["favourited"] is True and made[0]["in_reply_to_id"] == str(sid)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/timelines/home?limit=40",
+        "/api/v1/timelines/tag/many?limit=40",
+        "/api/v1/timelines/list/{lid}?limit=40",
+        "/api/v1/timelines/public?limit=40",
+        "/api/v1/accounts/{alice}/statuses?limit=40",
+        "/api/v1/notifications?limit=30",
+    ],
+)
+def test_each_list_costs_round_trips_not_per_status(r, client, alice, bob, token, round_trips,
+                                                    path):  # fmt: skip
+    graph.follow(r, bob["id"], alice["id"])
+    _, lid = lists.create_list(r, bob["id"], "Friends")
+    lists.add_member(r, bob["id"], lid, alice["id"])
+    headers = bearer(token(bob))
+    url = path.format(lid=lid, alice=alice["id"])
+    costs = []
+    for count in (3, 30):
+        for n in range(count):
+            post(r, alice, f"Status {n} #many @bob")
+        client.get(url, **headers)  # scripts loaded, authors remembered
+        before = round_trips["n"]
+        shown = client.get(url, **headers).json()
+        assert len(shown) >= count
+        costs.append(round_trips["n"] - before)
+    assert costs[0] == costs[1], costs
+    assert costs[1] <= 6  # the token, then the list (the public one: its catch-up read, 4)
