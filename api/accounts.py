@@ -7,13 +7,23 @@ from django.http import Http404, QueryDict
 
 from media import files, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import graph, keys, locks, profiles, search, timelines, users, visibility
+from socialsite.repository import (
+    graph,
+    keys,
+    locks,
+    profiles,
+    reposts,
+    search,
+    timelines,
+    users,
+    visibility,
+)
 from timeline.forms import ProfileForm
 
 from . import entities, paging
 from .auth import api_view
 from .common import TRUE, BadBody, body, email_unverified, get_list, throttled
-from .responses import error, json_response
+from .responses import error, json_response, json_text_response
 
 RELATIONSHIPS_AT_ONCE = 40
 
@@ -125,7 +135,9 @@ def account_statuses(request, account_id):
     items = paging.above(page.items, query.lower)
     kept = [item for item in items if _kept(request, item, user["id"])]
     base = entities.site_base(request)
-    response = json_response([entities.shown_status(base, item, page.liked) for item in kept])
+    shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
+    found = reposts.reposts_of(r, shown_by)
+    response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
     next_cursor = page.next_cursor if len(items) == len(page.items) else None
     return paging.with_link(response, request, next_cursor, items[0]["id"] if items else None)
 

@@ -395,11 +395,40 @@ _CONSTANT_FIELDS = _dumps(
 )[1:-1]
 
 
-def shown_statuses_json(base, items, liked=frozenset()):
+def reblog_of(base, item, repost, liked=frozenset()):
+    """The Status entity of a repost shown on a page as its original ``item`` under a
+    "reposted" header (``reposted_by``): the repost, ``repost`` (its id, when it was
+    posted), wrapping the original, as Mastodon shows a reblog."""
+    rid, posted = repost
+    original = shown_status(base, item, liked)
+    reposter = item["reposted_by"]
+    wrapper = status(
+        base, {"id": rid, "posted": posted, "login": reposter["login"]}, reposter,
+        reblog=original,
+    )  # fmt: skip
+    wrapper.update(
+        favourited=original["favourited"],
+        reblogged=original["reblogged"],
+        reblogs_count=original["reblogs_count"],
+        favourites_count=original["favourites_count"],
+        replies_count=original["replies_count"],
+    )
+    return wrapper
+
+
+def shown_statuses_json(base, items, liked=frozenset(), reposts=None):
     """The JSON text of ``items`` (statuses as the repository's pages give them) as a
-    list of Status entities: what json.dumps([shown_status(...) ...]) gives."""
+    list of Status entities: what json.dumps([shown_status(...) ...]) gives. ``reposts``:
+    {(reposter id, original id): (repost id, posted)} for items shown under a "reposted"
+    header, each given as the repost wrapping it (reblog_of)."""
     parts = []
+    reposts = reposts or {}
     for item in items:
+        shown_by = item.get("reposted_by")
+        repost = reposts.get((shown_by["id"], item["id"])) if shown_by else None
+        if repost is not None:
+            parts.append(_dumps(reblog_of(base, item, repost, liked)))
+            continue
         favourited = "true" if item["id"] in liked else "false"
         reblogged = "true" if item.get("viewer_reposted") else "false"
         parts.append(

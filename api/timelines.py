@@ -11,7 +11,7 @@ newer, which is what an app catching up asks for)."""
 from django.http import Http404
 
 from socialsite.connection import get_redis
-from socialsite.repository import blocks, lists, timelines
+from socialsite.repository import blocks, lists, reposts, timelines
 from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
@@ -28,12 +28,23 @@ def _params(request):
 
 def _answer(request, query, page):
     """A page of statuses (a repository Page) as Status entities, newest first, with
-    the Link header: ``next`` below the page's cursor, ``prev`` above its first."""
+    the Link header: ``next`` below the page's cursor, ``prev`` above its first. An
+    original shown under a "reposted" header is given as the repost wrapping it (one or
+    two round trips more when the page has any: reposts.reposts_of)."""
     items = paging.above(page.items, query.lower)
     base = entities.site_base(request)
     next_cursor = page.next_cursor if len(items) == len(page.items) else None
-    response = json_text_response(entities.shown_statuses_json(base, items, page.liked))
-    return paging.with_link(response, request, next_cursor, items[0]["id"] if items else None)
+    shown_by = [
+        (item["reposted_by"]["id"], item["id"]) for item in items if item.get("reposted_by")
+    ]
+    found = reposts.reposts_of(get_redis(), shown_by)
+    response = json_text_response(entities.shown_statuses_json(base, items, page.liked, found))
+    first = None
+    if items:
+        first = items[0]["id"]
+        if items[0].get("reposted_by"):
+            first = found.get((items[0]["reposted_by"]["id"], first), (first,))[0]
+    return paging.with_link(response, request, next_cursor, first)
 
 
 @api_view(scope="read:statuses")

@@ -502,3 +502,21 @@ def test_every_endpoint_asks_its_own_scope(r, client, alice, bob, token, method,
     allowed = getattr(client, method)(url, **bearer(token(alice, [scope])))
     assert allowed.status_code != 403, allowed.content
     assert allowed.status_code < 500
+
+
+def test_a_repost_is_a_reblog_wrapping_its_original(r, client, alice, bob, carol, token):
+    from socialsite.repository import reposts
+
+    graph.follow(r, bob["id"], carol["id"])
+    original = post(r, alice, "Worth sharing")
+    _, orig = reposts.repost(r, carol["id"], original)
+    rid = reposts.repost_id(r, carol["id"], original)
+    headers = bearer(token(bob))
+    for path in ("/api/v1/timelines/home", f"/api/v1/accounts/{carol['id']}/statuses"):
+        (shown,) = client.get(path, **headers).json()
+        assert shown["id"] == str(rid) and shown["account"]["username"] == "carol"
+        assert shown["reblog"]["id"] == str(original) and shown["content"] == ""
+        assert shown["reblog"]["account"]["username"] == "alice"
+        assert shown["reblogs_count"] == 1
+    one = client.get(f"/api/v1/statuses/{rid}", **headers).json()
+    assert one["reblog"]["id"] == str(original)
