@@ -143,8 +143,9 @@ def credential_account(base, user):
 
 
 def visibility_of(author):
-    """A status's visibility as Mastodon names it: its author's account decides
-    (decision 0032), ``private`` (followers only) for a private account."""
+    """A status's visibility as Mastodon names it: its author's account decides, now
+    (decision 0032), ``private`` (followers only) for a private account. (A status
+    posted while the account was private is never streamed: privacy.py.)"""
     return "private" if author.get("private") in ("1", True) else "public"
 
 
@@ -287,16 +288,17 @@ NOTIFICATION_TYPES = {
 }
 
 
-def notification(base, notification, account_entity, status=None):
-    """Mastodon's Notification entity: ``notification`` {"id", "kind" (a repository
-    kind: notifications.KINDS), "time" (seconds)}, ``account_entity`` the Account of who
-    did it, ``status`` the Status entity it is about (None for a follow)."""
-    kind = notification["kind"]
+def notification(base, notification, account_user, status=None):
+    """Mastodon's Notification entity of ``notification`` (a notifications.Event) by
+    ``account_user`` (a repository user or author dict), about ``status`` (its Status
+    entity; None for a follow). Its id is the event's score: unique in the user's list,
+    and in order."""
     return {
-        "id": str(notification["id"]),
-        "type": NOTIFICATION_TYPES.get(kind, kind),
-        "created_at": iso_time(notification["time"]),
-        "account": account_entity,
+        "id": str(notification.score),
+        "type": NOTIFICATION_TYPES.get(notification.kind, notification.kind),
+        "created_at": iso_time(notification.score / 1000),
+        "group_key": f"ungrouped-{notification.score}",
+        "account": account(base, account_user),
         "status": status,
     }
 

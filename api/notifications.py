@@ -40,9 +40,7 @@ def _entity(base, notice):
     status = None
     if notice.status is not None:
         status = entities.shown_status(base, notice.status)
-    event = notice.event
-    record = {"id": event.score, "kind": event.kind, "time": event.score / 1000}
-    return entities.notification(base, record, entities.account(base, notice.actor), status)
+    return entities.notification(base, notice.event, notice.actor, status)
 
 
 @api_view(scope="read:notifications")

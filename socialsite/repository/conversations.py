@@ -278,8 +278,8 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
 
 
 @dataclass
-class Notice:
-    """One notification, not grouped (Mastodon's, for the client API): its ``event``
+class ListedNotice:
+    """One notification, not grouped (Mastodon's, for the client API's list): its ``event``
     (notifications.Event: ``score`` is its id), ``actor`` (an author dict) and
     ``status`` (the status it is about, with its ``author``; None for a follow)."""
 
@@ -292,7 +292,7 @@ def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
     """Up to ``count`` of ``uid``'s notifications one by one, newest first, with scores
     below ``before`` and above ``after`` (None: no bound), of ``kinds`` (a set of
     notifications.KINDS; None: every kind); with ``score``, that one notification only.
-    Returns (notices, next_cursor). Left out as the notifications page leaves them out:
+    Returns (ListedNotices, next_cursor). Left out as the notifications page leaves them out:
     actors the user blocks, is blocked by or mutes, actors suspended or gone, statuses
     deleted or the user may not see (visibility.shown_statuses). Round trips: the events
     with the hidden actors; the statuses (with their authors' visibility); the actors
@@ -323,7 +323,7 @@ def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
         status = shown.get(event.status) if event.status else None
         if actor is None or (event.status and status is None):
             continue
-        made.append(Notice(event, actor, status))
+        made.append(ListedNotice(event, actor, status))
         if len(made) == count:
             break
     more = len(made) == count and wanted[-1].score < made[-1].event.score
