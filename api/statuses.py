@@ -250,11 +250,14 @@ unreblog = _repost_action(reposts.unrepost)
 
 def _accounts_page(request, sid, read_page):
     sid = to_status_id(sid)
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
     r = get_redis()
     status = visible_status(r, request.user.id, sid)
     if status.get("repost_of"):
         raise Http404
-    query = paging.params(request)
     page = read_page(r, sid, before=query.max_id, count=query.limit)
     base = entities.site_base(request)
     response = json_response([entities.account(base, user) for user in page.items])

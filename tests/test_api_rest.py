@@ -520,3 +520,24 @@ def test_a_repost_is_a_reblog_wrapping_its_original(r, client, alice, bob, carol
         assert shown["reblogs_count"] == 1
     one = client.get(f"/api/v1/statuses/{rid}", **headers).json()
     assert one["reblog"]["id"] == str(original)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/timelines/home", "/api/v1/timelines/public", "/api/v1/timelines/tag/x",
+        "/api/v1/timelines/list/{lid}", "/api/v1/accounts/{alice}/statuses",
+        "/api/v1/accounts/{alice}/followers", "/api/v1/accounts/{alice}/following",
+        "/api/v1/statuses/{sid}/favourited_by", "/api/v1/statuses/{sid}/reblogged_by",
+        "/api/v1/notifications", "/api/v1/accounts/search?q=a", "/api/v2/search?q=a",
+    ],
+)  # fmt: skip
+def test_a_malformed_paging_parameter_is_422_on_every_list(r, client, alice, token, path):
+    _, lid = lists.create_list(r, alice["id"], "Mine")
+    sid = post(r, alice, "Mine")
+    url = path.format(lid=lid, alice=alice["id"], sid=sid)
+    joiner = "&" if "?" in url else "?"
+    for bad in ("max_id=x", "limit=-1", "since_id=1e5"):
+        response = client.get(f"{url}{joiner}{bad}", **bearer(token(alice)))
+        assert response.status_code == 422, (bad, response.content)
+        assert "must be a number" in response.json()["error"]
