@@ -80,10 +80,11 @@ def visible_status(r, viewer_id, sid):
     return status
 
 
-def status_entity(request, status, base=None):
+def status_entity(request, status, base=None, fresh=False):
     """The Status entity of ``status`` (from visible_status) for the request's viewer:
     a repost as a wrapper around its original (when the viewer may see it). Two round
-    trips for a logged-in viewer: whether they like and reposted it."""
+    trips for a logged-in viewer: whether they like and reposted it (none when
+    ``fresh``: a status just posted)."""
     r = get_redis()
     base = base or entities.site_base(request)
     original = None
@@ -93,8 +94,9 @@ def status_entity(request, status, base=None):
         )
     viewer = request.user.id
     shown = original["id"] if original else status["id"]
-    liked = likes.likes_of(r, viewer, [shown]) if viewer is not None else frozenset()
-    reblogged = viewer is not None and reposts.has_reposted(r, viewer, shown)
+    asked = viewer is not None and not fresh
+    liked = likes.likes_of(r, viewer, [shown]) if asked else frozenset()
+    reblogged = asked and reposts.has_reposted(r, viewer, shown)
     counts = {"replies": status.get("replies", 0), "reblogs": status.get("reposts", 0),
               "favourites": status.get("likes", 0)}  # fmt: skip
     flags = {"favourited": int(shown) in liked, "reblogged": reblogged}

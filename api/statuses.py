@@ -109,7 +109,11 @@ def post(request):
         return error(404, "Record not found")
     if sid is None:
         return error(422, "This method requires an authenticated user")
-    return json_response(status_entity(request, visible_status(r, request.user.id, sid)))
+    # Just posted: nobody likes or reposted it yet (an Idempotency-Key's repeat may be
+    # older, and is read as any status is).
+    fresh = not key
+    status = visible_status(r, request.user.id, sid)
+    return json_response(status_entity(request, status, fresh=fresh))
 
 
 @csrf_exempt
