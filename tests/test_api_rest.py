@@ -3,11 +3,26 @@ client nobody here wrote, against a live server, and by direct HTTP for each err
 code, scope and refusal. The rules of the pages hold through the same code: a status
 the pages refuse, the API refuses ("Record not found")."""
 
+import json
+
 import pytest
 from mastodon import Mastodon
 from mastodon.errors import MastodonNotFoundError
 
-from socialsite.repository import blocks, graph, lists, moderation, oauth, privacy, statuses
+from api import entities
+from socialsite.repository import (
+    blocks,
+    graph,
+    likes,
+    lists,
+    moderation,
+    oauth,
+    privacy,
+    profiles,
+    reposts,
+    statuses,
+    timelines,
+)
 
 READ_WRITE = ["read", "write", "follow"]
 
@@ -115,8 +130,6 @@ def test_instance_says_the_limits_and_streaming_url(client, settings):
 
 def test_accounts_say_private_bio_and_a_default_avatar(r, client, alice, token):
     privacy.set_private(r, alice["id"], True)
-    from socialsite.repository import profiles
-
     profiles.update_profile(r, alice["id"], {"bio": "Down the <rabbit> hole #wonder"})
     body = client.get("/api/v1/accounts/verify_credentials", **bearer(token(alice))).json()
     assert body["locked"] is True
@@ -352,8 +365,6 @@ def test_mastodon_py_reads_and_dismisses_notifications(r, mastodon, alice, bob, 
     for n in range(3):
         post(r, carol, f"@alice number {n}")
     post(r, carol, "a reply", in_reply_to=mine)
-    from socialsite.repository import likes
-
     likes.like(r, carol["id"], mine)
     a = mastodon(alice)
     types = [n["type"] for n in a.notifications()]
@@ -407,11 +418,6 @@ def test_a_search_of_another_type_is_422(client):
 def test_a_timeline_as_json_text_is_the_entities_json(r, alice, bob):
     """The timeline's JSON made of remembered pieces (entities.shown_statuses_json) says
     what the Status entities say."""
-    import json
-
-    from api import entities
-    from socialsite.repository import timelines
-
     graph.follow(r, bob["id"], alice["id"])
     sid = post(r, alice, "Hi @bob #tag https://example.com", **{"spoiler": "cw"})
     post(r, alice, "@bob a reply", in_reply_to=sid)
@@ -505,8 +511,6 @@ def test_every_endpoint_asks_its_own_scope(r, client, alice, bob, token, method,
 
 
 def test_a_repost_is_a_reblog_wrapping_its_original(r, client, alice, bob, carol, token):
-    from socialsite.repository import reposts
-
     graph.follow(r, bob["id"], carol["id"])
     original = post(r, alice, "Worth sharing")
     _, orig = reposts.repost(r, carol["id"], original)
