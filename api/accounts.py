@@ -1,16 +1,241 @@
-"""The client API's accounts (/api/v1/accounts/...)."""
+"""The client API's accounts (/api/v1/accounts/...): one's own (verify_credentials,
+update_credentials), anyone's card, statuses, followers and following, follows and
+relationships, and search. Each through the repository function its page uses, so a
+private account, a block or a suspension refuses here as there."""
 
-from . import entities
+from django.http import Http404, QueryDict
+
+from media import files, pictures
+from socialsite.connection import get_redis
+from socialsite.repository import (
+    graph,
+    keys,
+    locks,
+    profiles,
+    reposts,
+    search,
+    timelines,
+    users,
+    visibility,
+)
+from timeline.forms import ProfileForm
+
+from . import entities, paging
 from .auth import api_view
-from .responses import json_response
+from .common import TRUE, BadBody, body, email_unverified, get_list, throttled
+from .responses import error, json_response, json_text_response
+
+RELATIONSHIPS_AT_ONCE = 40
 
 
 @api_view(scope="read:accounts")
 def verify_credentials(request):
-    """GET /api/v1/accounts/verify_credentials: the token's own account."""
-    user = request.user
-    data = {
-        "id": user.id, "login": user.login, "name": user.name, "signup": user.signup,
-        "followers": user.followers, "following": user.following, "posts": user.posts,
-    }  # fmt: skip
-    return json_response(entities.account(entities.site_base(request), data))
+    """GET /api/v1/accounts/verify_credentials: the token's own account, with its
+    ``source`` (the bio as written)."""
+    base = entities.site_base(request)
+    return json_response(entities.credential_account(base, request.user_data))
+
+
+@api_view(scope="write:accounts", methods=("PATCH",))
+def update_credentials(request):
+    """PATCH /api/v1/accounts/update_credentials: ``display_name`` and ``note`` (the
+    bio), checked by the profile page's own form; pictures and the rest are not taken
+    here (the profile page changes them)."""
+    try:
+        params = body(request) if request.content_type == "application/json" else _patch(request)
+    except BadBody as bad:
+        return error(422, str(bad))
+    data = request.user_data
+    form = ProfileForm(
+        {
+            "name": str(params.get("display_name", data["name"])),
+            "bio": str(params.get("note", data.get(keys.BIO_FIELD, ""))),
+            "website": data.get(keys.WEBSITE_FIELD, ""),
+        }
+    )
+    if not form.is_valid():
+        problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
+        return error(422, f"Validation failed: {problems}")
+    r = get_redis()
+    cleaned = form.cleaned_data
+    try:
+        if cleaned["bio"] != data.get(keys.BIO_FIELD, ""):
+            pictures.change_profile(r, data["id"], bio=cleaned["bio"], website=cleaned["website"])
+    except (profiles.AccountGone, files.StorageFailed):
+        raise Http404 from None
+    if cleaned["name"] != data["name"]:
+        users.change_name(r, data["id"], cleaned["name"])
+    user = users.get_user(r, data["id"])
+    return json_response(entities.credential_account(entities.site_base(request), user))
+
+
+def _patch(request):
+    """A PATCH's form body (Django parses only a POST's)."""
+    if request.content_type == "multipart/form-data":
+        data, _ = request.parse_file_upload(request.META, request)
+        return data
+    return QueryDict(request.body, encoding=request.encoding)
+
+
+def _shown_user(r, uid_text):
+    """The user dict of id ``uid_text`` (a string from the URL), or Http404 for none,
+    a suspended account or one being deleted."""
+    if not (uid_text.isascii() and uid_text.isdigit() and len(uid_text) <= 19):
+        raise Http404
+    user = users.get_user(r, int(uid_text))
+    if user is None or users.is_hidden(user):
+        raise Http404
+    return user
+
+
+@api_view(scope="read:accounts", public=True)
+def lookup(request):
+    """GET /api/v1/accounts/lookup?acct=login (an ``@`` in front, or this server's
+    domain after, allowed)."""
+    acct = request.GET.get("acct", "").lstrip("@").partition("@")[0]
+    user = users.get_user_by_login(get_redis(), acct) if acct else None
+    if user is None or users.is_hidden(user):
+        raise Http404
+    return json_response(entities.account(entities.site_base(request), user))
+
+
+@api_view(scope="read:accounts", public=True)
+def one(request, account_id):
+    """GET /api/v1/accounts/:id: the card, which is public, as the profile's."""
+    user = _shown_user(get_redis(), account_id)
+    return json_response(entities.account(entities.site_base(request), user))
+
+
+def _truthy(request, name):
+    return request.GET.get(name) in TRUE
+
+
+@api_view(scope="read:statuses", public=True)
+def account_statuses(request, account_id):
+    """GET /api/v1/accounts/:id/statuses: as the profile page shows them (none of a
+    private account the viewer does not follow; 404 for one that blocks the viewer);
+    ``exclude_replies``, ``exclude_reblogs``, ``only_media`` filter the page read;
+    ``pinned`` gives none (there are no pinned statuses)."""
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    viewer = request.user.id
+    rel = visibility.relationship(r, viewer, user["id"])
+    seen = visibility.statuses_visibility(viewer, user, rel)
+    if seen is visibility.Visibility.BLOCKED:
+        raise Http404
+    if seen is not visibility.Visibility.VISIBLE or _truthy(request, "pinned"):
+        return json_response([])
+    page = timelines.profile_page(
+        r, user["id"], before=query.max_id, count=query.limit, viewer_id=viewer
+    )
+    items = paging.above(page.items, query.lower)
+    kept = [item for item in items if _kept(request, item, user["id"])]
+    base = entities.site_base(request)
+    shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
+    found = reposts.reposts_of(r, shown_by)
+    response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
+    next_cursor = page.next_cursor if len(items) == len(page.items) else None
+    return paging.with_link(response, request, next_cursor, items[0]["id"] if items else None)
+
+
+def _kept(request, item, owner):
+    if _truthy(request, "exclude_replies") and item.get("in_reply_to"):
+        return False
+    if _truthy(request, "exclude_reblogs") and item.get("reposted_by"):
+        return False
+    return not (_truthy(request, "only_media") and not item.get(keys.STATUS_MEDIA_FIELD))
+
+
+def _people(request, account_id, read_page):
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    page = read_page(r, user["id"], before=query.max_id, count=query.limit)
+    base = entities.site_base(request)
+    response = json_response([entities.account(base, person) for person in page.items])
+    return paging.with_link(response, request, page.next_cursor, None)
+
+
+@api_view(scope="read:accounts", public=True)
+def followers(request, account_id):
+    """GET /api/v1/accounts/:id/followers, the latest follow first (as the page)."""
+    return _people(request, account_id, graph.followers_page)
+
+
+@api_view(scope="read:accounts", public=True)
+def following(request, account_id):
+    """GET /api/v1/accounts/:id/following, the latest follow first (as the page)."""
+    return _people(request, account_id, graph.following_page)
+
+
+def _relationship(r, viewer, user):
+    rel = visibility.relationship(r, viewer, user["id"])
+    followed_by = graph.is_following(r, user["id"], viewer)
+    return entities.relationship(user["id"], rel, followed_by=followed_by)
+
+
+@api_view(scope="write:follows", methods=("POST",))
+def follow(request, account_id):
+    """POST /api/v1/accounts/:id/follow: follow, or for a private account ask to
+    (the Relationship says ``requested``)."""
+    refused = throttled(request, "follows") or email_unverified(request)
+    if refused is not None:
+        return refused
+    return _act(request, account_id, graph.follow)
+
+
+@api_view(scope="write:follows", methods=("POST",))
+def unfollow(request, account_id):
+    """POST /api/v1/accounts/:id/unfollow (a request not yet answered is withdrawn)."""
+    return _act(request, account_id, graph.unfollow)
+
+
+FOLLOW_REFUSED = {
+    graph.FollowResult.SELF: "You cannot follow or unfollow yourself",
+    graph.FollowResult.BLOCKED: "This action is not allowed: they have blocked you",
+    graph.FollowResult.BLOCKING: "This action is not allowed: unblock them first",
+}
+
+
+def _act(request, account_id, act):
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    try:
+        result = act(r, request.user.id, user["id"])
+    except locks.LockBusy:
+        return error(409, "Another follow of yours (or theirs) is still in progress: try again")
+    if result in FOLLOW_REFUSED:
+        status = 422 if result is graph.FollowResult.SELF else 403
+        return error(status, FOLLOW_REFUSED[result])
+    return json_response(_relationship(r, request.user.id, user))
+
+
+@api_view(scope="read:follows")
+def relationships(request):
+    """GET /api/v1/accounts/relationships?id[]=...: up to RELATIONSHIPS_AT_ONCE ids; ids
+    of no account are left out, as Mastodon does."""
+    r = get_redis()
+    wanted = [uid for uid in get_list(request.GET, "id") if uid.isascii() and uid.isdigit()]
+    found = users.get_users(r, [int(uid) for uid in wanted[:RELATIONSHIPS_AT_ONCE]])
+    shown = [user for user in found.values() if not users.is_hidden(user)]
+    return json_response([_relationship(r, request.user.id, user) for user in shown])
+
+
+@api_view(scope="read:accounts")
+def search_accounts(request):
+    """GET /api/v1/accounts/search?q=: people, as the search page finds them."""
+    try:
+        limit = paging.params(request).limit
+        query = search.parse_query("@" + request.GET.get("q", "").lstrip("@"))
+    except (paging.BadParameter, search.QueryError) as bad:
+        return error(422, str(bad))
+    results = search.search(get_redis(), query, request.user.id, count=limit, relations=False)
+    base = entities.site_base(request)
+    return json_response([entities.account(base, person) for person in results.people])

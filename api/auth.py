@@ -66,7 +66,9 @@ def api_view(scope=None, methods=("GET",), public=False, user_required=True):
     ``user_required``: an app's own token (client_credentials) is refused (422, as
     Mastodon). Every answer carries the X-RateLimit-* headers of THROTTLE_API; a
     refused one is 429. The view runs with ``request.user`` the token's user (a
-    SiteUser, or an AnonymousUser) and ``request.api_token`` its record (or None); a
+    SiteUser, or an AnonymousUser), ``request.user_data`` its whole user hash (a dict,
+    or None: its bio, pictures, privacy for the Account entity) and
+    ``request.api_token`` its record (or None); a
     Http404 it raises is answered ``{"error": "Record not found"}``.
     """
 
@@ -92,7 +94,7 @@ def api_view(scope=None, methods=("GET",), public=False, user_required=True):
 def _authenticate(request, scope, public, user_required):
     """(an error response or None, the THROTTLE_API use counted or None); sets
     request.user and request.api_token."""
-    request.user, request.api_token = AnonymousUser(), None
+    request.user, request.api_token, request.user_data = AnonymousUser(), None, None
     token = bearer_token(request)
     if token is None:
         if not public:
@@ -112,7 +114,7 @@ def _authenticate(request, scope, public, user_required):
             return error(401, INVALID_TOKEN), None
         if users.is_hidden(data):
             return error(403, "Your login is currently disabled"), None
-        request.user = SiteUser(data)
+        request.user, request.user_data = SiteUser(data), data
     request.api_token = record
     if scope is not None and not scope_allows(record["scopes"], scope):
         return error(403, OUTSIDE_SCOPES), None

@@ -2,11 +2,23 @@
 repository's records: ids as strings, times in ISO 8601."""
 
 import datetime
+import functools
+import json
 
 from django.conf import settings
+from django.templatetags.static import static
+from django.utils.html import format_html
 
-from media import files
+from media import attachments, files
+from socialsite.memory import Memory
+from socialsite.repository import entities as parsed_entities
 from socialsite.repository import keys
+from timeline.jinja_helpers import StatusLinks, message_html
+
+# The pictures of an account that has none: plain static images, as Mastodon's
+# "missing.png" (the pages draw initials instead, which an app cannot show).
+MISSING_AVATAR = "api/avatar-missing.png"
+MISSING_HEADER = "api/header-missing.png"
 
 
 def iso_time(seconds):
@@ -32,30 +44,401 @@ def absolute(base, url):
     return f"{base}{url}"
 
 
+class _SiteLinks:
+    """The links message_html puts in ``content``, as absolute URLs on ``base``: an app
+    has no page to resolve a path against."""
+
+    __slots__ = ("base", "links")
+
+    def __init__(self, base):
+        self.base, self.links = base, StatusLinks()
+
+    def profile(self, login):
+        return absolute(self.base, self.links.profile(login))
+
+    def tag(self, normalized):
+        return absolute(self.base, self.links.tag(normalized))
+
+
+def html(base, text, packed_entities=None):
+    """``text`` with its parsed ``packed_entities`` as Mastodon's HTML: one paragraph,
+    mentions, hashtags and links as the pages render them (message_html: every piece
+    escaped); "" for no text."""
+    if not text:
+        return ""
+    markup = message_html({"message": text, "entities": packed_entities}, _SiteLinks(base))
+    return format_html("<p>{}</p>", markup)
+
+
+@functools.lru_cache(maxsize=8)
+def _static_url(path):
+    return static(path)
+
+
+def _picture(base, user, field, missing):
+    name = user.get(field)
+    return absolute(base, files.url(name) if name else _static_url(missing))
+
+
 def account(base, user):
-    """The Account entity of ``user`` (a repository user dict), URLs on ``base``."""
-    picture = user.get(keys.AVATAR_FIELD)
-    avatar = absolute(base, files.url(picture)) if picture else ""
+    """The Account entity of ``user`` (a repository user dict: a whole user hash, or an
+    author as users.get_authors and the status events carry it), URLs on ``base``. An
+    author dict carries no bio, header or signup: those come out empty."""
+    avatar = _picture(base, user, keys.AVATAR_FIELD, MISSING_AVATAR)
+    if not user.get(keys.AVATAR_FIELD) and user.get(keys.AVATAR_SMALL_FIELD):
+        avatar = _picture(base, user, keys.AVATAR_SMALL_FIELD, MISSING_AVATAR)
+    header = _picture(base, user, keys.HEADER_FIELD, MISSING_HEADER)
+    private = user.get("private") in ("1", True)
     return {
         "id": str(user["id"]),
         "username": user["login"],
         "acct": user["login"],
         "display_name": user.get("name") or "",
-        "locked": False,
+        "locked": private,
         "bot": False,
         "group": False,
-        "discoverable": True,
-        "created_at": iso_time(user["signup"]),
-        "note": "",
+        "discoverable": not private,
+        "indexable": not private,
+        "created_at": iso_time(user.get("signup") or 0),
+        "note": html(base, user.get(keys.BIO_FIELD), user.get(keys.BIO_ENTITIES_FIELD)),
         "url": absolute(base, f"/@{user['login']}/"),
+        "uri": absolute(base, f"/@{user['login']}/"),
         "avatar": avatar,
         "avatar_static": avatar,
-        "header": "",
-        "header_static": "",
+        "header": header,
+        "header_static": header,
         "followers_count": int(user.get("followers", 0)),
         "following_count": int(user.get("following", 0)),
         "statuses_count": int(user.get("posts", 0)),
         "last_status_at": None,
         "emojis": [],
-        "fields": [],
+        "fields": _fields(user),
     }
+
+
+def _fields(user):
+    website = user.get(keys.WEBSITE_FIELD)
+    if not website:
+        return []
+    value = format_html('<a href="{}" rel="nofollow noopener noreferrer">{}</a>', website, website)
+    return [{"name": "Website", "value": str(value), "verified_at": None}]
+
+
+def credential_account(base, user):
+    """The Account of the token's own user with ``source`` (what update_credentials
+    edits, as plain text), as verify_credentials answers."""
+    entity = account(base, user)
+    entity["source"] = {
+        "privacy": "private" if entity["locked"] else "public",
+        "sensitive": False,
+        "language": None,
+        "note": user.get(keys.BIO_FIELD) or "",
+        "fields": [
+            {"name": f["name"], "value": user.get(keys.WEBSITE_FIELD) or "", "verified_at": None}
+            for f in entity["fields"]
+        ],  # fmt: skip
+        "follow_requests_count": int(user.get("follow_requests", 0)),
+    }
+    return entity
+
+
+def visibility_of(author):
+    """A status's visibility as Mastodon names it: its author's account decides, now
+    (decision 0032), ``private`` (followers only) for a private account. (A status
+    posted while the account was private is never streamed: privacy.py.)"""
+    return "private" if author.get("private") in ("1", True) else "public"
+
+
+def _media(base, status):
+    return [
+        {
+            "id": item["id"],
+            "type": "image",
+            "url": absolute(base, item["url"]),
+            "preview_url": absolute(base, item["preview_url"]),
+            "remote_url": None,
+            "text_url": None,
+            "meta": {
+                "original": {
+                    "width": item["original_width"],
+                    "height": item["original_height"],
+                    "size": f"{item['original_width']}x{item['original_height']}",
+                    "aspect": item["original_width"] / max(item["original_height"], 1),
+                },
+                "small": {
+                    "width": item["width"],
+                    "height": item["height"],
+                    "size": f"{item['width']}x{item['height']}",
+                    "aspect": item["width"] / max(item["height"], 1),
+                },
+            },  # fmt: skip
+            "description": item["alt"] or None,
+            "blurhash": None,
+        }
+        for item in attachments.media_of(status)
+    ]
+
+
+def _parsed(status):
+    """The entities of ``status`` (Twitter's format: parsed_entities.unpack)."""
+    return parsed_entities.unpack(str(status.get("message") or ""), status.get("entities"))
+
+
+def _mentions(base, found):
+    return [
+        {
+            "id": str(m["id"]),
+            "username": m["screen_name"],
+            "acct": m["screen_name"],
+            "url": absolute(base, f"/@{m['screen_name']}/"),
+        }  # fmt: skip
+        for m in found["user_mentions"]
+    ]
+
+
+def _tags(base, found):
+    return [
+        {"name": name, "url": absolute(base, f"/tags/{name}/")}
+        for name in parsed_entities.tags(found)
+    ]
+
+
+# What a Status entity says that its status hash alone decides (its text as HTML, its
+# mentions, tags and images, its times and links), kept per process by (base, id): a
+# status hash never changes once written, and rendering its HTML is most of the cost of
+# a timeline call (the pages keep their markup the same way: jinja_helpers).
+REMEMBERED_STATUSES = 20_000  # ~3 KB each: ~60 MB per process at most
+_remembered = Memory("api statuses", REMEMBERED_STATUSES)
+
+
+def _own_part(base, status):
+    key = (base, int(status["id"]))
+    part = _remembered.get(key)
+    if part is None:
+        login = status.get("login") or ""
+        url = absolute(base, f"/@{login}/{status['id']}/")
+        in_reply_to = status.get("in_reply_to")
+        spoiler = str(status.get(keys.STATUS_SPOILER_FIELD) or "")
+        reply_uid = status.get("in_reply_to_uid")
+        found = _parsed(status)
+        part = {
+            "id": str(status["id"]),
+            "uri": url,
+            "url": url,
+            "created_at": iso_time(status["posted"]),
+            "content": str(html(base, status.get("message"), status.get("entities"))),
+            "sensitive": status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True) or bool(spoiler),
+            "spoiler_text": spoiler,
+            "media_attachments": _media(base, status),
+            "mentions": _mentions(base, found),
+            "tags": _tags(base, found),
+            "in_reply_to_id": str(in_reply_to) if in_reply_to else None,
+            "in_reply_to_account_id": str(reply_uid) if reply_uid else None,
+        }
+        _remembered.put(key, part)
+    return part
+
+
+def status(base, status, author, *, counts=None, viewer=None, reblog=None):
+    """Mastodon's Status entity of ``status`` (a repository status dict, as
+    statuses.get_statuses or a status event carries it) by ``author`` (a repository
+    user or author dict), URLs on ``base``. ``counts``: {"replies", "reblogs",
+    "favourites"} (zeros if None); ``viewer``: {"favourited", "reblogged"} (False if
+    None); ``reblog``: for a repost, its original's Status entity (else None)."""
+    counts = counts or {}
+    viewer = viewer or {}
+    entity = dict(_own_part(base, status))
+    if reblog is not None:  # a repost says nothing of its own: its original is its reblog
+        entity.update(content="", media_attachments=[], mentions=[], tags=[])
+    entity.update(
+        {
+            "account": account(base, author),
+            "text": None,
+            "visibility": visibility_of(author),
+            "application": None,
+            "emojis": [],
+            "reblogs_count": int(counts.get("reblogs", 0)),
+            "favourites_count": int(counts.get("favourites", 0)),
+            "replies_count": int(counts.get("replies", 0)),
+            "reblog": reblog,
+            "poll": None,
+            "card": None,
+            "language": None,
+            "edited_at": None,
+            "favourited": bool(viewer.get("favourited", False)),
+            "reblogged": bool(viewer.get("reblogged", False)),
+            "muted": False,
+            "bookmarked": False,
+            "pinned": False,
+            "filtered": [],
+        }
+    )
+    return entity
+
+
+# The repository's notification kinds as Mastodon's types: a reply is a mention there,
+# a follow approved is not a notification there (it comes as "follow_request" answered).
+NOTIFICATION_TYPES = {
+    "follow": "follow",
+    "mention": "mention",
+    "reply": "mention",
+    "follow_request": "follow_request",
+    "like": "favourite",
+    "repost": "reblog",
+}
+
+
+def notification(base, notification, account_user, status=None):
+    """Mastodon's Notification entity of ``notification`` (a notifications.Event) by
+    ``account_user`` (a repository user or author dict), about ``status`` (its Status
+    entity; None for a follow). Its id is the event's score: unique in the user's list,
+    and in order."""
+    return {
+        "id": str(notification.score),
+        "type": NOTIFICATION_TYPES.get(notification.kind, notification.kind),
+        "created_at": iso_time(notification.score / 1000),
+        "group_key": f"ungrouped-{notification.score}",
+        "account": account(base, account_user),
+        "status": status,
+    }
+
+
+def relationship(other_id, rel, *, followed_by=False, private_other=False):
+    """Mastodon's Relationship of the viewer to ``other_id`` from a
+    visibility.Relationship ``rel``."""
+    return {
+        "id": str(other_id),
+        "following": rel.following,
+        "showing_reblogs": rel.following,
+        "notifying": False,
+        "languages": None,
+        "followed_by": followed_by,
+        "blocking": rel.blocking,
+        "blocked_by": rel.blocked,
+        "muting": rel.mute_ends is not None,
+        "muting_notifications": rel.mute_ends is not None,
+        "requested": rel.requested,
+        "requested_by": False,
+        "domain_blocking": False,
+        "endorsed": False,
+        "note": "",
+    }
+
+
+def tag(base, name, history=()):
+    """Mastodon's Tag entity of hashtag ``name`` (normalized)."""
+    return {
+        "name": name,
+        "url": absolute(base, f"/tags/{name}/"),
+        "history": list(history),
+        "following": False,
+    }
+
+
+def shown_status(base, item, liked=frozenset()):
+    """The Status entity of ``item``, a status as the repository's pages give it (with
+    its ``author``, counts, ``viewer_reposted``); ``liked``: the ids the viewer likes
+    (the page's ``liked``)."""
+    counts = {"replies": item.get("replies", 0), "reblogs": item.get("reposts", 0),
+              "favourites": item.get("likes", 0)}  # fmt: skip
+    viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted"))}
+    return status(base, item, item["author"], counts=counts, viewer=viewer)
+
+
+# --- a page of statuses as JSON text ---------------------------------------------------------
+# A timeline call sends up to 40 Status entities. Their own parts (_own_part) and their
+# authors' Account entities are kept here as JSON text, so that a page is mostly joined
+# text rather than dicts copied and encoded again: the same JSON as json.dumps of
+# ``status`` (tests/test_api_rest.py compares them).
+_own_text = Memory("api status json", REMEMBERED_STATUSES)
+REMEMBERED_ACCOUNTS = 20_000  # ~1 KB each
+_account_text = Memory("api account json", REMEMBERED_ACCOUNTS)
+
+
+def _dumps(data):
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def _own_json(base, status):
+    key = (base, int(status["id"]))
+    text = _own_text.get(key)
+    if text is None:
+        text = _dumps(_own_part(base, status))[1:-1]
+        _own_text.put(key, text)
+    return text
+
+
+def _account_json(base, author):
+    # Keyed by everything the entity is made of: a changed name or picture is a new key.
+    key = (base, *sorted(author.items()))
+    text = _account_text.get(key)
+    if text is None:
+        text = _dumps(account(base, author))
+        _account_text.put(key, text)
+    return text
+
+
+# The fields of a Status entity that are the same for every status here.
+_CONSTANT_FIELDS = _dumps(
+    {
+        "text": None,
+        "application": None,
+        "emojis": [],
+        "reblog": None,
+        "poll": None,
+        "card": None,
+        "language": None,
+        "edited_at": None,
+        "muted": False,
+        "bookmarked": False,
+        "pinned": False,
+        "filtered": [],
+    }  # fmt: skip
+)[1:-1]
+
+
+def reblog_of(base, item, repost, liked=frozenset()):
+    """The Status entity of a repost shown on a page as its original ``item`` under a
+    "reposted" header (``reposted_by``): the repost, ``repost`` (its id, when it was
+    posted), wrapping the original, as Mastodon shows a reblog."""
+    rid, posted = repost
+    original = shown_status(base, item, liked)
+    reposter = item["reposted_by"]
+    wrapper = status(
+        base, {"id": rid, "posted": posted, "login": reposter["login"]}, reposter,
+        reblog=original,
+    )  # fmt: skip
+    wrapper.update(
+        favourited=original["favourited"],
+        reblogged=original["reblogged"],
+        reblogs_count=original["reblogs_count"],
+        favourites_count=original["favourites_count"],
+        replies_count=original["replies_count"],
+    )
+    return wrapper
+
+
+def shown_statuses_json(base, items, liked=frozenset(), reposts=None):
+    """The JSON text of ``items`` (statuses as the repository's pages give them) as a
+    list of Status entities: what json.dumps([shown_status(...) ...]) gives. ``reposts``:
+    {(reposter id, original id): (repost id, posted)} for items shown under a "reposted"
+    header, each given as the repost wrapping it (reblog_of)."""
+    parts = []
+    reposts = reposts or {}
+    for item in items:
+        shown_by = item.get("reposted_by")
+        repost = reposts.get((shown_by["id"], item["id"])) if shown_by else None
+        if repost is not None:
+            parts.append(_dumps(reblog_of(base, item, repost, liked)))
+            continue
+        favourited = "true" if item["id"] in liked else "false"
+        reblogged = "true" if item.get("viewer_reposted") else "false"
+        parts.append(
+            f'{{{_own_json(base, item)},"account":{_account_json(base, item["author"])},'
+            f'"visibility":"{visibility_of(item["author"])}",'
+            f'"reblogs_count":{int(item.get("reposts", 0))},'
+            f'"favourites_count":{int(item.get("likes", 0))},'
+            f'"replies_count":{int(item.get("replies", 0))},'
+            f'"favourited":{favourited},"reblogged":{reblogged},{_CONSTANT_FIELDS}}}'
+        )
+    return f"[{','.join(parts)}]"

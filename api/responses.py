@@ -8,8 +8,15 @@ from django.http import HttpResponse
 def json_response(data, status=200, headers=None):
     """``data`` as a JSON response (UTF-8, not escaped to ASCII), never cached by a
     shared cache: every answer depends on the token."""
+    return json_text_response(
+        json.dumps(data, ensure_ascii=False, separators=(",", ":")), status, headers
+    )
+
+
+def json_text_response(text, status=200, headers=None):
+    """``text`` (JSON already) as json_response answers."""
     response = HttpResponse(
-        json.dumps(data, ensure_ascii=False, separators=(",", ":")),
+        text,
         content_type="application/json; charset=utf-8",
         status=status,
         headers=headers,

@@ -1,6 +1,6 @@
-from django.urls import path
+from django.urls import path, re_path
 
-from . import accounts, oauth_views
+from . import accounts, instance, notifications, oauth_views, search, statuses, timelines
 
 app_name = "api"
 
@@ -23,4 +23,60 @@ urlpatterns = [
     ),
     path("settings/apps/", oauth_views.settings_apps, name="settings_apps"),
     path("settings/apps/<str:client_id>/revoke/", oauth_views.revoke_app, name="revoke_app"),
+    # --- REST (api-rest) ---
+    path(
+        "api/v1/accounts/update_credentials",
+        accounts.update_credentials,
+        name="update_credentials",
+    ),
+    path("api/v1/accounts/lookup", accounts.lookup, name="account_lookup"),
+    path("api/v1/accounts/relationships", accounts.relationships, name="relationships"),
+    path("api/v1/accounts/search", accounts.search_accounts, name="account_search"),
+    path("api/v1/accounts/<str:account_id>", accounts.one, name="account"),
+    path(
+        "api/v1/accounts/<str:account_id>/statuses",
+        accounts.account_statuses,
+        name="account_statuses",
+    ),
+    path("api/v1/accounts/<str:account_id>/followers", accounts.followers, name="followers"),
+    path("api/v1/accounts/<str:account_id>/following", accounts.following, name="following"),
+    path("api/v1/accounts/<str:account_id>/follow", accounts.follow, name="follow"),
+    path("api/v1/accounts/<str:account_id>/unfollow", accounts.unfollow, name="unfollow"),
+    # Mastodon.py asks for the instance with a final slash.
+    re_path(r"^api/v1/instance/?$", instance.instance_v1, name="instance_v1"),
+    re_path(r"^api/v2/instance/?$", instance.instance_v2, name="instance_v2"),
+    path("api/v1/statuses", statuses.post, name="statuses"),
+    path("api/v1/statuses/<str:status_id>", statuses.one, name="status"),
+    path("api/v1/statuses/<str:status_id>/context", statuses.context, name="status_context"),
+    path("api/v1/statuses/<str:status_id>/favourite", statuses.favourite, name="favourite"),
+    path("api/v1/statuses/<str:status_id>/unfavourite", statuses.unfavourite, name="unfavourite"),
+    path("api/v1/statuses/<str:status_id>/reblog", statuses.reblog, name="reblog"),
+    path("api/v1/statuses/<str:status_id>/unreblog", statuses.unreblog, name="unreblog"),
+    path(
+        "api/v1/statuses/<str:status_id>/favourited_by",
+        statuses.favourited_by,
+        name="favourited_by",
+    ),
+    path(
+        "api/v1/statuses/<str:status_id>/reblogged_by",
+        statuses.reblogged_by,
+        name="reblogged_by",
+    ),
+    path("api/v1/timelines/home", timelines.home, name="timeline_home"),
+    path("api/v1/timelines/public", timelines.public, name="timeline_public"),
+    path("api/v1/timelines/tag/<str:tag>", timelines.tag, name="timeline_tag"),
+    path("api/v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    path("api/v1/notifications", notifications.notification_list, name="notifications"),
+    path("api/v1/notifications/clear", notifications.clear, name="notifications_clear"),
+    path(
+        "api/v1/notifications/<str:notification_id>",
+        notifications.one,
+        name="notification",
+    ),
+    path(
+        "api/v1/notifications/<str:notification_id>/dismiss",
+        notifications.dismiss,
+        name="notification_dismiss",
+    ),
+    path("api/v2/search", search.search_v2, name="search"),
 ]

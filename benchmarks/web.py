@@ -146,9 +146,10 @@ class Browser:
         self.connection = http.client.HTTPConnection(HOST, port, timeout=30)
         self.cookies = {}
 
-    def request(self, method, path, form=None):
-        """(status, headers, body text) of one request; cookies kept as a browser does."""
-        headers = {}
+    def request(self, method, path, form=None, headers=None):
+        """(status, headers, body text) of one request; cookies kept as a browser does.
+        ``headers``: more request headers (an API token)."""
+        headers = dict(headers or {})
         body = None
         if form is not None:
             body = urlencode(form)
@@ -298,6 +299,7 @@ class WebBenchmark:
             # Posting is timed with its throttle counting, as in production, with room
             # for every post sent (warm-up included).
             "THROTTLE_STATUSES": "1000000/3h",
+            **self.server_env(),
         }
         log_path = workdir / f"gunicorn-{port}.log"
         argv = [sys.executable, "-m", "gunicorn", "--bind", f"{HOST}:{port}", *config.argv(),
@@ -314,6 +316,15 @@ class WebBenchmark:
                 except subprocess.TimeoutExpired:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.wait()
+
+    def server_env(self):
+        """More environment for gunicorn (a subclass's throttles)."""
+        return {}
+
+    def request_headers(self, credentials):
+        """The headers the load generator sends with ``credentials`` (the session's
+        cookies here; a subclass's token)."""
+        return [("Cookie", credentials)]
 
     def wait_until_serving(self, process, port, log_path, timeout=30.0):
         deadline = time.monotonic() + timeout
@@ -401,7 +412,7 @@ class WebBenchmark:
             result = run_wrk(port, path, cookies, options, measurement_starts)
         else:
             request = loadgen.build_request(
-                "GET", path, f"{HOST}:{port}", headers=[("Cookie", cookies)]
+                "GET", path, f"{HOST}:{port}", headers=self.request_headers(cookies)
             )
             # Which worker holds which connection, looked up halfway through the warm-up:
             # the connections are open by then, and the recorded part is not disturbed.

@@ -16,8 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPOSITORY = ROOT / "socialsite" / "repository"
-# Where pages, templates' helpers and the streaming server live.
-FRONT = [ROOT / "timeline", ROOT / "accounts", ROOT / "moderation", ROOT / "socialsite"]
+# Where pages, templates' helpers, the client API and the streaming server live.
+FRONT = [ROOT / "timeline", ROOT / "accounts", ROOT / "moderation", ROOT / "socialsite",
+         ROOT / "api"]  # fmt: skip
 
 # What turns status ids into statuses.
 READERS = {

@@ -272,3 +272,59 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
             )
         )
     return NotificationsPage(entries, next_cursor, newest, gone)
+
+
+# --- notifications one by one (the client API) ------------------------------------------------
+
+
+@dataclass
+class ListedNotice:
+    """One notification, not grouped (Mastodon's, for the client API's list): its ``event``
+    (notifications.Event: ``score`` is its id), ``actor`` (an author dict) and
+    ``status`` (the status it is about, with its ``author``; None for a follow)."""
+
+    event: notifications.Event
+    actor: dict
+    status: dict | None
+
+
+def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
+    """Up to ``count`` of ``uid``'s notifications one by one, newest first, with scores
+    below ``before`` and above ``after`` (None: no bound), of ``kinds`` (a set of
+    notifications.KINDS; None: every kind); with ``score``, that one notification only.
+    Returns (ListedNotices, next_cursor). Left out as the notifications page leaves them out:
+    actors the user blocks, is blocked by or mutes, actors suspended or gone, statuses
+    deleted or the user may not see (visibility.shown_statuses). Round trips: the events
+    with the hidden actors; the statuses (with their authors' visibility); the actors
+    not shown lately (users.get_authors). A constant, whatever ``count``."""
+    read = notifications.EventsRead()
+    pipe = r.pipeline(transaction=False)
+    read.queue(pipe, uid)
+    read.take(uid, pipe.execute())
+    wanted = [
+        event
+        for event in read.found
+        if (kinds is None or event.kind in kinds)
+        and event.actor not in read.hidden
+        and (before is None or event.score < before)
+        and (after is None or event.score > after)
+        and (score is None or event.score == score)
+    ]
+    # A few more than asked for: some may be left out below.
+    chosen = wanted[: count + count // 2 + 2]
+    with_status = [event for event in chosen if event.status]
+    seen = visibility.Seen(uid, {event.actor for event in with_status})
+    found = statuses.get_statuses(r, dict.fromkeys(e.status for e in with_status), seen=seen)
+    named = users.get_authors(r, [event.actor for event in chosen])
+    shown = {s["id"]: s for s in visibility.shown_statuses(r, uid, found, seen=seen)}
+    made = []
+    for event in chosen:
+        actor = named.get(event.actor)
+        status = shown.get(event.status) if event.status else None
+        if actor is None or (event.status and status is None):
+            continue
+        made.append(ListedNotice(event, actor, status))
+        if len(made) == count:
+            break
+    more = len(made) == count and wanted[-1].score < made[-1].event.score
+    return made, made[-1].event.score if more else None

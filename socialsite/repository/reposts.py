@@ -379,3 +379,34 @@ def mark_reposted(statuses_shown, reposted):
         if status["id"] in reposted:
             status["viewer_reposted"] = True
     return statuses_shown
+
+
+def repost_id(r, uid, sid):
+    """The id of ``uid``'s repost of status ``sid``, or None (one command)."""
+    score = r.zscore(keys.reposted(uid), sid)
+    return int(score) if score is not None else None
+
+
+def reposts_of(r, pairs):
+    """{(reposter id, original id): (the repost's id, when it was posted)} for the
+    ``pairs`` that are reposts (a page showing originals under "reposted" headers, as the
+    client API shows them: a repost wrapping its original). Two round trips, none for no
+    pairs: the repost ids (keys.reposted), then their times."""
+    pairs = list(dict.fromkeys((int(uid), int(orig)) for uid, orig in pairs))
+    if not pairs:
+        return {}
+    pipe = r.pipeline(transaction=False)
+    for uid, orig in pairs:
+        pipe.zscore(keys.reposted(uid), orig)
+    found = [(pair, int(rid)) for pair, rid in zip(pairs, pipe.execute(), strict=True) if rid]
+    if not found:
+        return {}
+    pipe = r.pipeline(transaction=False)
+    for _, rid in found:
+        pipe.hget(keys.status(rid), "posted")
+    posted = pipe.execute()
+    return {
+        pair: (rid, float(when))
+        for (pair, rid), when in zip(found, posted, strict=True)
+        if when is not None
+    }

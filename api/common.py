@@ -1,0 +1,104 @@
+"""What the client API's views share: reading a request's parameters (a form or a JSON
+body, as Mastodon takes both), an action throttle, and a status the viewer may see as
+its Status entity."""
+
+import json
+
+from django.http import Http404
+
+from socialsite import throttling
+from socialsite.connection import get_redis
+from socialsite.repository import likes, reposts
+
+from . import entities
+from .responses import error
+
+TRUE = ("1", "true", "True", "on", True, 1)
+
+
+class BadBody(ValueError):
+    pass
+
+
+def body(request):
+    """The request's parameters: its JSON object, or its form (a QueryDict), or its
+    query string for a GET."""
+    if request.method == "GET":
+        return request.GET
+    if request.content_type == "application/json":
+        try:
+            data = json.loads(request.body or b"{}")
+        except ValueError:
+            raise BadBody("The request body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise BadBody("The request body must be a JSON object")
+        return data
+    return request.POST
+
+
+def get_list(params, name):
+    """A list parameter: ``name[]`` repeated in a form or query, or a JSON list."""
+    if hasattr(params, "getlist"):
+        return params.getlist(f"{name}[]") or params.getlist(name)
+    value = params.get(name, params.get(f"{name}[]", []))
+    return [str(item) for item in value] if isinstance(value, list) else [str(value)]
+
+
+def throttled(request, name):
+    """429 if this use of throttle ``name`` (THROTTLE_STATUSES, _LIKES...: the pages'
+    own) is refused, else None: the API counts against the same budget as the pages."""
+    counted = throttling.count(request, name)
+    if throttling.is_refused(counted):
+        headers = {k: v for k, v in counted.headers().items() if k == "Retry-After"}
+        return error(429, counted.message, headers=headers)
+    return None
+
+
+def email_unverified(request):
+    """403 for an account that must verify its address first (the pages' rule)."""
+    if request.user.must_verify_email:
+        return error(403, "Your email address is not verified yet: verify it first")
+    return None
+
+
+def to_status_id(value):
+    """A status id from the URL, or Http404 (ids are numbers: anything else names no
+    record)."""
+    value = str(value)
+    if not (value.isascii() and value.isdigit()) or not 0 < len(value) <= 19:
+        raise Http404
+    return int(value)
+
+
+def visible_status(r, viewer_id, sid):
+    """Status ``sid`` (with its ``author``, the user hash read fresh) if ``viewer_id``
+    may see it, else Http404 (missing, hidden, protected, blocked: Mastodon answers all
+    of them "Record not found")."""
+    status, refused = likes.status_for_viewer(r, viewer_id, sid)
+    if refused:
+        raise Http404
+    return status
+
+
+def status_entity(request, status, base=None, fresh=False):
+    """The Status entity of ``status`` (from visible_status) for the request's viewer:
+    a repost as a wrapper around its original (when the viewer may see it). Two round
+    trips for a logged-in viewer: whether they like and reposted it (none when
+    ``fresh``: a status just posted)."""
+    r = get_redis()
+    base = base or entities.site_base(request)
+    original = None
+    if status.get("repost_of"):
+        original = status_entity(
+            request, visible_status(r, request.user.id, status["repost_of"]), base
+        )
+    viewer = request.user.id
+    shown = original["id"] if original else status["id"]
+    asked = viewer is not None and not fresh
+    liked = likes.likes_of(r, viewer, [shown]) if asked else frozenset()
+    reblogged = asked and reposts.has_reposted(r, viewer, shown)
+    counts = {"replies": status.get("replies", 0), "reblogs": status.get("reposts", 0),
+              "favourites": status.get("likes", 0)}  # fmt: skip
+    flags = {"favourited": int(shown) in liked, "reblogged": reblogged}
+    return entities.status(base, status, status["author"], counts=counts, viewer=flags,
+                           reblog=original)  # fmt: skip

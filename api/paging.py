@@ -1,0 +1,89 @@
+"""Mastodon's paging of lists: ``max_id``, ``since_id``, ``min_id``, ``limit`` in, and a
+``Link`` header out (``<...?max_id=X>; rel="next", <...?min_id=Y>; rel="prev"``), which
+the apps follow (Mastodon.py's fetch_next and fetch_previous). The ids are the
+repository's cursors (status ids, follow times...): a list reads ``max_id`` as its
+``before``."""
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
+from .entities import site_base
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 40
+
+
+class BadParameter(ValueError):
+    """A paging parameter that is not a number: a 422 saying which."""
+
+
+@dataclass(frozen=True)
+class Params:
+    max_id: int | None
+    since_id: int | None
+    min_id: int | None
+    limit: int
+
+    @property
+    def lower(self):
+        """The id the items must be above (since_id or min_id), or None."""
+        bounds = [bound for bound in (self.since_id, self.min_id) if bound is not None]
+        return max(bounds) if bounds else None
+
+
+def _number(query, name):
+    value = query.get(name)
+    if value in (None, ""):
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > 20:
+        raise BadParameter(f"'{name}' must be a number")
+    return int(value)
+
+
+def params(request, default=DEFAULT_LIMIT, most=MAX_LIMIT):
+    """The request's Params; ``limit`` clamped to 1..``most`` as Mastodon does."""
+    query = request.GET
+    limit = _number(query, "limit")
+    limit = default if limit is None else max(1, min(limit, most))
+    return Params(_number(query, "max_id"), _number(query, "since_id"),
+                  _number(query, "min_id"), limit)  # fmt: skip
+
+
+def above(items, lower, id_of=lambda item: item["id"]):
+    """``items`` (newest first) above id ``lower`` (None: all of them)."""
+    if lower is None:
+        return items
+    return [item for item in items if int(id_of(item)) > lower]
+
+
+def link_header(request, next_max_id, prev_min_id):
+    """The ``Link`` header of a page: ``next`` (older: max_id) when there is an older
+    page, ``prev`` (newer: min_id) when the page has items; None for neither. The
+    request's other parameters (limit, types[], exclude_replies...) are kept."""
+    kept = QueryDict(mutable=True)
+    for name, values in request.GET.lists():
+        if name not in ("max_id", "since_id", "min_id", "access_token"):
+            kept.setlist(name, values)
+    base = site_base(request) + request.path
+    links = []
+    if next_max_id is not None:
+        links.append(f'<{_url(base, kept, "max_id", next_max_id)}>; rel="next"')
+    if prev_min_id is not None:
+        links.append(f'<{_url(base, kept, "min_id", prev_min_id)}>; rel="prev"')
+    return ", ".join(links) or None
+
+
+def _url(base, kept, name, value):
+    query = kept.copy()
+    query[name] = str(value)
+    return f"{base}?{query.urlencode()}" if query else f"{base}?{urlencode({name: value})}"
+
+
+def with_link(response, request, next_max_id, prev_min_id):
+    """``response`` with the page's Link header (if any)."""
+    header = link_header(request, next_max_id, prev_min_id)
+    if header:
+        response["Link"] = header
+    return response

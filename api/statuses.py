@@ -1,0 +1,283 @@
+"""The client API's statuses (/api/v1/statuses...): posting, reading, deleting, a
+thread, likes ("favourites") and reposts ("reblogs"). Each goes through the same
+repository functions as the pages (posting: statuses.post_status, with the status
+form's own checks), so their throttles, the reply rule, mentions and fan-out hold."""
+
+import base64
+import hashlib
+
+from django.conf import settings
+from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
+
+from media import pictures
+from socialsite.connection import get_redis
+from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
+from socialsite.repository import users as users_repo
+from timeline.forms import StatusForm
+
+from . import entities, paging
+from .auth import api_view
+from .common import (
+    TRUE,
+    BadBody,
+    body,
+    email_unverified,
+    get_list,
+    status_entity,
+    throttled,
+    to_status_id,
+    visible_status,
+)
+from .responses import error, json_response
+
+VISIBILITIES = ("public", "unlisted", "private", "direct")
+
+
+def idempotency_posting_key(header):
+    """The posting key (statuses.post_status) an ``Idempotency-Key`` header stands for:
+    the same header twice posts once, as the same form sent twice does. A digest, so
+    that any header fits the key's form and length."""
+    digest = hashlib.sha256(f"api:{header}".encode()).digest()
+    return base64.urlsafe_b64encode(digest).decode()[:22]
+
+
+def _form_error(form):
+    return " ".join(str(message) for errors in form.errors.values() for message in errors)
+
+
+@api_view(scope="write:statuses", methods=("POST",))
+def post(request):
+    """POST /api/v1/statuses: status, in_reply_to_id, sensitive, spoiler_text,
+    visibility (the account's own: 422 for another), honouring Idempotency-Key."""
+    try:
+        params = body(request)
+    except BadBody as bad:
+        return error(422, str(bad))
+    refused = throttled(request, "statuses") or email_unverified(request)
+    if refused is not None:
+        return refused
+    if get_list(params, "media_ids") not in ([], [""]):
+        return error(422, "Media attachments cannot be posted through the API yet")
+    if params.get("poll[options][]") or params.get("poll"):
+        return error(422, "Polls are not supported")
+    own = "private" if request.user_data.get("private") == "1" else "public"
+    wanted = params.get("visibility") or own
+    if wanted != own:
+        if wanted not in VISIBILITIES:
+            return error(422, f"Validation failed: visibility '{wanted}' is not one")
+        return error(
+            422,
+            f"Validation failed: your statuses are {own}: the account's privacy decides"
+            f" who sees them, not each status ({wanted} is not available)",
+        )
+    in_reply_to = params.get("in_reply_to_id") or None
+    if in_reply_to is not None:
+        in_reply_to = str(in_reply_to)
+        if not (in_reply_to.isascii() and in_reply_to.isdigit() and len(in_reply_to) <= 19):
+            return error(404, "Record not found")
+        in_reply_to = int(in_reply_to)
+    form = StatusForm(
+        {
+            "message": str(params.get("status") or ""),
+            "spoiler_text": str(params.get("spoiler_text") or ""),
+            "sensitive": "on" if params.get("sensitive") in TRUE else "",
+        }
+    )
+    if not form.is_valid():
+        return error(422, f"Validation failed: {_form_error(form)}")
+    data = form.cleaned_data
+    key = request.headers.get("Idempotency-Key")
+    r = get_redis()
+    try:
+        sid = statuses.post_status(
+            r,
+            request.user.id,
+            data["message"],
+            inline_limit=settings.INLINE_FANOUT_LIMIT,
+            posting_key=idempotency_posting_key(key) if key else None,
+            in_reply_to=in_reply_to,
+            notifications_kept=settings.NOTIFICATIONS_KEPT,
+            **{
+                keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
+                keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
+            },
+        )
+    except statuses.ReplyRefused as refusal:
+        return error(422, f"Validation failed: {refusal}")
+    except statuses.ParentGone:
+        return error(404, "Record not found")
+    if sid is None:
+        return error(422, "This method requires an authenticated user")
+    # Just posted: nobody likes or reposted it yet (an Idempotency-Key's repeat may be
+    # older, and is read as any status is).
+    fresh = not key
+    status = visible_status(r, request.user.id, sid)
+    return json_response(status_entity(request, status, fresh=fresh))
+
+
+@csrf_exempt
+def one(request, status_id):
+    """GET or DELETE /api/v1/statuses/:id (each with its own scope)."""
+    if request.method == "DELETE":
+        return _delete(request, status_id=status_id)
+    return _get(request, status_id=status_id)
+
+
+@api_view(scope="read:statuses", public=True)
+def _get(request, status_id):
+    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
+    return json_response(status_entity(request, status))
+
+
+@api_view(scope="write:statuses", methods=("DELETE",))
+def _delete(request, status_id):
+    """Delete one's own status; answered with it, its ``text`` the message as written
+    (Mastodon's "delete and redraft")."""
+    sid = to_status_id(status_id)
+    refused = throttled(request, "deletions")
+    if refused is not None:
+        return refused
+    r = get_redis()
+    status = visible_status(r, request.user.id, sid)
+    entity = status_entity(request, status)
+    result = statuses.delete_status(r, request.user.id, sid)
+    if result is statuses.DeleteResult.NOT_FOUND:
+        raise Http404
+    if result is statuses.DeleteResult.NOT_OWNER:
+        return error(403, "This action is not allowed: you can only delete your own statuses")
+    pictures.delete_unused(r)  # its images' files, which the deletion listed
+    entity["text"] = str(status.get("message") or "")
+    return json_response(entity)
+
+
+@api_view(scope="read:statuses", public=True)
+def context(request, status_id):
+    """GET /api/v1/statuses/:id/context: ancestors (oldest first) and descendants (depth
+    first, as the thread page shows them), those the viewer may not see left out."""
+    sid = to_status_id(status_id)
+    r = get_redis()
+    viewer = request.user.id
+    thread = conversations.thread(r, sid, viewer)
+    if thread is None:
+        raise Http404
+    author, rel = visibility.author_and_relationship(r, viewer, thread.status["uid"])
+    if author is None or users_repo.is_hidden(author):
+        raise Http404
+    if visibility.statuses_visibility(viewer, author, rel) is not visibility.Visibility.VISIBLE:
+        raise Http404
+    base = entities.site_base(request)
+    liked = thread.liked
+    ancestors = [
+        entities.shown_status(base, ancestor, liked)
+        for ancestor in thread.ancestors
+        if not ancestor.get("deleted") and not ancestor.get("unavailable")
+    ]
+    descendants = []
+
+    def walk(replies):
+        for reply in replies:
+            descendants.append(entities.shown_status(base, reply.status, liked))
+            walk(reply.replies)
+
+    walk(thread.replies)
+    return json_response({"ancestors": ancestors, "descendants": descendants})
+
+
+def _refusal(result):
+    if result in (likes.LikeResult.NOT_FOUND, reposts.RepostResult.NOT_FOUND):
+        raise Http404
+    if result in (likes.LikeResult.BLOCKED, reposts.RepostResult.BLOCKED):
+        raise Http404  # as Mastodon: a status across a block is not there
+    if result is likes.LikeResult.PROTECTED:
+        raise Http404
+    if result is reposts.RepostResult.NOT_PUBLIC:
+        return error(422, "Validation failed: this status is not public: it cannot be reblogged")
+    return None
+
+
+def _after_action(request, sid):
+    return json_response(status_entity(request, visible_status(get_redis(), request.user.id, sid)))
+
+
+def _like_action(act):
+    @api_view(scope="write:favourites", methods=("POST",))
+    def view(request, status_id):
+        sid = to_status_id(status_id)
+        refused = throttled(request, "likes")
+        if refused is None and act is likes.like:
+            refused = email_unverified(request)
+        if refused is not None:
+            return refused
+        result = act(get_redis(), request.user.id, sid)
+        refused = _refusal(result)
+        return refused or _after_action(request, sid)
+
+    return view
+
+
+favourite = _like_action(likes.like)
+unfavourite = _like_action(likes.unlike)
+
+
+def _repost_action(act):
+    @api_view(scope="write:statuses", methods=("POST",))
+    def view(request, status_id):
+        sid = to_status_id(status_id)
+        refused = throttled(request, "reposts")
+        if refused is None and act is reposts.repost:
+            refused = email_unverified(request)
+        if refused is not None:
+            return refused
+        r = get_redis()
+        result = act(r, request.user.id, sid)
+        if isinstance(result, tuple):
+            result = result[0]
+        refused = _refusal(result)
+        if refused is not None:
+            return refused
+        located = statuses.locate(r, sid)
+        original = (located["repost_of"] or sid) if located else sid
+        if act is reposts.repost:
+            # Mastodon answers a reblog with the reblog: the original inside it.
+            mine = reposts.repost_id(r, request.user.id, original)
+            if mine is not None:
+                return _after_action(request, mine)
+        return _after_action(request, original)
+
+    return view
+
+
+reblog = _repost_action(reposts.repost)
+unreblog = _repost_action(reposts.unrepost)
+
+
+def _accounts_page(request, sid, read_page):
+    sid = to_status_id(sid)
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    r = get_redis()
+    status = visible_status(r, request.user.id, sid)
+    if status.get("repost_of"):
+        raise Http404
+    page = read_page(r, sid, before=query.max_id, count=query.limit)
+    base = entities.site_base(request)
+    response = json_response([entities.account(base, user) for user in page.items])
+    return paging.with_link(response, request, page.next_cursor, None)
+
+
+@api_view(scope="read:statuses", public=True)
+def favourited_by(request, status_id):
+    return _accounts_page(request, status_id, likes.likers_page)
+
+
+@api_view(scope="read:statuses", public=True)
+def reblogged_by(request, status_id):
+    def read_page(r, sid, before, count):
+        page = reposts.reposters_page(r, sid, before=before, count=count)
+        page.items = [user for user in page.items if user]
+        return page
+
+    return _accounts_page(request, status_id, read_page)
