@@ -77,6 +77,9 @@ def site(r, alice, bob, media_root):
         "token": "expired-or-forged",
         # An OAuth app's revoke form (api/oauth_views.py): POST only.
         "client_id": "no-such-app",
+        # The client API's ids (api/): a visitor and a session get its 401.
+        "account_id": str(alice["id"]),
+        "notification_id": "1",
     }
 
 
