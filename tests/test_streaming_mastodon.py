@@ -32,7 +32,12 @@ REFRESH_SECONDS = 2
 
 @pytest.fixture(scope="module")
 def stream_server_options():
-    return {"live_refresh": REFRESH_SECONDS, "keepalive": 1, "max_per_address": 6}
+    return {
+        "live_refresh": REFRESH_SECONDS,
+        "keepalive": 1,
+        "max_per_address": 6,
+        "access_log": True,  # uvicorn's access log on: tokens must stay out of it
+    }
 
 
 @pytest.fixture
@@ -361,6 +366,18 @@ def test_a_websocket_tells_bad_messages_and_notifications(r, app, stream_server,
         assert message["stream"] == ["user:notification"]
         assert message["event"] == "notification"
         assert message["payload"]["type"] == "follow"
+
+
+def test_tokens_stay_out_of_the_log(r, app, stream_server, alice):
+    token = token_of(r, app, alice)
+    with websocket(stream_server, f"?stream=public&access_token={token}"):
+        pass
+    with sse(stream_server, "public", query=f"access_token={token}") as stream:
+        assert stream.status == 200
+    time.sleep(0.2)
+    log = stream_server.log_path.read_text()
+    assert "access_token=[redacted]" in log
+    assert token not in log and token.partition(".")[2] not in log
 
 
 def test_a_websocket_needs_a_valid_token(r, app, stream_server, alice):

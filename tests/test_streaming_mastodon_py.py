@@ -78,7 +78,9 @@ def opened(r, user, handle, listener):
     while time.monotonic() < deadline:
         probe = post(r, user, "probe #probe")
         try:
-            listener.wait_for(lambda kind, payload: same_id(payload.get("id"), probe), timeout=0.5)
+            listener.wait_for(
+                lambda kind, payload, probe=probe: same_id(payload.get("id"), probe), timeout=0.5
+            )
             return
         except AssertionError:
             continue

@@ -633,3 +633,21 @@ class QuietIncompleteResponses(logging.Filter):
 
     def filter(self, record):
         return "returned without completing response" not in record.getMessage()
+
+
+class RedactedTokens(logging.Filter):
+    """Keeps access tokens out of uvicorn's logs: Mastodon's clients may send theirs in
+    the query string (``access_token=``), which uvicorn logs with the path (a WebSocket
+    accepted, and every request with ``--access-log``)."""
+
+    TOKEN = re.compile(r"(access_token=)[^&\s\"]+")
+
+    def filter(self, record):
+        if record.args:
+            record.args = tuple(
+                self.TOKEN.sub(r"\1[redacted]", arg) if isinstance(arg, str) else arg
+                for arg in record.args
+            )
+        elif isinstance(record.msg, str):
+            record.msg = self.TOKEN.sub(r"\1[redacted]", record.msg)
+        return True
