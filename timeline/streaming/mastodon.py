@@ -28,6 +28,7 @@ WebSocket is one stream.
 """
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -604,15 +605,30 @@ class Socket:
         self.subscriptions[key] = (client, held, background)
 
     async def write(self, client):
-        """Send the client's events, one message each. A client closed by its stream
-        (its token revoked or its user suspended, the server stopping) ends the socket."""
-        while (chunks := await client.next_chunks()) is not None:
-            for chunk in chunks:
-                if chunk:  # b"": a keep-alive, which uvicorn's pings make needless
-                    await self.send({"type": "websocket.send", "text": chunk.decode()})
+        """Send the client's events, one message each (uvicorn's send waits while the
+        socket is full: flow control). A client closed by its stream (its token revoked
+        or its user suspended, the server stopping) or dropped as too slow ends the
+        socket."""
+        try:
+            while (chunks := await client.next_chunks()) is not None:
+                for chunk in chunks:
+                    if chunk:  # b"": a keep-alive, which uvicorn's pings make needless
+                        await self.send({"type": "websocket.send", "text": chunk.decode()})
+        except asyncio.CancelledError:
+            if client.dropped:
+                # Too slow (Hub.drop_slow): 1013, "try again later"; the client
+                # reconnects. A socket too full to take even that is cut by uvicorn's
+                # pings, which go unanswered.
+                await self.close(1013)
+            raise
+        except Exception:
+            return  # the socket is gone (ClientDisconnected): its receive loop ends it
+        await self.close(1001 if self.app.hub.stopping else 1008)  # going away; policy
+
+    async def close(self, code):
         self.closed = True
-        code = 1001 if self.app.hub.stopping else 1008  # going away; policy (the token)
-        await self.send({"type": "websocket.close", "code": code})
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.send({"type": "websocket.close", "code": code}), 1.0)
 
     def unsubscribe(self, key):
         held = self.subscriptions.pop(key, None)
