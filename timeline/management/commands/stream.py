@@ -28,7 +28,7 @@ from django.core.management.base import BaseCommand, CommandError
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from socialsite.repository import moderation
-from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
+from timeline.streaming.app import QuietIncompleteResponses, RedactedTokens, StreamingApp
 from timeline.streaming.hub import Hub, redacted
 from timeline.streaming.limits import ConnectionLimits, StreamsPerAddress
 from timeline.streaming.live import REFRESH_SECONDS, LiveHome
@@ -222,6 +222,8 @@ class Command(BaseCommand):
             timeout_graceful_shutdown=GRACEFUL_STOP_SECONDS,
         )
         logging.getLogger("uvicorn.error").addFilter(QuietIncompleteResponses())
+        for name in ("uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).addFilter(RedactedTokens())
         server = StreamServer(config, app)
 
         # uvicorn handles SIGINT/SIGTERM while it runs, and once stopped raises the
