@@ -430,14 +430,16 @@ class MastodonStreams:
         mute, logout or password change of the user: Hub.dispatch) or every
         ``refresh_seconds`` (randomly 0.8 to 1.2 of it): a revoked or suspended token's
         stream is ended then."""
-        tasks = [asyncio.create_task(self._recheck(client, token, request, user))]
-        if client.notices is not None:
-            tasks.append(asyncio.create_task(self._send_notifications(client, user, start)))
+        if client.notices is None:
+            await self._recheck(client, token, request, user)
+            return
+        # One task more only for a stream that carries notifications: idle streams are
+        # most of a server's memory.
+        notifying = asyncio.create_task(self._send_notifications(client, user, start))
         try:
-            await asyncio.gather(*tasks)
+            await self._recheck(client, token, request, user)
         finally:
-            for task in tasks:
-                task.cancel()
+            notifying.cancel()
 
     async def _recheck(self, client, token, request, user):
         while True:
