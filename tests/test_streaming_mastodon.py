@@ -449,3 +449,14 @@ def test_websocket_connections_are_released_when_they_end(r, app, small_server, 
     with socket.create_connection(("127.0.0.1", small_server.port), timeout=5) as probe:
         probe.sendall(b"GET /api/v1/streaming/health HTTP/1.1\r\nHost: x\r\n\r\n")
         assert probe.recv(100).startswith(b"HTTP/1.1 200")
+
+
+def test_an_event_no_entity_can_be_made_of_is_left_out_not_raised():
+    """A malformed event (no time, no message) must not stop the hub from handing it to
+    the other clients of other formats: the Mastodon formats leave it out."""
+    from timeline.streaming.filters import StatusEvent
+    from timeline.streaming.mastodon import SSE_HOME, websocket_format
+
+    event = StatusEvent({"id": 7, "uid": 1, "login": "alice"})
+    assert SSE_HOME.bytes_for(event) == b": status 7 left out\n\n"
+    assert websocket_format(("user",)).bytes_for(event) == b""

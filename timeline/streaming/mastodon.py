@@ -87,10 +87,16 @@ def json_error(status, message):
 
 def status_payload(event):
     """The Status entity of ``event``'s status as JSON bytes, made once per event
-    whatever the number of Mastodon clients and formats."""
-    payload = event.rendered.get(status_payload)
-    if payload is None:
-        payload = event.rendered[status_payload] = json.dumps(status_entity(event)).encode()
+    whatever the number of Mastodon clients and formats; None (logged) for an event it
+    cannot be made of, which must not keep the event from the other clients."""
+    if status_payload in event.rendered:
+        return event.rendered[status_payload]
+    try:
+        payload = json.dumps(status_entity(event)).encode()
+    except Exception:
+        log.exception("Could not make the Status entity of status %s", event.id)
+        payload = None
+    event.rendered[status_payload] = payload
     return payload
 
 
@@ -147,7 +153,10 @@ class MastodonEvents(Format):
     def render(self, event):
         if event.deleted:
             return f"event: delete\ndata: {event.id}\n\n".encode()
-        return b"event: update\ndata: " + status_payload(event) + b"\n\n"
+        payload = status_payload(event)
+        if payload is None:
+            return f": status {event.id} left out\n\n".encode()  # a comment: no event
+        return b"event: update\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
         return f"event: notification\ndata: {payload}\n\n".encode()
@@ -171,7 +180,10 @@ class WebSocketMessages(Format):
         if event.deleted:
             name, payload = "delete", str(event.id)
         else:
-            name, payload = "update", status_payload(event).decode()
+            payload = status_payload(event)
+            if payload is None:
+                return b""  # no message (the writer sends none for an empty chunk)
+            name, payload = "update", payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 
     def notification(self, payload):
