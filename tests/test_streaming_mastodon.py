@@ -15,6 +15,7 @@ import pytest
 from socialsite.repository import (
     blocks,
     graph,
+    keys,
     lists,
     moderation,
     oauth,
@@ -23,7 +24,7 @@ from socialsite.repository import (
     statuses,
 )
 from socialsite_dev.streams import StreamConnection
-from tests.support.helpers import post
+from tests.support.helpers import make_user, post
 
 # How often an open stream checks its token by itself: short, so that a revoked
 # token's stream is seen to end.
@@ -100,6 +101,18 @@ def test_the_user_stream_sends_the_home_as_status_entities(
         assert next_update(stream)["id"] == str(own)
         statuses.delete_status(r, bob["id"], sid)
         assert next_event(stream) == ("delete", str(sid))
+
+
+def test_the_authors_avatar_comes_with_the_status(r, app, stream_server, alice):
+    # A user id no other test of this module uses: the server remembers authors by id.
+    for n in range(6):
+        make_user(r, f"filler{n}")
+    painter = make_user(r, "painter")
+    r.hset(keys.user(painter["id"]), keys.AVATAR_SMALL_FIELD, "ab/painter.jpg")
+    with sse(stream_server, "public", token_of(r, app, alice)) as stream:
+        post(r, painter, "with my face")
+        avatar = next_update(stream)["account"]["avatar"]
+        assert avatar.startswith("http") and avatar.endswith("ab/painter.jpg")
 
 
 def test_a_repost_is_an_update_with_its_original_as_reblog(

@@ -39,7 +39,15 @@ from django.conf import settings
 from accounts.users import SiteUser
 from api import entities
 from api.auth import INVALID_TOKEN, OUTSIDE_SCOPES, scope_allows
-from socialsite.repository import blocks, conversations, lists, notifications, oauth, users
+from socialsite.repository import (
+    blocks,
+    conversations,
+    keys,
+    lists,
+    notifications,
+    oauth,
+    users,
+)
 
 from . import filters
 from .app import NOSNIFF, parse_query, send_text
@@ -108,8 +116,11 @@ def _event_author(status, remembered=None):
         login = str(status.get("login", ""))
         author = {"id": status.get("uid"), "login": login, "name": login}
     author = {"signup": status.get("posted", 0), **author}
-    if remembered:
-        author = {**remembered, **author}
+    small = (remembered or {}).get(keys.AVATAR_SMALL_FIELD)
+    if small and not author.get(keys.AVATAR_FIELD):
+        # The event carries no picture; the stream server's memory of authors has the
+        # small avatar (users.get_authors), which apps show small anyway.
+        author[keys.AVATAR_FIELD] = small
     return author
 
 
