@@ -6,6 +6,7 @@ A stream never says "that was all", so a test that expects a status NOT to be se
 posts it before one that is: the next event the client reads must be the latter.
 """
 
+import contextlib
 import json
 import socket
 import time
@@ -421,6 +422,20 @@ def test_other_paths_still_refuse_websocket_handshakes(stream_server):
         with pytest.raises(InvalidStatus) as refused:
             connect(f"ws://127.0.0.1:{stream_server.port}{path}")
         assert refused.value.response.status_code == 403
+
+
+def test_an_idle_websocket_counts_against_the_limit_per_address(r, app, stream_server, alice):
+    from websockets.exceptions import InvalidStatus
+
+    token = token_of(r, app, alice)
+    with contextlib.ExitStack() as sockets:
+        for _ in range(6):
+            sockets.enter_context(websocket(stream_server, f"?access_token={token}"))
+        with pytest.raises(InvalidStatus) as refused:
+            websocket(stream_server, f"?access_token={token}")
+        assert refused.value.response.status_code == 429
+        with sse(stream_server, "public", token) as stream:
+            assert stream.status == 429
 
 
 def test_websocket_subscriptions_count_against_the_limit_per_address(r, app, stream_server, alice):

@@ -528,8 +528,20 @@ class MastodonStreams:
         accept = {"type": "websocket.accept"}
         if subprotocols and subprotocols[0] == token:
             accept["subprotocol"] = token  # a browser's way of sending it: echoed
-        await send(accept)
-        socket = Socket(self, scope, send, token, user, scopes)
+        # The socket itself counts as a stream of its address, also before (and between)
+        # its subscriptions: idle sockets are bounded like streams. Its first
+        # subscription rides on that count.
+        try:
+            held = await self.app.hold_address(scope)
+        except RequestError as error:
+            await refuse_websocket(send, error.status, error.message)
+            return
+        try:
+            await send(accept)
+        except Exception:
+            self.app.release_address(held)
+            raise
+        socket = Socket(self, scope, send, token, user, scopes, held)
         try:
             first = (query.get("stream") or [None])[0]
             if first:
@@ -558,8 +570,12 @@ class Nothing:
 class Socket:
     """One WebSocket's subscriptions: {stream key: (client, address hold, tasks)}."""
 
-    def __init__(self, streams, scope, send, token, user, scopes):
+    def __init__(self, streams, scope, send, token, user, scopes, held=None):
         self.streams = streams
+        # The socket's own count among its address's streams (StreamingApp.hold_address),
+        # and the subscription that uses it (None: free for the next one).
+        self.held = held
+        self.held_by = None
         self.app = streams.app
         self.scope = scope
         self.send = send
@@ -612,7 +628,10 @@ class Socket:
         match = await streams.filter_for(request, self.user)
         if self.app.max_streams is not None and len(hub.clients) >= self.app.max_streams:
             raise json_error(429, "This server streams to as many clients as it can")
-        held = await self.app.hold_address(self.scope)
+        if self.held is not None and self.held_by is None:
+            held, self.held_by = None, key  # the socket's own count
+        else:
+            held = await self.app.hold_address(self.scope)
         name = f"mastodon-ws:{':'.join(key)}:@{self.user.login}"
         client = MastodonClient(match, websocket_format(key), hub.client_buffer, name, self.user.id)
         notifying = streams._notifying(stream, self.scopes)
@@ -621,7 +640,7 @@ class Socket:
             client.notices = asyncio.Event()
             start = await streams._notifications_start(self.user)
         if not hub.add(client):
-            self.app.release_address(held)
+            self._release(key, held)
             raise json_error(503, "The server is shutting down; connect again.")
         client.writer = asyncio.create_task(self.write(client))
         background = asyncio.create_task(
@@ -656,21 +675,30 @@ class Socket:
             await asyncio.wait_for(self.send({"type": "websocket.close", "code": code}), 1.0)
 
     def unsubscribe(self, key):
-        held = self.subscriptions.pop(key, None)
-        if held is not None:
-            self._end(*held)
-
-    def _end(self, client, held, background):
+        subscription = self.subscriptions.pop(key, None)
+        if subscription is None:
+            return
+        client, held, background = subscription
         self.app.hub.remove(client)
         client.close()
         background.cancel()
         if client.writer is not None:
             client.writer.cancel()
-        self.app.release_address(held)
+        self._release(key, held)
+
+    def _release(self, key, held):
+        """Give back a subscription's count: its own, or the socket's, kept by the
+        socket for the next subscription."""
+        if held is not None:
+            self.app.release_address(held)
+        elif self.held_by == key:
+            self.held_by = None
 
     def end(self):
         for key in list(self.subscriptions):
             self.unsubscribe(key)
+        self.app.release_address(self.held)
+        self.held = None
 
 
 async def refuse_websocket(send, status, message):
