@@ -488,3 +488,15 @@ def test_an_event_no_entity_can_be_made_of_is_left_out_not_raised():
     event = StatusEvent({"id": 7, "uid": 1, "login": "alice"})
     assert SSE_HOME.bytes_for(event) == b": status 7 left out\n\n"
     assert websocket_format(("user",)).bytes_for(event) == b""
+
+
+def test_a_websocket_subscription_needs_its_scope(r, app, stream_server, alice):
+    token = token_of(r, app, alice, ["read:notifications"])
+    with websocket(stream_server, f"?access_token={token}") as ws:
+        ws.send(json.dumps({"type": "subscribe", "stream": "public"}))
+        assert next_message(ws) == {
+            "error": "This action is outside the authorized scopes",
+            "status": 403,
+        }
+        ws.send(json.dumps({"type": "subscribe", "stream": "list", "list": "3"}))
+        assert next_message(ws)["status"] == 403  # read:lists
