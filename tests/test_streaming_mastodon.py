@@ -355,6 +355,7 @@ def test_a_websocket_streams_and_subscribes(r, app, stream_server, alice, bob):
         tagged = post(r, alice, "#redis")
         got = {tuple(next_message(ws)["stream"]) for _ in range(3)}
         assert got == {("user",), ("hashtag", "redis"), ("public",)}
+        ws.send(json.dumps({"type": "subscribe", "stream": "hashtag", "tag": "REDIS"}))  # the same
         ws.send(json.dumps({"type": "unsubscribe", "stream": "public"}))
         ws.send(json.dumps({"type": "unsubscribe", "stream": "user"}))
         time.sleep(0.3)
@@ -500,3 +501,15 @@ def test_a_websocket_subscription_needs_its_scope(r, app, stream_server, alice):
         }
         ws.send(json.dumps({"type": "subscribe", "stream": "list", "list": "3"}))
         assert next_message(ws)["status"] == 403  # read:lists
+
+
+def test_a_websocket_with_a_revoked_token_subscribes_to_nothing(r, app, stream_server, alice):
+    from websockets.exceptions import ConnectionClosed
+
+    token = token_of(r, app, alice)
+    with websocket(stream_server, f"?access_token={token}") as ws:
+        oauth.revoke_token(r, token)
+        ws.send(json.dumps({"type": "subscribe", "stream": "public"}))
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=5)
+        assert closed.value.rcvd.code == 1008

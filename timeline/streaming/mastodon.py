@@ -293,6 +293,13 @@ class Request:
             return (self.stream, str(self.list_id))
         return (self.stream,)
 
+    @property
+    def identity(self):
+        """What tells two subscriptions of a socket apart: a tag in any case is one."""
+        if self.tag is not None:
+            return (self.stream, filters.track_word("#" + self.tag))
+        return self.key
+
 
 def parse_request(stream, fields):
     """The Request for stream ``stream`` with ``fields`` (tag, list); a RequestError
@@ -568,7 +575,7 @@ class Nothing:
 
 
 class Socket:
-    """One WebSocket's subscriptions: {stream key: (client, address hold, tasks)}."""
+    """One WebSocket's subscriptions: {Request.identity: (client, address hold, task)}."""
 
     def __init__(self, streams, scope, send, token, user, scopes, held=None):
         self.streams = streams
@@ -604,7 +611,7 @@ class Socket:
             if kind == "subscribe":
                 await self.subscribe(stream, fields)
             else:
-                self.unsubscribe(parse_request(stream, fields).key)
+                self.unsubscribe(parse_request(stream, fields).identity)
         except RequestError as error:
             await self.error(error.status, error.message)
 
@@ -616,11 +623,15 @@ class Socket:
     async def subscribe(self, stream, fields):
         streams, hub = self.streams, self.app.hub
         request = parse_request(stream, fields)
-        key = request.key
-        if key in self.subscriptions:
+        key, identity = request.key, request.identity
+        if identity in self.subscriptions:
             return  # subscribed already: as Mastodon, nothing more
         if not scope_allows(self.scopes, SCOPES[stream]):
             raise json_error(403, OUTSIDE_SCOPES)
+        if not await streams.still_valid(self.token):
+            # Revoked (or the user suspended) while the socket had no stream to end.
+            await self.close(1008)
+            return
         if len(self.subscriptions) >= MAX_SUBSCRIPTIONS_PER_SOCKET:
             raise json_error(
                 429, f"At most {MAX_SUBSCRIPTIONS_PER_SOCKET} streams on one connection"
@@ -629,7 +640,7 @@ class Socket:
         if self.app.max_streams is not None and len(hub.clients) >= self.app.max_streams:
             raise json_error(429, "This server streams to as many clients as it can")
         if self.held is not None and self.held_by is None:
-            held, self.held_by = None, key  # the socket's own count
+            held, self.held_by = None, identity  # the socket's own count
         else:
             held = await self.app.hold_address(self.scope)
         name = f"mastodon-ws:{':'.join(key)}:@{self.user.login}"
@@ -646,7 +657,7 @@ class Socket:
         background = asyncio.create_task(
             streams.keep_up_to_date(client, self.token, request, self.user, start)
         )
-        self.subscriptions[key] = (client, held, background)
+        self.subscriptions[identity] = (client, held, background)
 
     async def write(self, client):
         """Send the client's events, one message each (uvicorn's send waits while the
