@@ -366,6 +366,8 @@ def test_a_websocket_streams_and_subscribes(r, app, stream_server, alice, bob):
             "event": "delete",
             "payload": str(tagged),
         }
+        with pytest.raises(TimeoutError):
+            ws.recv(timeout=0.5)  # once: "REDIS" was the same subscription
 
 
 def test_a_websocket_tells_bad_messages_and_notifications(r, app, stream_server, alice, bob):
