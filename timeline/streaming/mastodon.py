@@ -35,6 +35,7 @@ import logging
 import random
 
 from django.conf import settings
+from redis.exceptions import RedisError
 
 from accounts.users import SiteUser
 from api import entities
@@ -83,6 +84,7 @@ SSE_OPENING = b":)\n\n"
 SSE_KEEPALIVE = b":thump\n\n"
 
 CORS = [(b"access-control-allow-origin", b"*")]
+UNAVAILABLE = "The streaming server cannot reach its data; try again shortly"
 
 
 def json_error(status, message):
@@ -351,7 +353,10 @@ class MastodonStreams:
         (``scope_needed``: None, any scope)."""
         if not token:
             raise json_error(401, INVALID_TOKEN)
-        record, data = await asyncio.to_thread(oauth.token_and_user, self.redis, token)
+        try:
+            record, data = await asyncio.to_thread(oauth.token_and_user, self.redis, token)
+        except (RedisError, OSError):
+            raise json_error(503, UNAVAILABLE) from None
         if record is None or (record["uid"] and data is None):
             raise json_error(401, INVALID_TOKEN)
         if not record["uid"]:
@@ -370,7 +375,13 @@ class MastodonStreams:
 
     async def filter_for(self, request, user):
         """The filter of ``request``'s stream for ``user``; 404 (JSON) for a list that is
-        not theirs."""
+        not theirs, 503 when Redis cannot be reached."""
+        try:
+            return await self._filter_for(request, user)
+        except (RedisError, OSError):
+            raise json_error(503, UNAVAILABLE) from None
+
+    async def _filter_for(self, request, user):
         if request.stream in HOME_STREAMS:
             home = await self.live.filter_for(user)
             if request.stream == "user":
@@ -488,9 +499,11 @@ class MastodonStreams:
                 if hasattr(fresh, "hide"):
                     fresh.hide(client.hidden_recently)
                 client.match = fresh
-            except RequestError:
-                client.close()  # the list is gone
-                return
+            except RequestError as error:
+                if error.status == 404:
+                    client.close()  # the list is gone
+                    return
+                log.warning("Could not re-read the filter of @%s: %s", user.login, error)
             except Exception:
                 log.exception("Could not re-check the Mastodon stream of @%s", user.login)
 
@@ -614,6 +627,8 @@ class Socket:
                 self.unsubscribe(parse_request(stream, fields).identity)
         except RequestError as error:
             await self.error(error.status, error.message)
+        except (RedisError, OSError):
+            await self.error(503, UNAVAILABLE)
 
     async def error(self, status, message):
         await self.send(
