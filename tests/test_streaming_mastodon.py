@@ -515,3 +515,15 @@ def test_a_websocket_with_a_revoked_token_subscribes_to_nothing(r, app, stream_s
         with pytest.raises(ConnectionClosed) as closed:
             ws.recv(timeout=5)
         assert closed.value.rcvd.code == 1008
+
+
+def test_browser_apps_preflight_and_health_by_head(stream_server):
+    headers = {"Origin": "https://app.example", "Access-Control-Request-Headers": "authorization"}
+    with StreamConnection(
+        stream_server.port, "OPTIONS", "/api/v1/streaming/user", headers=headers
+    ) as preflight:
+        assert preflight.status == 204
+        assert preflight.headers["access-control-allow-origin"] == "*"
+        assert "Authorization" in preflight.headers["access-control-allow-headers"]
+    with StreamConnection(stream_server.port, "HEAD", "/api/v1/streaming/health") as head:
+        assert head.status == 200
