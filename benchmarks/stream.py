@@ -8,7 +8,8 @@
    --processes N``, or for the book's ``manage.py bench_stream_server``
    (book_stream.py), on a free loopback port, opens --clients streaming connections
    with assorted filters (sample, track, follow, locations) and --live-homes logged-in
-   live home pages (Server-Sent Events), and for each rate of --rate (a list: steps,
+   live home pages (Server-Sent Events; with --mastodon, Mastodon user streams with an
+   access token instead, /api/v1/streaming/user), and for each rate of --rate (a list: steps,
    on the same connections) posts that many statuses a second for --seconds through
    the repository (statuses.post_status, as the site does; from a process of its own,
    poster.py), recording for every
@@ -45,7 +46,7 @@ from benchmarks import poster as poster_process
 from benchmarks.poster import VOCABULARY
 from socialsite import connection
 from socialsite.repository import client as redis_client
-from socialsite.repository import events, keys, users
+from socialsite.repository import events, keys, oauth, users
 from socialsite_dev.redis_servers import RedisServer
 from socialsite_dev.streams import StreamServerProcess
 from timeline.streaming import filters
@@ -91,6 +92,9 @@ class ClientSpec:
     match: object
     # A live home page's Cookie header (its session); the API's clients have none.
     cookie: str = ""
+    # A Mastodon user stream's access token (--mastodon: the live homes' users read
+    # their homes through /api/v1/streaming/user instead).
+    token: str = ""
 
 
 @dataclass
@@ -139,11 +143,13 @@ class BenchClient(asyncio.Protocol):
     records each status line's delay. Kept lean: a thousand of them share this
     process with the poster."""
 
-    def __init__(self, request, recorder, events=False):
+    def __init__(self, request, recorder, events=False, mastodon=False):
         self.request = request
         self.recorder = recorder
         # Server-Sent Events (a live home page) rather than JSON lines.
         self.events = events
+        # Mastodon's Server-Sent Events (event: update, the Status entity).
+        self.mastodon = mastodon
         self.raw = bytearray()
         self.data = bytearray()
         self.head_done = False
@@ -191,6 +197,8 @@ class BenchClient(asyncio.Protocol):
                     block = block[block.find(b"\n") + 1 :]
                 if block.startswith(b"event: status\ndata: "):
                     self.recorder(json.loads(block[20:])["id"], now, None)
+                elif self.mastodon and block.startswith(b"event: update\ndata: "):
+                    self.recorder(int(json.loads(block[20:])["id"]), now, None)
             return
         last = self.data.rfind(b"\n")
         if last < 0:
@@ -338,6 +346,10 @@ class StreamBenchmark:
             raise CommandError("--live-homes must be at most --users")
         started = time.monotonic()
         specs = []
+        if options.get("mastodon"):
+            client_id = oauth.create_app(
+                r, "bench_stream", ["urn:ietf:wg:oauth:2.0:oob"], ["read"]
+            )[0]
         pipe = r.pipeline(transaction=False)
         for n, uid in enumerate(uids[:count]):
             following = rng.sample(uids, options["following"])
@@ -346,12 +358,14 @@ class StreamBenchmark:
             pipe.zadd(keys.following(uid), {other: n for n, other in enumerate(following)})
             if n % 500 == 499:
                 pipe.execute()
+            home = HomeFilter(uid, following)
+            if options.get("mastodon"):
+                token = oauth.issue_token(r, client_id, ["read"], uid=uid)
+                path = "/api/v1/streaming/user"
+                specs.append(ClientSpec("mastodon user", "GET", path, b"", home, token=token))
+                continue
             cookie = logged_in_cookies(uid)
-            specs.append(
-                ClientSpec(
-                    "live home", "GET", "/live/home", b"", HomeFilter(uid, following), cookie
-                )
-            )
+            specs.append(ClientSpec("live home", "GET", "/live/home", b"", home, cookie))
         pipe.execute()
         self.stdout.write(
             f"{count} live homes following {options['following']} of {len(uids)} users each, "
@@ -545,6 +559,8 @@ class StreamBenchmark:
 
         async def connect(spec):
             cookie = f"Cookie: {spec.cookie}\r\n" if spec.cookie else ""
+            if spec.token:
+                cookie = f"Authorization: Bearer {spec.token}\r\n"
             request = (
                 f"{spec.method} {spec.path} HTTP/1.1\r\nHost: {HOST}:{server.port}\r\n"
                 "Content-Type: application/x-www-form-urlencoded\r\n"
@@ -552,7 +568,12 @@ class StreamBenchmark:
             ).encode() + spec.body
             async with gate:
                 _, protocol = await loop.create_connection(
-                    lambda: BenchClient(request, record, events=bool(spec.cookie)),
+                    lambda: BenchClient(
+                        request,
+                        record,
+                        events=bool(spec.cookie or spec.token),
+                        mastodon=bool(spec.token),
+                    ),
                     HOST,
                     server.port,
                 )

@@ -26,7 +26,8 @@ class StreamServerProcess:
     """``manage.py stream`` in a child process, on a loopback port of its own.
 
     ``options`` become command-line options (``client_buffer=10`` gives
-    ``--client-buffer 10``); ``env`` is added to this process's environment.
+    ``--client-buffer 10``, ``access_log=True`` gives ``--access-log``); ``env`` is
+    added to this process's environment.
     ``command`` names another command that takes the same options (the benchmark's
     ``bench_stream_server``).
     """
@@ -54,7 +55,8 @@ class StreamServerProcess:
         """Start the server and wait until it is subscribed to Redis."""
         argv = [sys.executable, str(MANAGE_PY), self.command, "--port", str(self.port)]
         for name, value in self.options.items():
-            argv += [f"--{name.replace('_', '-')}", str(value)]
+            flag = f"--{name.replace('_', '-')}"
+            argv += [flag] if value is True else [flag, str(value)]  # True: a switch
         env = {
             **os.environ,
             "REDIS_URL": self.redis_url,

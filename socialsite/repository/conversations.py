@@ -328,3 +328,56 @@ def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
             break
     more = len(made) == count and wanted[-1].score < made[-1].event.score
     return made, made[-1].event.score if more else None
+
+
+@dataclass
+class Notice:
+    """One notification as a stream sends it: ``event`` (a notifications.Event), its
+    ``actor`` (a user dict), ``status`` (the status it is about, as the user may see
+    it; None for a follow) and ``status_author`` (its author's user dict: the actor's,
+    or the user's own)."""
+
+    event: notifications.Event
+    actor: dict
+    status: dict | None = None
+    status_author: dict | None = None
+
+
+def notifications_after(r, uid, score, count=20):
+    """User ``uid``'s notifications scored above ``score``, oldest first (at most the
+    newest ``count``), as Notices. Left out, as the notifications page leaves them out:
+    those by actors the user blocks, is blocked by or mutes, or who are suspended or
+    gone, and those about a status the user may not see (visibility.shown_statuses) or
+    that is deleted. Three round trips at most (events, actors, statuses and their rule)."""
+    found, hidden = notifications.events_after(r, uid, score, count)
+    found = [event for event in found if event.actor not in hidden]
+    if not found:
+        return []
+    # The actors, and the user: the author of the statuses liked or reposted.
+    people = users.get_users(r, {uid, *(event.actor for event in found)})
+    about = [_notice_status_id(event) for event in found]
+    read = statuses.get_statuses(r, dict.fromkeys(sid for sid in about if sid))
+    shown = {status["id"]: status for status in visibility.shown_statuses(r, uid, read)}
+    notices = []
+    for event, sid in zip(found, about, strict=True):
+        actor = people.get(event.actor)
+        if actor is None or users.is_hidden(actor):
+            continue
+        if not sid:
+            notices.append(Notice(event, actor))
+            continue
+        status = shown.get(sid)
+        author = people.get(status["uid"]) if status is not None else None
+        if author is not None:
+            notices.append(Notice(event, actor, status, author))
+    return notices
+
+
+def _notice_status_id(event):
+    """The status a notification is about, as Mastodon names it: the mention or reply
+    itself, the status liked or reposted; none for a follow."""
+    if event.kind in ("mention", "reply"):
+        return event.status
+    if event.kind in ("like", "repost"):
+        return event.subject or event.status
+    return 0

@@ -193,6 +193,29 @@ def events(r, uid):
     )
 
 
+def events_after(r, uid, score, count=NOTIFICATIONS_KEPT, now_ms=None):
+    """(user ``uid``'s notifications scored above ``score``, oldest first, at most
+    ``count`` of the newest; the actors the user does not see: blocked either way, or
+    muted). One round trip, in the user's slot: what a stream sends as the user's
+    notifications change."""
+    now = int(time.time() * 1000) if now_ms is None else int(now_ms)
+    pipe = r.pipeline(transaction=False)
+    pipe.zrevrangebyscore(
+        keys.notifications(uid), "+inf", f"({int(score)}", start=0, num=int(count),
+        withscores=True, score_cast_func=int,
+    )  # fmt: skip
+    pipe.zrangebyscore(keys.hides(uid), f"({now}", "+inf")
+    found, hidden = pipe.execute()
+    return _events(reversed(found)), frozenset(int(actor) for actor in hidden)
+
+
+def newest_score(r, uid):
+    """The score of user ``uid``'s newest notification (0 without any): where a stream
+    that starts now begins."""
+    newest = r.zrevrange(keys.notifications(uid), 0, 0, withscores=True, score_cast_func=int)
+    return newest[0][1] if newest else 0
+
+
 @dataclass
 class Group:
     """Notifications of one kind on one subject within a window: one entry on the page.

@@ -8,5 +8,7 @@ pages' feed, as an ASGI application run by ``manage.py stream``.
 - app.py: the ASGI application: routes, errors, streaming responses.
 - live.py: the logged-in home page's Server-Sent Events (sessions, CORS, statuses'
   markup).
+- mastodon.py: Mastodon's streaming API (Server-Sent Events and the WebSocket under
+  /api/v1/streaming), its streams clients of the same hub.
 - limits.py: connection limits uvicorn does not have (request timeout, per address, total).
 """

@@ -24,6 +24,7 @@ cutting slow clients) is below what frameworks offer.
 
 import asyncio
 import collections
+import functools
 import json
 import logging
 import os
@@ -59,6 +60,20 @@ OAUTH_PARAMETER = re.compile(r'([A-Za-z0-9_.~%-]+)\s*=\s*"([^"]*)"')
 # Every response of this server says what it is and forbids guessing otherwise: a
 # browser must never take a stream that quotes what people wrote for HTML.
 NOSNIFF = (b"x-content-type-options", b"nosniff")
+JSON_TYPE = b"application/json; charset=utf-8"
+
+# Mastodon's streaming API (mastodon.py): its WebSocket's path, and the Server-Sent
+# Events paths under it with the stream each names.
+MASTODON_WEBSOCKET = "/api/v1/streaming"
+MASTODON_SSE_PATHS = {
+    f"{MASTODON_WEBSOCKET}/user": "user",
+    f"{MASTODON_WEBSOCKET}/user/notification": "user:notification",
+    f"{MASTODON_WEBSOCKET}/public": "public",
+    f"{MASTODON_WEBSOCKET}/public/local": "public:local",
+    f"{MASTODON_WEBSOCKET}/hashtag": "hashtag",
+    f"{MASTODON_WEBSOCKET}/hashtag/local": "hashtag:local",
+    f"{MASTODON_WEBSOCKET}/list": "list",
+}
 
 STREAM_HEADERS = [
     (b"cache-control", b"no-store"),
@@ -128,13 +143,31 @@ class StreamingApp:
         self.refusals = collections.Counter()
         # A metrics.StreamMetrics, which serves /metrics; none: /metrics is a 404.
         self.metrics = None
+        # Mastodon's streams (mastodon.MastodonStreams), once serve_mastodon is called.
+        self.mastodon = None
+
+    def serve_mastodon(self, streams):
+        """Answer Mastodon's streaming API (mastodon.py) with ``streams``: its health
+        check, its Server-Sent Events paths and (websocket) its WebSocket."""
+        self.mastodon = streams
+        self.routes[f"{MASTODON_WEBSOCKET}/health"] = ({"GET", "HEAD"}, streams.health)
+        for path, stream in MASTODON_SSE_PATHS.items():
+            handler = functools.partial(streams.sse, stream=stream)
+            self.routes[path] = ({"GET", "OPTIONS"}, handler)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             await self.lifespan(receive, send)
             return
+        if scope["type"] == "websocket":
+            if self.mastodon is not None and scope["path"].rstrip("/") == MASTODON_WEBSOCKET:
+                await self.mastodon.websocket(scope, receive, send)
+            else:
+                # Only Mastodon's streaming path speaks WebSocket: refused (403).
+                await send({"type": "websocket.close"})
+            return
         if scope["type"] != "http":
-            return  # websockets: nothing here; the server refuses the handshake
+            return
         route = self.routes.get(scope["path"])
         try:
             if route is None:
@@ -150,6 +183,12 @@ class StreamingApp:
                 extra.append((b"allow", ", ".join(sorted(route[0])).encode()))
             if error.status == 429:
                 extra.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
+            if scope["path"].startswith(MASTODON_WEBSOCKET):
+                # Mastodon's API: its errors as {"error": ...}, readable by browser apps.
+                extra.append((b"access-control-allow-origin", b"*"))
+                body = json.dumps({"error": error.message})
+                await send_text(send, error.status, body, extra, content_type=JSON_TYPE)
+                return
             await send_text(send, error.status, error.message, extra)
         except ClientGone:
             pass
@@ -681,3 +720,21 @@ class QuietIncompleteResponses(logging.Filter):
 
     def filter(self, record):
         return "returned without completing response" not in record.getMessage()
+
+
+class RedactedTokens(logging.Filter):
+    """Keeps access tokens out of uvicorn's logs: Mastodon's clients may send theirs in
+    the query string (``access_token=``), which uvicorn logs with the path (a WebSocket
+    accepted, and every request with ``--access-log``)."""
+
+    TOKEN = re.compile(r"(access_token=)[^&\s\"]+")
+
+    def filter(self, record):
+        if record.args:
+            record.args = tuple(
+                self.TOKEN.sub(r"\1[redacted]", arg) if isinstance(arg, str) else arg
+                for arg in record.args
+            )
+        elif isinstance(record.msg, str):
+            record.msg = self.TOKEN.sub(r"\1[redacted]", record.msg)
+        return True

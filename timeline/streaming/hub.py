@@ -86,6 +86,10 @@ class Format:
     opening = b""
     keepalive = b"\n"
     needs_author_name = False
+    # Whether a user's unread counts (filters.UnreadEvent) are sent as they are (live
+    # pages), or only tell the client that the notifications changed
+    # (Client.unread_changed: Mastodon's streams send the notifications themselves).
+    tells_unread = True
 
     def render(self, event):
         """The bytes to send for ``event``."""
@@ -224,6 +228,21 @@ class Client:
         data = b"".join(self.pending)
         self.pending.clear()
         return data
+
+    async def next_chunks(self):
+        """Everything queued, as the list of chunks offered (a WebSocket sends each as a
+        message of its own); None once the stream should end."""
+        while not self.pending:
+            if self.closing:
+                return None
+            self.waiter = asyncio.get_running_loop().create_future()
+            await self.waiter
+        chunks, self.pending = self.pending, []
+        return chunks
+
+    def unread_changed(self, event):
+        """The user's notifications changed (``event``, a filters.UnreadEvent), for a
+        client whose format does not send the count itself (Format.tells_unread)."""
 
     def close(self):
         """End the stream politely: send what is queued, then the end of the response."""
@@ -625,8 +644,12 @@ class Hub:
         """Queue a user's new unread count (an UnreadEvent) to their live pages on this
         process: a dictionary look-up, whatever the number of clients; no filter runs."""
         for client in list(self.users.get(event.uid, ())):
-            if not client.closing:
+            if client.closing:
+                continue
+            if client.format.tells_unread:
                 self.deliver(client, client.format.bytes_for(event), event)
+            else:
+                client.unread_changed(event)
 
 
 async def _close_quietly(pubsub, redis):

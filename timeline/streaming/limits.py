@@ -22,6 +22,7 @@ import secrets
 
 from redis.exceptions import RedisError
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from socialsite.repository import limits as repository_limits
 from socialsite.repository import stream_addresses
@@ -213,6 +214,11 @@ class ConnectionLimits:
         """uvicorn's HTTP protocol (httptools) with these limits applied to it."""
         return type("LimitedHttpToolsProtocol", (_LimitedProtocol,), {"limits": self})
 
+    def websocket_protocol_class(self):
+        """uvicorn's WebSocket protocol (websockets' sans-I/O), which takes over a
+        connection the HTTP protocol counted when it upgrades, and releases it."""
+        return type("LimitedWebSocketProtocol", (_LimitedWebSocket,), {"limits": self})
+
 
 class _LimitedProtocol(HttpToolsProtocol):
     limits: ConnectionLimits  # set by ConnectionLimits.protocol_class
@@ -241,11 +247,36 @@ class _LimitedProtocol(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
+    def handle_websocket_upgrade(self):
+        # The connection goes on under the WebSocket protocol, whose connection_lost
+        # is the one asyncio calls: the count goes with it.
+        self._counted = False
+        super().handle_websocket_upgrade()
+
     def connection_lost(self, exc):
         timer = getattr(self, "_first_request_timer", None)
         if timer is not None:
             timer.cancel()
         if getattr(self, "_counted", False):
+            self._counted = False
+            self.limits.release()
+        super().connection_lost(exc)
+
+
+class _LimitedWebSocket(WebSocketsSansIOProtocol):
+    """A WebSocket connection, counted by the HTTP connection it was upgraded from
+    (_LimitedProtocol.handle_websocket_upgrade), released when it ends."""
+
+    limits: ConnectionLimits  # set by ConnectionLimits.websocket_protocol_class
+    _counted = False
+
+    def connection_made(self, transport):
+        # Made by the HTTP protocol of a counted connection: the count is this one's now.
+        self._counted = True
+        super().connection_made(transport)
+
+    def connection_lost(self, exc):
+        if self._counted:
             self._counted = False
             self.limits.release()
         super().connection_lost(exc)

@@ -35,6 +35,12 @@ class Command(BaseCommand):
             help="logged-in live home pages (Server-Sent Events), besides --clients",
         )
         parser.add_argument(
+            "--mastodon",
+            action="store_true",
+            help="the live homes' users read their homes through Mastodon's user stream "
+            "(/api/v1/streaming/user, with a token) instead of the live page's /live/home",
+        )
+        parser.add_argument(
             "--live-refresh",
             type=float,
             default=None,

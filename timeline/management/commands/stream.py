@@ -29,10 +29,11 @@ from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from socialsite.repository import moderation
 from timeline.streaming import metrics as stream_metrics
-from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
+from timeline.streaming.app import QuietIncompleteResponses, RedactedTokens, StreamingApp
 from timeline.streaming.hub import Hub, redacted
 from timeline.streaming.limits import ConnectionLimits, StreamsPerAddress
 from timeline.streaming.live import REFRESH_SECONDS, LiveHome
+from timeline.streaming.mastodon import MastodonStreams
 
 # Streams that have not ended this long after the stop signal (their clients stopped
 # reading, so the last chunk cannot go out) are cut.
@@ -41,6 +42,8 @@ GRACEFUL_STOP_SECONDS = 5
 # that cannot work (the port taken, Redis unreachable at start): everything stops,
 # rather than restarting it in a loop. One that dies later is started again.
 CHILD_MIN_LIFETIME_SECONDS = 10
+# The largest WebSocket message a client may send (a subscription is a few dozen bytes).
+WEBSOCKET_MAX_MESSAGE_BYTES = 16 * 1024
 # Connections waiting to be accepted, per process (the kernel caps it at somaxconn).
 LISTEN_BACKLOG = 4096
 # The options a supervisor passes on to its children, as they were given.
@@ -72,7 +75,10 @@ class StreamServer(uvicorn.Server):
 
 
 class Command(BaseCommand):
-    help = "Run a streaming API server (statuses/sample.json, statuses/filter.json, live/home)."
+    help = (
+        "Run a streaming API server (statuses/sample.json, statuses/filter.json, live/home, "
+        "Mastodon's /api/v1/streaming)."
+    )
 
     # The hub that hands the events out to the clients: a subclass of this command can
     # run the same server with another one.
@@ -180,6 +186,7 @@ class Command(BaseCommand):
             hub, redis, live, max_streams=options["max_clients"], per_address=per_address
         )
         app.metrics = stream_metrics.StreamMetrics(hub, app)
+        app.serve_mastodon(MastodonStreams(app, live))
         return app, url
 
     def handle(self, *args, **options):
@@ -208,6 +215,12 @@ class Command(BaseCommand):
             host=options["host"],
             port=options["port"],
             http=limits.protocol_class(),
+            # Mastodon's WebSocket (/api/v1/streaming): websockets' sans-I/O protocol;
+            # no compression (a zlib context per connection costs more memory than a
+            # stream's events save), messages from clients are small subscriptions.
+            ws=limits.websocket_protocol_class(),
+            ws_per_message_deflate=False,
+            ws_max_size=WEBSOCKET_MAX_MESSAGE_BYTES,
             lifespan="on",
             access_log=options["access_log"],
             # Django's LOGGING configures the loggers (uvicorn's included).
@@ -215,6 +228,8 @@ class Command(BaseCommand):
             timeout_graceful_shutdown=GRACEFUL_STOP_SECONDS,
         )
         logging.getLogger("uvicorn.error").addFilter(QuietIncompleteResponses())
+        for name in ("uvicorn.error", "uvicorn.access"):
+            logging.getLogger(name).addFilter(RedactedTokens())
         server = StreamServer(config, app)
 
         # uvicorn handles SIGINT/SIGTERM while it runs, and once stopped raises the
