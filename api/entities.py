@@ -149,6 +149,13 @@ def visibility_of(author):
     return "private" if author.get("private") in ("1", True) else "public"
 
 
+def _posted_private(status):
+    """Whether ``status`` is known to have been posted while its author was private: a
+    status event says so (the stream server's statuses, whose author dict is the
+    event's and carries no privacy of its own)."""
+    return str(status.get("private", "")) == "1"
+
+
 def _media(base, status):
     return [
         {
@@ -254,7 +261,7 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
         {
             "account": account(base, author),
             "text": None,
-            "visibility": visibility_of(author),
+            "visibility": "private" if _posted_private(status) else visibility_of(author),
             "application": None,
             "emojis": [],
             "reblogs_count": int(counts.get("reblogs", 0)),
