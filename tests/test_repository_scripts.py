@@ -40,6 +40,7 @@ SAMPLES = {
     "add_own_status": [
         {"uid": 1, "sid": 7, "now_ms": 5, "conversation": False},
         {"uid": 1, "sid": 7, "now_ms": 5, "conversation": True, "parent": 6, "replied_to": 2},
+        {"uid": 1, "sid": 7, "now_ms": 5, "conversation": False, "pull_at": 9, "push_below": 8},
     ],
     "remove_own_status": [{"uid": 1, "sid": 7}],
     "add_reply": [{"parent": 6, "sid": 7}],
@@ -66,6 +67,9 @@ SAMPLES = {
         {"uid": 1, "before": None, "count": 31, "now_ms": 5},
         {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "with_likes": True},
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3},
+        {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "with_likes": True, "merge": True},
+        {"uid": 1, "before": None, "count": 31, "now_ms": 5, "merge": True},
+        {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "merge": True},
     ],
     "create_list": [{"uid": 1, "name": "friends", "limit": 50}],
     "rename_list": [{"uid": 1, "lid": 3, "name": "friends"}],

@@ -33,6 +33,19 @@ them (Mastodon's rule); deliver.lua checks that for replies alone.
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
 whose status hash is gone, so nobody sees a deleted status while that runs.
+
+Pulled accounts (decision 0054). An account with FANOUT_PULL_FOLLOWERS followers or
+more is *pulled*: its statuses go into keys.pulled_statuses, in its own slot, and
+nobody's home; each follower's page merges them when read (timelines.py), in a
+constant number of round trips. add_own_status.lua decides the path in the step that
+puts the status on the profile, so every status is either delivered or pulled:
+- before its first pulled status, the account is registered in every shard's copy of
+  keys.pulled_accounts (register_pulled), which home_page.lua reads in the reader's
+  slot, so a reader never misses a pulled status for not knowing the account yet;
+- it becomes pushed again only below FANOUT_PUSH_BELOW_SHARE of the threshold (no
+  switching back and forth at every follow), and stays registered: the statuses it
+  posted while pulled are still merged, the ones after are delivered. A status is
+  read from one place or the other, or both (a page shows an id once), never neither.
 """
 
 import time
@@ -40,8 +53,129 @@ import time
 from . import keys, scripts
 from .limits import (
     FANOUT_BATCH_SIZE,
+    FANOUT_PUSH_BELOW_SHARE,
     PLAN_BATCHES_PER_JOB,
 )
+
+# --- the path: pushed or pulled ----------------------------------------------------------
+
+# add_own_status.lua's third answer.
+PUSHED, PULLED, TO_REGISTER = 0, 1, 2
+
+
+def pull_thresholds(pull_followers):
+    """add_own_status's ``pull_at`` and ``push_below`` for a FANOUT_PULL_FOLLOWERS of
+    ``pull_followers`` (0: never pulled)."""
+    pull_at = max(0, int(pull_followers))
+    return {"pull_at": pull_at, "push_below": int(pull_at * FANOUT_PUSH_BELOW_SHARE)}
+
+
+def register_pulled(r, uid):
+    """Note ``uid`` in every shard's keys.pulled_accounts, then let its next post be
+    pulled (keys.FANOUT_PATH_FIELD "ready"); one round trip (one per node on a cluster)
+    and one command. Idempotent: posting asks again until it is done."""
+
+    def fill(pipe):
+        for key in keys.all_pulled_accounts():
+            pipe.sadd(key, uid)
+
+    scripts.run_pipeline(r, fill)
+    r.hsetnx(keys.user(uid), keys.FANOUT_PATH_FIELD, "ready")
+
+
+def pulled_accounts(r):
+    """The registered pulled accounts, with their path now ("pulled", or "ready": pushed
+    again, or not yet pulled), follower counts and statuses held in keys.pulled_statuses,
+    as {uid: {"path", "followers", "statuses"}} (manage.py timelines status; metrics).
+    Two round trips."""
+    uids = sorted(int(uid) for uid in r.smembers(keys.pulled_accounts(0)))
+    pipe = r.pipeline(transaction=False)
+    for uid in uids:
+        pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
+        pipe.zcard(keys.followers(uid))
+        pipe.zcard(keys.pulled_statuses(uid))
+    read = pipe.execute() if uids else []
+    return {
+        uid: {"path": path or "pushed", "followers": followers, "statuses": held}
+        for uid, path, followers, held in zip(uids, read[::3], read[1::3], read[2::3], strict=True)
+    }
+
+
+# --- reading: pulled statuses merged into a page (timelines.py, lists.py) -----------------
+
+
+class Merged:
+    """What merge_pulled found: the page's ids (delivered and pulled, newest first, at
+    most the page's count), the next page's cursor, the pulled ids among them, and of
+    those the ones the reader likes and reposted."""
+
+    def __init__(self, ids, next_cursor, pulled=frozenset(), liked=frozenset(), reposted=()):
+        self.ids, self.next_cursor, self.pulled = ids, next_cursor, pulled
+        self.liked, self.reposted = liked, set(reposted)
+
+
+def merge_pulled(r, uid, ids, authors, before, count, marks=False):
+    """Merge the statuses of the pulled accounts ``authors`` (followed by ``uid``, not
+    hidden) into ``ids``: up to count + 1 ids read from ``uid``'s timeline below
+    ``before``, newest first. Returns a Merged.
+
+    Each author's newest count + 1 pulled ids below ``before`` are read (one round trip
+    for all). Only ids at or above the highest of the lowest ids of the sources that
+    had more to give are sure to be in order with everything not read: the page is cut
+    there, and when that leaves it short, the cursor is that id (the next page goes on
+    below it: nothing is skipped, nothing is shown twice). A reply by a pulled author
+    to someone else is kept only if ``uid`` follows them (the delivery's reply rule),
+    asked in ``uid``'s slot with, for ``marks``, which of the pulled ids ``uid`` likes
+    and reposted: one more round trip, only when pulled ids are on the page.
+    """
+    floor = ids[-1] if len(ids) > count else None
+    if not authors:
+        return Merged(ids[:count], ids[count - 1] if len(ids) > count else None)
+    top = f"({int(before)}" if before is not None else "+inf"
+    pipe = r.pipeline(transaction=False)
+    for author in authors:
+        pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
+    pulled, replied = set(), {}
+    for read in pipe.execute():
+        if len(read) > count:
+            lowest = int(read[-1].split(":")[0])
+            floor = lowest if floor is None else max(floor, lowest)
+        for member in read:
+            sid, _, to = member.partition(":")
+            pulled.add(int(sid))
+            if to and int(to) != int(uid):
+                replied[int(sid)] = int(to)
+    delivered = set(ids)
+    pulled = {sid for sid in pulled - delivered if floor is None or sid >= floor}
+    ordered = sorted((sid for sid in delivered | pulled if floor is None or sid >= floor),
+                     reverse=True)  # fmt: skip
+    # Only the pulled ids that can be on this page are asked about.
+    asked = [sid for sid in ordered[: count + len(replied)] if sid in pulled]
+    replied = {sid: replied[sid] for sid in asked if sid in replied}
+    liked, reposted = frozenset(), set()
+    if replied or (asked and marks):
+        targets = sorted(set(replied.values()))
+        pipe = r.pipeline(transaction=False)  # the reader's slot
+        if targets:
+            pipe.zmscore(keys.following(uid), targets)
+        if marks:
+            pipe.zmscore(keys.user_likes(uid), asked)
+            pipe.zmscore(keys.reposted(uid), asked)
+        answers = pipe.execute()
+        if targets:
+            followed = {t for t, score in zip(targets, answers.pop(0), strict=True) if score}
+            unseen = {sid for sid, to in replied.items() if to not in followed}
+            ordered = [sid for sid in ordered if sid not in unseen]
+        if marks:
+            liked = frozenset(s for s, score in zip(asked, answers[0], strict=True) if score)
+            reposted = {s for s, score in zip(asked, answers[1], strict=True) if score}
+    if len(ordered) > count:
+        next_cursor = ordered[count - 1]
+    else:
+        next_cursor = floor
+    ids = ordered[:count]
+    return Merged(ids, next_cursor, frozenset(pulled & set(ids)), liked, reposted)
+
 
 # --- the work itself -------------------------------------------------------------------
 

@@ -275,21 +275,28 @@ def set_mute(*, uid, other, now_ms, action, ends_ms=0):
 
 
 @script("home")
-def add_own_status(*, uid, sid, now_ms, conversation, parent=None, replied_to=None):
+def add_own_status(
+    *, uid, sid, now_ms, conversation, parent=None, replied_to=None, pull_at=0, push_below=0
+):
     """Put status ``sid`` on keys.profile(uid) and keys.home(uid), count it in
     keys.user(uid) ("posts"), and note it in keys.unfinished_posts with the newest
     follow score of keys.followers(uid) (if there are followers, or ``conversation``:
     writes to make beyond the status). A reply to ``parent`` by ``replied_to`` is
-    listed in keys.profile_replies too. Returns [1 if added else 0, the newest follow
-    score or -1]."""
+    listed in keys.profile_replies too. With ``pull_at`` followers or more (``push_below``
+    once pulled: keys.FANOUT_PATH_FIELD), the account is pulled: the status goes into
+    keys.pulled_statuses instead of being noted for delivery. Returns [1 if added else 0,
+    the newest follow score or -1, 1 if pulled, 2 if the account is to be registered
+    (fanout.register_pulled), else 0]."""
     script_keys = {
         "profile": keys.profile(uid),
         "home": keys.home(uid),
         "user": keys.user(uid),
         "followers": keys.followers(uid),
         "unfinished_posts": keys.unfinished_posts(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }
-    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, now_ms, int(conversation)]
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, now_ms, int(conversation),
+            int(pull_at), int(push_below)]  # fmt: skip
     if parent:
         script_keys["profile_replies"] = keys.profile_replies(uid)
         args += [parent, replied_to]
@@ -298,12 +305,14 @@ def add_own_status(*, uid, sid, now_ms, conversation, parent=None, replied_to=No
 
 @script()
 def remove_own_status(*, uid, sid):
-    """Take status ``sid`` off keys.profile(uid) and keys.home(uid) and uncount it in
-    keys.user(uid). Returns 1 if removed, 0 if it was gone already."""
+    """Take status ``sid`` off keys.profile(uid), keys.home(uid) and keys.pulled_statuses
+    (uid) and uncount it in keys.user(uid). Returns 1 if removed, 0 if it was gone
+    already."""
     return {
         "profile": keys.profile(uid),
         "home": keys.home(uid),
         "user": keys.user(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [sid]
 
 
@@ -452,31 +461,42 @@ def list_remove_status(*, sid, author, followers):
 
 
 @script()
-def home_page(*, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None):
+def home_page(
+    *, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None,
+    merge=False,
+):  # fmt: skip
     """Up to ``count`` ids of keys.home(uid) below ``before`` (None: the newest), newest
     first, without those noted in keys.deleted_statuses (``skip_deleted``); the authors
     uid does not get now (keys.hides); the entries shown through reposts (keys.
     home_reposts) and the originals uid reposted (keys.reposted); ``with_likes``: the
     originals uid likes (keys.user_likes) and whether keys.likes_changed stands. With
     ``list_id``: a page of uid's named list (keys.list_timeline) instead, and only the
-    ids and hidden authors."""
-    args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms]
+    ids and hidden authors. ``merge``: one more answer, last: the accounts of keys.
+    pulled_accounts that uid follows (keys.following; a list: its keys.list_members),
+    not hidden."""
+    args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms,
+            int(merge)]  # fmt: skip
     if list_id is not None:
-        return {
+        script_keys = {
             "timeline": keys.list_timeline(uid, list_id),
             "deleted_statuses": keys.deleted_statuses(uid),
             "hides": keys.hides(uid),
-        }, args
-    script_keys = {
-        "timeline": keys.home(uid),
-        "deleted_statuses": keys.deleted_statuses(uid),
-        "hides": keys.hides(uid),
-        "home_reposts": keys.home_reposts(uid),
-        "reposted": keys.reposted(uid),
-    }
-    if with_likes:
-        script_keys["user_likes"] = keys.user_likes(uid)
-        script_keys["likes_changed"] = keys.likes_changed(uid)
+        }
+        followed = keys.list_members(uid, list_id)
+    else:
+        script_keys = {
+            "timeline": keys.home(uid),
+            "deleted_statuses": keys.deleted_statuses(uid),
+            "hides": keys.hides(uid),
+            "home_reposts": keys.home_reposts(uid),
+            "reposted": keys.reposted(uid),
+        }
+        if with_likes:
+            script_keys["user_likes"] = keys.user_likes(uid)
+            script_keys["likes_changed"] = keys.likes_changed(uid)
+        followed = keys.following(uid)
+    if merge:
+        script_keys["merge"] = [keys.pulled_accounts(uid), followed]
     return script_keys, args
 
 

@@ -35,6 +35,7 @@ from . import (
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
+    FANOUT_PULL_FOLLOWERS,
     INLINE_FANOUT_LIMIT,
     MENTIONS_NOTIFIED,
     NOTIFICATIONS_KEPT,
@@ -174,6 +175,7 @@ def post_status(
     in_reply_to=None,
     mentioned_uids=None,
     notifications_kept=NOTIFICATIONS_KEPT,
+    pull_followers=FANOUT_PULL_FOLLOWERS,
     **data,
 ):
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
@@ -214,11 +216,14 @@ def post_status(
     Should the request die between 2 and 5, the workers find the note, queue the
     fan-out over every follower at posting time and finish the conversation's writes
     (finish_unfinished).
+    An author with ``pull_followers`` followers or more (0: nobody) is pulled (fanout.py):
+    step 2 puts the status in keys.pulled_statuses, where every follower's page reads
+    it, and steps 3 and 4 do nothing.
     """
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hmget(keys.user(uid), ["private", *users.EVENT_AUTHOR_FIELDS])
+    pipe.hmget(keys.user(uid), ["private", keys.FANOUT_PATH_FIELD, *users.EVENT_AUTHOR_FIELDS])
     pipe.incr(keys.STATUS_IDS)
     if mentioned or in_reply_to is not None:
         # Who is in a block with the author (the author's slot): no reply to them, no
@@ -229,7 +234,7 @@ def post_status(
         users.queue_user_ids(pipe, mentioned)
     if in_reply_to is not None:
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
-    (private, *author_fields), sid, *rest = pipe.execute()
+    (private, path, *author_fields), sid, *rest = pipe.execute()
     login = author_fields[0]
     blocked = set()
     if mentioned or in_reply_to is not None:
@@ -296,6 +301,7 @@ def post_status(
             pipe, uid=uid, sid=sid, now_ms=int(time.time() * 1000), conversation=conversation,
             parent=status["in_reply_to"] if parent else None,
             replied_to=status["in_reply_to_uid"] if parent else None,
+            **fanout.pull_thresholds(pull_followers),
         )  # fmt: skip
         pipe.hset(keys.status(sid), mapping=status)
         if conversation:
@@ -310,13 +316,24 @@ def post_status(
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
-        # Last: the caller takes the followers from the last reply.
-        pipe.zrangebyscore(
-            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
-        )
+        if path != "pulled":
+            # Last: the caller takes the followers from the last reply.
+            pipe.zrangebyscore(
+                keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+            )
 
     written = scripts.run_pipeline(r, fill)
-    (added, upto), followers = written[0], written[-1]
+    added, upto, pulled = written[0]
+    if pulled == fanout.PULLED:
+        followers = []
+    elif path != "pulled":
+        followers = written[-1]
+    else:  # pulled no longer: the followers were not read along
+        followers = r.zrangebyscore(
+            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+        )
+    if pulled == fanout.TO_REGISTER:
+        fanout.register_pulled(r, uid)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers], _replied_to(status))
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.

@@ -13,16 +13,21 @@
 -- KEYS[6] = user_likes?       keys.user_likes(uid) (ZSET: the statuses the user likes)
 -- KEYS[7] = likes_changed?    keys.likes_changed(uid) (STRING: the user liked or unliked
 --                             lately; with KEYS[6])
+-- KEYS[n-1..n] = merge?       with ARGV[6] = "1", last: keys.pulled_accounts(uid) (SET:
+--                             the pulled accounts) and the accounts the page follows
+--                             (ZSET: keys.following(uid), or a list's keys.list_members)
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it
 -- ARGV[4] = "1" to leave out the noted deleted ids (pages), "0" for all (maintenance)
 -- ARGV[5] = now, in ms
+-- ARGV[6] = "1" to also return the pulled accounts the page follows (the last two KEYS)
 -- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
 -- stands for an original shown through reposts: the id, the original's id, the first
 -- reposter and how many others bring it (flat); the originals among the page's that
 -- the user reposted; with KEYS[6], the originals among them the user likes, and 1 if
--- KEYS[7] exists, else 0}.
+-- KEYS[7] exists, else 0}; with ARGV[6] = "1", one more last: the pulled accounts
+-- the page follows, not hidden now (fanout.py: their statuses are merged when read).
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -37,6 +42,10 @@
 -- "Repost" or "Undo repost" cost no round trip, and neither does knowing whether the
 -- counts shown must be read fresh.
 local count, cap = tonumber(ARGV[2]), tonumber(ARGV[3])
+local merge = ARGV[6] == '1'
+-- How many of KEYS are the page's own (the rest: the merge's two).
+local own = #KEYS
+if merge then own = own - 2 end
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
 
@@ -61,7 +70,7 @@ end
 -- up: an entry standing for an original (a repost, or the original with reposters)
 -- comes back with what its "reposted" header needs, and one whose original is noted
 -- deleted is skipped like a deleted status.
-local has_reposts = KEYS[4] ~= nil and redis.call('EXISTS', KEYS[4]) == 1
+local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
 local page, shown, reposts = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
@@ -105,11 +114,30 @@ local function members_among_shown(key)
     return found
 end
 local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
-if not KEYS[4] then
-    return {page, hidden}  -- a named list's page (lists.py): no reposts, no likes
+local result
+if own < 4 then
+    result = {page, hidden}  -- a named list's page (lists.py): no reposts, no likes
+elseif own < 6 then
+    result = {page, hidden, reposts, members_among_shown(KEYS[5])}
+else
+    result = {page, hidden, reposts, members_among_shown(KEYS[5]),
+              members_among_shown(KEYS[6]), redis.call('EXISTS', KEYS[7])}
 end
-local reposted = members_among_shown(KEYS[5])
-if not KEYS[6] then
-    return {page, hidden, reposts, reposted}
+if merge then
+    -- The registry holds the few accounts with huge followings: a SMEMBERS and one
+    -- ZMSCORE, in the reader's slot, whatever their number of followers.
+    local merged = {}
+    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 1])
+    if #accounts > 0 then
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local scores = redis.call('ZMSCORE', KEYS[#KEYS], unpack(accounts))
+        for i = 1, #accounts do
+            if scores[i] and not not_shown[accounts[i]] then
+                merged[#merged + 1] = accounts[i]
+            end
+        end
+    end
+    result[#result + 1] = merged
 end
-return {page, hidden, reposts, reposted, members_among_shown(KEYS[6]), redis.call('EXISTS', KEYS[7])}
+return result
