@@ -1,0 +1,225 @@
+"""Pulled accounts (fanout.py, decision 0054): statuses of accounts with many followers
+are merged into home and list pages when read, by the same rules as delivered ones."""
+
+import random
+import threading
+
+from socialsite.repository import (
+    blocks,
+    fanout,
+    graph,
+    jobs,
+    keys,
+    lists,
+    reposts,
+    statuses,
+    timelines,
+    worker,
+)
+from tests.support.helpers import make_user
+from tests.test_fanout_worker import add_followers
+
+# A threshold small enough for real follows.
+PULL = 3
+
+
+def post(r, uid, message="hi", **options):
+    return statuses.post_status(r, uid, message, pull_followers=PULL, **options)
+
+
+def make_pulled(r, author, followers):
+    """Make ``author`` (followed by ``followers``, at least PULL) pulled: the first post
+    over the threshold registers it, the next is pulled. Returns the two statuses."""
+    for follower in followers:
+        graph.follow(r, follower, author)
+    registering = post(r, author, "registering")
+    pulled = post(r, author, "pulled")
+    assert r.hget(keys.user(author), keys.FANOUT_PATH_FIELD) == "pulled"
+    return registering, pulled
+
+
+def whole_home(r, uid, count=4):
+    """Every id of ``uid``'s home pages, paging with cursors (ids as shown)."""
+    seen, before = [], None
+    while True:
+        page = timelines.home_page(r, uid, before=before, count=count)
+        seen += [status["id"] for status in page.items]
+        if page.next_cursor is None:
+            return seen
+        before = page.next_cursor
+
+
+def users_named(r, *logins):
+    return [make_user(r, login)["id"] for login in logins]
+
+
+def test_a_pulled_status_is_delivered_to_nobody_and_on_every_followers_page_at_once(r):
+    author, *readers = users_named(r, "star", "f1", "f2", "f3")
+    registering, pulled = make_pulled(r, author, readers)
+    assert r.zrange(keys.pulled_statuses(author), 0, -1) == [str(pulled)]
+    jobs.ensure_group(r)
+    assert jobs.status(r)["waiting"] == 0  # no fan-out queued for it
+    for reader in readers:
+        assert not timelines.in_home(r, reader, pulled)  # not delivered...
+        assert timelines.in_home(r, reader, registering)  # (the one before was)
+        assert whole_home(r, reader) == [pulled, registering]  # ...yet shown
+    assert timelines.in_home(r, author, pulled)  # the author's own home has it
+    stranger = users_named(r, "stranger")[0]
+    assert whole_home(r, stranger) == []
+
+
+def test_the_path_switches_with_a_margin_and_nothing_is_lost_or_shown_twice(r):
+    author, *readers = users_named(r, "star", "f1", "f2", "f3", "f4")
+    posted = [post(r, author, "pushed, 0 followers")]
+    for follower in readers[:3]:  # 3 followers: at the threshold
+        graph.follow(r, follower, author)
+    posted.append(post(r, author, "pushed, registers"))
+    assert r.sismember(keys.pulled_accounts(readers[0]), author)
+    assert all(r.sismember(key, author) for key in keys.all_pulled_accounts())
+    posted.append(post(r, author, "pulled"))
+    graph.follow(r, readers[3], author)
+    posted.append(post(r, author, "pulled, 4 followers"))
+    graph.unfollow(r, readers[3], author)
+    graph.unfollow(r, readers[2], author)
+    # 2 followers: under the threshold (3) but not under 90% of it (2.7 -> 2): pulled.
+    posted.append(post(r, author, "pulled still, 2 followers"))
+    assert r.hget(keys.user(author), keys.FANOUT_PATH_FIELD) == "pulled"
+    graph.unfollow(r, readers[1], author)
+    posted.append(post(r, author, "pushed again, 1 follower"))
+    assert r.hget(keys.user(author), keys.FANOUT_PATH_FIELD) == "ready"
+    assert [timelines.in_home(r, readers[0], sid) for sid in posted] == [
+        True, True, False, False, False, True,
+    ]  # fmt: skip
+    assert whole_home(r, readers[0]) == posted[::-1]
+    graph.follow(r, readers[1], author)  # back: the backfill and the merge agree
+    assert whole_home(r, readers[1]) == posted[::-1]
+    state = fanout.pulled_accounts(r)
+    assert state == {author: {"path": "ready", "followers": 2, "statuses": 3}}
+
+
+def test_pages_interleave_pulled_and_delivered_statuses_with_stable_cursors(r):
+    star, other, *readers = users_named(r, "star", "other", "f1", "f2", "f3")
+    make_pulled(r, star, readers)
+    graph.follow(r, readers[0], other)
+    star2 = users_named(r, "star2")[0]
+    make_pulled(r, star2, readers)
+    rng = random.Random(7)
+    for i in range(40):
+        post(r, rng.choice([star, other, star2, readers[0]]), f"s{i}")
+    expected = sorted(
+        {
+            *timelines.home_ids(r, readers[0]),
+            *(int(s) for s in r.zrange(keys.pulled_statuses(star), 0, -1)),
+            *(int(s) for s in r.zrange(keys.pulled_statuses(star2), 0, -1)),
+        },
+        reverse=True,
+    )
+    for count in (1, 3, 4, 7, 30):
+        assert whole_home(r, readers[0], count) == expected
+    # A status arriving between two page loads neither repeats nor skips anything.
+    first = timelines.home_page(r, readers[0], count=5)
+    post(r, star, "newer")
+    rest, before = [], first.next_cursor
+    while before is not None:
+        page = timelines.home_page(r, readers[0], before=before, count=5)
+        rest += [s["id"] for s in page.items]
+        before = page.next_cursor
+    assert [s["id"] for s in first.items] + rest == expected
+
+
+def test_the_reply_rule_mutes_blocks_and_deletion_hold_for_pulled_statuses(r):
+    star, known, unknown, reader, f2, f3 = users_named(r, "star", "k", "u", "reader", "f2", "f3")
+    make_pulled(r, star, [reader, f2, f3])
+    graph.follow(r, reader, known)
+    to_known = statuses.post_status(r, known, "hello")
+    to_unknown = statuses.post_status(r, unknown, "hi there")
+    reply_known = post(r, star, "@k yes", in_reply_to=to_known)
+    reply_unknown = post(r, star, "@u no", in_reply_to=to_unknown)
+    reply_reader = post(r, star, "@reader you", in_reply_to=post(r, reader, "mine"))
+    shown = whole_home(r, reader)
+    assert reply_known in shown and reply_reader in shown
+    assert reply_unknown not in shown  # the reader does not follow u
+    assert reply_unknown not in whole_home(r, f2)
+
+    plain = post(r, star, "plain")
+    blocks.mute(r, reader, star)
+    assert not set(whole_home(r, reader)) & {plain, reply_known}
+    blocks.mute(r, reader, star, duration_ms=1, now_ms=0)  # a mute that has ended
+    r.zrem(keys.hides(reader), star)
+    assert plain in whole_home(r, reader)
+
+    assert statuses.delete_status(r, star, plain) == statuses.DeleteResult.DELETED
+    assert plain not in whole_home(r, reader)
+    assert r.zscore(keys.pulled_statuses(star), plain) is None
+
+    blocks.block(r, f2, star)
+    assert not [sid for sid in whole_home(r, f2) if sid > reply_known]
+
+
+def test_a_pulled_original_reposted_by_a_pushed_account_shows_once(r):
+    star, friend, reader, f2, f3 = users_named(r, "star", "friend", "reader", "f2", "f3")
+    make_pulled(r, star, [reader, f2, f3])
+    graph.follow(r, reader, friend)
+    original = post(r, star, "worth passing on")
+    later = post(r, friend, "something else")
+    reposts.repost(r, friend, original)
+    for count in (1, 2, 30):
+        assert whole_home(r, reader, count).count(original) == 1
+
+
+def test_a_list_merges_its_pulled_members_statuses(r):
+    star, quiet, reader, f2, f3 = users_named(r, "star", "quiet", "reader", "f2", "f3")
+    make_pulled(r, star, [reader, f2, f3])
+    graph.follow(r, reader, quiet)
+    lid = lists.create_list(r, reader, "mine")[1]
+    lists.add_member(r, reader, lid, star)
+    pulled = post(r, star, "pulled, listed")
+    unlisted = statuses.post_status(r, quiet, "not on the list")
+    _, page = lists.list_page(r, reader, lid)
+    ids = [s["id"] for s in page.items]
+    assert ids[0] == pulled and unlisted not in ids
+    other_list = lists.create_list(r, reader, "other")[1]
+    lists.add_member(r, reader, other_list, quiet)
+    _, page = lists.list_page(r, reader, other_list)
+    assert pulled not in [s["id"] for s in page.items]
+
+
+def test_crossing_the_threshold_during_concurrent_posting_loses_nothing(r):
+    author = make_user(r, "star")["id"]
+    readers = add_followers(r, author, 20, first_uid=5000)
+    extra = list(range(9000, 9030))
+    posted, errors = [], []
+    stop = threading.Event()
+
+    def poster():
+        try:
+            for i in range(120):
+                posted.append(
+                    statuses.post_status(r, author, f"s{i}", pull_followers=30, inline_limit=7)
+                )
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+        finally:
+            stop.set()
+
+    def churn():
+        rng = random.Random(3)
+        while not stop.is_set():
+            # Between 20 and 50 followers: across the threshold (30) and its margin (27).
+            # The readers stay; others come and go.
+            r.zrem(keys.followers(author), *extra)
+            extra_now = rng.randint(0, len(extra))
+            if extra_now:
+                add_followers(r, author, extra_now, first_uid=extra[0])
+
+    threads = [threading.Thread(target=poster), threading.Thread(target=churn)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    worker.work_until_idle(r)
+    assert r.zcard(keys.pulled_statuses(author)) > 0  # both paths were taken
+    assert len(posted) - r.zcard(keys.pulled_statuses(author)) > 0
+    for reader in readers:
+        assert whole_home(r, reader, count=30) == sorted(posted, reverse=True)
