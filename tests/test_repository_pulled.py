@@ -161,7 +161,7 @@ def test_a_pulled_original_reposted_by_a_pushed_account_shows_once(r):
     make_pulled(r, star, [reader, f2, f3])
     graph.follow(r, reader, friend)
     original = post(r, star, "worth passing on")
-    later = post(r, friend, "something else")
+    post(r, friend, "something else")
     reposts.repost(r, friend, original)
     for count in (1, 2, 30):
         assert whole_home(r, reader, count).count(original) == 1

@@ -473,3 +473,34 @@ def test_a_profile_page_with_reposts_costs_a_fixed_number(
     if not redis_backend.cluster:
         assert count == PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS
     assert count <= allowed(redis_backend, PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS, pipelines=3)
+
+
+# A home or list page of someone following pulled accounts (fanout.py, decision 0054):
+# their newest pulled statuses, one pipeline; then, in the reader's slot, the reply
+# rule for the replies among them and which of them the reader likes and reposted.
+PULLED_MERGE_ROUND_TRIPS = 2
+
+
+@pytest.mark.parametrize("pulled_count", [1, 5])
+def test_a_home_page_merging_pulled_accounts_costs_the_same_for_one_and_for_five(
+    r, client, reader, round_trips, redis_backend, pulled_count
+):
+    fans = [make_user(r, f"fan{i}")["id"] for i in range(2)]
+    for i in range(SUGGESTIONS_ON_HOME_BELOW):  # no suggestions on the home page
+        graph.follow(r, reader["id"], make_user(r, f"quiet{i}")["id"])
+    _, lid = lists.create_list(r, reader["id"], "Stars")
+    for i in range(pulled_count):
+        star = make_user(r, f"star{i}")["id"]
+        for follower in (reader["id"], *fans):
+            graph.follow(r, follower, star)
+        lists.add_member(r, reader["id"], lid, star)
+        for n in range(7):  # the first registers the account, the rest are pulled
+            statuses.post_status(r, star, f"pulled {n}", pull_followers=3)
+        assert r.hget(keys.user(star), keys.FANOUT_PATH_FIELD) == "pulled"
+    home = cost(client, "/", round_trips)
+    list_page = cost(client, f"/lists/{lid}/", round_trips)
+    assert client.get("/").content.decode().count('class="status"') == min(30, 7 * pulled_count)
+    if not redis_backend.cluster:
+        assert home == HOME_PAGE_ROUND_TRIPS + PULLED_MERGE_ROUND_TRIPS
+        assert list_page == LIST_PAGE_ROUND_TRIPS + 1  # no marks on a list page
+    assert home <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS + 2, pipelines=4)

@@ -132,11 +132,13 @@ def merge_pulled(r, uid, ids, authors, before, count, marks=False):
     if not authors:
         return Merged(ids[:count], ids[count - 1] if len(ids) > count else None)
     top = f"({int(before)}" if before is not None else "+inf"
-    pipe = r.pipeline(transaction=False)
-    for author in authors:
-        pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
+
+    def read_pulled(pipe):
+        for author in authors:
+            pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
+
     pulled, replied = set(), {}
-    for read in pipe.execute():
+    for read in scripts.run_pipeline(r, read_pulled):
         if len(read) > count:
             lowest = int(read[-1].split(":")[0])
             floor = lowest if floor is None else max(floor, lowest)
@@ -155,13 +157,15 @@ def merge_pulled(r, uid, ids, authors, before, count, marks=False):
     liked, reposted = frozenset(), set()
     if replied or (asked and marks):
         targets = sorted(set(replied.values()))
-        pipe = r.pipeline(transaction=False)  # the reader's slot
-        if targets:
-            pipe.zmscore(keys.following(uid), targets)
-        if marks:
-            pipe.zmscore(keys.user_likes(uid), asked)
-            pipe.zmscore(keys.reposted(uid), asked)
-        answers = pipe.execute()
+
+        def ask(pipe):  # the reader's slot
+            if targets:
+                pipe.zmscore(keys.following(uid), targets)
+            if marks:
+                pipe.zmscore(keys.user_likes(uid), asked)
+                pipe.zmscore(keys.reposted(uid), asked)
+
+        answers = scripts.run_pipeline(r, ask)
         if targets:
             followed = {t for t, score in zip(targets, answers.pop(0), strict=True) if score}
             unseen = {sid for sid, to in replied.items() if to not in followed}
