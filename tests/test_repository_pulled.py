@@ -4,6 +4,8 @@ are merged into home and list pages when read, by the same rules as delivered on
 import random
 import threading
 
+import pytest
+
 from socialsite.repository import (
     blocks,
     fanout,
@@ -12,10 +14,12 @@ from socialsite.repository import (
     keys,
     lists,
     reposts,
+    scripts,
     statuses,
     timelines,
     worker,
 )
+from socialsite.repository.limits import PULLED_COPY_SIZE
 from tests.support.helpers import make_user
 from tests.test_fanout_worker import add_followers
 
@@ -53,10 +57,21 @@ def users_named(r, *logins):
     return [make_user(r, login)["id"] for login in logins]
 
 
+@pytest.fixture(params=[PULLED_COPY_SIZE, 4], ids=["copies", "deeper-than-copies"])
+def copy_size(request, monkeypatch):
+    """Pages merge from the copies in every shard; with copies of 4, nearly every page
+    is deeper than they reach and reads the pulled accounts' own lists instead."""
+    monkeypatch.setattr(scripts, "PULLED_COPY_SIZE", request.param)
+    monkeypatch.setattr(fanout, "PULLED_COPY_SIZE", request.param)
+    return request.param
+
+
 def test_a_pulled_status_is_delivered_to_nobody_and_on_every_followers_page_at_once(r):
     author, *readers = users_named(r, "star", "f1", "f2", "f3")
     registering, pulled = make_pulled(r, author, readers)
     assert r.zrange(keys.pulled_statuses(author), 0, -1) == [str(pulled)]
+    for key in keys.all_pulled_copies(author):  # copied into every shard
+        assert r.zrange(key, 0, -1) == [str(pulled)]
     jobs.ensure_group(r)
     assert jobs.status(r)["waiting"] == 0  # no fan-out queued for it
     for reader in readers:
@@ -68,7 +83,7 @@ def test_a_pulled_status_is_delivered_to_nobody_and_on_every_followers_page_at_o
     assert whole_home(r, stranger) == []
 
 
-def test_the_path_switches_with_a_margin_and_nothing_is_lost_or_shown_twice(r):
+def test_the_path_switches_with_a_margin_and_nothing_is_lost_or_shown_twice(r, copy_size):
     author, *readers = users_named(r, "star", "f1", "f2", "f3", "f4")
     posted = [post(r, author, "pushed, 0 followers")]
     for follower in readers[:3]:  # 3 followers: at the threshold
@@ -97,7 +112,7 @@ def test_the_path_switches_with_a_margin_and_nothing_is_lost_or_shown_twice(r):
     assert state == {author: {"path": "ready", "followers": 2, "statuses": 3}}
 
 
-def test_pages_interleave_pulled_and_delivered_statuses_with_stable_cursors(r):
+def test_pages_interleave_pulled_and_delivered_statuses_with_stable_cursors(r, copy_size):
     star, other, *readers = users_named(r, "star", "other", "f1", "f2", "f3")
     make_pulled(r, star, readers)
     graph.follow(r, readers[0], other)
@@ -127,7 +142,7 @@ def test_pages_interleave_pulled_and_delivered_statuses_with_stable_cursors(r):
     assert [s["id"] for s in first.items] + rest == expected
 
 
-def test_the_reply_rule_mutes_blocks_and_deletion_hold_for_pulled_statuses(r):
+def test_the_reply_rule_mutes_blocks_and_deletion_hold_for_pulled_statuses(r, copy_size):
     star, known, unknown, reader, f2, f3 = users_named(r, "star", "k", "u", "reader", "f2", "f3")
     make_pulled(r, star, [reader, f2, f3])
     graph.follow(r, reader, known)
@@ -151,12 +166,13 @@ def test_the_reply_rule_mutes_blocks_and_deletion_hold_for_pulled_statuses(r):
     assert statuses.delete_status(r, star, plain) == statuses.DeleteResult.DELETED
     assert plain not in whole_home(r, reader)
     assert r.zscore(keys.pulled_statuses(star), plain) is None
+    assert not any(r.zscore(key, plain) for key in keys.all_pulled_copies(star))
 
     blocks.block(r, f2, star)
     assert not [sid for sid in whole_home(r, f2) if sid > reply_known]
 
 
-def test_a_pulled_original_reposted_by_a_pushed_account_shows_once(r):
+def test_a_pulled_original_reposted_by_a_pushed_account_shows_once(r, copy_size):
     star, friend, reader, f2, f3 = users_named(r, "star", "friend", "reader", "f2", "f3")
     make_pulled(r, star, [reader, f2, f3])
     graph.follow(r, reader, friend)
@@ -167,7 +183,7 @@ def test_a_pulled_original_reposted_by_a_pushed_account_shows_once(r):
         assert whole_home(r, reader, count).count(original) == 1
 
 
-def test_a_list_merges_its_pulled_members_statuses(r):
+def test_a_list_merges_its_pulled_members_statuses(r, copy_size):
     star, quiet, reader, f2, f3 = users_named(r, "star", "quiet", "reader", "f2", "f3")
     make_pulled(r, star, [reader, f2, f3])
     graph.follow(r, reader, quiet)
@@ -184,7 +200,7 @@ def test_a_list_merges_its_pulled_members_statuses(r):
     assert pulled not in [s["id"] for s in page.items]
 
 
-def test_crossing_the_threshold_during_concurrent_posting_loses_nothing(r):
+def test_crossing_the_threshold_during_concurrent_posting_loses_nothing(r, copy_size):
     author = make_user(r, "star")["id"]
     readers = add_followers(r, author, 20, first_uid=5000)
     extra = list(range(9000, 9030))
@@ -223,3 +239,28 @@ def test_crossing_the_threshold_during_concurrent_posting_loses_nothing(r):
     assert len(posted) - r.zcard(keys.pulled_statuses(author)) > 0
     for reader in readers:
         assert whole_home(r, reader, count=30) == sorted(posted, reverse=True)
+
+
+def test_a_request_that_dies_before_copying_a_pulled_status_is_finished_by_the_workers(
+    r, monkeypatch
+):
+    author, *readers = users_named(r, "star", "f1", "f2", "f3")
+    make_pulled(r, author, readers)
+
+    def dies(*args, **kwargs):
+        raise SystemExit("the web worker was killed")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(fanout, "queue_copy", lambda *args: None)  # the copies never sent
+        patch.setattr(r, "hdel", dies)  # nor the note cleared
+        try:
+            post(r, author, "posted by a request that died")
+        except SystemExit:
+            pass
+    (sid,) = [int(s) for s in r.hkeys(keys.unfinished_posts(author))]
+    assert r.zscore(keys.pulled_statuses(author), sid) == sid
+    assert sid not in whole_home(r, readers[0])  # not copied yet
+    assert statuses.finish_unfinished(r, grace_ms=0) == 1
+    for reader in readers:
+        assert whole_home(r, reader)[0] == sid
+    assert not r.hkeys(keys.unfinished_posts(author))

@@ -281,7 +281,7 @@ def test_the_lua_key_formats_build_what_keys_py_builds(r, uid):
         local tag = keys.tag_of(KEYS[1])
         return {keys.user_of(KEYS[1]), tag, keys.listed(tag, ARGV[1]),
                 keys.listing(tag, ARGV[3]), keys.list_members(tag, ARGV[1], ARGV[2]),
-                keys.list_timeline(tag, ARGV[1], ARGV[2])}
+                keys.list_timeline(tag, ARGV[1], ARGV[2]), keys.pulled_copy(tag, ARGV[3])}
         """,
         1,
         home,
@@ -296,11 +296,12 @@ def test_the_lua_key_formats_build_what_keys_py_builds(r, uid):
         keys.listing(uid, author),
         keys.list_members(uid, lid),
         keys.list_timeline(uid, lid),
+        keys.pulled_copy(uid, author),
     ]
     # Every key built in Lua is in the slot of the key it started from.
     assert {key_slot(key.encode()) for key in built[2:]} == {key_slot(home.encode())}
     assert sorted(LUA_KEY_FUNCTIONS) == sorted(
-        ["user_of", "tag_of", "listed", "listing", "list_members", "list_timeline"]
+        ["user_of", "tag_of", "listed", "listing", "list_members", "list_timeline", "pulled_copy"]
     )
 
 

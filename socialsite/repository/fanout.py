@@ -55,6 +55,7 @@ from .limits import (
     FANOUT_BATCH_SIZE,
     FANOUT_PUSH_BELOW_SHARE,
     PLAN_BATCHES_PER_JOB,
+    PULLED_COPY_SIZE,
 )
 
 # --- the path: pushed or pulled ----------------------------------------------------------
@@ -81,6 +82,35 @@ def register_pulled(r, uid):
 
     scripts.run_pipeline(r, fill)
     r.hsetnx(keys.user(uid), keys.FANOUT_PATH_FIELD, "ready")
+
+
+def queue_copy(pipe, author_uid, sid, member):
+    """Queue the copying of pulled status ``sid`` (``member``, as keys.pulled_statuses
+    holds it) into every shard's keys.pulled_copy of ``author_uid``, each kept to its
+    newest PULLED_COPY_SIZE. Idempotent."""
+    for key in keys.all_pulled_copies(author_uid):
+        pipe.zadd(key, {member: sid})
+        pipe.zremrangebyrank(key, 0, -(PULLED_COPY_SIZE + 1))
+
+
+def copy_pulled(r, author_uid, sid, member):
+    """queue_copy's writes, now: one round trip (one per node on a cluster)."""
+    scripts.run_pipeline(r, lambda pipe: queue_copy(pipe, author_uid, sid, member))
+
+
+def queue_uncopy(pipe, author_uid, sid):
+    """Queue taking status ``sid`` out of every shard's copy of ``author_uid``'s pulled
+    statuses (a deletion: pages skip it by the deletion notes meanwhile)."""
+    for key in keys.all_pulled_copies(author_uid):
+        pipe.zremrangebyscore(key, sid, sid)
+
+
+def pulled_member(sid, author_uid, replied_to_uid=None):
+    """How keys.pulled_statuses holds status ``sid``: its id, or "<id>:<uid>" for a reply
+    to another user (add_own_status.lua writes the same)."""
+    if replied_to_uid is None or int(replied_to_uid) == int(author_uid):
+        return str(sid)
+    return f"{sid}:{replied_to_uid}"
 
 
 def pulled_accounts(r):
@@ -112,6 +142,21 @@ class Merged:
     def __init__(self, ids, next_cursor, pulled=frozenset(), liked=frozenset(), reposted=()):
         self.ids, self.next_cursor, self.pulled = ids, next_cursor, pulled
         self.liked, self.reposted = liked, set(reposted)
+
+
+def merged_page(r, uid, ids, merged, before, count, marks=False):
+    """The Merged page of ``ids`` (up to count + 1, as home_page.lua returned them with
+    ``merged``, its last answer, for a page below ``before``): the pulled statuses are
+    in them already, unless a page this deep needs the pulled accounts' own lists
+    (merge_pulled: two more round trips)."""
+    state, floor, authors, on_page = merged
+    if state == "fallback":
+        return merge_pulled(r, uid, ids, [int(a) for a in authors], before, count, marks)
+    if len(ids) > count:
+        next_cursor = ids[count - 1]
+    else:  # a short page: the next goes on below the lowest id it was sure of
+        next_cursor = int(floor) if floor else None
+    return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
 def merge_pulled(r, uid, ids, authors, before, count, marks=False):

@@ -202,6 +202,19 @@ def pulled_statuses(uid):
     return f"pulled-statuses:{shard(uid)}:{uid}"
 
 
+def pulled_copy(uid, author_uid):
+    """ZSET: a copy of the newest PULLED_COPY_SIZE members of pulled_statuses(author_uid),
+    in user ``uid``'s slot. Every shard holds one (all_pulled_copies), so that
+    home_page.lua merges a page's pulled statuses in the reader's own slot, in the round
+    trip that reads the page's ids. Kept small enough for Redis's compact encoding."""
+    return f"pulled-copy:{shard(uid)}:{author_uid}"
+
+
+def all_pulled_copies(author_uid):
+    """The pulled_copy keys of ``author_uid`` in every shard (posting writes to each)."""
+    return [f"pulled-copy:{{s{index}}}:{author_uid}" for index in range(USER_SHARDS)]
+
+
 # Field of the user hash: the account's fan-out path (add_own_status.lua): absent
 # (pushed), "ready" (pushed, registered in pulled_accounts) or "pulled".
 FANOUT_PATH_FIELD = "fanout"

@@ -20,6 +20,12 @@ INLINE_FANOUT_LIMIT = 1000
 # the path off. Django's FANOUT_PULL_FOLLOWERS setting overrides it per call.
 FANOUT_PULL_FOLLOWERS = 100_000
 
+# The newest pulled statuses of each pulled account copied into every shard
+# (keys.pulled_copy), where home pages merge them with no round trip of their own:
+# four pages of 30, and under Redis's default zset-max-listpack-entries (128), so each
+# copy stays a compact listpack. Deeper pages read the account's own list.
+PULLED_COPY_SIZE = 120
+
 # A pulled account goes back to being pushed only below this share of the threshold
 # (hysteresis): an account hovering around it does not switch at every post.
 FANOUT_PUSH_BELOW_SHARE = 0.9

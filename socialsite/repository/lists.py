@@ -217,7 +217,7 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
     hidden = {int(author) for author in hidden}
     member_ids = [int(member) for member in member_ids]
     # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
-    merged = fanout.merge_pulled(r, uid, ids, [int(a) for a in pulled], before, count)
+    merged = fanout.merged_page(r, uid, ids, pulled, before, count)
     next_cursor = merged.next_cursor
     found = statuses.get_statuses(r, merged.ids, deletions_skipped=True)
     # The statuses' authors and the members shown, in one pipeline (often none).

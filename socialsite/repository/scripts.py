@@ -30,6 +30,7 @@ from .limits import (
     COUNTS_TRUST_SECONDS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
+    PULLED_COPY_SIZE,
     REPOSTS_SHOWN_NOTE_MS,
     STREAM_ADDRESSES_TTL_MS,
     UNFOLLOW_MEMORY_MS,
@@ -460,7 +461,7 @@ def list_remove_status(*, sid, author, followers):
 # --- pages (timelines.py, lists.py) --------------------------------------------------------
 
 
-@script()
+@script("keys")
 def home_page(
     *, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None,
     merge=False,
@@ -471,11 +472,12 @@ def home_page(
     home_reposts) and the originals uid reposted (keys.reposted); ``with_likes``: the
     originals uid likes (keys.user_likes) and whether keys.likes_changed stands. With
     ``list_id``: a page of uid's named list (keys.list_timeline) instead, and only the
-    ids and hidden authors. ``merge``: one more answer, last: the accounts of keys.
+    ids and hidden authors. ``merge``: the statuses of the accounts of keys.
     pulled_accounts that uid follows (keys.following; a list: its keys.list_members),
-    not hidden."""
+    not hidden, merged in from their keys.pulled_copy by the reply rule (keys.following),
+    and one more answer, last: what was merged."""
     args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms,
-            int(merge)]  # fmt: skip
+            int(merge), uid, PULLED_COPY_SIZE]  # fmt: skip
     if list_id is not None:
         script_keys = {
             "timeline": keys.list_timeline(uid, list_id),
@@ -496,7 +498,7 @@ def home_page(
             script_keys["likes_changed"] = keys.likes_changed(uid)
         followed = keys.following(uid)
     if merge:
-        script_keys["merge"] = [keys.pulled_accounts(uid), followed]
+        script_keys["merge"] = [keys.pulled_accounts(uid), followed, keys.following(uid)]
     return script_keys, args
 
 

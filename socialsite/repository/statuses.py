@@ -293,6 +293,7 @@ def post_status(
     if notified:
         status["notified"] = ",".join(map(str, notified))
     conversation = _in_conversation(status)
+    member = fanout.pulled_member(sid, uid, status.get("in_reply_to_uid"))
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
@@ -303,6 +304,10 @@ def post_status(
             replied_to=status["in_reply_to_uid"] if parent else None,
             **fanout.pull_thresholds(pull_followers),
         )  # fmt: skip
+        if path == "pulled":
+            # Most likely pulled again: the copies ride along (for a status delivered
+            # after all, they only repeat what its delivery gives).
+            fanout.queue_copy(pipe, uid, sid, member)
         pipe.hset(keys.status(sid), mapping=status)
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
@@ -334,14 +339,17 @@ def post_status(
         )
     if pulled == fanout.TO_REGISTER:
         fanout.register_pulled(r, uid)
+    elif pulled == fanout.PULLED and path != "pulled":
+        fanout.copy_pulled(r, uid, sid, member)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers], _replied_to(status))
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
         last_inline = int(followers[-1][1]) if followers else None
         if last_inline is None or upto > last_inline:
             jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, upto))
-    if upto >= 0 or conversation:
-        # Only once the job is queued: until then the note stands for it.
+    if upto >= 0 or conversation or pulled == fanout.PULLED:
+        # Only once the job is queued (or the copies written): until then the note
+        # stands for it.
         r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status, users.event_author(uid, author_fields, posts_added=added))
     return sid
@@ -477,6 +485,8 @@ def _finish_unfinished(r, grace_ms):
                 )
             if int(note["upto"]) >= 0:
                 jobs.enqueue(r, fanout.plan_job("deliver", author, sid, None, int(note["upto"])))
+            if note.get("pulled"):
+                fanout.copy_pulled(r, author, sid, note["pulled"])
         else:
             scripts.run_pipeline(r, lambda pipe, sid=sid, note=note: _take_back(pipe, sid, note))
         r.hdel(key, sid)
@@ -763,10 +773,12 @@ def delete_status(r, uid, sid):
        timelines (the book's "zombie" exercise), and one to undo every repost of it
        (reposts.purge_reposts), and publish the deletion.
     """
-    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
     pipe.zrevrange(keys.likes(sid), 0, NOTIFICATIONS_KEPT - 1)
-    data, likers = pipe.execute()
+    # An account that is or was pulled may have the status copied into every shard.
+    pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
+    data, likers, registered = pipe.execute()
     status = _decode_status(data)
     if status is None or status.get("repost_of"):
         return DeleteResult.NOT_FOUND  # a repost is undone, not deleted (reposts.py)
@@ -779,6 +791,8 @@ def delete_status(r, uid, sid):
 
     def fill(pipe):
         scripts.remove_own_status.queue(pipe, uid=uid, sid=sid)
+        if registered:
+            fanout.queue_uncopy(pipe, uid, sid)
         _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:

@@ -81,7 +81,7 @@ def _home_page_read(reply):
         {int(sid) for sid in reposted} if reposted else set(),
         frozenset(int(sid) for sid in liked) if liked else frozenset(),
         bool(changed),
-        [int(author) for author in merged],
+        merged,
     )
 
 
@@ -104,7 +104,7 @@ class HomeIdsRead:
         self.uid, self.ids, self.hidden = None, None, None
         self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
-        self.merged = []
+        self.merged = ("none", "", [], [])
 
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
@@ -141,8 +141,9 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
         liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
-    found_merged = fanout.merge_pulled(r, uid, ids, merged, before, count, marks=True)
+    found_merged = fanout.merged_page(r, uid, ids, merged, before, count, marks=True)
     ids, next_cursor = found_merged.ids, found_merged.next_cursor
+    merged_authors = [int(author) for author in merged[2]]
     if found_merged.pulled:
         liked = liked | found_merged.liked
         reposted = reposted | found_merged.reposted
@@ -154,8 +155,10 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
         # shown, under its "reposted" header (reposts.py).
         ids = [through[sid][0] if sid in through else sid for sid in ids]
     found = statuses.get_statuses(r, ids, deletions_skipped=True, counts_fresh=changed)
-    if through and merged:
-        found = _without_pulled_through_reposts(r, found, through, merged, found_merged.pulled)
+    if through and merged_authors:
+        found = _without_pulled_through_reposts(
+            r, found, through, merged_authors, found_merged.pulled
+        )
     if through:
         # The reposters named in the headers are read with the authors (one pipeline).
         users.get_authors(r, [*(s["uid"] for s in found), *(t[1] for t in through.values())])
@@ -330,8 +333,8 @@ def home_newer(r, uid, after, count):
     (the oldest of them are not returned). For a live page reconnecting: what arrived
     while it was away. Costs what a home page costs (one to three round trips)."""
     reply = scripts.home_page(r, **_home_page_call(uid, None, count + 1, True, merge=True))
-    ids, hidden, merged = [int(sid) for sid in reply[0]], {int(a) for a in reply[1]}, reply[-1]
-    ids = fanout.merge_pulled(r, uid, ids, [int(a) for a in merged], None, count + 1).ids
+    ids, hidden = [int(sid) for sid in reply[0]], {int(author) for author in reply[1]}
+    ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1).ids
     newer = [sid for sid in ids if sid > after]
     more = len(newer) > count
     found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)

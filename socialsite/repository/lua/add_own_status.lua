@@ -6,7 +6,7 @@
 -- KEYS[3] = user              keys.user(uid) (HASH: the "posts" count, the "fanout" path)
 -- KEYS[4] = followers         keys.followers(uid) (ZSET: follower -> follow score)
 -- KEYS[5] = unfinished_posts  keys.unfinished_posts(uid) (HASH: status id -> JSON
---           {author, upto, at[, parent, replied]})
+--           {author, upto, at[, parent, replied][, pulled: its pulled_statuses member]})
 -- KEYS[6] = pulled_statuses   keys.pulled_statuses(uid) (ZSET: id or "<id>:<replied
 --           to uid>" by id)
 -- KEYS[7] = profile_replies?  a reply only: keys.profile_replies(uid) (ZSET:
@@ -64,8 +64,9 @@ elseif pull_at > 0 and redis.call('ZCARD', KEYS[4]) >= pull_at then
 end
 
 local upto = -1
+local member
 if pulled == 1 then
-    local member = ARGV[1]
+    member = ARGV[1]
     if ARGV[10] and ARGV[10] ~= ARGV[4] then member = ARGV[1] .. ':' .. ARGV[10] end
     -- A retry finds the status there already under the same member.
     redis.call('ZADD', KEYS[6], ARGV[1], member)
@@ -76,8 +77,10 @@ else
         upto = tonumber(newest[2])
     end
 end
-if upto >= 0 or ARGV[6] == '1' then
+if upto >= 0 or ARGV[6] == '1' or member then
     local note = {author = tonumber(ARGV[4]), upto = upto, at = tonumber(ARGV[5])}
+    -- Pulled: the copies in every shard (fanout.copy_pulled) are yet to be written.
+    note.pulled = member
     if ARGV[9] then
         note.parent = tonumber(ARGV[9])
         note.replied = tonumber(ARGV[10])
