@@ -3,8 +3,10 @@ are merged into home and list pages when read, by the same rules as delivered on
 
 import random
 import threading
+from io import StringIO
 
 import pytest
+from django.core.management import call_command
 
 from socialsite.repository import (
     blocks,
@@ -264,3 +266,19 @@ def test_a_request_that_dies_before_copying_a_pulled_status_is_finished_by_the_w
     for reader in readers:
         assert whole_home(r, reader)[0] == sid
     assert not r.hkeys(keys.unfinished_posts(author))
+
+
+def test_the_pulled_accounts_are_listed_with_numbers_for_metrics(r):
+    author, *readers = users_named(r, "star", "f1", "f2", "f3")
+    assert fanout.pulled_counts(r) == {
+        "pulled_accounts": 0, "registered_accounts": 0, "pulled_statuses": 0,
+    }  # fmt: skip
+    make_pulled(r, author, readers)
+    post(r, author, "another")
+    assert fanout.pulled_counts(r) == {
+        "pulled_accounts": 1, "registered_accounts": 1, "pulled_statuses": 2,
+    }  # fmt: skip
+    out = StringIO()
+    call_command("timelines", "status", stdout=out)
+    assert "1 pulled account(s), 1 registered, 2 pulled status(es) held" in out.getvalue()
+    assert "@star" in out.getvalue() and "pulled" in out.getvalue()

@@ -113,6 +113,18 @@ def pulled_member(sid, author_uid, replied_to_uid=None):
     return f"{sid}:{replied_to_uid}"
 
 
+def pulled_counts(r):
+    """How many accounts are pulled now, how many are registered (pulled now or once:
+    their pulled statuses are still merged) and how many pulled statuses they hold, as
+    numbers (manage.py timelines status; metrics)."""
+    accounts = pulled_accounts(r)
+    return {
+        "pulled_accounts": sum(1 for a in accounts.values() if a["path"] == "pulled"),
+        "registered_accounts": len(accounts),
+        "pulled_statuses": sum(a["statuses"] for a in accounts.values()),
+    }
+
+
 def pulled_accounts(r):
     """The registered pulled accounts, with their path now ("pulled", or "ready": pushed
     again, or not yet pulled), follower counts and statuses held in keys.pulled_statuses,
