@@ -7,6 +7,9 @@ On one throwaway Redis, in one run:
   queues, not the workers' part): the request's wall time and the Redis time it costs
   (INFO commandstats, microseconds summed over every command), and whether one of the
   followers' home pages shows the status right after the request returns;
+- the bytes the scale model (docs/scale.md) starts from that bench_memory does not give:
+  per follow (both sides, graph.follow), per logged-in session (as the login view
+  saves one), per user hash, and per pulled account's copies in every shard;
 - the CPU time of a home page in this process (Django's WSGI handler, as bench_web
   --in-process) for readers who follow 30 pushed authors and 0, 5 or 50 pulled
   accounts (the threshold lowered to 3 so that the data stays small), against /healthz,
@@ -14,6 +17,7 @@ On one throwaway Redis, in one run:
 The machine is shared: compare the figures of one run with each other (ratios).
 """
 
+import random
 import statistics
 import tempfile
 import time
@@ -24,7 +28,7 @@ from django.core.management.base import CommandError
 from benchmarks.web import HOST, STATUS_ARTICLE, in_process_getter, logged_in_cookies
 from socialsite import connection
 from socialsite.repository import client, graph, keys, statuses, timelines, users
-from socialsite.repository.limits import FANOUT_PULL_FOLLOWERS
+from socialsite.repository.limits import FANOUT_PULL_FOLLOWERS, PULLED_COPY_SIZE
 from socialsite_dev.redis_servers import RedisServer
 
 PUSHED_AUTHORS = 30
@@ -46,8 +50,12 @@ class PullBenchmark:
             server = RedisServer(tmp).start()
             try:
                 r = client.connect(server.url)
+                connection.use_redis(r)  # the sessions, saved as the login view saves them
                 self.stdout.write(f"Redis {r.info('server')['redis_version']} at {server.url}")
                 self.posting(r, options["followers"], options["repeat"])
+                r.flushall()
+                self.sizes(r)
+                r.flushall()
                 self.pages(r, options["repeat"])
             finally:
                 server.stop()
@@ -100,6 +108,51 @@ class PullBenchmark:
             "  (pushed: plus the workers' deliveries to the other followers, which a pulled"
             " status never costs)"
         )
+
+    # --- bytes -------------------------------------------------------------------------
+
+    def sizes(self, r, people=2000, follows_each=20):
+        """Bytes per user hash, follow, session and pulled account (used_memory deltas)."""
+
+        def used():
+            return r.info("memory")["used_memory"]
+
+        unusable = make_password(None)
+        start = used()
+        uids = [users.create_user(r, f"m{i}", f"Member {i}", unusable) for i in range(people)]
+        per_user = (used() - start) / people
+        rng = random.Random(5)
+        start = used()
+        for uid in uids:
+            for other in rng.sample(uids, follows_each + 1):
+                if other != uid:
+                    graph.follow(r, uid, other)
+        follows = sum(r.zcard(keys.following(uid)) for uid in uids)
+        per_follow = (used() - start) / follows
+        start = used()
+        for uid in uids:
+            cookies = logged_in_cookies(uid)
+        per_session = (used() - start) / people
+        stars = uids[:20]
+        for star in stars:
+            r.hset(keys.user(star), keys.FANOUT_PATH_FIELD, "pulled")
+        start = used()
+        for star in stars:
+            for n in range(PULLED_COPY_SIZE):
+                statuses.post_status(r, star, f"pulled status {n:03}", pull_followers=1)
+        posted = used() - start
+        copies = sum(r.memory_usage(key) for star in stars for key in keys.all_pulled_copies(star))
+        self.stdout.write(
+            f"\nBytes (used_memory deltas; {people:,} users, {follows:,} follows):"
+            f"\n  per user (hash, login and search entries): {per_user:,.0f}"
+            f"\n  per follow (both sides, counts):           {per_follow:,.1f}"
+            f"\n  per logged-in session:                     {per_session:,.0f}"
+            f"\n  per pulled account, its {PULLED_COPY_SIZE} newest copied into"
+            f" {keys.USER_SHARDS} shards: {copies / len(stars):,.0f} (MEMORY USAGE)"
+            f"\n  per pulled post in all (hash, profile, lists, copies):"
+            f" {posted / len(stars) / PULLED_COPY_SIZE:,.0f}"
+        )
+        del cookies
 
     # --- pages ---------------------------------------------------------------------------
 
