@@ -282,3 +282,49 @@ def test_the_pulled_accounts_are_listed_with_numbers_for_metrics(r):
     call_command("timelines", "status", stdout=out)
     assert "1 pulled account(s), 1 registered, 2 pulled status(es) held" in out.getvalue()
     assert "@star" in out.getvalue() and "pulled" in out.getvalue()
+
+
+def test_a_pulled_accounts_repost_is_merged_by_the_dedupe_rules(r, copy_size):
+    star, star2, writer, reader, plain, f3 = users_named(
+        r, "star", "star2", "writer", "reader", "plain", "f3"
+    )
+    make_pulled(r, star, [reader, plain, f3, writer])
+    make_pulled(r, star2, [reader, plain, f3])
+    graph.follow(r, reader, writer)  # the reader gets the original itself
+    original = statuses.post_status(r, writer, "worth passing on")
+    other = statuses.post_status(r, f3, "by someone nobody here follows")
+    jobs.ensure_group(r)
+    waiting = jobs.status(r)["waiting"]
+    assert reposts.repost(r, star, other)[0] == reposts.RepostResult.REPOSTED
+    assert reposts.repost(r, star, original)[0] == reposts.RepostResult.REPOSTED
+    assert reposts.repost(r, star2, other)[0] == reposts.RepostResult.REPOSTED
+    assert jobs.status(r)["waiting"] == waiting  # delivered to nobody
+    first_repost = int(r.zscore(keys.reposted(star), other))
+    assert not timelines.in_home(r, plain, first_repost)
+
+    def shown(uid, count=30):
+        seen, before = [], None
+        while True:
+            page = timelines.home_page(r, uid, before=before, count=count)
+            seen += [(s["id"], s.get("reposted_by", {}).get("id")) for s in page.items]
+            if page.next_cursor is None:
+                return seen
+            before = page.next_cursor
+
+    for count in (1, 2, 30):
+        # The original under "reposted", once, at the first repost's place.
+        on_plain = shown(plain, count)
+        assert [sid for sid, _ in on_plain].count(other) == 1
+        assert [sid for sid, _ in on_plain].count(original) == 1
+        on_reader = [sid for sid, _ in shown(reader, count)]
+        assert on_reader.count(original) == 1 and on_reader.count(other) == 1
+    on_plain = shown(plain)
+    # Each under its first pulled reposter's header, at that repost's place.
+    assert on_plain[:2] == [(original, star), (other, star)]
+    assert shown(writer).count((original, None)) == 1  # one's own status, once
+
+    assert reposts.unrepost(r, star, other) == reposts.RepostResult.UNREPOSTED
+    assert not any(r.zscore(key, first_repost) for key in keys.all_pulled_copies(star))
+    assert [sid for sid, _ in shown(plain)].count(other) == 1  # star2's repost stands
+    assert reposts.unrepost(r, star2, other) == reposts.RepostResult.UNREPOSTED
+    assert other not in [sid for sid, _ in shown(plain)]

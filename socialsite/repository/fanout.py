@@ -125,6 +125,12 @@ def pulled_counts(r):
     }
 
 
+def pulled_repost_member(rid, orig_sid, orig_uid):
+    """How keys.pulled_statuses holds repost ``rid`` of ``orig_sid`` by ``orig_uid``
+    (add_repost.lua writes the same)."""
+    return f"{rid}:{orig_sid}:{orig_uid}"
+
+
 def pulled_accounts(r):
     """The registered pulled accounts, with their path now ("pulled", or "ready": pushed
     again, or not yet pulled), follower counts and statuses held in keys.pulled_statuses,
@@ -151,19 +157,25 @@ class Merged:
     most the page's count), the next page's cursor, the pulled ids among them, and of
     those the ones the reader likes and reposted."""
 
-    def __init__(self, ids, next_cursor, pulled=frozenset(), liked=frozenset(), reposted=()):
+    def __init__(
+        self, ids, next_cursor, pulled=frozenset(), liked=frozenset(), reposted=(), through=None
+    ):
         self.ids, self.next_cursor, self.pulled = ids, next_cursor, pulled
         self.liked, self.reposted = liked, set(reposted)
+        # Pulled reposts on the page: {repost id: (original, reposter, 0)}, as
+        # home_page.lua gives delivered ones.
+        self.through = through or {}
 
 
-def merged_page(r, uid, ids, merged, before, count, marks=False):
+def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=None):
     """The Merged page of ``ids`` (up to count + 1, as home_page.lua returned them with
     ``merged``, its last answer, for a page below ``before``): the pulled statuses are
     in them already, unless a page this deep needs the pulled accounts' own lists
     (merge_pulled: two more round trips)."""
     state, floor, authors, on_page = merged
     if state == "fallback":
-        return merge_pulled(r, uid, ids, [int(a) for a in authors], before, count, marks)
+        authors = [int(author) for author in authors]
+        return merge_pulled(r, uid, ids, authors, before, count, marks, with_reposts)
     if len(ids) > count:
         next_cursor = ids[count - 1]
     else:  # a short page: the next goes on below the lowest id it was sure of
@@ -171,19 +183,24 @@ def merged_page(r, uid, ids, merged, before, count, marks=False):
     return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
-def merge_pulled(r, uid, ids, authors, before, count, marks=False):
+def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=None):
     """Merge the statuses of the pulled accounts ``authors`` (followed by ``uid``, not
     hidden) into ``ids``: up to count + 1 ids read from ``uid``'s timeline below
-    ``before``, newest first. Returns a Merged.
+    ``before``, newest first. Returns a Merged. home_page.lua does this from the copies
+    in the reader's slot; this reads the accounts' own lists, for pages deeper than the
+    copies reach.
 
     Each author's newest count + 1 pulled ids below ``before`` are read (one round trip
     for all). Only ids at or above the highest of the lowest ids of the sources that
     had more to give are sure to be in order with everything not read: the page is cut
     there, and when that leaves it short, the cursor is that id (the next page goes on
     below it: nothing is skipped, nothing is shown twice). A reply by a pulled author
-    to someone else is kept only if ``uid`` follows them (the delivery's reply rule),
-    asked in ``uid``'s slot with, for ``marks``, which of the pulled ids ``uid`` likes
-    and reposted: one more round trip, only when pulled ids are on the page.
+    to someone else is kept only if ``uid`` follows them (the delivery's reply rule); a
+    repost only if ``uid``'s home (``with_reposts``: keys.home_reposts' owner's home;
+    None for a list, which holds no reposts) shows its original neither itself nor
+    through another repost, the earliest of several, and not of ``uid``'s own status.
+    Both asked in ``uid``'s slot with, for ``marks``, which of the pulled ids ``uid``
+    likes and reposted: one more round trip, only when pulled ids are on the page.
     """
     floor = ids[-1] if len(ids) > count else None
     if not authors:
@@ -194,48 +211,77 @@ def merge_pulled(r, uid, ids, authors, before, count, marks=False):
         for author in authors:
             pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
 
-    pulled, replied = set(), {}
-    for read in scripts.run_pipeline(r, read_pulled):
+    pulled, replied, reposts_of = set(), {}, {}
+    for author, read in zip(authors, scripts.run_pipeline(r, read_pulled), strict=True):
         if len(read) > count:
             lowest = int(read[-1].split(":")[0])
             floor = lowest if floor is None else max(floor, lowest)
         for member in read:
-            sid, _, to = member.partition(":")
-            pulled.add(int(sid))
-            if to and int(to) != int(uid):
-                replied[int(sid)] = int(to)
+            sid, *rest = (int(part) for part in member.split(":"))
+            if len(rest) == 2:  # a repost: its original and the original's author
+                orig, orig_author = rest
+                if with_reposts and orig_author != int(uid):
+                    earlier = reposts_of.get(orig)
+                    if earlier is None or sid < earlier[0]:
+                        reposts_of[orig] = (sid, int(author))
+                continue
+            pulled.add(sid)
+            if rest and rest[0] != int(uid):
+                replied[sid] = rest[0]
     delivered = set(ids)
     pulled = {sid for sid in pulled - delivered if floor is None or sid >= floor}
+    reposts_of = {
+        orig: repost for orig, repost in reposts_of.items()
+        if orig not in pulled and orig not in delivered and repost[0] not in delivered
+        and (floor is None or repost[0] >= floor)
+    }  # fmt: skip
+    pulled |= {rid for rid, _ in reposts_of.values()}
     ordered = sorted((sid for sid in delivered | pulled if floor is None or sid >= floor),
                      reverse=True)  # fmt: skip
     # Only the pulled ids that can be on this page are asked about.
-    asked = [sid for sid in ordered[: count + len(replied)] if sid in pulled]
+    asked = [sid for sid in ordered[: count + len(replied) + len(reposts_of)] if sid in pulled]
     replied = {sid: replied[sid] for sid in asked if sid in replied}
-    liked, reposted = frozenset(), set()
-    if replied or (asked and marks):
+    originals = {rid: orig for orig, (rid, _) in reposts_of.items() if rid in asked}
+    liked, reposted, through = frozenset(), set(), {}
+    if replied or originals or (asked and marks):
         targets = sorted(set(replied.values()))
+        shown = [originals.get(sid, sid) for sid in asked]
+        wanted = sorted(set(originals.values()))
 
         def ask(pipe):  # the reader's slot
             if targets:
                 pipe.zmscore(keys.following(uid), targets)
+            if wanted:
+                pipe.smismember(keys.home(uid), wanted)
+                pipe.hmget(keys.home_reposts(uid), wanted)
             if marks:
-                pipe.zmscore(keys.user_likes(uid), asked)
-                pipe.zmscore(keys.reposted(uid), asked)
+                pipe.zmscore(keys.user_likes(uid), shown)
+                pipe.zmscore(keys.reposted(uid), shown)
 
         answers = scripts.run_pipeline(r, ask)
+        unseen = set()
         if targets:
             followed = {t for t, score in zip(targets, answers.pop(0), strict=True) if score}
-            unseen = {sid for sid, to in replied.items() if to not in followed}
-            ordered = [sid for sid in ordered if sid not in unseen]
+            unseen |= {sid for sid, to in replied.items() if to not in followed}
+        if wanted:
+            in_home, through_home = answers.pop(0), answers.pop(0)
+            there = {o for o, a, b in zip(wanted, in_home, through_home, strict=True) if a or b}
+            unseen |= {rid for rid, orig in originals.items() if orig in there}
+            for orig, (rid, reposter) in reposts_of.items():
+                if rid in originals and orig not in there:
+                    through[rid] = (orig, reposter, 0)
+        ordered = [sid for sid in ordered if sid not in unseen]
         if marks:
-            liked = frozenset(s for s, score in zip(asked, answers[0], strict=True) if score)
-            reposted = {s for s, score in zip(asked, answers[1], strict=True) if score}
+            liked = frozenset(s for s, score in zip(shown, answers[0], strict=True) if score)
+            reposted = {s for s, score in zip(shown, answers[1], strict=True) if score}
     if len(ordered) > count:
         next_cursor = ordered[count - 1]
     else:
         next_cursor = floor
     ids = ordered[:count]
-    return Merged(ids, next_cursor, frozenset(pulled & set(ids)), liked, reposted)
+    on_page = set(ids)
+    through = {rid: seen for rid, seen in through.items() if rid in on_page}
+    return Merged(ids, next_cursor, frozenset(pulled & on_page), liked, reposted, through)
 
 
 # --- the work itself -------------------------------------------------------------------

@@ -344,27 +344,32 @@ def remove_reply(*, parent, sid):
 def add_repost(*, uid, orig, rid, author, now_ms):
     """The reposter's side of repost ``rid`` of ``orig`` (by ``author``): keys.reposted,
     keys.profile and keys.profile_reposts of ``uid``, and a note in keys.
-    unfinished_posts with the newest follow score of keys.followers(uid). Returns
-    [rid, the newest follow score or -1], or [the earlier repost's id, -2] if uid
-    reposted ``orig`` already (nothing changes)."""
+    unfinished_posts with the newest follow score of keys.followers(uid); for a pulled
+    reposter (keys.user's keys.FANOUT_PATH_FIELD), in keys.pulled_statuses instead of
+    being noted for delivery. Returns [rid, the newest follow score or -1, 1 if pulled
+    else 0], or [the earlier repost's id, -2, 0] if uid reposted ``orig`` already
+    (nothing changes)."""
     return {
         "reposted": keys.reposted(uid),
         "profile": keys.profile(uid),
         "profile_reposts": keys.profile_reposts(uid),
         "followers": keys.followers(uid),
         "unfinished_posts": keys.unfinished_posts(uid),
+        "user": keys.user(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [orig, rid, author, uid, now_ms, HOME_TIMELINE_SIZE]
 
 
 @script()
 def remove_own_repost(*, uid, orig, rid=None):
     """The reposter's side of undoing uid's repost of ``orig`` (only the repost ``rid``,
-    if given): off keys.reposted, keys.profile and keys.profile_reposts of ``uid``.
-    Returns the id of the repost undone, or 0."""
+    if given): off keys.reposted, keys.profile, keys.profile_reposts and keys.
+    pulled_statuses of ``uid``. Returns the id of the repost undone, or 0."""
     return {
         "reposted": keys.reposted(uid),
         "profile": keys.profile(uid),
         "profile_reposts": keys.profile_reposts(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [orig, _id_or_blank(rid)]
 
 

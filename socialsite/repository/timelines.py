@@ -141,8 +141,12 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
         liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
-    found_merged = fanout.merged_page(r, uid, ids, merged, before, count, marks=True)
+    found_merged = fanout.merged_page(
+        r, uid, ids, merged, before, count, marks=True, with_reposts=True
+    )
     ids, next_cursor = found_merged.ids, found_merged.next_cursor
+    if found_merged.through:
+        through = {**through, **found_merged.through}
     merged_authors = [int(author) for author in merged[2]]
     if found_merged.pulled:
         liked = liked | found_merged.liked
@@ -334,7 +338,7 @@ def home_newer(r, uid, after, count):
     while it was away. Costs what a home page costs (one to three round trips)."""
     reply = scripts.home_page(r, **_home_page_call(uid, None, count + 1, True, merge=True))
     ids, hidden = [int(sid) for sid in reply[0]], {int(author) for author in reply[1]}
-    ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1).ids
+    ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1, with_reposts=True).ids
     newer = [sid for sid in ids if sid > after]
     more = len(newer) > count
     found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)

@@ -138,6 +138,9 @@ if merge then
         local in_page = {}
         for i = 1, #page do in_page[page[i]] = true end
         local pulled, fallback = {}, false
+        local reposted_orig, through_orig = {}, {}
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
         for _, author in ipairs(authors) do
             local copy = keys.pulled_copy(tag, author)
             local read = redis.call('ZREVRANGEBYSCORE', copy, top, '-inf', 'LIMIT', 0, count)
@@ -149,9 +152,23 @@ if merge then
                 break
             end
             for _, member in ipairs(read) do
-                local sid, to = string.match(member, '^(%d+):?(%d*)$')
+                -- "<id>", "<id>:<replied-to uid>" or, a repost, "<id>:<orig>:<its author>"
+                local sid, to, orig_author = string.match(member, '^(%d+):?(%d*):?(%d*)$')
                 local keep = not in_page[sid]
-                if keep and to ~= '' and to ~= uid then
+                if orig_author ~= '' then
+                    -- A repost: its original once per page, as deliver_repost.lua
+                    -- decides per home (_reposts.lua); a list holds no reposts.
+                    keep = keep and own >= 4 and orig_author ~= uid
+                        and not not_shown[orig_author]
+                        and redis.call('SISMEMBER', KEYS[1], to) == 0
+                        and not (has_reposts and redis.call('HEXISTS', KEYS[4], to) == 1)
+                        and not (noted > 0 and redis.call('ZSCORE', KEYS[2], to))
+                    local earlier = reposted_orig[to]
+                    if keep and (not earlier or tonumber(sid) < tonumber(earlier[1])) then
+                        reposted_orig[to] = {sid, author}
+                    end
+                    keep = false
+                elseif keep and to ~= '' and to ~= uid then
                     keep = redis.call('ZSCORE', KEYS[#KEYS], to) ~= false
                 end
                 if keep and noted > 0 and redis.call('ZSCORE', KEYS[2], sid) then
@@ -161,6 +178,16 @@ if merge then
                     in_page[sid] = true
                     pulled[sid] = true
                 end
+            end
+        end
+        -- Each original brought by pulled reposts alone: by the earliest of them, unless
+        -- it is on the page itself (delivered, or a pulled account's own).
+        for orig, repost in pairs(reposted_orig) do
+            if not pulled[orig] and not in_page[orig] and not in_page[repost[1]] then
+                pulled[repost[1]] = true
+                in_page[repost[1]] = true
+                through[repost[1]] = {orig, repost[2], 0}
+                through_orig[repost[1]] = orig
             end
         end
         if fallback then
@@ -175,7 +202,7 @@ if merge then
                 end
             end
             for sid in pairs(pulled) do
-                entries[#entries + 1] = {tonumber(sid), sid, sid}
+                entries[#entries + 1] = {tonumber(sid), sid, through_orig[sid] or sid}
             end
             table.sort(entries, function(a, b) return a[1] > b[1] end)
             page, shown = {}, {}
