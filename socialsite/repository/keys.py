@@ -197,8 +197,10 @@ def all_pulled_accounts():
 
 def pulled_statuses(uid):
     """ZSET: the statuses ``uid`` posted while pulled (not delivered to followers), the
-    newest HOME_TIMELINE_SIZE, scored by id; a member is the id, or ``<id>:<uid>`` for
-    a reply to another user ``uid`` (the reply rule is applied when read)."""
+    newest HOME_TIMELINE_SIZE, scored by id; a member is the id, ``<id>:<uid>`` for a
+    reply to another user ``uid`` (the reply rule is applied when read), or
+    ``<id>:<orig>:<author>`` for a repost of ``orig`` by ``author`` (the dedupe rules
+    of home timelines are applied when read)."""
     return f"pulled-statuses:{shard(uid)}:{uid}"
 
 
