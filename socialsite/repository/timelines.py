@@ -18,12 +18,10 @@ Entries that stand for an original shown through reposts come back with it too (
 original's id, the first reposter, how many others: lua/_reposts.lua), still the one
 round trip; the page shows the original under its "reposted" header (reposts.py).
 
-Pulled accounts (fanout.py) are merged in when read: home_page.lua also returns which
-pulled accounts the reader follows (none for nearly everyone: nothing more to do). For
-a reader who follows some, one more round trip reads each one's newest pulled statuses
-below the cursor, and one more, in the reader's slot, applies the reply rule to the
-replies among them and asks which the reader likes and reposted: at most two more round
-trips whatever the number of pulled accounts followed (fanout.merge_pulled).
+Pulled accounts (fanout.py) are merged in when read: home_page.lua reads the copies of
+their newest statuses kept in every shard, in the reader's slot, in the same call, by
+the rules a delivery applies. A page deeper than those copies reach reads the accounts'
+own lists: at most two more round trips whatever their number (fanout.merge_pulled).
 """
 
 import heapq
