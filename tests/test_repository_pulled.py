@@ -328,3 +328,19 @@ def test_a_pulled_accounts_repost_is_merged_by_the_dedupe_rules(r, copy_size):
     assert [sid for sid, _ in shown(plain)].count(other) == 1  # star2's repost stands
     assert reposts.unrepost(r, star2, other) == reposts.RepostResult.UNREPOSTED
     assert other not in [sid for sid, _ in shown(plain)]
+
+
+def test_replies_left_out_do_not_make_a_page_skip_older_pulled_statuses(r, copy_size):
+    star, friend, unknown, reader, f2, f3 = users_named(
+        r, "star", "friend", "unknown", "reader", "f2", "f3"
+    )
+    before = make_pulled(r, star, [reader, f2, f3])
+    graph.follow(r, reader, friend)
+    delivered = [statuses.post_status(r, friend, f"friend {i}") for i in range(4)]
+    kept = post(r, star, "newer than the friend's, older than the replies")
+    parent = statuses.post_status(r, unknown, "nobody here follows me")
+    for i in range(6):  # more than a page of statuses the reader does not get
+        post(r, star, f"@unknown reply {i}", in_reply_to=parent)
+    expected = [kept, *delivered[::-1], *before[::-1]]
+    for count in (1, 3, 4):
+        assert whole_home(r, reader, count) == expected
