@@ -11,7 +11,7 @@ from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare
 
 from socialsite.connection import get_redis
-from socialsite.repository import devices, events, users
+from socialsite.repository import devices, events, oauth, users
 
 from .session_store import USER_ID_FIELD
 from .users import AnonymousUser, SiteUser
@@ -115,16 +115,20 @@ def user_from_session(session):
     unread = getattr(session, "unread", None)  # read with the session: session_store
     if unread is not None:
         user.notifications = unread.for_user(uid)
+    direct_unread = getattr(session, "direct_unread", None)  # read with the session too
+    if direct_unread is not None:
+        user.direct_unread = direct_unread.for_user(uid)
     return user
 
 
 def change_password(request, user, new_password):
     """Set a new password; keep this session logged in and end all the others; revoke
     every device cookie of the account (accounts/devices.py: the caller gives this
-    browser a new one)."""
+    browser a new one) and every app's access token (repository/oauth.py)."""
     password_hash = make_password(new_password)
     users.set_password_hash(get_redis(), user.id, password_hash)
     devices.revoke_all(get_redis(), user.id)
+    oauth.revoke_user_tokens(get_redis(), user.id)
     user.password_changed(password_hash)
     request.session.cycle_key()
     request.session[HASH_SESSION_KEY] = user.get_session_auth_hash()

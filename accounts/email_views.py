@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from socialsite import throttling
 from socialsite.connection import get_redis
-from socialsite.repository import devices, emails, events, sessions, users
+from socialsite.repository import devices, emails, events, oauth, sessions, users
 
 from . import mail, tokens
 from .decorators import login_required
@@ -194,7 +194,7 @@ def _reset_account(uidb64, token):
 def password_reset_confirm(request, uidb64, token):
     """Set a new password from a mailed link (valid an hour, once, and not after the
     password changed). Ends every session of the account and revokes its device
-    cookies; then the log-in page."""
+    cookies and apps' access tokens; then the log-in page."""
     user, state = _reset_account(uidb64, token)
     if user is None:
         return render(request, "accounts/password_reset_invalid.html", status=400)
@@ -204,6 +204,7 @@ def password_reset_confirm(request, uidb64, token):
         users.set_password_hash(r, user["id"], make_password(form.cleaned_data["new_password1"]))
         sessions.end_all(r, user["id"])
         devices.revoke_all(r, user["id"])
+        oauth.revoke_user_tokens(r, user["id"])  # and every app's access
         events.publish_relations_changed(r, [user["id"]])  # open live pages end
         if request.user.is_authenticated:
             request.session.flush()

@@ -78,6 +78,9 @@ def _export(r, uid, account, pictures_out):
     yield from _json_list(leaving.export_following(r, uid))
     yield '],\n"followers": ['
     yield from _json_list(leaving.export_followers(r, uid))
+    # The direct conversations the account is in: members and the messages it sees.
+    yield '],\n"conversations": ['
+    yield from _json_list(leaving.export_conversations(r, uid))
     yield "]\n}\n"
 
 

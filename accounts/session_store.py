@@ -10,7 +10,8 @@ same round trip, and leaves it in ``loaded_user`` for accounts.auth.get_user, wh
 would otherwise read it next: one round trip less on every logged-in page. A view may
 add reads of that user's own keys to the same round trip (read_along): the home page
 reads its ids there. Every page reads the user's unread notification count there
-(notifications.UnreadRead, one HMGET), for the navigation's badge.
+(notifications.UnreadRead, one HMGET), and their conversations with unread messages
+(direct.UnreadRead, one HMGET), for the navigation's badges.
 """
 
 import json
@@ -25,7 +26,7 @@ from django.contrib.sessions.backends.base import (
 from django.utils.crypto import get_random_string
 
 from socialsite.connection import get_redis
-from socialsite.repository import notifications, sessions
+from socialsite.repository import direct, notifications, sessions
 
 # The session field that holds the logged-in user's id (as django.contrib.auth's).
 USER_ID_FIELD = "_auth_user_id"
@@ -40,6 +41,7 @@ class SessionStore(SessionBase):
         # The unread count of the user the key names, read with the session (every
         # page shows it): accounts.auth.user_from_session hands it to the user.
         self.unread = notifications.UnreadRead()
+        self.direct_unread = direct.UnreadRead()
 
     def read_along(self, reader):
         """Have ``reader`` (e.g. timelines.HomeIdsRead) read with the session and its
@@ -53,7 +55,7 @@ class SessionStore(SessionBase):
         data, self.loaded_user = sessions.load_with_user(
             get_redis(),
             self._get_or_create_session_key(),
-            read_along=[*getattr(self, "_read_along", ()), self.unread],
+            read_along=[*getattr(self, "_read_along", ()), self.unread, self.direct_unread],
         )
         if data is None:
             self._session_key = None

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from socialsite.connection import get_redis
-from socialsite.repository import keys, notifications, users
+from socialsite.repository import direct, keys, notifications, users
 
 
 class SiteUser:
@@ -34,6 +34,7 @@ class SiteUser:
         self.email_state = data.get(keys.EMAIL_STATE_FIELD)
         self._password_hash = password_hash or ""
         self._notifications = None
+        self._direct_unread = None
 
     @property
     def notifications(self):
@@ -47,6 +48,18 @@ class SiteUser:
     @notifications.setter
     def notifications(self, unread):
         self._notifications = unread
+
+    @property
+    def direct_unread(self):
+        """The user's conversations with unread messages (direct.Unread: count and
+        version), for the navigation's badge: read with the session, else now."""
+        if self._direct_unread is None:
+            self._direct_unread = direct.unread(get_redis(), self.id)
+        return self._direct_unread
+
+    @direct_unread.setter
+    def direct_unread(self, unread):
+        self._direct_unread = unread
 
     @property
     def must_verify_email(self):

@@ -1,6 +1,10 @@
 """A status's images: made from the uploads (images.py) before the status is written,
-their files stored (files.py), then the status written with their names and sizes in
-its hash (keys.STATUS_MEDIA_FIELD); should that write fail, the files are deleted.
+listed as pending uploads (repository/uploads.py), their files stored (files.py), then
+the status written with their names and sizes in its hash (keys.STATUS_MEDIA_FIELD),
+the same write taking them off the pending ones; should that write fail, the files are
+deleted. Uploads left pending past MEDIA_PENDING_MAX_AGE (a process that died between
+the files and the status; an upload stored first, as Mastodon's POST /api/v2/media
+does, never attached) are swept by the fan-out workers (sweep_pending).
 
 Deleting a status lists its files in keys.UNUSED_PICTURES in the round trip that takes
 it off its lists (repository/statuses.py), and the request deletes them right after, or
@@ -9,11 +13,17 @@ repository imports no Django and cannot touch files (docs/decisions/0051).
 """
 
 import json
+import logging
+import time
 from dataclasses import dataclass
 
-from socialsite.repository import keys, statuses
+from django.conf import settings
+
+from socialsite.repository import keys, statuses, uploads
 
 from . import files, images
+
+logger = logging.getLogger(__name__)
 
 # Mastodon's figures: at most four images a status, alt text at most 1,500 characters.
 MAX_IMAGES = 4
@@ -44,11 +54,13 @@ TONES = (
 
 @dataclass(frozen=True)
 class Prepared:
-    """One image made and ready to store: its two renditions and placeholder colour."""
+    """One image made and ready to store: its two renditions, placeholder colour and
+    blurhash."""
 
     original: images.Encoded
     preview: images.Encoded
     colour: str
+    blurhash: str = ""
 
 
 def prepare(data):
@@ -57,44 +69,188 @@ def prepare(data):
     100 MB decoded). ImageRefused with the reason otherwise."""
     image = images.read_image(data)
     original, preview = images.attachment(image)
-    return Prepared(original, preview, images.placeholder_colour(image))
+    colour, blurhash = images.placeholders(image)
+    return Prepared(original, preview, colour, blurhash)
+
+
+def _item(prepared, alt, original_name, preview_name):
+    """What a status's media field keeps of the image ``prepared`` (keys.STATUS_MEDIA_FIELD)."""
+    return {
+        "o": original_name, "p": preview_name,
+        "w": prepared.original.width, "h": prepared.original.height,
+        "pw": prepared.preview.width, "ph": prepared.preview.height,
+        "a": alt, "c": prepared.colour, "b": prepared.blurhash,
+    }  # fmt: skip
+
+
+def _pack(items):
+    return json.dumps(items, separators=(",", ":"), ensure_ascii=False)
+
+
+def upload_id(item):
+    """An image's id: the random token of its original's storage name (media_of's ``id``,
+    the pending upload's name)."""
+    return item["o"].rsplit("/", 1)[-1].split(".", 1)[0]
+
+
+def _named(prepared, descriptions):
+    """(the media items of ``prepared`` with their alt texts, their renditions and the
+    new storage names of those, in order): named before anything is stored."""
+    items, renditions, names = [], [], []
+    for index, each in enumerate(prepared):
+        alt = descriptions[index] if index < len(descriptions) else ""
+        pair = [each.original, each.preview]
+        pair_names = [files.new_name("attachments", encoded) for encoded in pair]
+        items.append(_item(each, alt, *pair_names))
+        renditions += pair
+        names += pair_names
+    return items, renditions, names
 
 
 def store(prepared, descriptions):
     """Store the files of ``prepared`` (a list of Prepared, in order) with their alt
-    texts ``descriptions``; (the status's media field, the names written). All or
-    nothing: files.StorageFailed with nothing kept."""
-    renditions = [each for item in prepared for each in (item.original, item.preview)]
-    names = files.save_all("attachments", renditions)
-    media = []
-    for index, item in enumerate(prepared):
-        alt = descriptions[index] if index < len(descriptions) else ""
-        media.append({
-            "o": names[2 * index], "p": names[2 * index + 1],
-            "w": item.original.width, "h": item.original.height,
-            "pw": item.preview.width, "ph": item.preview.height,
-            "a": alt, "c": item.colour,
-        })  # fmt: skip
-    return json.dumps(media, separators=(",", ":"), ensure_ascii=False), names
+    texts ``descriptions``, listed nowhere; (the status's media field, the names
+    written). All or nothing: files.StorageFailed with nothing kept."""
+    items, renditions, names = _named(prepared, descriptions)
+    return _pack(items), files.save_all("attachments", renditions, names)
 
 
-def post_with_images(r, prepared, descriptions, post):
-    """Store the files of ``prepared`` (with their alt texts ``descriptions``), then post
-    the status: ``post(media)`` with the status's media field ("" for no images) returns
-    its id. If the status is not written (``post`` raises), the files are deleted and
-    the error raised again; if the id names a status that is not this one (the same
-    form sent again: its posting key named the first post, which has files of its own;
-    or None, no such user), they are deleted too. files.StorageFailed: nothing kept,
-    nothing posted."""
-    media, written = store(prepared, descriptions) if prepared else ("", [])
+def _store_pending(r, uid, prepared, descriptions):
+    """The media items of ``prepared``, listed as pending uploads of ``uid`` (one round
+    trip) and then their files stored. files.StorageFailed: nothing stored, nothing
+    listed."""
+    items, renditions, names = _named(prepared, descriptions)
+    pending = {upload_id(item): item for item in items}
+    uploads.add_pending(r, uid, pending)
     try:
-        sid = post(media)
+        files.save_all("attachments", renditions, names)
+    except files.StorageFailed:
+        _forget_quietly(r, uid, list(pending))
+        raise
+    return items
+
+
+def _forget_quietly(r, uid, upload_ids):
+    """Take ``upload_ids`` off the pending uploads, their files being deleted; should
+    Redis fail, the sweep does it later (it finds no file, and no status naming one)."""
+    try:
+        uploads.forget_pending(r, uid, upload_ids)
+    except Exception:
+        logger.warning("Pending uploads %s left for the sweep", upload_ids, exc_info=True)
+
+
+def post_with_images(r, uid, prepared, descriptions, post):
+    """Store the files of ``prepared`` (with their alt texts ``descriptions``) as pending
+    uploads of ``uid``, then post the status: ``post(media, upload_ids)`` with the
+    status's media field ("" for no images) and the uploads it takes off the pending
+    ones in its own write (statuses.post_status's ``pending_uploads``) returns its id.
+    If the status is not written (``post`` raises), the files are deleted, the uploads
+    forgotten and the error raised again; if the id names a status that is not this one
+    (the same form sent again: its posting key named the first post, which has files of
+    its own; or None, no such user), they are deleted and forgotten too. Should the
+    process die between storing and posting, the sweep deletes them (sweep_pending).
+    files.StorageFailed: nothing kept, nothing posted."""
+    items = _store_pending(r, uid, prepared, descriptions) if prepared else []
+    media = _pack(items) if items else ""
+    upload_ids = [upload_id(item) for item in items]
+    written = [item[part] for item in items for part in ("o", "p")]
+    try:
+        sid = post(media, upload_ids)
     except BaseException:
         files.delete_all(written)  # no status names them
+        _forget_quietly(r, uid, upload_ids)
         raise
     if written and (sid is None or statuses.stored_media(r, sid) != media):
         files.delete_all(written)
+        _forget_quietly(r, uid, upload_ids)
     return sid
+
+
+# --- uploads stored before their status (Mastodon's POST /api/v2/media) -------------------
+
+
+class UploadsNotFound(LookupError):
+    """Uploads to attach that are not pending ones of this account (never made, swept,
+    attached already, another's, or older than the age they may be attached at); its
+    ``upload_ids`` say which."""
+
+    def __init__(self, upload_ids):
+        super().__init__(f"No such upload: {', '.join(upload_ids)}")
+        self.upload_ids = upload_ids
+
+
+def _attachable_since(max_age, now=None):
+    """The time (ms) before which an upload is too old to attach: the sweep may be
+    deleting it."""
+    now = time.time() if now is None else now
+    return int((now - max_age) * 1000)
+
+
+def store_pending(r, uid, prepared, description=""):
+    """Store the image ``prepared`` (from prepare) with its alt text as an upload of
+    ``uid`` no status shows yet; its id, for pending_upload and attach_pending. One round
+    trip and the files' writes; files.StorageFailed: nothing kept. Not attached within
+    MEDIA_PENDING_MAX_AGE, it is swept."""
+    (item,) = _store_pending(r, uid, [prepared], [description])
+    return upload_id(item)
+
+
+def pending_upload(r, uid, upload_id, max_age=None):
+    """The upload ``upload_id`` of ``uid`` (store_pending) as media_of gives a status's
+    image, with ``uploaded_at`` (seconds); None when it is not a pending upload of
+    theirs that may still be attached. One round trip."""
+    max_age = settings.MEDIA_PENDING_MAX_AGE if max_age is None else max_age
+    found = uploads.get_pending(r, uid, [upload_id], _attachable_since(max_age)).get(upload_id)
+    if found is None:
+        return None
+    shown = media_of({keys.STATUS_MEDIA_FIELD: _pack([found["item"]])})
+    if not shown:
+        return None
+    return {**shown[0], "uploaded_at": found["at"] / 1000}
+
+
+def attach_pending(r, uid, upload_ids, post, max_age=None):
+    """Post a status showing the pending uploads ``upload_ids`` of ``uid``, in that
+    order: ``post(media, upload_ids)`` as for post_with_images (the status's write takes
+    them off the pending ones); its id. UploadsNotFound, with nothing posted, when any
+    is not a pending upload of theirs young enough to attach. One round trip before
+    posting."""
+    max_age = settings.MEDIA_PENDING_MAX_AGE if max_age is None else max_age
+    upload_ids = list(dict.fromkeys(upload_ids))
+    found = uploads.get_pending(r, uid, upload_ids, _attachable_since(max_age))
+    missing = [each for each in upload_ids if each not in found]
+    if missing:
+        raise UploadsNotFound(missing)
+    return post(_pack([found[each]["item"] for each in upload_ids]), upload_ids)
+
+
+def sweep_pending(r, max_age=None, now=None):
+    """Delete the files of the uploads stored more than ``max_age`` seconds ago
+    (MEDIA_PENDING_MAX_AGE) that are still pending, unless a status of their uploader
+    names them (its write's clearing was lost), then forget them; how many uploads'
+    files were deleted. Safe to run anywhere at once: deleting a missing file and
+    forgetting a forgotten upload do nothing."""
+    max_age = settings.MEDIA_PENDING_MAX_AGE if max_age is None else max_age
+    before_ms = _attachable_since(max_age, now)
+    deleted, shown_by_uploader = 0, {}
+    while True:
+        due = uploads.expired(r, before_ms)
+        if not due:
+            return deleted
+        for entry in due:
+            item = entry["item"]
+            if item is not None:
+                names = [str(item[part]) for part in ("o", "p") if item.get(part)]
+                uid = entry["uid"]
+                if uid not in shown_by_uploader:
+                    # Posted after its oldest due upload, with a minute's leeway for clocks.
+                    shown_by_uploader[uid] = statuses.media_names_posted_since(
+                        r, uid, entry["at"] / 1000 - 60
+                    )
+                if not shown_by_uploader[uid].intersection(names):
+                    files.delete_all(names)
+                    deleted += 1
+            uploads.forget_expired(r, entry)
 
 
 def _tone(colour):
@@ -111,7 +267,8 @@ def _tone(colour):
 def media_of(status):
     """``{{ status|status_media }}``: the images of ``status`` as dicts (``url``,
     ``preview_url``, ``width``, ``height`` of the preview, ``original_width``,
-    ``original_height``, ``alt``, ``tone``), in order; none for a status without."""
+    ``original_height``, ``alt``, ``tone``, ``blurhash``: "" for an image kept
+    without one), in order; none for a status without."""
     packed = status.get(keys.STATUS_MEDIA_FIELD)
     if not packed:
         return []
@@ -127,7 +284,8 @@ def media_of(status):
                 "original_height": int(item["h"]),
                 "alt": str(item.get("a") or ""),
                 "tone": _tone(item.get("c")),
-                "id": item["o"].rsplit("/", 1)[-1].split(".", 1)[0],
+                "blurhash": str(item.get("b") or ""),
+                "id": upload_id(item),
             }
             for item in items
         ]

@@ -33,14 +33,16 @@ def new_name(folder, encoded):
     return f"{folder}/{secrets.token_urlsafe(16)}.{encoded.extension}"
 
 
-def save_all(folder, renditions):
-    """Save each of ``renditions`` (images.Encoded) under a new name in ``folder``; their
-    names, in order. All or nothing: if one write fails, those made are deleted and
-    StorageFailed is raised."""
+def save_all(folder, renditions, names=None):
+    """Save each of ``renditions`` (images.Encoded) under a new name in ``folder``, or
+    under ``names`` (from new_name: given when they must be known, and listed, before
+    the files exist); their names, in order. All or nothing: if one write fails, those
+    made are deleted and StorageFailed is raised."""
+    if names is None:
+        names = [new_name(folder, encoded) for encoded in renditions]
     saved = []
     try:
-        for encoded in renditions:
-            name = new_name(folder, encoded)
+        for encoded, name in zip(renditions, names, strict=True):
             stored = default_storage.save(name, ContentFile(encoded.data))
             saved.append(stored)
             if stored != name:  # a backend that renamed it: the random name is the contract

@@ -3,6 +3,7 @@
 import logging
 import sys
 
+from django.conf import settings
 from django.core.exceptions import BadRequest
 from django.http import HttpResponse
 from django.shortcuts import render
@@ -10,6 +11,7 @@ from django.template import loader
 from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import server_error as django_server_error
 
+from socialsite import metrics
 from socialsite.repository.client import OUTAGE_ERRORS
 
 log = logging.getLogger(__name__)
@@ -47,18 +49,42 @@ class MethodNotAllowedPageMiddleware:
         return response
 
 
-def service_unavailable(request):
+def service_unavailable(request, error):
     """503 for a request that met a Redis outage: the site is briefly unavailable, and
     for a POST, what was sent may or may not have been saved.
 
     Rendered without the request's context: anything that reads the session or the
     user would go to Redis again.
     """
+    metrics.redis_error(error)
     page = loader.render_to_string("503.html", {"was_post": request.method == "POST"})
     response = HttpResponse(page, status=503)
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     response["Cache-Control"] = "no-store"
     return response
+
+
+# What a 503 in maintenance tells browsers and proxies: a backup takes minutes.
+MAINTENANCE_RETRY_AFTER_SECONDS = 300
+
+
+class MaintenanceMiddleware:
+    """With MAINTENANCE on, answer every request that could write (anything but GET,
+    HEAD and OPTIONS) with 503 and a page saying nothing was saved, before the session
+    or the view is reached: a backup taken meanwhile is of one moment
+    (docs/operating.md#backups-and-restore). Pages still read."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if settings.MAINTENANCE and request.method not in ("GET", "HEAD", "OPTIONS"):
+            page = loader.render_to_string("503.html", {"maintenance": True})
+            response = HttpResponse(page, status=503)
+            response["Retry-After"] = str(MAINTENANCE_RETRY_AFTER_SECONDS)
+            response["Cache-Control"] = "no-store"
+            return response
+        return self.get_response(request)
 
 
 class RedisOutageMiddleware:
@@ -75,7 +101,7 @@ class RedisOutageMiddleware:
         if isinstance(exception, OUTAGE_ERRORS):
             log.warning("Redis unreachable during %s %s: %s", request.method, request.path,
                         exception)  # fmt: skip
-            return service_unavailable(request)
+            return service_unavailable(request, exception)
         return None
 
 
@@ -83,5 +109,5 @@ def server_error(request):
     """handler500: a Redis outage met outside a view is a 503 too; anything else is
     Django's 500 page (templates/500.html)."""
     if isinstance(sys.exc_info()[1], OUTAGE_ERRORS):
-        return service_unavailable(request)
+        return service_unavailable(request, sys.exc_info()[1])
     return django_server_error(request)

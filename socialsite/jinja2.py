@@ -33,6 +33,7 @@ from jinja2 import Environment
 
 from media import attachments, avatars
 from socialsite import form_markup
+from socialsite.request_log import current_request_id
 from timeline import jinja_helpers
 
 
@@ -195,6 +196,7 @@ def environment(**options):
         status_links=jinja_helpers.StatusLinks,
         first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
+        conversation_rows_markup=jinja_helpers.conversation_rows_markup,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
         # Avatars and headers as markup (media/avatars.py): globals, not a context
@@ -202,6 +204,8 @@ def environment(**options):
         # the stream server too, has them.
         avatar_img=avatars.avatar,
         header_img=avatars.header,
+        # The id of the request being served, for error pages (socialsite/request_log.py).
+        request_id=current_request_id,
     )
     env.filters.update(
         profile_url=jinja_helpers.profile_url,

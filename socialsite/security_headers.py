@@ -75,18 +75,19 @@ def media_sources(media_url):
     return [f"{parts.scheme}://{parts.netloc}"]
 
 
-def content_security_policy(connect_sources, image_sources=()):
+def content_security_policy(connect_sources, image_sources=(), form_sources=()):
     """The policy: everything from this origin only, no inline script or style, no
     plugins, no framing, forms posted here only. The favicon is a data: URL
     (base.html), pictures may come from MEDIA_URL's origin, and the live page's stream
-    may be on another origin."""
+    may be on another origin. ``form_sources``: where one response's form may end up
+    besides (the OAuth consent page's redirect to the app)."""
     directives = [
         "default-src 'self'",
         "img-src " + " ".join(["'self'", "data:", *image_sources]),
         "connect-src " + " ".join(["'self'", *connect_sources]),
         "object-src 'none'",
         "base-uri 'none'",
-        "form-action 'self'",
+        "form-action " + " ".join(["'self'", *form_sources]),
         "frame-ancestors 'none'",
     ]
     return "; ".join(directives)
@@ -103,8 +104,15 @@ class _Policy:
         if settings.DEBUG and not allowed_hosts:
             # What Django accepts then (HttpRequest.get_host).
             allowed_hosts = [".localhost", "127.0.0.1", "[::1]"]
-        sources = stream_sources(settings.STREAM_PUBLIC_URL, settings.STREAM_PORT, allowed_hosts)
-        self.csp = content_security_policy(sources, media_sources(settings.MEDIA_URL))
+        self.connect_sources = stream_sources(
+            settings.STREAM_PUBLIC_URL, settings.STREAM_PORT, allowed_hosts
+        )
+        self.image_sources = media_sources(settings.MEDIA_URL)
+        self.csp = content_security_policy(self.connect_sources, self.image_sources)
+
+    def csp_with_form_sources(self, form_sources):
+        """The policy of one response whose form may end up on ``form_sources`` too."""
+        return content_security_policy(self.connect_sources, self.image_sources, form_sources)
 
 
 _policy = _Policy()
@@ -126,7 +134,8 @@ class SecurityHeadersMiddleware:
 
     Other responses (/healthz and /readyz, plain text) keep their own; static files
     never come through here (the proxy serves them, or runserver's static handler in
-    development).
+    development). A response with ``form_action_sources`` (a list of CSP sources) lets
+    its forms end up there too: only that response, so no other page is loosened.
     """
 
     def __init__(self, get_response):
@@ -135,7 +144,11 @@ class SecurityHeadersMiddleware:
     def __call__(self, request):
         response = self.get_response(request)
         headers = response.headers
-        headers["Content-Security-Policy"] = _policy.csp
+        form_sources = getattr(response, "form_action_sources", None)
+        if form_sources:
+            headers["Content-Security-Policy"] = _policy.csp_with_form_sources(form_sources)
+        else:
+            headers["Content-Security-Policy"] = _policy.csp
         headers["Permissions-Policy"] = PERMISSIONS_POLICY
         if "Cache-Control" not in headers and headers.get("Content-Type", "").startswith(
             "text/html"

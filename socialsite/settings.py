@@ -4,6 +4,7 @@ Defaults are safe for development on one machine. Bad values fail loudly at star
 with ImproperlyConfigured rather than half-working later.
 """
 
+import ipaddress
 import json
 import os
 import secrets
@@ -196,6 +197,10 @@ EMAIL_VERIFICATION_TIMEOUT = 24 * 60 * 60
 
 # --- the social network ------------------------------------------------------------
 STATUS_MAX_LENGTH = env_int("STATUS_MAX_LENGTH", 280, minimum=1)
+# Every POST (and other writing method) answered 503, pages still readable: for a backup
+# of one moment (docs/operating.md#backups-and-restore).
+MAINTENANCE = env_bool("MAINTENANCE", False)
+
 INLINE_FANOUT_LIMIT = env_int("INLINE_FANOUT_LIMIT", 1000, minimum=1)
 # Followers from which an account's statuses are merged into pages at read time rather
 # than delivered (repository/fanout.py, decision 0054); 0: every account is pushed.
@@ -212,6 +217,27 @@ NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+def _seconds(text):
+    """Seconds from "NUMBER" or "NUMBER" with a unit s, m, h or d ("3h"), or None."""
+    unit = text[-1:] if text[-1:] in _PERIOD_UNITS else ""
+    number = text[: len(text) - len(unit)]
+    if not (number.isascii() and number.isdigit()):
+        return None
+    return int(number) * _PERIOD_UNITS[unit]
+
+
+def env_duration(name, default):
+    """A duration in seconds from the environment: seconds, or a number with a unit s,
+    m, h or d ("1d"), at least 1 second, as the throttles' periods are written."""
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    seconds = _seconds(value)
+    if not seconds:
+        raise ImproperlyConfigured(f"{name} must be a duration (86400, 24h, 1d), not {value!r}")
+    return seconds
+
+
 def env_throttle(name, default):
     """(limit, period in seconds) from "LIMIT/PERIOD", the period in seconds or with a
     unit s, m, h or d ("300/3h"); "off": None, not counted at all."""
@@ -221,11 +247,10 @@ def env_throttle(name, default):
     if value == "off":
         return None
     limit, _, period = value.partition("/")
-    unit = period[-1:] if period[-1:] in _PERIOD_UNITS else ""
-    number = period[: len(period) - len(unit)]
-    if not (limit.isascii() and limit.isdigit() and number.isascii() and number.isdigit()):
+    seconds = _seconds(period)
+    if not (limit.isascii() and limit.isdigit()) or seconds is None:
         raise ImproperlyConfigured(f"{name} must be LIMIT/PERIOD (300/3h) or off, not {value!r}")
-    limit, period = int(limit), int(number) * _PERIOD_UNITS[unit]
+    limit, period = int(limit), seconds
     if limit < 1 or period < 1:
         raise ImproperlyConfigured(f"{name} needs a limit and a period of at least 1")
     return limit, period
@@ -266,9 +291,15 @@ THROTTLES = {
     # Reposts and their undoing, counted apart from posts with the same limit (Mastodon
     # counts reblogs as statuses).
     "reposts": env_throttle("THROTTLE_REPOSTS", (300, 3 * 60 * 60)),
+    # Direct messages sent, and conversations started (POST /messages/).
+    "messages": env_throttle("THROTTLE_MESSAGES", (600, 60 * 60)),
+    "conversations": env_throttle("THROTTLE_CONVERSATIONS", (100, 24 * 60 * 60)),
     # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
     # media limit.
     "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),
+    # Every client API request (/api/), per account (or per address for an app's own
+    # token): Mastodon's 300 per 5 minutes.
+    "api": env_throttle("THROTTLE_API", (300, 5 * 60)),
 }
 # true behind a reverse proxy: the client's address is the last one of
 # X-Forwarded-For (the one the proxy appended), and loopback is spared no throttle.
@@ -307,14 +338,22 @@ INSTALLED_APPS = [
     "moderation",
     # Pictures: avatars, headers, their files and their checks (media/).
     "media",
+    # The Mastodon-compatible client API (/api/) and its OAuth 2 (api/).
+    "api",
 ]
 
 MIDDLEWARE = [
+    # First: every request counted, timed and logged with its id, whatever answers it.
+    "socialsite.request_log.RequestLogMiddleware",
     # HEAD answered as GET without a body, for every page (first: all the rest see a GET).
     "socialsite.head.HeadAsGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Content-Security-Policy, Permissions-Policy, Cache-Control on pages.
     "socialsite.security_headers.SecurityHeadersMiddleware",
+    # CORS for the client API: browser apps read /api/ with a token, never a cookie.
+    "api.middleware.CorsMiddleware",
+    # MAINTENANCE=true: writes answered 503 before anything reads Redis.
+    "socialsite.errors.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -391,6 +430,9 @@ if not MEDIA_URL.endswith("/") or not MEDIA_URL.startswith(("/", "http://", "htt
     raise ImproperlyConfigured(
         "MEDIA_URL must be a path (/media/) or an http(s) URL, ending with a slash"
     )
+# How long an upload may wait for a status to show it (media/attachments.py): past it, the
+# fan-out workers delete its files. Mastodon's figure: a day.
+MEDIA_PENDING_MAX_AGE = env_duration("MEDIA_PENDING_MAX_AGE", 24 * 60 * 60)
 
 
 def _media_storage_options():
@@ -433,9 +475,9 @@ HTTPS = env_bool("HTTPS", False)
 SESSION_COOKIE_SECURE = HTTPS
 CSRF_COOKIE_SECURE = HTTPS
 SECURE_SSL_REDIRECT = HTTPS
-# Health checks keep answering over plain HTTP: load balancers and supervisors probe
-# the process directly, not through the TLS proxy.
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Health checks and the metrics keep answering over plain HTTP: load balancers,
+# supervisors and Prometheus reach the process directly, not through the TLS proxy.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 SECURE_HSTS_SECONDS = 60 * 60 * 24 * 365 if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = HTTPS
 # Preloading (browsers' built-in HSTS list, once the domain is submitted to it) binds
@@ -447,9 +489,45 @@ if BEHIND_PROXY:
     # The proxy sets X-Forwarded-Proto; trust it only when told a proxy is there.
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+
+# --- metrics and logs (socialsite/metrics.py, socialsite/request_log.py) -------------------
+# GET /metrics (Prometheus) answers the addresses or networks in METRICS_ALLOWED (the
+# client address as the throttles read it), or a request with "Authorization: Bearer
+# METRICS_TOKEN"; anything else gets 404.
+def env_networks(name, default):
+    """The comma-separated addresses or networks (10.0.0.0/8) of variable ``name``."""
+    networks = []
+    for part in env_str(name, default).split(","):
+        if part.strip():
+            try:
+                networks.append(ipaddress.ip_network(part.strip(), strict=False))
+            except ValueError:
+                raise ImproperlyConfigured(
+                    f"{name} must list addresses or networks (10.0.0.0/8), not {part.strip()!r}"
+                ) from None
+    return networks
+
+
+METRICS_ALLOWED = env_networks("METRICS_ALLOWED", "127.0.0.0/8,::1")
+METRICS_TOKEN = env_str("METRICS_TOKEN")
+# Where the processes of one host keep their metrics for whichever answers a scrape
+# (prometheus-client's multiprocess mode): web/ for the web processes, stream-PORT/
+# for a stream server's. Each is emptied when its processes start (gunicorn's
+# socialsite/gunicorn_conf.py, manage.py stream, manage.py runsite).
+METRICS_DIR = Path(env_str("METRICS_DIR", str(DATA_DIR / "metrics"))).resolve()
+# prometheus-client reads it when first imported and when it makes each metric;
+# manage.py stream points its processes at their own directory before making theirs.
+os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(METRICS_DIR / "web"))
+# "text" or "json" (one JSON object a line, for a log collector).
+LOG_FORMAT = env_choice("LOG_FORMAT", ("text", "json"), "text")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(message)s"},
+        "json": {"()": "socialsite.request_log.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }

@@ -67,8 +67,12 @@ THROTTLE_RULES = {
     "autocomplete": Rule("account", False, "autocomplete requests", anonymous_by_address=True),
     "likes": Rule("account", False, "likes and unlikes"),
     "reposts": Rule("account", False, "reposts"),
+    "messages": Rule("account", False, "direct messages sent"),
+    "conversations": Rule("account", False, "conversations started"),
     # Each picture uploaded counts one (timeline/profile_settings.py).
     "media": Rule("account", False, "pictures uploaded"),
+    # Every client API request (api/auth.py): per account, an app's own token by address.
+    "api": Rule("account", False, "API requests", anonymous_by_address=True),
 }
 
 
@@ -79,6 +83,14 @@ class Counted:
 
     name: str
     verdict: throttles.Verdict
+
+    def __post_init__(self):
+        if not self.verdict.allowed:
+            # Imported here: the stream server reads client addresses from this module,
+            # and its metrics are not the pages'.
+            from socialsite import metrics
+
+            metrics.throttle_refused(self.name)
 
     @property
     def allowed(self):

@@ -15,3 +15,7 @@ application = get_wsgi_application()
 import_module(settings.ROOT_URLCONF)
 gc.collect()
 gc.freeze()
+
+# Whether Redis keeps what it is given (maxmemory-policy, persistence, ...), logged once
+# per process: an operator sees it in the logs without running manage.py doctor.
+import_module("socialsite.doctor").log_redis_checks()

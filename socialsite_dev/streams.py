@@ -150,7 +150,7 @@ class StreamConnection:
     Decodes chunked transfer encoding by hand, so that tests see what a client sees:
     the status line, the headers, each line of the body as it comes, the final chunk
     (``ended``) or a connection cut without it (StreamClosed). ``source`` is the local
-    address to connect from.
+    address to connect from; ``tls`` an ssl.SSLContext to speak HTTPS with (a proxy's port).
     """
 
     def __init__(
@@ -164,6 +164,7 @@ class StreamConnection:
         timeout=10.0,
         receive_buffer=None,
         source=None,
+        tls=None,
     ):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if source is not None:
@@ -174,6 +175,8 @@ class StreamConnection:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
         self.sock.settimeout(timeout)
         self.sock.connect((host, port))
+        if tls is not None:
+            self.sock = tls.wrap_socket(self.sock, server_hostname=host)
         self.raw = bytearray()
         self.data = bytearray()
         self.eof = False

@@ -25,6 +25,9 @@ os.environ.setdefault("EMAIL_VERIFICATION", "optional")
 # tests that store some give each test its own (the media_root fixture).
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="socialsite-tests-media-"))
 
+# The processes' metrics files (socialsite/metrics.py) likewise.
+os.environ.setdefault("METRICS_DIR", tempfile.mkdtemp(prefix="socialsite-tests-metrics-"))
+
 from socialsite.settings import *  # noqa: E402, F403
 
 # Pictures are served here as in development (media/views.py), so that the tests see

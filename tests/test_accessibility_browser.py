@@ -13,6 +13,7 @@ page cannot go unchecked.
 """
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
@@ -27,11 +28,13 @@ from accounts import tokens
 from media import attachments
 from socialsite.repository import (
     blocks,
+    direct,
     emails,
     graph,
     likes,
     lists,
     moderation,
+    oauth,
     privacy,
     reposts,
     trends,
@@ -101,16 +104,32 @@ def site(r, media_root):
         graph.follow(r, fan["id"], bob["id"])
         post(r, fan, "hello #launch")
     trends.recompute(r)
+    # A direct conversation, with a link, a tag and a mention, and a reply.
+    talk = direct.start(
+        r,
+        bob["id"],
+        [users.get_user(r, alice["id"])],
+        "Lunch at https://example.com/menu #launch, @alice?",
+        "k" * 22,
+    )
+    direct.reply(r, talk.cid, alice["id"], "Yes!\nSee you there.", "j" * 22)
     # Addresses: the verification link's page is erin's, the reset link's alice's.
     emails.set_address(r, erin["id"], "erin@example.org")
     emails.set_address(r, alice["id"], "alice@example.org", verified=True)
     alice_state = tokens.ResetState(alice["id"], users.get_password_hash(r, alice["id"]),
                                     "alice@example.org")  # fmt: skip
     reset_token = tokens.password_reset_tokens.make_token(alice_state)
+    # An app alice authorized (/settings/apps/), asking her again (the consent page).
+    client_id, _ = oauth.create_app(r, "Pocket Toot", ["urn:ietf:wg:oauth:2.0:oob"],
+                                    ["read", "write"], "https://pocket.example/")  # fmt: skip
+    oauth.issue_token(r, client_id, ["read", "write"], uid=alice["id"])
     return {
-        "status": first, "reply": reply, "private": private, "list": lid,
+        "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
+        "authorize": "/oauth/authorize?" + urlencode({"response_type": "code",
+            "client_id": client_id, "redirect_uri": "urn:ietf:wg:oauth:2.0:oob",
+            "scope": "read write", "state": "s"}),
     }  # fmt: skip
 
 
@@ -149,12 +168,20 @@ PAGES = {
     "password_reset_sent": lambda s: "/accounts/password/reset/sent/",
     "verify_email": lambda s: s["verify"],
     "password_reset_confirm": lambda s: s["reset"],
+    "oauth_authorize": lambda s: s["authorize"],
+    "settings_apps": lambda s: "/settings/apps/",
+    "inbox": lambda s: "/messages/",
+    "requests": lambda s: "/messages/requests/",
+    "conversation": lambda s: f"/messages/{s['conversation']}/",
+    "settings_messages": lambda s: "/settings/messages/",
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
 ACTIONS = {
     "healthz",
     "readyz",
+    # Prometheus's text format (socialsite/metrics_page.py).
+    "metrics",
     "export_account",
     "search_complete",
     "logout",
@@ -182,6 +209,20 @@ ACTIONS = {
     "moderation_report_action",
     "moderation_suspend",
     "moderation_unsuspend",
+    # The client API (api/): JSON, and what its pages' forms post to.
+    "verify_credentials",
+    "create_app",
+    "verify_app",
+    "oauth_token",
+    "oauth_revoke",
+    "oauth_server_metadata",
+    "revoke_app",
+    # Direct messages' actions (timeline/direct.py); mute and unmute are named above.
+    "leave",
+    "accept",
+    "delete",
+    "delete_message",
+    "report_message",
 }
 
 
@@ -275,6 +316,24 @@ def test_statuses_with_images_and_an_open_warning_have_no_violation(axe, site, v
     expect(page.get_by_role("img", name="A blue square")).to_be_visible()
     found += violations(axe, page)
     page.goto("/@bob/")
+    found += violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+def test_the_oauth_answers_have_no_violation(axe, site, viewer_page):
+    """After the consent page (in PAGES): the code shown for the oob URI, the page of
+    a denial, and the page of an app's wrong request."""
+    page = viewer_page("alice")
+    page.goto(site["authorize"])
+    page.get_by_role("button", name="Authorize").click()
+    expect(page.get_by_label("Authorization code")).to_be_visible()
+    found = violations(axe, page)
+    page.goto(site["authorize"])
+    page.get_by_role("button", name="Deny").click()
+    expect(page.get_by_role("heading", name="Access denied")).to_be_visible()
+    found += violations(axe, page)
+    page.goto("/oauth/authorize?response_type=code&client_id=nobody")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("request is wrong")
     found += violations(axe, page)
     assert not found, "axe found:\n" + "\n".join(found)
 

@@ -21,7 +21,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from PIL import Image
 
 from media import files, images
-from socialsite.repository import graph, lists, moderation, statuses
+from socialsite.repository import direct, graph, lists, moderation, statuses, users
 from tests.support.helpers import log_in, make_user, post
 
 
@@ -59,6 +59,7 @@ def site(r, alice, bob, media_root):
     statuses.post_status(r, bob["id"], "a reply", in_reply_to=sid)
     _, list_id = lists.create_list(r, alice["id"], "friends")
     report_id = moderation.file_report(r, bob, alice, "spam", status_ids=[sid])
+    talk = direct.start(r, alice["id"], [users.get_user(r, bob["id"])], "hello bob", "k" * 22)
     picture = images.read_image(png_bytes())
     (header,) = files.save_all("headers", [images.header(picture)])
     return {
@@ -68,9 +69,14 @@ def site(r, alice, bob, media_root):
         "tag": "walked",
         "list_id": str(list_id),
         "report_id": str(report_id),
+        # A direct conversation of alice's and its message.
+        "cid": str(talk.cid),
+        "mid": str(talk.mid),
         # The mailed links' pages, for links that do not work (a readable 400).
         "uidb64": "MQ",
         "token": "expired-or-forged",
+        # An OAuth app's revoke form (api/oauth_views.py): POST only.
+        "client_id": "no-such-app",
     }
 
 

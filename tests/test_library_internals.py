@@ -57,11 +57,29 @@ def test_redis_py_command_methods_go_through_execute_command():
 
 
 def test_redis_py_sends_every_packed_command_through_send_packed_command():
-    """tests/conftest.py's ``round_trips`` fixture counts round trips by wrapping
+    """The round trip counter (repository.client.round_trips) wraps
     ``AbstractConnection.send_packed_command(self, command, check_health=True)``."""
     parameters = list(inspect.signature(AbstractConnection.send_packed_command).parameters)
     assert parameters[:3] == ["self", "command", "check_health"]
     assert issubclass(redis.Connection, AbstractConnection)
+
+
+def test_a_prometheus_histogram_keeps_its_buckets_and_sum_as_values_with_inc():
+    """socialsite/metrics.py adds a second's requests to ``Histogram._buckets`` (one
+    value per upper bound, +Inf last, each counting only its own range) and ``_sum``,
+    as ``observe`` does one at a time."""
+    from prometheus_client import CollectorRegistry, Histogram
+
+    registry = CollectorRegistry()
+    histogram = Histogram("internals_check", "x", buckets=(1, 2), registry=registry)
+    histogram._buckets[1].inc(2)
+    histogram._sum.inc(3.0)
+    histogram.observe(0.5)
+    assert len(histogram._buckets) == 3
+    assert registry.get_sample_value("internals_check_bucket", {"le": "1.0"}) == 1
+    assert registry.get_sample_value("internals_check_bucket", {"le": "2.0"}) == 3
+    assert registry.get_sample_value("internals_check_count") == 3
+    assert registry.get_sample_value("internals_check_sum") == 3.5
 
 
 # --- Django sessions: accounts.session_store.SessionStore ----------------------------

@@ -2,10 +2,12 @@
 what it keeps of them, and what it refuses, each with its reason."""
 
 import io
+import struct
 import zlib
 
+import blurhash
 import pytest
-from PIL import Image
+from PIL import Image, ImageCms
 
 from media import images
 
@@ -116,6 +118,104 @@ def test_a_webp_is_accepted():
 
 def test_the_placeholder_is_the_average_colour():
     assert images.placeholder_colour(images.read_image(png(colour=(10, 120, 200)))) == "#0a78c8"
+
+
+def test_each_image_keeps_its_blurhash_from_a_small_thumbnail():
+    picture = Image.new("RGB", (400, 300), (10, 120, 200))
+    picture.paste((250, 250, 20), (0, 0, 200, 300))  # yellow left half, blue right
+    colour, hashed = images.placeholders(picture)
+    assert colour == images.placeholder_colour(picture)
+    assert len(hashed) == 36 and blurhash.components(hashed) == (4, 4)
+    # Decoded, it is yellow on the left and blue on the right.
+    decoded = blurhash.decode(hashed, 8, 6)
+    left, right = decoded[3][0], decoded[3][7]
+    assert left[0] > 180 and left[2] < 100, left
+    assert right[2] > 150 and right[0] < 100, right
+
+
+def rgb_profile(swap=(b"rXYZ", b"bXYZ")):
+    """An RGB ICC profile that is not sRGB: sRGB's, its red and blue primaries swapped
+    (the tag table's entries for them exchanged), so that the pixel (200, 30, 30) in it
+    is the sRGB colour (30, 30, 200)."""
+    data = bytearray(ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes())
+    count = struct.unpack(">I", data[128:132])[0]
+    entries = {}
+    for i in range(count):
+        at = 132 + 12 * i
+        entries[bytes(data[at : at + 4])] = at
+    first, second = (entries[name] for name in swap)
+    data[first + 4 : first + 12], data[second + 4 : second + 12] = (
+        data[second + 4 : second + 12],
+        data[first + 4 : first + 12],
+    )
+    return bytes(data)
+
+
+def with_profile(profile, kind="JPEG", colour=(200, 30, 30), mode="RGB"):
+    buffer = io.BytesIO()
+    Image.new(mode, (40, 30), colour).save(buffer, kind, icc_profile=profile)
+    return buffer.getvalue()
+
+
+def close_to(pixel, expected, tolerance=6):
+    return all(abs(a - b) <= tolerance for a, b in zip(pixel, expected, strict=True))
+
+
+@pytest.mark.parametrize("kind", ["JPEG", "PNG", "WEBP"])
+def test_colours_are_converted_to_srgb_from_the_pictures_profile(kind):
+    picture = images.read_image(with_profile(rgb_profile(), kind))
+    assert close_to(picture.getpixel((5, 5)), (30, 30, 200)), picture.getpixel((5, 5))
+    original, preview = images.attachment(picture)
+    for kept in (reopened(original), reopened(preview)):
+        assert "icc_profile" not in kept.info  # then dropped with the other metadata
+        assert close_to(kept.convert("RGB").getpixel((5, 5)), (30, 30, 200), tolerance=10)
+
+
+def test_a_turned_photo_is_turned_and_converted():
+    exif = Image.Exif()
+    exif[0x0112] = 6  # turned a quarter
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(
+        buffer, "JPEG", exif=exif, icc_profile=rgb_profile()
+    )
+    picture = images.read_image(buffer.getvalue())
+    assert picture.size == (30, 40)
+    assert close_to(picture.getpixel((5, 5)), (30, 30, 200))
+
+
+def test_a_picture_with_transparency_is_converted_and_keeps_it():
+    picture = images.read_image(with_profile(rgb_profile(), "PNG", (200, 30, 30, 128), "RGBA"))
+    assert picture.mode == "RGBA"
+    assert close_to(picture.getpixel((5, 5)), (30, 30, 200, 128))
+
+
+def test_only_a_profile_named_srgb_with_srgbs_primaries_is_taken_as_srgb():
+    def read(data):
+        return ImageCms.ImageCmsProfile(io.BytesIO(data)).profile
+
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    assert images._is_srgb(read(srgb))
+    assert not images._is_srgb(read(rgb_profile()))  # named sRGB, its primaries are not
+    assert not images._is_srgb(
+        read(ImageCms.ImageCmsProfile(ImageCms.createProfile("LAB")).tobytes())
+    )
+
+
+def test_an_srgb_profile_or_none_leaves_the_pixels_as_they_are():
+    srgb = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    for data in (with_profile(srgb, "PNG"), png(colour=(200, 30, 30))):
+        assert close_to(images.read_image(data).getpixel((5, 5)), (200, 30, 30), tolerance=2)
+
+
+def test_a_greyscale_picture_with_a_lab_profile_it_cannot_use_is_shown_as_stored():
+    lab = ImageCms.ImageCmsProfile(ImageCms.createProfile("LAB")).tobytes()
+    picture = images.read_image(with_profile(lab, "PNG", 90, "L"))
+    assert picture.mode == "RGB" and picture.getpixel((5, 5)) == (90, 90, 90)
+
+
+def test_an_unreadable_profile_is_ignored():
+    picture = images.read_image(with_profile(b"not a profile at all", "PNG"))
+    assert picture.getpixel((5, 5)) == (200, 30, 30)
 
 
 def test_an_avatar_is_a_square_at_400_and_96():

@@ -12,8 +12,10 @@ post a status carrying a marker of their own with a hashtag only they use and a
 mention, reply to a public status, and are liked and listed by ``follower``; ``pub``
 (public) posts one with a marker too, for contrast, and blocks ``blocked``, whom
 ``privy`` blocks as well. ``requester`` asked ``privy`` to follow and was not
-answered. ``moderator`` walks the moderation pages too. Who may see which marker is
-MAY_SEE.
+answered. ``moderator`` walks the moderation pages too. ``pub`` sends ``follower`` a
+direct message with a marker of its own (and a hashtag and a mention), which only
+``follower`` of the readers may see, on the conversation's page and the inbox alone.
+Who may see which marker is MAY_SEE.
 """
 
 import asyncio
@@ -28,10 +30,12 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from socialsite.repository import (
     blocks,
+    direct,
     graph,
     likes,
     lists,
     moderation,
+    oauth,
     privacy,
     reposts,
     statuses,
@@ -45,6 +49,7 @@ from timeline.streaming.filters import StatusEvent
 PRIVATE_MARK = "zqprivmark"
 SUSPENDED_MARK = "zqsuspmark"
 PUBLIC_MARK = "zqpubmark"
+DIRECT_MARK = "zqdirectmark"
 # A tag only a private account uses: search and autocomplete list it to nobody (a tag
 # is listed once a public status used it: tags.queue_add). The suspended account's
 # tag was used while public: it stays listed; its page shows none of its statuses.
@@ -56,7 +61,10 @@ MAY_SEE = {
     PRIVATE_MARK: {"follower"},
     SUSPENDED_MARK: {"moderator"},  # moderators see what they judge
     PUBLIC_MARK: {"visitor", "outsider", "requester", "follower", "moderator"},
+    DIRECT_MARK: {"follower"},
 }
+# The only pages that may show a direct message, to its members.
+DIRECT_URLS = {"inbox", "requests", "conversation"}
 # Pages that list tag names (search, autocomplete): they must not name PRIVATE_TAG.
 TAG_LISTING_URLS = ("search", "search_complete")
 
@@ -65,6 +73,7 @@ EXTRA_QUERIES = {
     "search": ["q=%23zq", "q=zq", "q=%40privy", "q=%40gone"],
     "search_complete": ["q=%23zq", "q=%40zq", "q=%40gone"],
     "notifications": ["type=mention", "type=reply"],
+    "conversation": ["after=0", "before=2"],
 }
 
 
@@ -148,7 +157,11 @@ def scenario(r):
         r, people["outsider"], people["gone"], next(iter(moderation.REASONS)), "", [doomed]
     )
     moderation.suspend(r, uid["gone"])
+    sent = direct.start(
+        r, uid["pub"], [people["follower"]], f"{DIRECT_MARK} #shared @outsider", "d" * 22
+    )
     sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
+    client_id, _ = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
     by_author = [(statuses.get_status(r, sid)["login"], sid) for sid in sids]
     return {
         "people": people,
@@ -159,16 +172,22 @@ def scenario(r):
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
             "list_id": [lid, 1, 2],
             "report_id": [1],
+            # A direct conversation and its message; a conversation that is not there.
+            "cid": [sent.cid, sent.cid + 1],
+            "mid": [sent.mid],
             # The mailed links: links that do not work (their pages show no status).
             "uidb64": ["MQ"],
             "token": ["expired-or-forged"],
             # Pictures' files (media/views.py): one the site could have made, one it
             # never would.
             "name": ["avatars/AAAAAAAAAAAAAAAAAAAAAA.jpg", "../secret_key"],
+            # An OAuth app (api/oauth_views.py): one registered, one that is not.
+            "client_id": [client_id, "no-such-app"],
         },
         "sids": sids,
         "hello": hello,
         "marked": [secret, doomed],
+        "conversation": sent.cid,
     }
 
 
@@ -203,6 +222,8 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
             for mark, allowed in MAY_SEE.items():
                 if mark in body and reader not in allowed:
                     problems.append(f"{reader}: GET {url} shows {mark}")
+            if DIRECT_MARK in body and name not in DIRECT_URLS:
+                problems.append(f"{reader}: GET {url} shows a direct message")
             if name in TAG_LISTING_URLS:
                 for tag in (PRIVATE_TAG,):
                     if tag in body:
@@ -212,6 +233,7 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
     assert PRIVATE_MARK in follower.get(f"/tags/{PRIVATE_TAG}/").content.decode()
     assert PUBLIC_MARK in reader_client("visitor").get("/tags/shared/").content.decode()
     assert reader_client("moderator").get("/moderation/").status_code == 200  # walked
+    assert DIRECT_MARK in follower.get("/messages/").content.decode()
     assert not problems, "\n".join(problems)
 
 
@@ -251,12 +273,20 @@ def test_the_streams_never_carry_a_private_or_suspended_marker(scenario, stream_
         # one through the repository, as a request in flight at suspension could).
         post(r, people["privy"], f"{PRIVATE_MARK} live #{PRIVATE_TAG} #shared")
         post(r, people["gone"], f"{SUSPENDED_MARK} live #{SUSPENDED_TAG} #shared")
+        direct.reply(
+            r,
+            scenario["conversation"],
+            people["pub"]["id"],
+            f"{DIRECT_MARK} live #shared @pub",
+            "l" * 22,
+        )
         last = post(r, people["pub"], f"{PUBLIC_MARK} the last #shared")
         for stream in opened:
             text = json.dumps(stream_lines(stream, last))
             assert PUBLIC_MARK in text  # the catch-up and the live stream were read
             assert PRIVATE_MARK not in text
             assert SUSPENDED_MARK not in text
+            assert DIRECT_MARK not in text
     finally:
         for stream in opened:
             stream.close()

@@ -79,6 +79,23 @@ SAMPLES = {
         {"uid": 1, "member": 2, "action": "fill", "now_ms": 5, "lid": "", "marked_ids": ["7"]}
     ],
     "list_forget": [{"uid": 1, "member": 2, "status_ids": ["7"]}],
+    "direct_send": [
+        {"cid": 3, "sender": 1, "text": "hi", "packed": "", "now_ms": 5, "key": "k"},
+        {
+            "cid": 3,
+            "sender": 1,
+            "text": "hi",
+            "packed": "",
+            "now_ms": 5,
+            "key": "k",
+            "pair": "1:2",
+            "members": [1, 2],
+        },
+    ],  # fmt: skip
+    "direct_member": [
+        {"uid": 1, "cid": 3, "action": "deliver", "mid": 4, "at_ms": 5, "role": "request"},
+        {"uid": 1, "cid": 3, "action": "read"},
+    ],
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
     "release_login": [{"login": "Alice", "uid": 1}],
@@ -146,6 +163,14 @@ SAMPLES = {
             "window_ms": 1000,
             "token": "t",
             "session_key": "1.abc",
+        },
+        {
+            "counter": keys.account_throttle(1, "api"),
+            "now_ms": 5,
+            "limit": 3,
+            "window_ms": 1000,
+            "token": "t",
+            "guard_key": keys.oauth_token(1, "abc"),
         },
     ],  # fmt: skip
     "hold_stream": [

@@ -542,3 +542,40 @@ def test_a_home_page_deeper_than_the_pulled_copies_costs_two_more(
     if not redis_backend.cluster:
         assert deep == HOME_PAGE_ROUND_TRIPS + PULLED_DEEP_MERGE_ROUND_TRIPS
     assert deep <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS + 2, pipelines=4)
+
+
+# Direct messages (direct.py). The inbox: the session's (which reads the page's ids
+# too: direct.InboxIdsRead), then each conversation's members and last message with the
+# reader's unread counts, one pipeline; members' names come from memory once shown. A
+# conversation's page: the session's, then the conversation with the reader's side, one
+# pipeline; marking it read when something is unread is one more.
+INBOX_PAGE_ROUND_TRIPS = 2
+CONVERSATION_PAGE_ROUND_TRIPS = 2
+
+
+def test_the_inbox_costs_the_same_for_one_conversation_and_for_twenty(
+    r, client, reader, round_trips, redis_backend
+):
+    from socialsite.repository import direct, users
+
+    def conversation_from(login):
+        other = make_user(r, login)
+        graph.follow(r, reader["id"], other["id"])
+        sent = direct.start(r, other["id"], [users.get_user(r, reader["id"])], "hi", "k" * 22)
+        return sent.cid
+
+    cid = conversation_from("friend0")
+    with_one = cost(client, "/messages/", round_trips)
+    for n in range(1, 20):
+        conversation_from(f"friend{n}")
+    client.get("/messages/")
+    with_twenty = cost(client, "/messages/", round_trips)
+    if not redis_backend.cluster:
+        assert with_one == with_twenty == INBOX_PAGE_ROUND_TRIPS
+    assert with_twenty <= allowed(redis_backend, INBOX_PAGE_ROUND_TRIPS, pipelines=2)
+    for n in range(30):
+        direct.reply(r, cid, reader["id"], f"message {n}", f"{n:022d}")
+    page = cost(client, f"/messages/{cid}/", round_trips)
+    if not redis_backend.cluster:
+        assert page == CONVERSATION_PAGE_ROUND_TRIPS
+    assert page <= allowed(redis_backend, CONVERSATION_PAGE_ROUND_TRIPS, pipelines=2)

@@ -216,11 +216,11 @@ def test_the_muted_user_notices_nothing(r, alice, bob, as_bob):
 def test_settings_make_an_account_private_and_public(r, alice, as_alice):
     page = html(as_alice.get("/settings/"))
     assert 'name="private"' in page and "checked" not in page
-    response = as_alice.post("/settings/", {"private": "on"}, follow=True)
+    response = as_alice.post("/settings/", {"privacy_form": "1", "private": "on"}, follow=True)
     assert flash(response)[0].startswith("Your account is private")
     assert privacy.is_private(r, alice["id"])
     assert re.search(r'<input type="checkbox" name="private"[^>]* checked', html(response))
-    response = as_alice.post("/settings/", {}, follow=True)
+    response = as_alice.post("/settings/", {"privacy_form": "1"}, follow=True)
     assert flash(response)[0].startswith("Your account is public")
     assert not privacy.is_private(r, alice["id"])
 
@@ -265,7 +265,7 @@ def test_a_stranger_sees_a_private_profile_without_its_statuses(r, alice, bob, a
 
 def test_request_then_withdraw_then_request_and_get_approved(r, alice, bob, as_alice, as_bob):
     sid = post(r, alice, "for followers only")
-    as_alice.post("/settings/", {"private": "on"})
+    as_alice.post("/settings/", {"privacy_form": "1", "private": "on"})
     response = as_bob.post("/@alice/follow/", follow=True)
     assert flash(response)[0].startswith("@alice&#39;s account is private: you asked to")
     assert ">Requested</button>" in html(response)
@@ -302,7 +302,7 @@ def test_going_public_approves_the_requests_from_the_settings_page(r, alice, as_
     fans = [make_user(r, f"fan{n}") for n in range(3)]
     for fan in fans:
         graph.follow(r, fan["id"], alice["id"])
-    response = as_alice.post("/settings/", {}, follow=True)
+    response = as_alice.post("/settings/", {"privacy_form": "1"}, follow=True)
     assert flash(response) == [
         "Your account is public: everyone sees your statuses. 3 waiting request(s) approved."
     ]
@@ -324,3 +324,15 @@ def test_home_page_shows_what_it_showed_before_for_everyone_else(r, alice, bob, 
     graph.follow(r, alice["id"], bob["id"])
     sid = post(r, bob, "bob's")
     assert status_ids(as_alice.get("/")) == [sid] == timelines.home_ids(r, alice["id"])[:1]
+
+
+def test_a_post_to_settings_without_the_privacy_form_never_makes_an_account_public(
+    r, alice, as_alice
+):
+    """A form that lacks ``private`` (the direct messages' setting sent to the wrong
+    address, a hand-made POST) is no "make the account public": refused, nothing changed."""
+    privacy.set_private(r, alice["id"], True)
+    response = as_alice.post("/settings/", {"messages_from": "nobody"})
+    assert response.status_code == 400
+    assert "nothing changed" in html(response)
+    assert privacy.is_private(r, alice["id"])

@@ -8,6 +8,7 @@ import io
 import json
 import re
 
+import blurhash
 import pytest
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -16,7 +17,7 @@ from django.test import Client
 from PIL import Image
 
 from media import attachments
-from socialsite.repository import keys, leaving, reposts, statuses, timelines
+from socialsite.repository import keys, leaving, reposts, statuses, timelines, uploads
 from tests.support.helpers import PASSWORD, log_in, make_user, stored_files
 from tests.test_media_images import animated_gif, jpeg_with_gps, png, png_bomb
 
@@ -72,6 +73,11 @@ def test_four_images_are_kept_in_order_with_their_alt(alice_in, r, alice, media_
     kept = media(status)
     assert [(item["w"], item["h"]) for item in kept] == sizes
     assert [item["a"] for item in kept] == ["first", "second", "", "fourth <b>"]
+    assert uploads.count(r) == 0  # the status's write took them off the pending uploads
+    # Each with its blurhash, which media_of gives (for the client API; pages show a tone).
+    shown = attachments.media_of(status)
+    assert [each["blurhash"] for each in shown] == [item["b"] for item in kept]
+    assert all(blurhash.components(each["blurhash"]) == (4, 4) for each in shown)
     assert stored_files(media_root) == sorted(n for item in kept for n in (item["o"], item["p"]))
     html = alice_in.get("/").content.decode()
     assert html.index(kept[0]["p"]) < html.index(kept[1]["p"]) < html.index(kept[3]["p"])
@@ -164,6 +170,7 @@ def test_a_refusal_keeps_the_text_stores_nothing_and_says_choose_again(
     assert ">kept text</textarea>" in html.replace("\n", "")
     assert stored_files(media_root) == []
     assert newest(r, alice["id"]) is None
+    assert uploads.count(r) == 0
 
 
 def test_a_refused_reply_returns_to_its_thread_with_its_alt_text(alice_in, r, alice, media_root):
@@ -237,6 +244,7 @@ def test_a_failed_status_write_deletes_the_files(alice_in, r, alice, media_root,
     with pytest.raises(ConnectionError):
         alice_in.post("/statuses/", {"message": "x", "media": [upload(png())]})
     assert stored_files(media_root) == []
+    assert uploads.count(r) == 0
 
 
 def test_a_reply_to_a_deleted_status_deletes_the_files(alice_in, r, alice, media_root):
@@ -245,6 +253,7 @@ def test_a_reply_to_a_deleted_status_deletes_the_files(alice_in, r, alice, media
     alice_in.post("/statuses/", {"message": "x", "in_reply_to": sid, "media": [upload(png())]})
     assert "was deleted, or never existed" in page(alice_in, "/")
     assert stored_files(media_root) == []
+    assert uploads.count(r) == 0
 
 
 def test_the_same_form_sent_twice_keeps_one_set_of_files(alice_in, r, alice, media_root):
@@ -254,6 +263,7 @@ def test_the_same_form_sent_twice_keeps_one_set_of_files(alice_in, r, alice, med
     assert r.zcard(keys.profile(alice["id"])) == 1
     (item,) = media(newest(r, alice["id"]))
     assert stored_files(media_root) == sorted([item["o"], item["p"]])
+    assert uploads.count(r) == 0
 
 
 def test_deleting_the_status_deletes_its_files(alice_in, r, alice, media_root):

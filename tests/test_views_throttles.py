@@ -110,6 +110,9 @@ def test_the_default_limits_are_the_issues():
         "likes": (300, 5 * minutes),
         "reposts": (300, 3 * hours),  # the statuses' limit, counted apart
         "media": (30, 30 * minutes),  # each picture uploaded
+        "api": (300, 5 * minutes),  # every client API request
+        "messages": (600, 1 * hours),  # direct messages sent
+        "conversations": (100, 24 * hours),  # conversations started
     }
     assert set(throttling.THROTTLE_RULES) == set(project_settings.THROTTLES)
 

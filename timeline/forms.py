@@ -7,7 +7,7 @@ from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from accounts.display_names import problem as display_name_problem
 from media import attachments, images
-from socialsite.repository import entities, limits, lists, profiles
+from socialsite.repository import direct, entities, limits, lists, moderation, profiles
 
 
 def parse_location(value):
@@ -362,3 +362,107 @@ def pictures_sent(files):
     """How many pictures a profile form's ``request.FILES`` carries: each counts toward
     THROTTLE_MEDIA, before any is decoded."""
     return sum(1 for field in ("avatar", "header") if files.get(field))
+
+
+# --- direct messages (direct.py) ---------------------------------------------------------
+
+
+def _message_field(label):
+    return forms.CharField(
+        label=label,
+        max_length=direct.MESSAGE_MAX_CHARACTERS,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        error_messages={
+            "required": "Write a message: it is empty.",
+            "max_length": (
+                f"A message has at most {direct.MESSAGE_MAX_CHARACTERS:,} characters; "
+                "this one has %(show_value)d."
+            ),
+        },
+    )
+
+
+def _one_message_text(text):
+    # A line break as one character (browsers send a textarea's as CR LF).
+    text = text.replace("\r\n", "\n")
+    if not text.strip():
+        raise forms.ValidationError("Write a message: it is empty.")
+    return text
+
+
+class MessageForm(forms.Form):
+    """A message into a conversation."""
+
+    message = _message_field("Your message")
+
+    def clean_message(self):
+        return _one_message_text(self.cleaned_data["message"])
+
+
+class NewConversationForm(forms.Form):
+    """A message to one or more people: a conversation of two, or a new group."""
+
+    to = forms.CharField(
+        label="To",
+        max_length=(entities.MAX_LOGIN_LENGTH + 2) * direct.MAX_OTHER_MEMBERS,
+        help_text=(
+            f"Logins, separated by spaces or commas: one person, or up to "
+            f"{direct.MAX_OTHER_MEMBERS} for a group."
+        ),
+        error_messages={"required": "Say whom the message is for."},
+    )
+    message = _message_field("Message")
+
+    @classmethod
+    def blank_markup_key(cls):
+        return None  # the blank form's markup depends on nothing but the class
+
+    def clean_to(self):
+        logins = [
+            login.removeprefix("@")
+            for login in self.cleaned_data["to"].replace(",", " ").split()
+            if login.removeprefix("@")
+        ]
+        logins = list(dict.fromkeys(login.lower() for login in logins))
+        if not logins:
+            raise forms.ValidationError("Say whom the message is for.")
+        if len(logins) > direct.MAX_OTHER_MEMBERS:
+            raise forms.ValidationError(
+                f"A conversation has at most {direct.MAX_OTHER_MEMBERS} people besides you; "
+                f"you named {len(logins)}."
+            )
+        return logins
+
+    def clean_message(self):
+        return _one_message_text(self.cleaned_data["message"])
+
+
+class MessagesFromForm(forms.Form):
+    """Who may start a conversation with the account."""
+
+    messages_from = forms.ChoiceField(
+        label="Who may send you direct messages",
+        choices=[
+            ("everyone", "Everyone (people you do not follow land in your requests)"),
+            ("following", "Only people you follow"),
+            ("nobody", "Nobody"),
+        ],
+        widget=forms.RadioSelect,
+        error_messages={"required": "Choose who may send you direct messages."},
+    )
+
+
+class MessageReportForm(forms.Form):
+    """A report about a message: a reason (the report form's) and a comment."""
+
+    reason = forms.ChoiceField(
+        label="What is wrong?",
+        choices=[("", "Choose a reason"), *moderation.REASONS.items()],
+        error_messages={"required": "Say what is wrong: pick a reason."},
+    )
+    comment = forms.CharField(
+        label="Anything the moderators should know (optional)",
+        required=False,
+        max_length=limits.REPORT_COMMENT_MAX_LENGTH,
+    )

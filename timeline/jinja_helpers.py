@@ -288,3 +288,35 @@ def linebreaksbr(text):
     if "\n" in text or "\r" in text:
         return defaultfilters.linebreaksbr(text)
     return escape(text)
+
+
+# --- the inbox (direct messages) -----------------------------------------------------------
+
+# The markup of inbox rows (messages.html's conversation_row), by conversation id, relative
+# time of its last message, unread count, mute and the page's link prefix: (what it was
+# made from, its markup). A row whose members or last message differ from those
+# remembered is made again, so an entry is never shown stale. An inbox shows the same
+# conversations page after page, and making a row costs several times finding it.
+REMEMBERED_CONVERSATION_ROWS = 20_000  # ~1 KB each: ~20 MB per process at most
+_remembered_rows = Memory("conversation rows", REMEMBERED_CONVERSATION_ROWS)
+
+
+def conversation_rows_markup(row, conversations, prefix, viewer_id):
+    """The markup of an inbox page's rows, each by the macro ``row`` (``row(conversation,
+    prefix, viewer_id, when)``), from this process's memory where it made the same."""
+    keys = [
+        (c.id, viewer_id, reltime(c.last["at"]) if c.last else "", c.unread, c.muted, prefix)
+        for c in conversations
+    ]
+    remembered = _remembered_rows.get_many(keys)
+    new, made = {}, []
+    for conversation, key in zip(conversations, keys, strict=True):
+        fields = (conversation.members, conversation.last)
+        entry = remembered.get(key)
+        if entry is None or entry[0] != fields:
+            markup = row(conversation, prefix, viewer_id, key[2])
+            entry = new[key] = ((list(conversation.members), conversation.last), markup)
+        made.append(entry[1])
+    if new:
+        _remembered_rows.put_many(new)
+    return Markup("\n").join(made)

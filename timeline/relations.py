@@ -97,7 +97,16 @@ def settings_page(request):
     r = get_redis()
     uid = request.user.id
     name_form = DisplayNameForm(initial={"name": request.user.name})
-    if request.method == "POST":
+    if request.method == "POST" and request.POST.get("privacy_form") != "1":
+        # Another form, or none: an unticked checkbox sends nothing, so reading this as
+        # the privacy form would make the account public.
+        form = PrivacyForm({"private": "on"} if privacy.is_private(r, uid) else {})
+        form.is_valid()
+        form.add_error(
+            None,
+            "This was not the privacy form, so nothing changed: use the form under Privacy.",
+        )
+    elif request.method == "POST":
         form = PrivacyForm(request.POST)
         if form.is_valid():
             private = form.cleaned_data["private"]

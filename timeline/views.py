@@ -187,7 +187,7 @@ def post_status(request):
         return _refused(request, replying, f"{text} {problems}" if problems else text)
     data = form.cleaned_data
 
-    def post(media):
+    def post(media, upload_ids):
         return statuses.post_status(
             get_redis(),
             request.user.id,
@@ -198,6 +198,7 @@ def post_status(request):
             in_reply_to=in_reply_to,
             notifications_kept=settings.NOTIFICATIONS_KEPT,
             location=data["location"],
+            pending_uploads=upload_ids,
             **{
                 keys.STATUS_MEDIA_FIELD: media,
                 keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
@@ -207,7 +208,7 @@ def post_status(request):
 
     try:
         sid = attachments.post_with_images(
-            get_redis(), data["media"], data["media_description"], post
+            get_redis(), request.user.id, data["media"], data["media_description"], post
         )
     except files.StorageFailed:
         _keep_draft(request, str(in_reply_to) if replying else "")

@@ -19,6 +19,7 @@ def test_bench_media_measures_the_jpeg_and_the_home_page_with_images():
                  connections=2, stdout=out, stderr=StringIO())  # fmt: skip
     text = out.getvalue()
     assert re.search(r"Accepting a 632 x 474 JPEG .* best of 2 [0-9.]+ s of CPU", text), text
+    assert re.search(r"of which the blurhash .*: [0-9.]+ ms of CPU .* without: [0-9.]+", text)
     assert "the reader's home page shows 10 of 30 with one" in text
     assert re.search(r"home/healthz by gunicorn CPU per request: \d+%", text), text
     assert re.search(r"home with 10 images/healthz by gunicorn CPU per request: \d+% -> ", text)

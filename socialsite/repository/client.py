@@ -13,6 +13,7 @@ from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.commands import CoreCommands
 from redis.commands.policies import BasePolicyResolver, StaticPolicyResolver
+from redis.connection import AbstractConnection
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
@@ -39,6 +40,39 @@ OUTAGE_ERRORS = (
     TryAgainError,
     RedisClusterException,
 )
+
+
+class _RoundTrips(threading.local):
+    n = 0
+
+
+_round_trips = _RoundTrips()
+
+
+def round_trips():
+    """Redis round trips this thread has made since the process started: one per
+    command, or per pipeline per server, counted where redis-py writes to a server's
+    socket (what the network sees). The request log, the metrics and
+    tests/test_round_trips.py read it; a difference of two readings is what happened
+    between them."""
+    return _round_trips.n
+
+
+def _counting_round_trips(send):
+    def send_packed_command(self, command, check_health=True):
+        _round_trips.n += 1
+        return send(self, command, check_health)
+
+    send_packed_command.__wrapped__ = send
+    return send_packed_command
+
+
+# Every synchronous connection (pooled, cluster nodes', round_trip's own) sends through
+# this method; the streaming server's asyncio subscriptions are not counted.
+if not hasattr(AbstractConnection.send_packed_command, "__wrapped__"):
+    AbstractConnection.send_packed_command = _counting_round_trips(
+        AbstractConnection.send_packed_command
+    )
 
 
 class _ScriptPolicyResolver(BasePolicyResolver):
@@ -74,8 +108,9 @@ class _RedisCluster(RedisCluster):
         return pipe
 
 
-def connect(url, cluster=False, timeout=None, retries=None):
-    """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes.
+def connect(url, cluster=False, timeout=None, retries=None, decode=True):
+    """A client for ``url`` (redis://, rediss:// or unix://) that returns str, not bytes
+    (bytes with ``decode=False``: backups, whose DUMP payloads are binary).
 
     With ``cluster=True`` the URL names any node of a Redis Cluster; the client finds
     the others. Clients are thread-safe and pool their connections: make one per
@@ -86,7 +121,7 @@ def connect(url, cluster=False, timeout=None, retries=None):
     redis-py's defaults (5 s; ten retries with a growing pause), which suit batch work
     but keep a request waiting for a minute when Redis is frozen.
     """
-    options = {"decode_responses": True}
+    options = {"decode_responses": decode}
     if timeout is not None:
         options.update(socket_timeout=timeout, socket_connect_timeout=timeout)
     if retries is not None:

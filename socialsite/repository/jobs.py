@@ -203,6 +203,11 @@ def status(r):
     }
 
 
+def completed_count(r):
+    """Jobs completed since the queue was made (each counted once, complete_job.lua)."""
+    return int(r.get(keys.JOBS_COMPLETED) or 0)
+
+
 def _groups(r):
     try:
         return r.xinfo_groups(keys.JOBS)

@@ -21,8 +21,9 @@ LOGINS = "users:"
 
 # PUBSUB channel carrying posted and deleted statuses to the streaming servers.
 STATUS_CHANNEL = "streaming:status:"
-# PUBSUB channel carrying users' new unread notification counts to the streaming
-# servers' live pages (published by the notification scripts, notifications.py).
+# PUBSUB channel carrying users' new unread notification counts, and their new direct
+# messages with their unread conversations, to the streaming servers' live pages
+# (published by the notification scripts, notifications.py, and direct_member.lua).
 NOTIFICATION_CHANNEL = "streaming:notifications:"
 # ZSET: the ids of the newest limits.RECENT_PUBLIC_STATUSES public statuses (not those
 # posted while their author was private), each scored by the id itself: where the
@@ -261,6 +262,9 @@ JOBS = "fanout:{queue}:jobs"
 DEAD_JOBS = "fanout:{queue}:dead"
 # HASH: stream id of a queued job -> how many of its runs raised an error so far.
 JOB_FAILURES = "fanout:{queue}:failures"
+# STRING: how many jobs have been completed, ever (complete_job.lua): the metrics'
+# fan-out throughput.
+JOBS_COMPLETED = "fanout:{queue}:completed"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
 
 # STREAM of mail to send (mail.py), read by the fan-out workers' group MAIL_GROUP, with
@@ -269,6 +273,7 @@ JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
 MAIL = "mail:{outbox}:queue"
 DEAD_MAIL = "mail:{outbox}:dead"
 MAIL_FAILURES = "mail:{outbox}:failures"
+MAIL_SENT = "mail:{outbox}:sent"  # STRING: messages sent, ever
 MAIL_GROUP = "mail-senders"  # the consumer group's name (not a key)
 
 # HASH: lowercased email address -> id of the account it is the address of. HSETNX on it
@@ -482,10 +487,40 @@ PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 # listed twice is one entry.
 UNUSED_PICTURES = "pictures:unused"
 
+# Uploads not yet on a status (uploads.py, media/attachments.py): an image's files are
+# stored only once it is listed here, in its uploader's shard, and the status that shows
+# it takes it off in its own write; the fan-out workers delete what stays past
+# MEDIA_PENDING_MAX_AGE. Each upload is named by its id, the random token of its
+# original's storage name.
+
+
+def pending_uploads_of_shard(index):
+    """ZSET: ids of the uploads of users of shard ``index`` that no status shows yet,
+    scored by when they were stored (ms): what the sweep reads, oldest first."""
+    return f"uploads:pending:{{s{index}}}"
+
+
+def pending_upload_items_of_shard(index):
+    """HASH, beside pending_uploads_of_shard in its slot: upload id -> JSON {"u": the
+    uploader's id, "m": the image as a status's media field keeps it}."""
+    return f"uploads:items:{{s{index}}}"
+
+
+def pending_uploads(uid):
+    """pending_uploads_of_shard for user ``uid``'s shard."""
+    return pending_uploads_of_shard(int(uid) % USER_SHARDS)
+
+
+def pending_upload_items(uid):
+    """pending_upload_items_of_shard for user ``uid``'s shard."""
+    return pending_upload_items_of_shard(int(uid) % USER_SHARDS)
+
+
 # Fields of a status hash (keys.status) for its images and content warning, written
 # once with it. STATUS_MEDIA_FIELD: a compact JSON list, one object per image in order:
 # "o" and "p" the storage names of the original and the preview, "w"/"h" and "pw"/"ph"
-# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"). The repository
+# their sizes, "a" the alt text, "c" the placeholder colour ("#rrggbb"), "b" the blurhash
+# (absent from images kept before blurhashes were made). The repository
 # keeps the string it is given and reads back only the names ("o", "p"), to free them.
 STATUS_MEDIA_FIELD = "media"
 STATUS_SENSITIVE_FIELD = "sensitive"  # "1" when the poster marked it sensitive
@@ -750,3 +785,129 @@ def reposts_shown(uid, sid):
     delivery of the original adds no second entry. Expires limits.REPOSTS_SHOWN_NOTE_MS
     after its last change (fan-outs are long over)."""
     return f"reposts-shown:{shard(uid)}:{sid}"
+
+
+# --- OAuth 2 (the client API's apps and their tokens: repository/oauth.py) -----------
+
+
+def oauth_app(client_id):
+    """HASH: a registered app: name, website, redirect_uris (one per line), scopes
+    (space-separated), secret (sha256 of the client secret), created."""
+    return f"oauth:app:{client_id}"
+
+
+def oauth_code(code_digest):
+    """HASH: an authorization code not yet exchanged (sha256 of the code): client_id,
+    uid, redirect_uri, scopes, challenge, challenge_method, guard. Expires after
+    limits.OAUTH_CODE_SECONDS; taken once."""
+    return f"oauth:code:{code_digest}"
+
+
+def oauth_spent_code(code_digest):
+    """HASH: an authorization code exchanged (sha256 of the code): uid and token (the
+    digest of the access token it gave), so that a second use revokes that token (RFC
+    6749 4.1.2). Expires after limits.OAUTH_CODE_SECONDS, as the code would have."""
+    return f"oauth:spent:{code_digest}"
+
+
+def oauth_token(uid, token_digest):
+    """HASH: an access token (sha256 of the token): uid ("" for an app's own token),
+    client_id, scopes, created. In its user's slot (uid 0 for an app's own), so the
+    token and its user are read together."""
+    return f"oauth:token:{shard(uid)}:{token_digest}"
+
+
+def oauth_user_tokens(uid):
+    """HASH: the access tokens of user ``uid``: token digest -> client_id. What
+    /settings/apps/ lists and a revocation of them all reads."""
+    return f"oauth:tokens:{shard(uid)}:{uid}"
+
+
+# --- direct messages (direct.py) ---------------------------------------------------------
+# A conversation's own keys share one slot, its hash tag "{dm<id>}": sending appends the
+# message and moves the conversation's last-message mark in one script. Each member's
+# inbox, requests and unread counts are in that member's slot (their shard).
+
+# STRING: INCR hands out conversation ids.
+CONVERSATION_IDS = "dm:id:"
+# Field of the user hash: who may start a conversation with the account (direct.py's
+# MESSAGES_FROM); absent: the default.
+MESSAGES_FROM_FIELD = "messages_from"
+
+
+def conversation_tag(cid):
+    """The hash tag of conversation ``cid``'s keys."""
+    return f"{{dm{int(cid)}}}"
+
+
+def conversation(cid):
+    """HASH: id, created (ms), by (who started it), seq (the last message id handed
+    out), last (the newest message's id), at (its time in ms), and for a conversation of
+    two, pair ("<lower id>:<higher id>")."""
+    return f"dm:{conversation_tag(cid)}:meta"
+
+
+def conversation_members(cid):
+    """ZSET: the ids of the conversation's members, scored by the time they joined
+    (ms); a member who leaves is taken out."""
+    return f"dm:{conversation_tag(cid)}:members"
+
+
+def conversation_messages(cid):
+    """STREAM: the conversation's messages, entry id "<message id>-0" (message ids
+    count from 1 in each conversation), fields ``from`` (the sender's id), ``at`` (ms),
+    ``text``, and ``e`` (packed entities, entities.pack) when there are any. Written
+    once, whatever the number of members."""
+    return f"dm:{conversation_tag(cid)}:messages"
+
+
+def conversation_hidden(cid, uid):
+    """SET: the ids of the conversation's messages member ``uid`` deleted for
+    themselves."""
+    return f"dm:{conversation_tag(cid)}:hidden:{uid}"
+
+
+def conversation_sent(cid, uid, key):
+    """STRING: the message id sent by the form submission ``key`` of member ``uid``
+    (limits.POSTING_KEY_SECONDS): the same form sent again sends nothing new."""
+    return f"dm:{conversation_tag(cid)}:sent:{uid}:{key}"
+
+
+def conversation_pair(low_uid):
+    """HASH: the higher id of a pair of users -> the id of the one conversation of the
+    two (the lower id is ``low_uid``); HSETNX decides which conversation that is."""
+    return f"dm-pair:{shard(low_uid)}:{low_uid}"
+
+
+def conversation_started(uid, key):
+    """STRING: the id of the conversation the form submission ``key`` of user ``uid``
+    started (limits.POSTING_KEY_SECONDS): a group is started once per form."""
+    return f"dm-start:{shard(uid)}:{uid}:{key}"
+
+
+def direct_inbox(uid):
+    """ZSET: the ids of the conversations in ``uid``'s inbox, scored by their last
+    activity (ms)."""
+    return f"dm-inbox:{shard(uid)}:{uid}"
+
+
+def direct_requests(uid):
+    """ZSET: the ids of the conversations waiting in ``uid``'s requests (started by
+    people ``uid`` does not follow), scored by their last activity (ms)."""
+    return f"dm-requests:{shard(uid)}:{uid}"
+
+
+def direct_joined(uid):
+    """ZSET: the ids of every conversation ``uid`` is a member of (inbox, requests and
+    those cleared from both), scored by when it first reached them (ms): what their
+    export and their account's deletion go through."""
+    return f"dm-joined:{shard(uid)}:{uid}"
+
+
+def direct_state(uid):
+    """HASH: ``unread`` (how many inbox conversations, not muted, have unread
+    messages: the badge), ``version`` (raised by each change) and per conversation
+    <cid>: ``u<cid>`` (its unread messages), ``m<cid>`` (the newest message delivered),
+    ``r<cid>`` (the newest read), ``x<cid>`` (messages up to it cleared: a request
+    deleted, a group left), ``q<cid>`` ("1": muted)."""
+    return f"dm-state:{shard(uid)}:{uid}"

@@ -24,6 +24,7 @@ user hash that marks the deletion as under way.
 
 from . import (
     blocks,
+    direct,
     emails,
     graph,
     jobs,
@@ -31,6 +32,7 @@ from . import (
     likes,
     lists,
     moderation,
+    oauth,
     paging,
     profiles,
     reposts,
@@ -180,10 +182,25 @@ def close_reports(r, uid, budget):
     return 0
 
 
+def leave_conversations(r, uid, budget):
+    """The account leaves its direct conversations (direct.leave_all_of_leaving_user):
+    the others keep them, and its messages in them, shown as from a deleted account.
+    A message is the others' record of what was said to them, as a reply kept in their
+    thread would be; the export gave the leaver their copy."""
+    return direct.leave_all_of_leaving_user(r, uid, budget)
+
+
 def forget_in_search(r, uid, budget):
     """Take the account off the search index (begin_deletion did, in the round trip
     that flagged it; this mends a deletion begun before, or cut short): search.forget_person."""
     return search.forget_person(r, uid)
+
+
+def revoke_app_tokens(r, uid, budget):
+    """Every app's access token of the account, and their list (oauth.revoke_user_tokens;
+    the hidden account's tokens were refused already: api/auth.py). One unit of work."""
+    oauth.revoke_user_tokens(r, uid)
+    return 0
 
 
 def free_email(r, uid, budget):
@@ -225,6 +242,7 @@ def delete_user_keys(r, uid, budget):
         keys.suggestions(uid),
         keys.user_likes(uid),
         keys.likes_changed(uid),
+        *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))
     users.forget_author(uid)
@@ -249,7 +267,9 @@ DELETION_STEPS = [
     delete_lists,
     close_reports,
     undo_likes,
+    leave_conversations,
     forget_in_search,
+    revoke_app_tokens,
     free_email,
     delete_user_keys,
 ]
@@ -297,3 +317,8 @@ def export_following(r, uid, chunk=EXPORT_CHUNK):
 def export_followers(r, uid, chunk=EXPORT_CHUNK):
     """Everyone who follows ``uid``, latest first: id, login, name, since (s)."""
     return _export_people(r, keys.followers(uid), chunk)
+
+
+def export_conversations(r, uid):
+    """Every direct conversation ``uid`` is in: id, members, the messages they see."""
+    return direct.export_conversations(r, uid)

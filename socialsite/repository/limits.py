@@ -226,3 +226,7 @@ RECENT_PUBLIC_STATUSES = 10_000
 # renews them three times as often: a process that dies (killed, its machine gone)
 # leaks its counts this long at most; one restarted in its place clears them at once.
 STREAM_ADDRESSES_TTL_MS = 60 * 1000
+
+# An OAuth 2 authorization code's life (RFC 6749 section 4.1.2 recommends at most 10
+# minutes); it is taken once.
+OAUTH_CODE_SECONDS = 600

@@ -148,6 +148,11 @@ def dead_count(r):
     return r.xlen(keys.DEAD_MAIL)
 
 
+def sent_count(r):
+    """Messages sent since the queue was made (each counted once)."""
+    return int(r.get(keys.MAIL_SENT) or 0)
+
+
 def backlog(r):
     """Messages waiting or being retried (sent ones are deleted from the stream)."""
     return r.xlen(keys.MAIL)

@@ -18,10 +18,11 @@ rest (ending sessions, closing reports), without a second entry in the log.
 """
 
 import enum
+import json
 import re
 import time
 
-from . import events, keys, paging, search, sessions, statuses, users, visibility
+from . import events, keys, oauth, paging, search, sessions, statuses, users, visibility
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
 
 # What a report may say is wrong, and how the queue words it.
@@ -164,10 +165,12 @@ def report_form_statuses(r, reporter_id, account, ticked, count):
     return visibility.shown_statuses(r, reporter_id, found, checked={uid}), ticked
 
 
-def file_report(r, reporter, account, reason, comment="", status_ids=()):
+def file_report(r, reporter, account, reason, comment="", status_ids=(), messages=()):
     """User dict ``reporter`` reports user dict ``account`` for ``reason`` (a key of
     REASONS), naming ``status_ids`` (the caller checked they are the account's:
-    statuses_of); return the report's id.
+    statuses_of), or ``messages``: a reported direct message and the few before it
+    (direct.report_context), copied into the report, which is all the moderators see
+    of that conversation. Returns the report's id.
 
     The hash is written first, then listed among the reports about the account, then
     in the queue: a report in the queue is always whole.
@@ -186,6 +189,7 @@ def file_report(r, reporter, account, reason, comment="", status_ids=()):
             "statuses": ",".join(str(int(sid)) for sid in status_ids),
             "created": time.time(),
             "state": "open",
+            **({"messages": json.dumps(list(messages))} if messages else {}),
         },
     )
     r.zadd(keys.reports_about(account["id"]), {rid: rid})
@@ -202,6 +206,7 @@ def _decode_report(data):
     report["created"] = float(report["created"])
     report["status_ids"] = [int(sid) for sid in report["statuses"].split(",") if sid]
     report["reason_label"] = REASONS.get(report["reason"], report["reason"])
+    report["messages"] = json.loads(report["messages"]) if report.get("messages") else []
     return report
 
 
@@ -335,7 +340,9 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
        (within users.AUTHOR_CACHE_SECONDS in other processes), follower lists,
        fan-out, search.
     2. List it among the suspended (the stream servers read the list), end every
-       session it has (sessions.end_all), and tell the stream servers at once.
+       session it has (sessions.end_all), revoke every app's access token
+       (oauth.revoke_user_tokens: an unsuspended account authorizes its apps again),
+       and tell the stream servers at once.
     3. Close the open reports about it, and record the action (the first time only).
     Repeating a suspension repeats 2 and 3, which mends one that was cut short.
     """
@@ -346,6 +353,7 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     changed = search.set_hidden(r, user, keys.SUSPENDED_FIELD, repr(now))
     r.zadd(keys.SUSPENDED, {uid: int(now * 1000)}, nx=True)
     sessions.end_all(r, uid)
+    oauth.revoke_user_tokens(r, uid)
     users.forget_author(uid)
     events.publish_account(r, uid, hidden=True)
     close_reports_about(r, uid, "account suspended", by, by_uid)

@@ -30,6 +30,7 @@ from .limits import (
     COUNTS_TRUST_SECONDS,
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
+    POSTING_KEY_SECONDS,
     PULLED_COPY_SIZE,
     REPOSTS_SHOWN_NOTE_MS,
     STREAM_ADDRESSES_TTL_MS,
@@ -607,6 +608,47 @@ def unnotify(*, uid, events, seen=""):
     }, [int(uid), keys.NOTIFICATION_CHANNEL, seen, *events]
 
 
+# --- direct messages (direct.py) -------------------------------------------------------------
+
+
+@script()
+def direct_send(
+    *, cid, sender, text, packed, now_ms, key, pair="", members=(), ttl=POSTING_KEY_SECONDS
+):
+    """Append ``text`` (entities ``packed``) from ``sender`` to keys.conversation_messages
+    (cid) as the next message id of keys.conversation(cid), which notes it as the last;
+    with ``members``, the conversation (and keys.conversation_members) is made first if it
+    is not there. The form submission ``key`` is noted (keys.conversation_sent) for
+    ``ttl`` seconds: sent again, it sends nothing. Returns [message id, 1 (0: sent
+    before), its time, member ids...], [-1] for no conversation, [-2] for a sender who is
+    not a member."""
+    return {
+        "conversation": keys.conversation(cid),
+        "members": keys.conversation_members(cid),
+        "messages": keys.conversation_messages(cid),
+        "sent": keys.conversation_sent(cid, sender, key),
+    }, [int(sender), text, packed, int(now_ms), int(ttl), int(cid), pair,
+        *(int(m) for m in members)]  # fmt: skip
+
+
+@script()
+def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, publish=True):
+    """Member ``uid``'s side of conversation ``cid``: ``action`` "deliver" (message
+    ``mid`` at ``at_ms``, ``role`` "sender", "request", "inbox" or "auto": by whether
+    they follow ``sender``, keys.following(uid)), "read", "mute",
+    "unmute", "accept", "drop" or "leave", on keys.direct_inbox, keys.direct_requests,
+    keys.direct_state and keys.direct_joined; with ``publish``, a new message or badge
+    is published on keys.NOTIFICATION_CHANNEL. Returns [badge, version, its unread]."""
+    return {
+        "inbox": keys.direct_inbox(uid),
+        "requests": keys.direct_requests(uid),
+        "state": keys.direct_state(uid),
+        "joined": keys.direct_joined(uid),
+        "following": keys.following(uid),
+    }, [action, int(cid), int(uid), keys.NOTIFICATION_CHANNEL if publish else "", int(mid),
+        int(at_ms), role, int(sender)]  # fmt: skip
+
+
 # --- accounts and sessions (users.py, sessions.py, search.py) ------------------------------
 
 
@@ -725,13 +767,15 @@ def store_trends(*, trends, peaks, forgotten):
 @script()
 def complete_job(*, job_id, followups_json, mail=False):
     """Queue ``followups_json`` (jobs as JSON texts) on keys.JOBS, acknowledge and delete
-    job ``job_id``, and forget its failures (keys.JOB_FAILURES). Returns the number of
-    follow-ups queued. With ``mail``: the same on the mail queue (keys.MAIL, ...)."""
+    job ``job_id``, forget its failures (keys.JOB_FAILURES) and count it completed
+    (keys.JOBS_COMPLETED, once however many workers complete it). Returns the number of
+    follow-ups queued. With ``mail``: the same on the mail queue (keys.MAIL, ...,
+    keys.MAIL_SENT)."""
     if mail:
-        return {"queue": keys.MAIL, "failures": keys.MAIL_FAILURES}, [
+        return {"queue": keys.MAIL, "failures": keys.MAIL_FAILURES, "done": keys.MAIL_SENT}, [
             keys.MAIL_GROUP, job_id, *followups_json,
         ]  # fmt: skip
-    return {"queue": keys.JOBS, "failures": keys.JOB_FAILURES}, [
+    return {"queue": keys.JOBS, "failures": keys.JOB_FAILURES, "done": keys.JOBS_COMPLETED}, [
         keys.JOBS_GROUP, job_id, *followups_json,
     ]  # fmt: skip
 
@@ -772,15 +816,18 @@ def release_lock(*, lock, token):
 
 
 @script()
-def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None):
+def throttle(*, counter, now_ms, limit, window_ms, token, session_key=None, guard_key=None):
     """Count one use (``token``) on the throttle counter ``counter`` (keys.
     account_throttle, keys.address_throttle, keys.login_throttle) unless its window
     (``window_ms`` long) holds ``limit`` uses; with ``session_key``, only while
-    keys.session(session_key) exists. Returns [1 counted, 0 refused or -1 no session,
-    the window's uses, its start in ms]."""
+    keys.session(session_key) exists, with ``guard_key`` (a key in the counter's slot:
+    keys.oauth_token) only while it exists. Returns [1 counted, 0 refused or -1 no
+    session, the window's uses, its start in ms]."""
     script_keys = {"counter": counter}
     if session_key is not None:
-        script_keys["session"] = keys.session(session_key)
+        script_keys["guard"] = keys.session(session_key)
+    elif guard_key is not None:
+        script_keys["guard"] = guard_key
     return script_keys, [now_ms, int(limit), int(window_ms), token]
 
 

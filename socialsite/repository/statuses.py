@@ -19,6 +19,7 @@ import time
 
 from ..memory import Memory
 from . import (
+    client,
     entities,
     events,
     fanout,
@@ -29,6 +30,7 @@ from . import (
     scripts,
     tags,
     trends,
+    uploads,
     users,
     visibility,
 )
@@ -175,6 +177,7 @@ def post_status(
     in_reply_to=None,
     mentioned_uids=None,
     notifications_kept=NOTIFICATIONS_KEPT,
+    pending_uploads=(),
     pull_followers=FANOUT_PULL_FOLLOWERS,
     **data,
 ):
@@ -193,6 +196,8 @@ def post_status(
     author, nor the user replied to, who is notified of the reply, nor anyone in a
     block with the author) are notified, each keeping their newest
     ``notifications_kept``.
+    ``pending_uploads``: the ids of the uploads (uploads.py) whose images the status's
+    media field names, taken off the pending ones in step 2, after the hash.
     Steps, each safe to retry:
     1. One round trip: the author's login, privacy, name, counts and signup (for the
        status's event: the account at posting time), a new id (INCR status:id:), the
@@ -309,6 +314,7 @@ def post_status(
             # after all, they only repeat what its delivery gives).
             fanout.queue_copy(pipe, uid, sid, member)
         pipe.hset(keys.status(sid), mapping=status)
+        uploads.queue_attached(pipe, uid, pending_uploads)
         if conversation:
             _queue_conversation(pipe, status, notifications_kept)
         public = not status.get("private")
@@ -364,6 +370,36 @@ def media_names(status):
         return [str(item[part]) for item in media for part in ("o", "p") if item.get(part)]
     except (ValueError, TypeError, AttributeError):
         return []
+
+
+def media_names_posted_since(r, uid, since, page=100, most=5000):
+    """The storage names of the images of the statuses ``uid`` posted since ``since``
+    (seconds): what tells the uploads sweep (media/uploads.py) that a status shows an
+    upload whose pending mark stayed. Newest first, a page of ``page`` statuses a round
+    trip (and one for the page's ids), stopping at the first posted before ``since`` or
+    after ``most``."""
+    names, start = set(), 0
+    while start < most:
+        sids = r.zrevrange(keys.profile(uid), start, start + page - 1)
+        if not sids:
+            break
+
+        def fill(pipe, sids=sids):
+            for sid in sids:
+                pipe.hmget(keys.status(sid), ["posted", keys.STATUS_MEDIA_FIELD])
+
+        reached_older = False
+        for posted, media in client.round_trip(r, fill):
+            if posted is None:
+                continue  # deleted: its files were listed as unused
+            if float(posted) < since:
+                reached_older = True
+                continue
+            names.update(media_names({keys.STATUS_MEDIA_FIELD: media}))
+        if reached_older or len(sids) < page:
+            break
+        start += page
+    return names
 
 
 def stored_media(r, sid):

@@ -71,11 +71,11 @@ def _verdict(reply, key, limit, period_ms, token):
     return Verdict(outcome == 1, limit, count, start, period_ms, key, token)
 
 
-def _call(key, limit, period_seconds, token, session_key=None):
+def _call(key, limit, period_seconds, token, session_key=None, guard_key=None):
     """scripts.throttle's parameters."""
     return {"counter": key, "now_ms": _now_ms(), "limit": limit,
             "window_ms": int(period_seconds * 1000), "token": token,
-            "session_key": session_key}  # fmt: skip
+            "session_key": session_key, "guard_key": guard_key}  # fmt: skip
 
 
 def account_counter(uid, name):
@@ -133,20 +133,23 @@ class AccountHitRead:
     request whose session cookie names a user it cannot prove to be (any key made up
     to start with "42.") counts nothing against that user. ``verdict`` is None if
     nothing was counted; the caller uses it only if the request's user is ``uid``.
+
+    With ``guard_key`` instead of a session, the same along the read of a client API
+    token (oauth.token_and_user): counted only while the token exists.
     """
 
     replies = 1
 
-    def __init__(self, name, limit, period_seconds, session_key):
+    def __init__(self, name, limit, period_seconds, session_key, guard_key=None):
         self.name, self.limit, self.period_seconds = name, limit, period_seconds
-        self.session_key = session_key
+        self.session_key, self.guard_key = session_key, guard_key
         self.token = _new_token()
         self.uid, self.verdict = None, None
 
     def queue(self, pipe, uid):
         counter = account_counter(uid, self.name)
         call = _call(counter, self.limit, self.period_seconds, self.token,
-                     session_key=self.session_key)  # fmt: skip
+                     session_key=self.session_key, guard_key=self.guard_key)  # fmt: skip
         scripts.throttle.queue(pipe, **call)
 
     def take(self, uid, replies):

@@ -154,6 +154,17 @@
     });
   }
 
+  function onDirect(event) {
+    // A new direct message, or a new count of conversations with unread messages.
+    var data = JSON.parse(event.data);
+    document.querySelectorAll(".direct-count").forEach(function (badge) {
+      if (data.version <= Number(badge.getAttribute("data-version") || 0)) return;
+      badge.setAttribute("data-version", String(data.version));
+      badge.textContent = data.count > 99 ? "99+" : String(data.count);
+      badge.hidden = data.count === 0;
+    });
+  }
+
   bar.addEventListener("click", showPending);
   // withCredentials: in development the stream is on another port, so another
   // origin; the session cookie must go along for the server to know who this is.
@@ -167,6 +178,7 @@
     source.addEventListener("status", onStatus);
     source.addEventListener("delete", onDelete);
     source.addEventListener("unread", onUnread);
+    source.addEventListener("direct", onDirect);
     source.addEventListener("load-newer", onLoadNewer);
     source.addEventListener("open", function () {
       pause = FIRST_PAUSE;

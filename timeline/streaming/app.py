@@ -23,6 +23,7 @@ cutting slow clients) is below what frameworks offer.
 """
 
 import asyncio
+import collections
 import json
 import logging
 import os
@@ -32,6 +33,7 @@ from urllib.parse import parse_qs, unquote
 
 from media import files
 from socialsite import throttling
+from socialsite.metrics_setup import may_read
 from socialsite.repository import users
 
 from . import filters, replay, tweets
@@ -112,6 +114,7 @@ class StreamingApp:
             "/statuses/sample.json": ({"GET", "POST"}, self.sample),
             "/statuses/filter.json": ({"POST"}, self.filter),
             "/health": ({"GET", "HEAD"}, self.health),
+            "/metrics": ({"GET", "HEAD"}, self.metrics_page),
         }
         # Twitter's paths too (https://stream.twitter.com/1.1/statuses/...): a client
         # written for Twitter whose base URL can be set needs nothing else changed.
@@ -119,7 +122,12 @@ class StreamingApp:
             self.routes[TWITTER_PREFIX + path] = self.routes[path]
         if live is not None:
             self.routes["/live/home"] = ({"GET", "OPTIONS"}, self.live_home)
+            self.routes["/live/messages"] = ({"GET", "OPTIONS"}, self.live_messages)
         self.connection_count = 0
+        # Streams refused with 429, by reason (metrics.REFUSAL_REASONS).
+        self.refusals = collections.Counter()
+        # A metrics.StreamMetrics, which serves /metrics; none: /metrics is a 404.
+        self.metrics = None
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
@@ -154,9 +162,13 @@ class StreamingApp:
                 if self.per_address is not None:
                     await self.per_address.start()
                 await self.hub.start()
+                if self.metrics is not None:
+                    self.metrics.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await self.hub.stop()
+                if self.metrics is not None:
+                    await self.metrics.stop()
                 if self.per_address is not None:
                     await self.per_address.stop()
                 await send({"type": "lifespan.shutdown.complete"})
@@ -192,6 +204,23 @@ class StreamingApp:
             content_type=b"application/json",
             head=scope["method"] == "HEAD",
         )
+
+    async def metrics_page(self, scope, receive, send):
+        """GET /metrics: the server's metrics (all its processes') in the Prometheus
+        text format, to the addresses of METRICS_ALLOWED (the client address as the
+        pages read it) or with METRICS_TOKEN; 404 to anyone else."""
+        peer = scope.get("client")
+        headers = request_headers(scope)
+        address = throttling.address_from(
+            peer[0] if peer else "", headers.get("x-forwarded-for", "")
+        )
+        if self.metrics is None or not may_read(address, headers.get("authorization")):
+            raise RequestError(404, f"Not found: {scope['path']}")
+        body, content_type = self.metrics.render()
+        await send_bytes(
+            send, 200, body, content_type, [(b"cache-control", b"no-store")],
+            head=scope["method"] == "HEAD",
+        )  # fmt: skip
 
     async def sample(self, scope, receive, send):
         """GET /statuses/sample.json?percent=N&identifier=ID (both optional), or a POST
@@ -340,6 +369,58 @@ class StreamingApp:
             replay=catch_up,
         )
 
+    async def live_messages(self, scope, receive, send):
+        """GET /live/messages: the logged-in user's own events as Server-Sent Events (a
+        new direct message in one of their conversations, their unread counts) and no
+        statuses: a conversation's page (static/js/messages.js). No replay: the page
+        fetches what it missed when it connects again."""
+        headers = request_headers(scope)
+        cors = self.live.cors_headers(headers.get("origin"))
+        if scope["method"] == "OPTIONS":
+            preflight = [
+                (b"access-control-allow-methods", b"GET"),
+                (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
+                (b"access-control-max-age", b"600"),
+                NOSNIFF,
+            ]
+            await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        session_key = self.live.session_key(headers.get("cookie"))
+        user = await self.live.authenticate(session_key)
+        if user is None:
+            await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
+            return
+
+        async def keep_logged_in(client):
+            # A logout, a password change or a suspension says so at once (client.refresh);
+            # the periodic check is for events lost and sessions that expire.
+            while True:
+                period = self.live.refresh_seconds * random.uniform(0.8, 1.2)
+                try:
+                    await asyncio.wait_for(client.refresh.wait(), period)
+                except TimeoutError:
+                    pass
+                client.refresh.clear()
+                try:
+                    if await self.live.authenticate(session_key) is None:
+                        client.close()
+                        return
+                except Exception:
+                    log.exception("Could not check the session of @%s", user.login)
+
+        await self.stream(
+            scope,
+            receive,
+            send,
+            filters.NothingFilter(),
+            f"@{user.login} messages",
+            format=self.live.format_for(user),
+            headers=cors,
+            background=keep_logged_in,
+            user_id=user.id,
+        )
+
     # --- streaming a response ---
 
     async def stream(
@@ -364,6 +445,7 @@ class StreamingApp:
         bytes) pairs sent before any live event; the client (made by ``client_class``,
         a replay.ReplayingClient) holds the live events back meanwhile (replay.py)."""
         if self.max_streams is not None and len(self.hub.clients) >= self.max_streams:
+            self.refusals["server_full"] += 1
             raise RequestError(
                 429, f"This server streams to as many clients as it can ({self.max_streams}); "
                 "try again in a few seconds."
@@ -424,6 +506,7 @@ class StreamingApp:
             return None
         held = await self.per_address.hold(client_address(scope))
         if held is None:
+            self.refusals["address_full"] += 1
             raise RequestError(
                 429, f"Too many streams from your address (at most {self.per_address.limit}). "
                 "Close some, then try again."
@@ -452,7 +535,11 @@ async def send_text(
 ):
     """A whole response with a readable body (errors, the health check); with ``head``
     (a HEAD request), its headers only."""
-    body = text.encode() + b"\n"
+    await send_bytes(send, status, text.encode() + b"\n", content_type, headers, head)
+
+
+async def send_bytes(send, status, body, content_type, headers=(), head=False):
+    """A whole response of ``body`` (bytes); with ``head``, its headers only."""
     await send(
         {
             "type": "http.response.start",

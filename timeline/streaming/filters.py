@@ -213,9 +213,44 @@ class UnreadEvent:
         self.rendered = {}
 
 
+class DirectEvent:
+    """A new direct message for a member, or a new count of their conversations with
+    unread messages (``message`` 0), with its version: published by direct_member.lua
+    on the users' channel; routed to that member's live pages alone, like UnreadEvent.
+    It names the conversation and the message, never their text: the page fetches it."""
+
+    kind = "direct"
+
+    def __init__(self, data):
+        self.uid = int(data["direct"])
+        self.conversation = int(data["conversation"])
+        self.message = int(data["message"])
+        self.count = int(data["count"])
+        self.version = int(data["version"])
+        self.rendered = {}
+
+
+class NothingFilter:
+    """The filter of a live page that takes no statuses (a conversation's page,
+    /live/messages): it gets its user's own events alone (Hub.tell_user)."""
+
+    def __call__(self, event):
+        return False
+
+    def index_keys(self):
+        return ()
+
+
 def event_from_json(text):
-    """The StatusEvent, RelationsEvent, AccountEvent or UnreadEvent published as
-    ``text``; ValueError if malformed."""
+    """The StatusEvent, RelationsEvent, AccountEvent, UnreadEvent or DirectEvent
+    published as ``text``; ValueError if malformed."""
+    if '"direct"' in text:
+        data = json.loads(text)
+        if isinstance(data, dict) and "direct" in data:
+            try:
+                return DirectEvent(data)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ValueError(f"a direct event needs numeric fields: {exc}") from None
     if '"account"' in text:
         data = json.loads(text)
         if isinstance(data, dict) and "account" in data:

@@ -585,7 +585,7 @@ class Hub:
                         client.hidden_recently.update(hidden)
                     client.refresh.set()
             return
-        if event.kind == "unread":
+        if event.kind == "unread" or event.kind == "direct":
             self.tell_user(event)
             return
         self.stats["events"] += 1

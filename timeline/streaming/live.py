@@ -52,7 +52,9 @@ BLANK_CSRF_INPUT = Markup('<input type="hidden" name="csrfmiddlewaretoken" value
 
 class ServerSentEvents(Format):
     """``event: status`` with the status's markup, ``event: delete`` with its id,
-    ``event: unread`` with the user's unread notification count; a comment as
+    ``event: unread`` with the user's unread notification count, ``event: direct``
+    with a new direct message's conversation and message ids and the user's count of
+    conversations with unread messages; a comment as
     keep-alive (EventSource ignores it, proxies see traffic).
 
     A status's data is ``{"id": ID, "html": "<article ...>"}``: the markup a page shows
@@ -87,6 +89,21 @@ class ServerSentEvents(Format):
         return ServerSentEvents(self.status_html, uid)
 
     def bytes_for(self, event):
+        if event.kind == "direct":
+            data = event.rendered.get(ServerSentEvents)
+            if data is None:
+                payload = json.dumps(
+                    {
+                        "conversation": event.conversation,
+                        "message": event.message,
+                        "count": event.count,
+                        "version": event.version,
+                    }
+                )
+                data = event.rendered[ServerSentEvents] = (
+                    f"event: direct\ndata: {payload}\n\n".encode()
+                )
+            return data
         if event.kind == "unread":
             data = event.rendered.get(ServerSentEvents)
             if data is None:

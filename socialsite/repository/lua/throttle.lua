@@ -1,7 +1,8 @@
 -- Count one use of a rate limit, unless the limit is reached (throttles.py).
 -- KEYS[1] = counter   the counter (HASH: start, count, last; keys.*_throttle)
--- KEYS[2] = session?  a key that must exist for the use to count: keys.session of the
---                     session a logged-in request read its user from, in the same slot
+-- KEYS[2] = guard?    a key that must exist for the use to count, in the same slot:
+--                     keys.session of the session a logged-in request read its user
+--                     from, or keys.oauth_token of a client API request's token
 -- ARGV[1] = now, in milliseconds (the caller's clock: tests control it)
 -- ARGV[2] = the limit: uses allowed in one window
 -- ARGV[3] = the window's length, in milliseconds

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from accounts import mail as account_mail
-from media import pictures
+from media import attachments, pictures
 from socialsite.connection import new_redis
 from socialsite.repository import blocks, jobs, mail, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
@@ -48,7 +48,8 @@ PRUNE_EVERY_SECONDS = 3600
 # pace each asks whether the trends are due (trends.recompute_if_due: one SET; one
 # worker recomputes them every 5 minutes, whatever the number of workers), and deletes
 # the files of pictures nothing shows any more (pictures.delete_unused: one read when
-# there are none).
+# there are none) and of uploads no status showed within MEDIA_PENDING_MAX_AGE
+# (attachments.sweep_pending: one round trip over the shards when there are none).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -165,6 +166,7 @@ class Command(BaseCommand):
                     # The files of images whose statuses a worker deleted (a big
                     # account's deletion, finished here): listed by the deletion.
                     pictures.delete_unused(r)
+                    attachments.sweep_pending(r)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:

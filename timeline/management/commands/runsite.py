@@ -15,6 +15,7 @@ from django.core.management.base import BaseCommand
 
 from socialsite import embedded_redis
 from socialsite.connection import redis_url
+from socialsite.metrics_setup import prepare_directory
 
 
 class Command(BaseCommand):
@@ -52,6 +53,8 @@ class Command(BaseCommand):
         if not settings.REDIS_URL:
             started_redis = not self.embedded_redis_running()
         url = redis_url()
+        # The web processes' metrics start afresh (the stream server empties its own).
+        prepare_directory(os.environ["PROMETHEUS_MULTIPROC_DIR"])
         self.stdout.write(f"Redis: {url}" + (" (embedded, started now)" if started_redis else ""))
         # Each child leads its own process group, so stopping it also stops whatever it
         # started (runserver's autoreloader runs the server in a grandchild).

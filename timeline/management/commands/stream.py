@@ -28,6 +28,7 @@ from django.core.management.base import BaseCommand, CommandError
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from socialsite.repository import moderation
+from timeline.streaming import metrics as stream_metrics
 from timeline.streaming.app import QuietIncompleteResponses, StreamingApp
 from timeline.streaming.hub import Hub, redacted
 from timeline.streaming.limits import ConnectionLimits, StreamsPerAddress
@@ -178,11 +179,16 @@ class Command(BaseCommand):
         app = StreamingApp(
             hub, redis, live, max_streams=options["max_clients"], per_address=per_address
         )
+        app.metrics = stream_metrics.StreamMetrics(hub, app)
         return app, url
 
     def handle(self, *args, **options):
         if options["processes"] < 1:
             raise CommandError("--processes must be at least 1")
+        if options["server_id"] is None:
+            # Not a supervisor's child: this server's metrics start afresh, in a
+            # directory its processes (started with this environment) share.
+            stream_metrics.prepare(options["port"])
         if options["processes"] > 1:
             code = Supervisor(self, options).run()
             if code:
@@ -306,6 +312,7 @@ class Supervisor:
                 if code is None:
                     continue
                 del self.children[child]
+                stream_metrics.forget_process(child.pid)
                 lived = time.monotonic() - started
                 self.command.stderr.write(
                     f"Stream process {child.pid} exited with code {code} after {lived:.0f} s."

@@ -1,0 +1,622 @@
+"""Direct messages: private conversations of two or more people. Never statuses: no
+path leads from here to a timeline, search, trend, notification or the streaming API.
+
+Storage (keys.py, "direct messages"):
+- A conversation's own keys share its slot (hash tag "{dm<id>}"): its hash
+  (keys.conversation: who started it, the newest message), its members
+  (keys.conversation_members) and its messages, one Stream (keys.conversation_messages)
+  whose entry ids are the message ids (1, 2, 3... as "<id>-0"). A message is written
+  once, by direct_send.lua, whatever the number of members.
+- Each member's side is in their own slot: their inbox and their requests (ZSETs of
+  conversation ids by last activity), every conversation they are in
+  (keys.direct_joined), and their state (keys.direct_state: per conversation the
+  unread count, the newest message delivered, read and cleared, muted; and the
+  badge, how many inbox conversations have unread messages). direct_member.lua changes
+  one member's side in one step, so the badge is exact under any concurrency.
+- Two people always share one conversation: its id is in the lower id's
+  keys.conversation_pair hash, where HSETNX decides between two first messages.
+
+Sending is two steps: the message (the conversation's slot), then each member's side
+(one script call per member, in one round trip). Both are idempotent: a form sent
+again (the same posting key) finds its message sent and delivers it again, which each
+member's state, knowing the newest message it has, ignores. A request that died
+between the steps is mended by sending the form again.
+
+The shape maps onto Mastodon's /api/v1/conversations: a conversation's id, its
+accounts (members less the reader), its last message and the reader's unread flag
+(``Conversation.unread``).
+"""
+
+import time
+from dataclasses import dataclass, field
+
+from . import entities, keys, scripts, users
+
+# Who may start a conversation with an account (the user hash's
+# keys.MESSAGES_FROM_FIELD): requests from anyone; only people the account follows
+# (straight to the inbox); nobody.
+MESSAGES_FROM = ("everyone", "following", "nobody")
+MESSAGES_FROM_DEFAULT = "following"
+
+# A message's length in characters (links count as written: a message is no status).
+MESSAGE_MAX_CHARACTERS = 10_000
+# Members of a conversation besides the one who starts it (Twitter's group size, 50).
+MAX_OTHER_MEMBERS = 49
+# Messages before a reported one that go to the moderators with it.
+REPORT_CONTEXT_MESSAGES = 3
+# Message ids are the first part of Stream entry ids, at most 2**64 - 1: cursors and
+# ids from a URL are held below this, so that no number anyone types is an error.
+MAX_MESSAGE_ID = 2**63
+
+
+def _now_ms():
+    return int(time.time() * 1000)
+
+
+def messages_from(user):
+    """Who may start a conversation with user dict ``user`` (MESSAGES_FROM)."""
+    value = user.get(keys.MESSAGES_FROM_FIELD)
+    return value if value in MESSAGES_FROM else MESSAGES_FROM_DEFAULT
+
+
+def set_messages_from(r, uid, value):
+    """Set who may start a conversation with ``uid`` (one of MESSAGES_FROM)."""
+    if value not in MESSAGES_FROM:
+        raise ValueError(f"messages_from must be one of {MESSAGES_FROM}")
+    users.forget_author(uid)
+    scripts.set_user_field(r, uid=uid, field=keys.MESSAGES_FROM_FIELD, value=value)
+
+
+# --- sending ----------------------------------------------------------------------------
+
+
+class Refused(Exception):
+    """A message that may not be sent; its text says why, for the sender."""
+
+
+@dataclass
+class Sent:
+    """A message sent (or found sent: ``fresh`` False) as message ``mid`` of
+    conversation ``cid``."""
+
+    cid: int
+    mid: int
+    fresh: bool = True
+
+
+def _relations(r, sender_id, others):
+    """For each of the user dicts ``others``: (follows the sender, blocks the sender,
+    blocked by the sender), read in one round trip, in each other's slot."""
+
+    def fill(pipe):
+        for other in others:
+            uid = other["id"]
+            pipe.zscore(keys.following(uid), sender_id)
+            pipe.zscore(keys.blocks(uid), sender_id)
+            pipe.zscore(keys.blocked_by(uid), sender_id)
+
+    replies = scripts.run_pipeline(r, fill)
+    return {
+        other["id"]: tuple(reply is not None for reply in replies[3 * n : 3 * n + 3])
+        for n, other in enumerate(others)
+    }
+
+
+def check_new_conversation(r, sender_id, others):
+    """Refused if ``sender_id`` may not start a conversation with every one of the
+    user dicts ``others`` (their MESSAGES_FROM, blocks either way, suspended or leaving
+    accounts); else each other's role for the first message: {uid: "inbox" (they follow
+    the sender) or "request"}."""
+    if not others:
+        raise Refused("Say whom the message is for.")
+    if len(others) > MAX_OTHER_MEMBERS:
+        raise Refused(f"A conversation has at most {MAX_OTHER_MEMBERS} people besides you.")
+    relations = _relations(r, sender_id, others)
+    roles, refusals = {}, []
+    for other in others:
+        follows, blocks_sender, blocked = relations[other["id"]]
+        login = other["login"]
+        allowed = messages_from(other)
+        if users.is_hidden(other):
+            refusals.append(f"@{login} cannot be messaged.")
+        elif blocks_sender or blocked:
+            refusals.append(f"You and @{login} cannot message each other (a block).")
+        elif allowed == "nobody":
+            refusals.append(f"@{login} takes no direct messages.")
+        elif allowed == "following" and not follows:
+            refusals.append(f"@{login} takes direct messages only from people they follow.")
+        roles[other["id"]] = "inbox" if follows else "request"
+    if refusals:
+        raise Refused(" ".join(refusals))
+    return roles
+
+
+def check_text(text):
+    """Refused for a message that is empty or too long."""
+    if not text.strip():
+        raise Refused("Write a message: it is empty.")
+    if len(text) > MESSAGE_MAX_CHARACTERS:
+        raise Refused(
+            f"A message has at most {MESSAGE_MAX_CHARACTERS:,} characters; this one has "
+            f"{len(text):,}."
+        )
+
+
+def _packed(r, text):
+    """The message's entities, packed (entities.pack); mentions of logins that exist
+    are linked, and notify nobody."""
+    found = entities.find(text)
+    logins = found.mentioned_logins(text)
+    ids = users.get_user_ids(r, logins) if logins else {}
+    return entities.pack(entities.build(text, found, ids))
+
+
+def _pair_conversation(r, low, high):
+    """The id of the one conversation of users ``low`` < ``high``, made if there is none."""
+    key = keys.conversation_pair(low)
+    cid = r.hget(key, high)
+    if cid is None:
+        candidate = r.incr(keys.CONVERSATION_IDS)
+        if r.hsetnx(key, high, candidate):
+            return candidate
+        cid = r.hget(key, high)  # another first message got there first
+    return int(cid)
+
+
+def _group_conversation(r, sender_id, key):
+    """The id of the group the form submission ``key`` of ``sender_id`` starts (the
+    same form sent again: the same group)."""
+    started = keys.conversation_started(sender_id, key)
+    candidate = r.incr(keys.CONVERSATION_IDS)
+    if r.set(started, candidate, nx=True, ex=scripts.POSTING_KEY_SECONDS):
+        return candidate
+    return int(r.get(started))
+
+
+def start(r, sender_id, others, text, key, now_ms=None):
+    """``sender_id`` sends ``text`` to the user dicts ``others``: into the one
+    conversation of the two for one other, else into a new group (one per form
+    submission ``key``). Refused (nothing stored) if any may not be messaged
+    (check_new_conversation) or the text is not a message. Returns Sent."""
+    check_text(text)
+    others = [other for other in others if other["id"] != sender_id]
+    roles = check_new_conversation(r, sender_id, others)
+    members = [sender_id, *(other["id"] for other in others)]
+    if len(others) == 1:
+        low, high = sorted(members)
+        cid = _pair_conversation(r, low, high)
+        pair = f"{low}:{high}"
+    else:
+        cid = _group_conversation(r, sender_id, key)
+        pair = ""
+    return _send(r, cid, sender_id, text, key, now_ms, roles, members=members, pair=pair)
+
+
+def reply(r, cid, sender_id, text, key, now_ms=None):
+    """``sender_id`` sends ``text`` into conversation ``cid``. Refused if they are not a
+    member (None for no such conversation, as for one they are not in), or if the
+    conversation is of two and the other may not be messaged (a block either way, an
+    account suspended or gone). In a group, members who block the sender or whom the
+    sender blocks, and hidden accounts, do not get it. Returns Sent."""
+    check_text(text)
+
+    def fill(pipe):
+        pipe.zrange(keys.conversation_members(cid), 0, -1)
+        pipe.hget(keys.conversation(cid), "pair")
+        pipe.zrange(keys.blocks(sender_id), 0, -1)
+        pipe.zrange(keys.blocked_by(sender_id), 0, -1)
+
+    members, pair, blocking, blocked_by = scripts.run_pipeline(r, fill)
+    member_ids = [int(uid) for uid in members]
+    if sender_id not in member_ids:
+        return None
+    blocked = {int(uid) for uid in (*blocking, *blocked_by)}
+    # Names from this process's memory where it has them: None for a hidden account.
+    people = users.get_authors(r, [uid for uid in member_ids if uid != sender_id])
+    if pair and not people:
+        raise Refused("The other account is gone: nobody would read this.")
+    roles = {}
+    for uid, person in people.items():
+        hidden = person is None or uid in blocked
+        if hidden and pair:
+            name = f"@{person['login']}" if person else "this account"
+            raise Refused(f"You cannot message {name} now.")
+        if not hidden:
+            roles[uid] = "auto"  # inbox or request: by whether they follow the sender
+    return _send(r, cid, sender_id, text, key, now_ms, roles)
+
+
+def _send(r, cid, sender_id, text, key, now_ms, roles, members=(), pair=""):
+    now = _now_ms() if now_ms is None else int(now_ms)
+    reply_ = scripts.direct_send(
+        r, cid=cid, sender=sender_id, text=text, packed=_packed(r, text), now_ms=now,
+        key=key, pair=pair, members=members,
+    )  # fmt: skip
+    if reply_[0] < 0:
+        raise Refused("You are not in this conversation.")
+    mid, fresh, at = reply_[0], reply_[1], reply_[2]
+    deliver(r, cid, mid, at, sender_id, roles)
+    return Sent(cid, mid, bool(fresh))
+
+
+def deliver(r, cid, mid, at_ms, sender_id, roles):
+    """Message ``mid`` of ``cid`` (at ``at_ms``) reaches the sender's side and each of
+    ``roles`` ({uid: "inbox", "request" or "auto"}): one script call each, one round
+    trip."""
+
+    def fill(pipe):
+        scripts.direct_member.queue(
+            pipe, uid=sender_id, cid=cid, action="deliver", mid=mid, at_ms=at_ms, role="sender"
+        )
+        for uid, role in roles.items():
+            scripts.direct_member.queue(
+                pipe, uid=uid, cid=cid, action="deliver", mid=mid, at_ms=at_ms, role=role,
+                sender=sender_id,
+            )  # fmt: skip
+
+    scripts.run_pipeline(r, fill)
+
+
+# --- a member's side --------------------------------------------------------------------
+
+
+def _member_action(r, uid, cid, action):
+    return scripts.direct_member(r, uid=uid, cid=cid, action=action)
+
+
+def mark_read(r, uid, cid):
+    """Member ``uid`` has read conversation ``cid``; returns the badge after it (an
+    Unread)."""
+    count, version, _ = _member_action(r, uid, cid, "read")
+    return Unread(count, version)
+
+
+def mute(r, uid, cid, muted=True):
+    """Mute (or unmute) conversation ``cid`` for ``uid``: no badge, no live alert."""
+    _member_action(r, uid, cid, "mute" if muted else "unmute")
+
+
+def accept(r, uid, cid):
+    """Move conversation ``cid`` from ``uid``'s requests to their inbox."""
+    _member_action(r, uid, cid, "accept")
+
+
+def delete_for_member(r, uid, cid):
+    """Conversation ``cid`` leaves ``uid``'s inbox and requests, its messages so far
+    cleared for them (a deleted request). They stay a member: a new message brings it
+    back (as a request, from someone they do not follow)."""
+    _member_action(r, uid, cid, "drop")
+
+
+def leave(r, uid, cid):
+    """``uid`` leaves group ``cid``: no longer a member, it leaves their lists."""
+    r.zrem(keys.conversation_members(cid), uid)
+    r.delete(keys.conversation_hidden(cid, uid))
+    _member_action(r, uid, cid, "leave")
+
+
+def hide_message(r, uid, cid, mid):
+    """Member ``uid`` deletes message ``mid`` of ``cid`` for themselves."""
+    r.sadd(keys.conversation_hidden(cid, uid), int(mid))
+
+
+# --- reading ----------------------------------------------------------------------------
+
+
+def _decode_entry(entry):
+    entry_id, fields = entry
+    message = {
+        "id": int(entry_id.partition("-")[0]),
+        "from": int(fields["from"]),
+        "at": int(fields["at"]) / 1000,
+        "message": fields["text"],
+    }
+    if fields.get("e"):
+        message["entities"] = fields["e"]
+    return message
+
+
+@dataclass
+class Conversation:
+    """One conversation as member ``viewer`` sees it: ``members`` (user dicts, the
+    viewer included, in joining order; ``gone``: ids of members whose account is
+    gone), ``last`` (the newest message they see, or None), ``unread`` (their unread
+    messages), ``request``, ``muted``, ``pair`` (a conversation of two)."""
+
+    id: int
+    viewer: int
+    members: list = field(default_factory=list)
+    gone: list = field(default_factory=list)
+    last: dict | None = None
+    at: float = 0.0
+    unread: int = 0
+    request: bool = False
+    muted: bool = False
+    pair: bool = False
+    cleared: int = 0
+
+    @property
+    def others(self):
+        return [member for member in self.members if member["id"] != self.viewer]
+
+
+STATE_FIELDS = ("u", "r", "x", "q")
+
+
+def _queue_state(pipe, uid, cid):
+    pipe.hmget(keys.direct_state(uid), [f"{name}{cid}" for name in STATE_FIELDS])
+    pipe.zscore(keys.direct_requests(uid), cid)
+
+
+def _take_state(conversation, replies):
+    unread, _read, cleared, muted = (int(value or 0) for value in replies[0])
+    conversation.unread, conversation.cleared = unread, cleared
+    conversation.muted, conversation.request = bool(muted), replies[1] is not None
+
+
+def _fill_members(r, conversations, member_ids):
+    # Names from this process's memory of authors where it has them (users.get_authors):
+    # an inbox names the same few dozen people page after page. A hidden account
+    # (suspended, being deleted) is left out, as one that is gone.
+    people = users.get_authors(r, {uid for ids in member_ids for uid in ids})
+    for conversation, ids in zip(conversations, member_ids, strict=True):
+        conversation.members = [people[uid] for uid in ids if people.get(uid)]
+        conversation.gone = [uid for uid in ids if not people.get(uid)]
+    return people
+
+
+@dataclass
+class InboxPage:
+    items: list = field(default_factory=list)
+    next_cursor: int | None = None
+    requests: int = 0  # how many conversations wait in the requests
+
+
+class InboxIdsRead:
+    """The ids of a page of the inbox (or the requests) and the number of requests, read
+    along with the session (accounts.session_store): no round trip of their own."""
+
+    replies = 2
+
+    def __init__(self, requests=False, before=None, count=20):
+        self.requests, self.before, self.count = requests, before, count
+        self.uid, self.found = None, None
+
+    def queue(self, pipe, uid):
+        key = keys.direct_requests(uid) if self.requests else keys.direct_inbox(uid)
+        top = f"({int(self.before)}" if self.before is not None else "+inf"
+        pipe.zrevrangebyscore(key, top, "-inf", start=0, num=self.count + 1, withscores=True)
+        pipe.zcard(keys.direct_requests(uid))
+
+    def take(self, uid, replies):
+        self.uid, self.found = uid, replies
+
+    def for_user(self, uid):
+        return self.found if self.uid == uid else None
+
+
+def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
+    """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
+    activity first, as Conversations. Two round trips, one if ``ids_read`` (an
+    InboxIdsRead of the same page) was read with the session; names of the members
+    this process has not shown lately take one more."""
+    reader = InboxIdsRead(requests, before, count)
+    found = ids_read.for_user(uid) if ids_read is not None else None
+    if found is None:
+        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))
+    pairs, waiting = found
+    next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
+    pairs = pairs[:count]
+    cids = [int(cid) for cid, _ in pairs]
+
+    def fill(pipe):
+        # The reader's side of every conversation in one command; then two per
+        # conversation, in its slot.
+        fields = [f"{name}{cid}" for cid in cids for name in ("u", "x", "q")]
+        pipe.hmget(keys.direct_state(uid), fields)
+        for cid in cids:
+            pipe.zrange(keys.conversation_members(cid), 0, -1)
+            pipe.xrevrange(keys.conversation_messages(cid), count=1)
+
+    replies = scripts.run_pipeline(r, fill) if cids else [[]]
+    state = [int(value or 0) for value in replies[0]]
+    conversations, member_ids = [], []
+    for n, (cid, at) in enumerate(zip(cids, (int(at) for _, at in pairs), strict=True)):
+        members, last = replies[1 + 2 * n : 3 + 2 * n]
+        unread, cleared, muted = state[3 * n : 3 * n + 3]
+        conversation = Conversation(
+            cid, uid, at=at / 1000, unread=unread, cleared=cleared, muted=bool(muted),
+            request=requests, pair=len(members) == 2,
+        )  # fmt: skip
+        if last:
+            message = _decode_entry(last[0])
+            if message["id"] > cleared:
+                conversation.last = message
+        conversations.append(conversation)
+        member_ids.append([int(member) for member in members])
+    _fill_members(r, conversations, member_ids)
+    return InboxPage(conversations, next_cursor, waiting)
+
+
+@dataclass
+class ConversationPage:
+    """What member ``viewer`` sees of one conversation: ``conversation``, ``messages``
+    (oldest first) and ``older`` (the cursor of the page before, or None)."""
+
+    conversation: Conversation
+    messages: list
+    older: int | None = None
+    senders: dict = field(default_factory=dict)
+
+
+def conversation_page(r, uid, cid, before=None, after=None, count=50):
+    """The messages of conversation ``cid`` that member ``uid`` sees, oldest first: the
+    newest ``count`` (below message ``before``; or every one after message ``after``,
+    up to ``count``), less those they deleted for themselves, those cleared for them,
+    and those of anyone blocked either way. None if ``uid`` is no member
+    (or there is no such conversation). Three round trips."""
+
+    before = None if before is None else min(int(before), MAX_MESSAGE_ID)
+    after = None if after is None else min(int(after), MAX_MESSAGE_ID)
+
+    def fill(pipe):
+        pipe.zscore(keys.conversation_members(cid), uid)
+        pipe.zrange(keys.conversation_members(cid), 0, -1)
+        pipe.hmget(keys.conversation(cid), ["pair", "at"])
+        if after is not None:
+            pipe.xrange(keys.conversation_messages(cid), f"({int(after)}-0", "+", count=count)
+        else:
+            top = f"({int(before)}-0" if before is not None else "+"
+            pipe.xrevrange(keys.conversation_messages(cid), top, "-", count=count + 1)
+        pipe.smembers(keys.conversation_hidden(cid, uid))
+        _queue_state(pipe, uid, cid)
+        # Whom the reader blocks or is blocked by: their messages are not shown.
+        pipe.zrange(keys.blocks(uid), 0, -1)
+        pipe.zrange(keys.blocked_by(uid), 0, -1)
+
+    replies = scripts.run_pipeline(r, fill)
+    joined, members, (pair, at), entries, deleted, *state = replies[:7]
+    hidden_authors = {int(other) for other in (*replies[7], *replies[8])}
+    if joined is None:
+        return None
+    conversation = Conversation(cid, uid, pair=bool(pair), at=int(at or 0) / 1000)
+    _take_state(conversation, state)
+    older = None
+    if after is None:
+        if len(entries) > count:
+            entries = entries[:count]
+            older = int(entries[-1][0].partition("-")[0])
+        entries.reverse()
+    deleted = {int(mid) for mid in deleted}
+    messages = [
+        message
+        for message in map(_decode_entry, entries)
+        if message["id"] > conversation.cleared
+        and message["id"] not in deleted
+        and message["from"] not in hidden_authors
+    ]
+    if older is not None and older <= conversation.cleared:
+        older = None
+    member_ids = [int(member) for member in members]
+    senders = {message["from"] for message in messages} - set(member_ids)
+    people = _fill_members(r, [conversation], [member_ids + list(senders)])
+    conversation.members = [people[m] for m in member_ids if people.get(m)]
+    conversation.gone = [m for m in member_ids if not people.get(m)]
+    people = {uid: person for uid, person in people.items() if person}
+    if messages:
+        conversation.last = messages[-1]
+    return ConversationPage(conversation, messages, older, people)
+
+
+def is_member(r, uid, cid):
+    return r.zscore(keys.conversation_members(cid), uid) is not None
+
+
+def get_message(r, cid, mid):
+    """Message ``mid`` of ``cid`` as a dict, or None."""
+    if not 0 < int(mid) < MAX_MESSAGE_ID:
+        return None
+    entries = r.xrange(keys.conversation_messages(cid), f"{int(mid)}-0", f"{int(mid)}-0")
+    return _decode_entry(entries[0]) if entries else None
+
+
+def report_context(r, cid, mid, before=REPORT_CONTEXT_MESSAGES):
+    """Message ``mid`` of ``cid`` and the ``before`` messages before it, oldest first,
+    each with its sender's login: what a report shows the moderators."""
+    entries = r.xrevrange(keys.conversation_messages(cid), f"{int(mid)}-0", "-", count=before + 1)
+    messages = [_decode_entry(entry) for entry in reversed(entries)]
+    people = users.get_users(r, {message["from"] for message in messages})
+    for message in messages:
+        person = people.get(message["from"])
+        message["login"] = person["login"] if person else None
+    return messages
+
+
+@dataclass
+class Unread:
+    """The badge: how many inbox conversations have unread messages, and its version."""
+
+    count: int = 0
+    version: int = 0
+
+
+class UnreadRead:
+    """The badge of the user a session names, read along with the session
+    (accounts.session_store): one HMGET in the round trip every page makes anyway."""
+
+    replies = 1
+
+    def __init__(self):
+        self.uid, self.found = None, None
+
+    def queue(self, pipe, uid):
+        pipe.hmget(keys.direct_state(uid), ["unread", "version"])
+
+    def take(self, uid, replies):
+        count, version = (int(value or 0) for value in replies[0])
+        self.uid, self.found = uid, Unread(count, version)
+
+    def for_user(self, uid):
+        return self.found if self.uid == uid else None
+
+
+def unread(r, uid):
+    count, version = (int(v or 0) for v in r.hmget(keys.direct_state(uid), ["unread", "version"]))
+    return Unread(count, version)
+
+
+# --- leaving the site -------------------------------------------------------------------
+
+
+def leave_all_of_leaving_user(r, uid, budget):
+    """Account ``uid`` leaves up to ``budget`` of its conversations (deletion's step):
+    no longer a member, its own lists and marks go; its messages stay for the others,
+    shown as from a deleted account once the user hash is gone. A conversation of two
+    also leaves the pair's hash, so that nobody finds it by the pair again. Returns the
+    conversations it left."""
+    cids = [int(cid) for cid in r.zrange(keys.direct_joined(uid), 0, budget - 1)]
+    for cid in cids:
+        pair = r.hget(keys.conversation(cid), "pair")
+        if pair:
+            low, _, high = pair.partition(":")
+            r.hdel(keys.conversation_pair(int(low)), high)
+        leave(r, uid, cid)
+    return len(cids)
+
+
+def forget_keys(uid):
+    """The keys of ``uid``'s side, in their slot (deleted with the account's others)."""
+    return [
+        keys.direct_inbox(uid),
+        keys.direct_requests(uid),
+        keys.direct_state(uid),
+        keys.direct_joined(uid),
+    ]
+
+
+def export_conversations(r, uid, chunk=500):
+    """Every conversation ``uid`` is in, each with its members' logins and the messages
+    they see (a generator: one conversation's chunk in memory at once)."""
+    cids = [int(cid) for cid in r.zrange(keys.direct_joined(uid), 0, -1)]
+    for cid in cids:
+        members = [int(m) for m in r.zrange(keys.conversation_members(cid), 0, -1)]
+        cleared = int(r.hget(keys.direct_state(uid), f"x{cid}") or 0)
+        deleted = {int(mid) for mid in r.smembers(keys.conversation_hidden(cid, uid))}
+        people = users.get_users(r, members)
+        messages, start = [], f"({cleared}-0"
+        while True:
+            entries = r.xrange(keys.conversation_messages(cid), start, "+", count=chunk)
+            for message in map(_decode_entry, entries):
+                if message["id"] not in deleted:
+                    message.pop("entities", None)
+                    messages.append(message)
+            if len(entries) < chunk:
+                break
+            start = f"({entries[-1][0]}"
+        yield {
+            "id": cid,
+            "members": [
+                {"id": m, "login": people[m]["login"] if m in people else None} for m in members
+            ],
+            "messages": messages,
+        }

@@ -1,0 +1,313 @@
+"""Direct messages: the inbox, the requests, a conversation's page and its actions, and
+the setting of who may start one (docs/messages.md). Each view: checks, a repository
+call (socialsite.repository.direct), a response. Only members read a conversation:
+anyone else, moderators included, gets 404."""
+
+from django.contrib import messages
+from django.core.exceptions import BadRequest
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from accounts.decorators import login_required, redirect_to_login, verified_email_required
+from socialsite import throttling
+from socialsite.connection import get_redis
+from socialsite.form_markup import BlankForm
+from socialsite.repository import direct, moderation, users
+from socialsite.throttling import throttle, too_many_requests
+
+from .forms import MessageForm, MessageReportForm, MessagesFromForm, NewConversationForm
+from .views import _cursor, new_posting_key, posting_key_of
+
+# Conversations per page of the inbox; messages per page of a conversation.
+INBOX_PAGE_SIZE = 20
+CONVERSATION_PAGE_SIZE = 50
+
+
+def _inbox(request, requests=False, form=None, status=200, refusal=None, ids_read=None):
+    r = get_redis()
+    page = direct.inbox_page(
+        r, request.user.id, requests=requests, before=_cursor(request), count=INBOX_PAGE_SIZE,
+        ids_read=ids_read,
+    )  # fmt: skip
+    context = {
+        "page": page,
+        "requests": requests,
+        "form": form or BlankForm(NewConversationForm),
+        "conversations_url": reverse("direct:inbox"),
+        "viewer_id": request.user.id,
+        "posting_key": request.POST.get("posting_key") or new_posting_key(),
+    }
+    if refusal is not None:
+        return too_many_requests(request, refusal, "timeline/messages.html", context)
+    return render(request, "timeline/messages.html", context, status=status)
+
+
+def _start_refused(request, counted):
+    form = NewConversationForm(request.POST)
+    form.is_valid()
+    form.add_error(None, counted.message)
+    return _inbox(request, form=form, refusal=counted)
+
+
+@require_http_methods(["GET", "POST"])
+@throttle("messages", refused=_start_refused)
+def inbox(request):
+    """GET: the inbox, newest activity first, and the form of a new message. POST: a
+    message to ``to`` (one or more logins): into the conversation of the two, or a new
+    group; then to its page."""
+    if request.method == "GET":
+        # The page's ids are read with the session and its user: one round trip.
+        ids_read = direct.InboxIdsRead(before=_cursor(request), count=INBOX_PAGE_SIZE)
+        request.session.read_along(ids_read)
+        if not request.user.is_authenticated:
+            return redirect_to_login(request)
+        return _inbox(request, ids_read=ids_read)
+    if not request.user.is_authenticated:
+        return redirect_to_login(request)
+    return _start(request)
+
+
+@verified_email_required
+def _start(request):
+    form = NewConversationForm(request.POST)
+    if not form.is_valid():
+        return _inbox(request, form=form, status=400)
+    r = get_redis()
+    logins = form.cleaned_data["to"]
+    ids = users.get_user_ids(r, logins)
+    unknown = [login for login in logins if login not in ids]
+    if unknown:
+        form.add_error(
+            "to", "There is no user " + ", ".join(f"@{login}" for login in unknown) + "."
+        )
+        return _inbox(request, form=form, status=400)
+    others = [
+        user for uid, user in users.get_users(r, ids.values()).items() if uid != request.user.id
+    ]
+    if not others:
+        form.add_error("to", "Name someone besides yourself.")
+        return _inbox(request, form=form, status=400)
+    counted = throttling.count(request, "conversations")
+    if throttling.is_refused(counted):
+        form.add_error(None, counted.message)
+        return _inbox(request, form=form, refusal=counted)
+    try:
+        sent = direct.start(
+            r,
+            request.user.id,
+            others,
+            form.cleaned_data["message"],
+            posting_key_of(request) or new_posting_key(),
+        )
+    except direct.Refused as refused:
+        form.add_error(None, str(refused))
+        return _inbox(request, form=form, status=400)
+    return redirect(reverse("direct:conversation", args=[sent.cid]) + f"#m{sent.mid}")
+
+
+@require_http_methods(["GET"])
+@login_required
+def requests_page(request):
+    """Conversations started by people the reader does not follow, waiting."""
+    return _inbox(request, requests=True)
+
+
+def _conversation(request, cid, form=None, status=200, refusal=None):
+    before = _cursor(request)
+    after = _cursor(request, "after")
+    r = get_redis()
+    page = direct.conversation_page(
+        r, request.user.id, cid, before=before, after=after, count=CONVERSATION_PAGE_SIZE
+    )
+    if page is None:
+        raise Http404("There is no such conversation.")
+    if page.conversation.unread and request.method == "GET":
+        # Reading marks it read; the badge shows what is left.
+        request.user.direct_unread = direct.mark_read(r, request.user.id, cid)
+    context = {
+        "page": page,
+        "conversation": page.conversation,
+        "form": form or MessageForm(),
+        "report_form": MessageReportForm(),
+        "posting_key": request.POST.get("posting_key") or new_posting_key(),
+        "live": before is None,
+    }
+    if refusal is not None:
+        return too_many_requests(request, refusal, "timeline/conversation.html", context)
+    return render(request, "timeline/conversation.html", context, status=status)
+
+
+def _reply_refused(request, counted, cid):
+    form = MessageForm(request.POST)
+    form.is_valid()
+    form.add_error(None, counted.message)
+    return _conversation(request, cid, form=form, refusal=counted)
+
+
+@require_http_methods(["GET", "POST"])
+@throttle("messages", refused=_reply_refused)
+@login_required
+def conversation(request, cid):
+    """GET: the conversation's messages, oldest to newest (``?before=`` pages back,
+    ``?after=`` gives the newer ones, for the live page's script). POST: a message."""
+    if request.method == "GET":
+        return _conversation(request, cid)
+    return _reply(request, cid)
+
+
+@verified_email_required
+def _reply(request, cid):
+    form = MessageForm(request.POST)
+    if not form.is_valid():
+        if not direct.is_member(get_redis(), request.user.id, cid):
+            raise Http404("There is no such conversation.")
+        return _conversation(request, cid, form=form, status=400)
+    try:
+        sent = direct.reply(
+            get_redis(),
+            cid,
+            request.user.id,
+            form.cleaned_data["message"],
+            posting_key_of(request) or new_posting_key(),
+        )
+    except direct.Refused as refused:
+        form.add_error(None, str(refused))
+        return _conversation(request, cid, form=form, status=400)
+    if sent is None:
+        raise Http404("There is no such conversation.")
+    return redirect(reverse("direct:conversation", args=[cid]) + f"#m{sent.mid}")
+
+
+def _member_or_404(request, cid):
+    if not direct.is_member(get_redis(), request.user.id, cid):
+        raise Http404("There is no such conversation.")
+
+
+def _back(cid):
+    return redirect("direct:conversation", cid)
+
+
+@require_POST
+@login_required
+def leave(request, cid):
+    """Leave a group: its messages leave the inbox, and new ones do not come."""
+    _member_or_404(request, cid)
+    page = direct.conversation_page(get_redis(), request.user.id, cid, count=1)
+    if page.conversation.pair:
+        raise BadRequest(
+            "A conversation of two cannot be left: delete it instead (it leaves your inbox)."
+        )
+    direct.leave(get_redis(), request.user.id, cid)
+    messages.success(request, "You left the conversation.")
+    return redirect("direct:inbox")
+
+
+@require_POST
+@login_required
+def mute(request, cid):
+    _member_or_404(request, cid)
+    direct.mute(get_redis(), request.user.id, cid)
+    messages.success(request, "Conversation muted: no badge and no live alert for it.")
+    return _back(cid)
+
+
+@require_POST
+@login_required
+def unmute(request, cid):
+    _member_or_404(request, cid)
+    direct.mute(get_redis(), request.user.id, cid, muted=False)
+    messages.success(request, "Conversation unmuted.")
+    return _back(cid)
+
+
+@require_POST
+@login_required
+def accept(request, cid):
+    """Accept a request: the conversation moves to the inbox."""
+    _member_or_404(request, cid)
+    direct.accept(get_redis(), request.user.id, cid)
+    messages.success(request, "Request accepted: the conversation is in your inbox.")
+    return _back(cid)
+
+
+@require_POST
+@login_required
+def delete(request, cid):
+    """Delete a conversation (a request, or one of the inbox) for oneself: it leaves the
+    inbox and requests and its messages so far are cleared; a new message brings it
+    back."""
+    _member_or_404(request, cid)
+    direct.delete_for_member(get_redis(), request.user.id, cid)
+    messages.success(request, "Conversation deleted for you.")
+    return redirect("direct:inbox")
+
+
+def _message_or_404(request, cid, mid):
+    _member_or_404(request, cid)
+    message = direct.get_message(get_redis(), cid, mid)
+    if message is None:
+        raise Http404("There is no such message.")
+    return message
+
+
+@require_POST
+@login_required
+def delete_message(request, cid, mid):
+    """Delete a message for oneself: the others still see it."""
+    _message_or_404(request, cid, mid)
+    direct.hide_message(get_redis(), request.user.id, cid, mid)
+    messages.success(request, "Message deleted for you.")
+    return _back(cid)
+
+
+@require_POST
+@throttle("reports")
+@login_required
+def report_message(request, cid, mid):
+    """Report a message: it and the few before it go to the moderators, nothing more."""
+    message = _message_or_404(request, cid, mid)
+    if message["from"] == request.user.id:
+        raise BadRequest("You cannot report your own message.")
+    form = MessageReportForm(request.POST)
+    if not form.is_valid():
+        errors = "; ".join(e for errors in form.errors.values() for e in errors)
+        messages.error(request, f"The report was not sent: {errors}")
+        return _back(cid)
+    r = get_redis()
+    sender = users.get_user(r, message["from"])
+    if sender is None:
+        messages.info(request, "That account is deleted: there is nobody to report.")
+        return _back(cid)
+    moderation.file_report(
+        r,
+        {"id": request.user.id, "login": request.user.login},
+        sender,
+        form.cleaned_data["reason"],
+        form.cleaned_data["comment"],
+        messages=direct.report_context(r, cid, mid),
+    )
+    messages.success(
+        request, f"Thank you: your report about @{sender['login']} is with the moderators."
+    )
+    return _back(cid)
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def settings_page(request):
+    """Who may start a conversation with the account (its own form: the privacy form
+    at /settings/ is never sent here, nor this one there)."""
+    r = get_redis()
+    if request.method == "POST":
+        form = MessagesFromForm(request.POST)
+        if form.is_valid():
+            direct.set_messages_from(r, request.user.id, form.cleaned_data["messages_from"])
+            messages.success(request, "Saved: who may send you direct messages.")
+            return redirect("direct:settings_messages")
+    else:
+        user = users.get_user(r, request.user.id) or {}
+        form = MessagesFromForm(initial={"messages_from": direct.messages_from(user)})
+    status = 400 if form.errors else 200
+    return render(request, "timeline/settings_messages.html", {"form": form}, status=status)
