@@ -344,3 +344,20 @@ def test_replies_left_out_do_not_make_a_page_skip_older_pulled_statuses(r, copy_
     expected = [kept, *delivered[::-1], *before[::-1]]
     for count in (1, 3, 4):
         assert whole_home(r, reader, count) == expected
+
+
+def test_a_pulled_post_whose_status_was_never_written_is_taken_back_from_the_copies(r):
+    author, *readers = users_named(r, "star", "f1", "f2", "f3")
+    make_pulled(r, author, readers)
+    # What a request that died between the pipeline's first writes and the status's
+    # hash leaves: the post on the profile, pulled, copied, noted unfinished.
+    sid = r.incr(keys.STATUS_IDS)
+    added, upto, pulled = scripts.add_own_status(
+        r, uid=author, sid=sid, now_ms=0, conversation=False, **fanout.pull_thresholds(PULL)
+    )
+    assert (added, upto, pulled) == (1, -1, fanout.PULLED)
+    fanout.copy_pulled(r, author, sid, str(sid))
+    assert statuses.finish_unfinished(r, grace_ms=0) == 1
+    assert not any(r.zscore(key, sid) for key in keys.all_pulled_copies(author))
+    assert r.zscore(keys.pulled_statuses(author), sid) is None
+    assert sid not in timelines.profile_ids(r, author)

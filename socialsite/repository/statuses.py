@@ -543,6 +543,8 @@ def _take_back(pipe, sid, note):
         )  # fmt: skip
         return
     scripts.remove_own_status.queue(pipe, uid=author, sid=sid)
+    if note.get("pulled"):
+        fanout.queue_uncopy(pipe, author, sid)  # copied along with the post, maybe
     parent = note.get("parent")
     if parent:
         scripts.remove_reply.queue(pipe, parent=parent, sid=sid)
