@@ -67,6 +67,10 @@ HOST = "127.0.0.1"
 HOME_AUTHORS = 30  # one page: settings.TIMELINE_PAGE_SIZE
 CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 STATUS_ARTICLE = 'class="status"'
+# --pulled: accounts with this many followers are pulled (decision 0054), and post this
+# many statuses each.
+PULLED_THRESHOLD = 3
+PULLED_STATUSES = 10
 # The floor of the home page's cost: at least this share of /healthz's by gunicorn CPU
 # per request (docs/benchmarks.md).
 HOME_FLOOR = 0.30
@@ -220,7 +224,7 @@ class WebBenchmark:
             url = self.start_redis(options, workdir, stack)
             r = client.connect(url, cluster=options["cluster"])
             self.print_header(options, url)
-            seeded = self.seed(r, options["followers"])
+            seeded = self.seed(r, options["followers"], options.get("pulled", 0))
             if options["in_process"]:
                 self.print_in_process(self.measure_in_process(r, seeded, options))
                 if options["spread"]:
@@ -245,8 +249,11 @@ class WebBenchmark:
         stack.callback(server.stop)
         return server.url
 
-    def seed(self, r, followers):
+    def seed(self, r, followers, pulled=0):
         """Users, follows and statuses through the repository; return who is who.
+        ``pulled``: the reader also follows that many pulled accounts (decision 0054;
+        the threshold lowered to PULLED_THRESHOLD followers), each with PULLED_STATUSES
+        statuses newer than the authors' (the page then shows mostly merged ones).
 
         Logins carry a random prefix, so seeding never collides with data already in a
         --redis-url server. Only the reader and the poster can log in.
@@ -268,14 +275,21 @@ class WebBenchmark:
             graph.follow(r, reader, author)
             extra = {"location": "48.8566,2.3522"} if i % 3 == 0 else {}
             statuses.post_status(r, author, f"{MESSAGE} ({i})", **extra)
+        fans = [user(f"fan{i}") for i in range(PULLED_THRESHOLD - 1)] if pulled else []
+        for i in range(pulled):
+            star = user(f"pulled{i}")
+            for follower in (reader, *fans):
+                graph.follow(r, follower, star)
+            for n in range(PULLED_STATUSES + 1):  # the first registers the account
+                statuses.post_status(r, star, f"{MESSAGE} [{n}]", pull_followers=PULLED_THRESHOLD)
         poster = user("poster", make_password(password))
         follower_uids = [user(f"f{i}") for i in range(followers)]
         for follower in follower_uids:
             graph.follow(r, follower, poster)
         self.stdout.write(
             f"Seeded in {time.perf_counter() - started:.1f} s: @{prefix}reader follows"
-            f" {HOME_AUTHORS} authors (one status each); @{prefix}poster has {followers}"
-            " followers."
+            f" {HOME_AUTHORS} authors (one status each) and {pulled} pulled accounts"
+            f" ({PULLED_STATUSES} statuses each); @{prefix}poster has {followers} followers."
         )
         return {"reader": prefix + "reader", "poster": prefix + "poster", "poster_uid": poster,
                 "followers": follower_uids, "password": password}  # fmt: skip

@@ -20,7 +20,7 @@ from socialsite.connection import get_redis
 from socialsite.metrics import ensure_directory
 from socialsite.metrics import flush as flush_counts
 from socialsite.metrics_setup import may_read
-from socialsite.repository import jobs, mail, server_checks
+from socialsite.repository import fanout, jobs, mail, server_checks
 from socialsite.repository.client import OUTAGE_ERRORS, is_cluster
 from socialsite.throttling import client_address
 
@@ -63,6 +63,7 @@ def _read_redis(r):
         nodes = _server_info(r)
         queue, completed = jobs.status(r), jobs.completed_count(r)
         mail_waiting, mail_dead, mail_sent = mail.backlog(r), mail.dead_count(r), mail.sent_count(r)
+        pulled = fanout.pulled_counts(r)
     except OUTAGE_ERRORS:
         yield _gauge("socialsite_redis_up", "1 if Redis answered the last read, else 0.", 0)
         return
@@ -104,6 +105,13 @@ def _read_redis(r):
                "retried).", mail_waiting),
         _gauge("socialsite_mail_dead_letters", "Mail given up after its last failed send.",
                mail_dead),
+        _gauge("socialsite_timelines_pulled_accounts", "Accounts pulled now: their statuses "
+               "are merged into their followers' pages when read, not delivered (docs/"
+               "scale.md).", pulled["pulled_accounts"]),
+        _gauge("socialsite_timelines_registered_accounts", "Accounts pulled now or once: "
+               "what they posted while pulled is still merged.", pulled["registered_accounts"]),
+        _gauge("socialsite_timelines_pulled_statuses", "Statuses the registered accounts "
+               "hold as pulled (each account's newest 1000).", pulled["pulled_statuses"]),
     )  # fmt: skip
     for name, documentation, count in (
         ("socialsite_fanout_jobs_completed", "Fan-out jobs completed since the queue was "

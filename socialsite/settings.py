@@ -202,6 +202,9 @@ STATUS_MAX_LENGTH = env_int("STATUS_MAX_LENGTH", 280, minimum=1)
 MAINTENANCE = env_bool("MAINTENANCE", False)
 
 INLINE_FANOUT_LIMIT = env_int("INLINE_FANOUT_LIMIT", 1000, minimum=1)
+# Followers from which an account's statuses are merged into pages at read time rather
+# than delivered (repository/fanout.py, decision 0054); 0: every account is pushed.
+FANOUT_PULL_FOLLOWERS = env_int("FANOUT_PULL_FOLLOWERS", 100_000, minimum=0)
 TIMELINE_PAGE_SIZE = 30
 # Fan-out workers: a job held this long by a worker is presumed lost and claimed by
 # another; a job failing this many times goes to the dead-letter stream.

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from socialsite import metrics_page
 from socialsite.repository import client as repository_client
-from socialsite.repository import jobs, keys, mail
+from socialsite.repository import graph, jobs, keys, mail, statuses
 from socialsite.request_log import JsonFormatter
 from tests.support.helpers import log_in, make_user
 
@@ -433,3 +433,18 @@ def test_log_format_chooses_the_lines_of_every_process(log_format, monkeypatch):
         assert (entry["level"], entry["logger"], entry["message"]) == ("WARNING", "x", "hi 1")
     else:
         assert line == "hi 1"
+
+
+def test_the_pulled_accounts(r):
+    samples = scrape()
+    assert value(samples, "socialsite_timelines_pulled_accounts") == 0
+    star = make_user(r, "star")["id"]
+    for n in range(3):
+        graph.follow(r, make_user(r, f"fan{n}")["id"], star)
+    statuses.post_status(r, star, "registers the account", pull_followers=3)
+    statuses.post_status(r, star, "pulled", pull_followers=3)
+    metrics_page._reading.forget()
+    samples = scrape()
+    assert value(samples, "socialsite_timelines_pulled_accounts") == 1
+    assert value(samples, "socialsite_timelines_registered_accounts") == 1
+    assert value(samples, "socialsite_timelines_pulled_statuses") == 1

@@ -40,6 +40,7 @@ SAMPLES = {
     "add_own_status": [
         {"uid": 1, "sid": 7, "now_ms": 5, "conversation": False},
         {"uid": 1, "sid": 7, "now_ms": 5, "conversation": True, "parent": 6, "replied_to": 2},
+        {"uid": 1, "sid": 7, "now_ms": 5, "conversation": False, "pull_at": 9, "push_below": 8},
     ],
     "remove_own_status": [{"uid": 1, "sid": 7}],
     "add_reply": [{"parent": 6, "sid": 7}],
@@ -66,6 +67,9 @@ SAMPLES = {
         {"uid": 1, "before": None, "count": 31, "now_ms": 5},
         {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "with_likes": True},
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3},
+        {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "with_likes": True, "merge": True},
+        {"uid": 1, "before": None, "count": 31, "now_ms": 5, "merge": True},
+        {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "merge": True},
     ],
     "create_list": [{"uid": 1, "name": "friends", "limit": 50}],
     "rename_list": [{"uid": 1, "lid": 3, "name": "friends"}],
@@ -302,7 +306,7 @@ def test_the_lua_key_formats_build_what_keys_py_builds(r, uid):
         local tag = keys.tag_of(KEYS[1])
         return {keys.user_of(KEYS[1]), tag, keys.listed(tag, ARGV[1]),
                 keys.listing(tag, ARGV[3]), keys.list_members(tag, ARGV[1], ARGV[2]),
-                keys.list_timeline(tag, ARGV[1], ARGV[2])}
+                keys.list_timeline(tag, ARGV[1], ARGV[2]), keys.pulled_copy(tag, ARGV[3])}
         """,
         1,
         home,
@@ -317,11 +321,12 @@ def test_the_lua_key_formats_build_what_keys_py_builds(r, uid):
         keys.listing(uid, author),
         keys.list_members(uid, lid),
         keys.list_timeline(uid, lid),
+        keys.pulled_copy(uid, author),
     ]
     # Every key built in Lua is in the slot of the key it started from.
     assert {key_slot(key.encode()) for key in built[2:]} == {key_slot(home.encode())}
     assert sorted(LUA_KEY_FUNCTIONS) == sorted(
-        ["user_of", "tag_of", "listed", "listing", "list_members", "list_timeline"]
+        ["user_of", "tag_of", "listed", "listing", "list_members", "list_timeline", "pulled_copy"]
     )
 
 

@@ -4,10 +4,23 @@ Round trips are counted where redis-py writes to the socket (one write per comma
 or per pipeline per server), so this measures what the network sees.
 """
 
+import re
+
 import pytest
 
 from socialsite import memory
-from socialsite.repository import blocks, graph, keys, likes, lists, profiles, statuses, trends
+from socialsite.repository import (
+    blocks,
+    fanout,
+    graph,
+    keys,
+    likes,
+    lists,
+    profiles,
+    scripts,
+    statuses,
+    trends,
+)
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from tests.support.helpers import PASSWORD, make_user
 
@@ -473,6 +486,62 @@ def test_a_profile_page_with_reposts_costs_a_fixed_number(
     if not redis_backend.cluster:
         assert count == PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS
     assert count <= allowed(redis_backend, PROFILE_PAGE_WITH_REPOSTS_ROUND_TRIPS, pipelines=3)
+
+
+# A home or list page of someone following pulled accounts (fanout.py, decision 0054):
+# their newest statuses are copied into every shard, and home_page.lua merges them in
+# the round trip that reads the page's ids. A page deeper than the copies reach reads
+# the accounts' own lists (one pipeline), then asks in the reader's slot about the
+# replies among them and which the reader likes and reposted.
+PULLED_MERGE_ROUND_TRIPS = 0
+PULLED_DEEP_MERGE_ROUND_TRIPS = 2
+
+
+@pytest.mark.parametrize("pulled_count", [1, 5])
+def test_a_home_page_merging_pulled_accounts_costs_the_same_for_one_and_for_five(
+    r, client, reader, round_trips, redis_backend, pulled_count
+):
+    fans = [make_user(r, f"fan{i}")["id"] for i in range(2)]
+    for i in range(SUGGESTIONS_ON_HOME_BELOW):  # no suggestions on the home page
+        graph.follow(r, reader["id"], make_user(r, f"quiet{i}")["id"])
+    _, lid = lists.create_list(r, reader["id"], "Stars")
+    for i in range(pulled_count):
+        star = make_user(r, f"star{i}")["id"]
+        for follower in (reader["id"], *fans):
+            graph.follow(r, follower, star)
+        lists.add_member(r, reader["id"], lid, star)
+        for n in range(7):  # the first registers the account, the rest are pulled
+            statuses.post_status(r, star, f"pulled {n}", pull_followers=3)
+        assert r.hget(keys.user(star), keys.FANOUT_PATH_FIELD) == "pulled"
+    home = cost(client, "/", round_trips)
+    list_page = cost(client, f"/lists/{lid}/", round_trips)
+    assert client.get("/").content.decode().count('class="status"') == min(30, 7 * pulled_count)
+    if not redis_backend.cluster:
+        assert home == HOME_PAGE_ROUND_TRIPS + PULLED_MERGE_ROUND_TRIPS
+        assert list_page == LIST_PAGE_ROUND_TRIPS + PULLED_MERGE_ROUND_TRIPS
+    assert home <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_a_home_page_deeper_than_the_pulled_copies_costs_two_more(
+    r, client, reader, round_trips, redis_backend, monkeypatch
+):
+    monkeypatch.setattr(scripts, "PULLED_COPY_SIZE", 5)
+    monkeypatch.setattr(fanout, "PULLED_COPY_SIZE", 5)
+    fans = [make_user(r, f"fan{i}")["id"] for i in range(2)]
+    for i in range(SUGGESTIONS_ON_HOME_BELOW):
+        graph.follow(r, reader["id"], make_user(r, f"quiet{i}")["id"])
+    for i in range(3):
+        star = make_user(r, f"star{i}")["id"]
+        for follower in (reader["id"], *fans):
+            graph.follow(r, follower, star)
+        for n in range(12):
+            statuses.post_status(r, star, f"pulled {n}", pull_followers=3)
+    first = client.get("/").content.decode()
+    cursor = re.search(r"\?before=(\d+)", first).group(1)
+    deep = cost(client, f"/?before={cursor}", round_trips)
+    if not redis_backend.cluster:
+        assert deep == HOME_PAGE_ROUND_TRIPS + PULLED_DEEP_MERGE_ROUND_TRIPS
+    assert deep <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS + 2, pipelines=4)
 
 
 # Direct messages (direct.py). The inbox: the session's (which reads the page's ids

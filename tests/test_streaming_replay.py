@@ -564,3 +564,25 @@ def test_a_repost_missed_is_replayed_as_its_original_under_its_header(
         assert data["id"] == rid and data["shows"] == original
         assert "worth passing on" in data["html"] and "reposted" in data["html"]
         assert f'id="status-{original}"' in data["html"]
+
+
+def test_a_pulled_accounts_statuses_come_live_and_in_the_replay_once(
+    r, settings, stream_server, alice, bob, carol
+):
+    # bob is pulled (decision 0054): his statuses are in nobody's home, yet a live page
+    # routes by author, and its replay reads the home as the page does, merged.
+    graph.follow(r, alice["id"], bob["id"])
+    graph.follow(r, carol["id"], bob["id"])
+    post(r, bob, "registers bob as pulled", pull_followers=2)
+    cookie = cookie_of(settings, "alice")
+    with live(stream_server, cookie) as stream:
+        seen = post(r, bob, "pulled, seen live", pull_followers=2)
+        assert r.hget(keys.user(bob["id"]), keys.FANOUT_PATH_FIELD) == "pulled"
+        data = {}
+        while data.get("id") != seen:  # (the registering status may come first)
+            _, data, cursor = next_event(stream, ("status",))
+    missed = [post(r, bob, f"pulled, missed {n}", pull_followers=2) for n in range(3)]
+    assert not r.sismember(keys.home(alice["id"]), missed[0])
+    with live(stream_server, cookie, last_event_id=cursor) as stream:
+        after = post(r, bob, "pulled, live again", pull_followers=2)
+        assert statuses_until(stream, after) == [*missed, after]

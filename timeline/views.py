@@ -193,6 +193,7 @@ def post_status(request):
             request.user.id,
             data["message"],
             inline_limit=settings.INLINE_FANOUT_LIMIT,
+            pull_followers=settings.FANOUT_PULL_FOLLOWERS,
             posting_key=posting_key_of(request),
             in_reply_to=in_reply_to,
             notifications_kept=settings.NOTIFICATIONS_KEPT,

@@ -33,6 +33,19 @@ them (Mastodon's rule); deliver.lua checks that for replies alone.
 Deleting a status queues the same kind of plan with *remove* jobs, which take the id
 out of followers' home timelines (the book's "zombie" exercise). Readers skip ids
 whose status hash is gone, so nobody sees a deleted status while that runs.
+
+Pulled accounts (decision 0054). An account with FANOUT_PULL_FOLLOWERS followers or
+more is *pulled*: its statuses go into keys.pulled_statuses, in its own slot, and
+nobody's home; each follower's page merges them when read (timelines.py), in a
+constant number of round trips. add_own_status.lua decides the path in the step that
+puts the status on the profile, so every status is either delivered or pulled:
+- before its first pulled status, the account is registered in every shard's copy of
+  keys.pulled_accounts (register_pulled), which home_page.lua reads in the reader's
+  slot, so a reader never misses a pulled status for not knowing the account yet;
+- it becomes pushed again only below FANOUT_PUSH_BELOW_SHARE of the threshold (no
+  switching back and forth at every follow), and stays registered: the statuses it
+  posted while pulled are still merged, the ones after are delivered. A status is
+  read from one place or the other, or both (a page shows an id once), never neither.
 """
 
 import time
@@ -40,8 +53,236 @@ import time
 from . import keys, scripts
 from .limits import (
     FANOUT_BATCH_SIZE,
+    FANOUT_PUSH_BELOW_SHARE,
     PLAN_BATCHES_PER_JOB,
+    PULLED_COPY_SIZE,
 )
+
+# --- the path: pushed or pulled ----------------------------------------------------------
+
+# add_own_status.lua's third answer.
+PUSHED, PULLED, TO_REGISTER = 0, 1, 2
+
+
+def pull_thresholds(pull_followers):
+    """add_own_status's ``pull_at`` and ``push_below`` for a FANOUT_PULL_FOLLOWERS of
+    ``pull_followers`` (0: never pulled)."""
+    pull_at = max(0, int(pull_followers))
+    return {"pull_at": pull_at, "push_below": int(pull_at * FANOUT_PUSH_BELOW_SHARE)}
+
+
+def register_pulled(r, uid):
+    """Note ``uid`` in every shard's keys.pulled_accounts, then let its next post be
+    pulled (keys.FANOUT_PATH_FIELD "ready"); one round trip (one per node on a cluster)
+    and one command. Idempotent: posting asks again until it is done."""
+
+    def fill(pipe):
+        for key in keys.all_pulled_accounts():
+            pipe.sadd(key, uid)
+
+    scripts.run_pipeline(r, fill)
+    r.hsetnx(keys.user(uid), keys.FANOUT_PATH_FIELD, "ready")
+
+
+def queue_copy(pipe, author_uid, sid, member):
+    """Queue the copying of pulled status ``sid`` (``member``, as keys.pulled_statuses
+    holds it) into every shard's keys.pulled_copy of ``author_uid``, each kept to its
+    newest PULLED_COPY_SIZE. Idempotent."""
+    for key in keys.all_pulled_copies(author_uid):
+        pipe.zadd(key, {member: sid})
+        pipe.zremrangebyrank(key, 0, -(PULLED_COPY_SIZE + 1))
+
+
+def copy_pulled(r, author_uid, sid, member):
+    """queue_copy's writes, now: one round trip (one per node on a cluster)."""
+    scripts.run_pipeline(r, lambda pipe: queue_copy(pipe, author_uid, sid, member))
+
+
+def queue_uncopy(pipe, author_uid, sid):
+    """Queue taking status ``sid`` out of every shard's copy of ``author_uid``'s pulled
+    statuses (a deletion: pages skip it by the deletion notes meanwhile)."""
+    for key in keys.all_pulled_copies(author_uid):
+        pipe.zremrangebyscore(key, sid, sid)
+
+
+def pulled_member(sid, author_uid, replied_to_uid=None):
+    """How keys.pulled_statuses holds status ``sid``: its id, or "<id>:<uid>" for a reply
+    to another user (add_own_status.lua writes the same)."""
+    if replied_to_uid is None or int(replied_to_uid) == int(author_uid):
+        return str(sid)
+    return f"{sid}:{replied_to_uid}"
+
+
+def pulled_counts(r):
+    """How many accounts are pulled now, how many are registered (pulled now or once:
+    their pulled statuses are still merged) and how many pulled statuses they hold, as
+    numbers (manage.py timelines status; metrics)."""
+    accounts = pulled_accounts(r)
+    return {
+        "pulled_accounts": sum(1 for a in accounts.values() if a["path"] == "pulled"),
+        "registered_accounts": len(accounts),
+        "pulled_statuses": sum(a["statuses"] for a in accounts.values()),
+    }
+
+
+def pulled_repost_member(rid, orig_sid, orig_uid):
+    """How keys.pulled_statuses holds repost ``rid`` of ``orig_sid`` by ``orig_uid``
+    (add_repost.lua writes the same)."""
+    return f"{rid}:{orig_sid}:{orig_uid}"
+
+
+def pulled_accounts(r):
+    """The registered pulled accounts, with their path now ("pulled", or "ready": pushed
+    again, or not yet pulled), follower counts and statuses held in keys.pulled_statuses,
+    as {uid: {"path", "followers", "statuses"}} (manage.py timelines status; metrics).
+    Two round trips."""
+    uids = sorted(int(uid) for uid in r.smembers(keys.pulled_accounts(0)))
+    pipe = r.pipeline(transaction=False)
+    for uid in uids:
+        pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
+        pipe.zcard(keys.followers(uid))
+        pipe.zcard(keys.pulled_statuses(uid))
+    read = pipe.execute() if uids else []
+    return {
+        uid: {"path": path or "pushed", "followers": followers, "statuses": held}
+        for uid, path, followers, held in zip(uids, read[::3], read[1::3], read[2::3], strict=True)
+    }
+
+
+# --- reading: pulled statuses merged into a page (timelines.py, lists.py) -----------------
+
+
+class Merged:
+    """What merge_pulled found: the page's ids (delivered and pulled, newest first, at
+    most the page's count), the next page's cursor, the pulled ids among them, and of
+    those the ones the reader likes and reposted."""
+
+    def __init__(
+        self, ids, next_cursor, pulled=frozenset(), liked=frozenset(), reposted=(), through=None
+    ):
+        self.ids, self.next_cursor, self.pulled = ids, next_cursor, pulled
+        self.liked, self.reposted = liked, set(reposted)
+        # Pulled reposts on the page: {repost id: (original, reposter, 0)}, as
+        # home_page.lua gives delivered ones.
+        self.through = through or {}
+
+
+def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=None):
+    """The Merged page of ``ids`` (up to count + 1, as home_page.lua returned them with
+    ``merged``, its last answer, for a page below ``before``): the pulled statuses are
+    in them already, unless a page this deep needs the pulled accounts' own lists
+    (merge_pulled: two more round trips)."""
+    state, floor, authors, on_page = merged
+    if state == "fallback":
+        authors = [int(author) for author in authors]
+        return merge_pulled(r, uid, ids, authors, before, count, marks, with_reposts)
+    if len(ids) > count:
+        next_cursor = ids[count - 1]
+    else:  # a short page: the next goes on below the lowest id it was sure of
+        next_cursor = int(floor) if floor else None
+    return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
+
+
+def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=None):
+    """Merge the statuses of the pulled accounts ``authors`` (followed by ``uid``, not
+    hidden) into ``ids``: up to count + 1 ids read from ``uid``'s timeline below
+    ``before``, newest first. Returns a Merged. home_page.lua does this from the copies
+    in the reader's slot; this reads the accounts' own lists, for pages deeper than the
+    copies reach.
+
+    Each author's newest count + 1 pulled ids below ``before`` are read (one round trip
+    for all). Only ids at or above the highest of the lowest ids of the sources that
+    had more to give are sure to be in order with everything not read: the page is cut
+    there, and when that leaves it short, the cursor is that id (the next page goes on
+    below it: nothing is skipped, nothing is shown twice). A reply by a pulled author
+    to someone else is kept only if ``uid`` follows them (the delivery's reply rule); a
+    repost only if ``uid``'s home (``with_reposts``: keys.home_reposts' owner's home;
+    None for a list, which holds no reposts) shows its original neither itself nor
+    through another repost, the earliest of several, and not of ``uid``'s own status.
+    Both asked in ``uid``'s slot with, for ``marks``, which of the pulled ids ``uid``
+    likes and reposted: one more round trip, only when pulled ids are on the page.
+    """
+    floor = ids[-1] if len(ids) > count else None
+    if not authors:
+        return Merged(ids[:count], ids[count - 1] if len(ids) > count else None)
+    top = f"({int(before)}" if before is not None else "+inf"
+
+    def read_pulled(pipe):
+        for author in authors:
+            pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
+
+    pulled, replied, reposts_of = set(), {}, {}
+    for author, read in zip(authors, scripts.run_pipeline(r, read_pulled), strict=True):
+        if len(read) > count:
+            lowest = int(read[-1].split(":")[0])
+            floor = lowest if floor is None else max(floor, lowest)
+        for member in read:
+            sid, *rest = (int(part) for part in member.split(":"))
+            if len(rest) == 2:  # a repost: its original and the original's author
+                orig, orig_author = rest
+                if with_reposts and orig_author != int(uid):
+                    earlier = reposts_of.get(orig)
+                    if earlier is None or sid < earlier[0]:
+                        reposts_of[orig] = (sid, int(author))
+                continue
+            pulled.add(sid)
+            if rest and rest[0] != int(uid):
+                replied[sid] = rest[0]
+    delivered = set(ids)
+    pulled = {sid for sid in pulled - delivered if floor is None or sid >= floor}
+    reposts_of = {
+        orig: repost for orig, repost in reposts_of.items()
+        if orig not in pulled and orig not in delivered and repost[0] not in delivered
+        and (floor is None or repost[0] >= floor)
+    }  # fmt: skip
+    pulled |= {rid for rid, _ in reposts_of.values()}
+    ordered = sorted((sid for sid in delivered | pulled if floor is None or sid >= floor),
+                     reverse=True)  # fmt: skip
+    # Only the pulled ids that can be on this page are asked about.
+    asked = [sid for sid in ordered[: count + len(replied) + len(reposts_of)] if sid in pulled]
+    replied = {sid: replied[sid] for sid in asked if sid in replied}
+    originals = {rid: orig for orig, (rid, _) in reposts_of.items() if rid in asked}
+    liked, reposted, through = frozenset(), set(), {}
+    if replied or originals or (asked and marks):
+        targets = sorted(set(replied.values()))
+        shown = [originals.get(sid, sid) for sid in asked]
+        wanted = sorted(set(originals.values()))
+
+        def ask(pipe):  # the reader's slot
+            if targets:
+                pipe.zmscore(keys.following(uid), targets)
+            if wanted:
+                pipe.smismember(keys.home(uid), wanted)
+                pipe.hmget(keys.home_reposts(uid), wanted)
+            if marks:
+                pipe.zmscore(keys.user_likes(uid), shown)
+                pipe.zmscore(keys.reposted(uid), shown)
+
+        answers = scripts.run_pipeline(r, ask)
+        unseen = set()
+        if targets:
+            followed = {t for t, score in zip(targets, answers.pop(0), strict=True) if score}
+            unseen |= {sid for sid, to in replied.items() if to not in followed}
+        if wanted:
+            in_home, through_home = answers.pop(0), answers.pop(0)
+            there = {o for o, a, b in zip(wanted, in_home, through_home, strict=True) if a or b}
+            unseen |= {rid for rid, orig in originals.items() if orig in there}
+            for orig, (rid, reposter) in reposts_of.items():
+                if rid in originals and orig not in there:
+                    through[rid] = (orig, reposter, 0)
+        ordered = [sid for sid in ordered if sid not in unseen]
+        if marks:
+            liked = frozenset(s for s, score in zip(shown, answers[0], strict=True) if score)
+            reposted = {s for s, score in zip(shown, answers[1], strict=True) if score}
+    if len(ordered) > count:
+        next_cursor = ordered[count - 1]
+    else:
+        next_cursor = floor
+    ids = ordered[:count]
+    on_page = set(ids)
+    through = {rid: seen for rid, seen in through.items() if rid in on_page}
+    return Merged(ids, next_cursor, frozenset(pulled & on_page), liked, reposted, through)
+
 
 # --- the work itself -------------------------------------------------------------------
 

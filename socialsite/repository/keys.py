@@ -182,6 +182,47 @@ def all_unfinished_posts():
     return [f"unfinished:{{s{index}}}" for index in range(USER_SHARDS)]
 
 
+def pulled_accounts(uid):
+    """SET: the ids of the pulled accounts (fanout.py: statuses merged into their
+    followers' pages at read time, not delivered), in user ``uid``'s slot. Every shard
+    holds the same set (all_pulled_accounts), so that home_page.lua finds, in the
+    reader's own slot, which of them the reader follows. An account is added before
+    its first pulled status is written and is never taken out while it has one."""
+    return f"pulled:{shard(uid)}"
+
+
+def all_pulled_accounts():
+    """The pulled_accounts key of every shard (registering an account writes to each)."""
+    return [f"pulled:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+def pulled_statuses(uid):
+    """ZSET: the statuses ``uid`` posted while pulled (not delivered to followers), the
+    newest HOME_TIMELINE_SIZE, scored by id; a member is the id, ``<id>:<uid>`` for a
+    reply to another user ``uid`` (the reply rule is applied when read), or
+    ``<id>:<orig>:<author>`` for a repost of ``orig`` by ``author`` (the dedupe rules
+    of home timelines are applied when read)."""
+    return f"pulled-statuses:{shard(uid)}:{uid}"
+
+
+def pulled_copy(uid, author_uid):
+    """ZSET: a copy of the newest PULLED_COPY_SIZE members of pulled_statuses(author_uid),
+    in user ``uid``'s slot. Every shard holds one (all_pulled_copies), so that
+    home_page.lua merges a page's pulled statuses in the reader's own slot, in the round
+    trip that reads the page's ids. Kept small enough for Redis's compact encoding."""
+    return f"pulled-copy:{shard(uid)}:{author_uid}"
+
+
+def all_pulled_copies(author_uid):
+    """The pulled_copy keys of ``author_uid`` in every shard (posting writes to each)."""
+    return [f"pulled-copy:{{s{index}}}:{author_uid}" for index in range(USER_SHARDS)]
+
+
+# Field of the user hash: the account's fan-out path (add_own_status.lua): absent
+# (pushed), "ready" (pushed, registered in pulled_accounts) or "pulled".
+FANOUT_PATH_FIELD = "fanout"
+
+
 def posting_key(uid, key):
     """STRING: the status id posted by the form submission ``key`` of user ``uid``
     (limits.POSTING_KEY_SECONDS): the same form sent again posts nothing new."""

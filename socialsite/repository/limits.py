@@ -15,6 +15,21 @@ HOME_TIMELINE_SLACK = 200
 # Django's INLINE_FANOUT_LIMIT setting overrides it per call.
 INLINE_FANOUT_LIMIT = 1000
 
+# Followers from which an account is "pulled" (fanout.py): its statuses are merged
+# into its followers' pages when read instead of delivered to each of them. 0 turns
+# the path off. Django's FANOUT_PULL_FOLLOWERS setting overrides it per call.
+FANOUT_PULL_FOLLOWERS = 100_000
+
+# The newest pulled statuses of each pulled account copied into every shard
+# (keys.pulled_copy), where home pages merge them with no round trip of their own:
+# four pages of 30, and under Redis's default zset-max-listpack-entries (128), so each
+# copy stays a compact listpack. Deeper pages read the account's own list.
+PULLED_COPY_SIZE = 120
+
+# A pulled account goes back to being pushed only below this share of the threshold
+# (hysteresis): an account hovering around it does not switch at every post.
+FANOUT_PUSH_BELOW_SHARE = 0.9
+
 # Followers read and delivered to per round trip past the inline part: big enough to
 # amortize the round trip, small enough to keep each pipeline's reply modest.
 FANOUT_BATCH_SIZE = 1000

@@ -33,7 +33,7 @@ import enum
 import time
 import unicodedata
 
-from . import keys, paging, scripts, statuses, users, visibility
+from . import fanout, keys, paging, scripts, statuses, users, visibility
 from .limits import (
     HOME_TIMELINE_SIZE,
     LIST_MEMBERS,
@@ -206,17 +206,20 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
         pipe.zcard(keys.list_members(uid, lid))
         pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
         scripts.home_page.queue(
-            pipe, uid=uid, list_id=lid, before=before, count=count + 1, now_ms=now_ms
-        )
+            pipe, uid=uid, list_id=lid, before=before, count=count + 1, now_ms=now_ms,
+            merge=True,
+        )  # fmt: skip
 
-    name, size, member_ids, (ids, hidden) = scripts.run_pipeline(r, fill)
+    name, size, member_ids, (ids, hidden, pulled) = scripts.run_pipeline(r, fill)
     if name is None:
         return None, None
     ids = [int(sid) for sid in ids]
     hidden = {int(author) for author in hidden}
     member_ids = [int(member) for member in member_ids]
-    next_cursor = ids[count - 1] if len(ids) > count else None
-    found = statuses.get_statuses(r, ids[:count], deletions_skipped=True)
+    # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
+    merged = fanout.merged_page(r, uid, ids, pulled, before, count)
+    next_cursor = merged.next_cursor
+    found = statuses.get_statuses(r, merged.ids, deletions_skipped=True)
     # The statuses' authors and the members shown, in one pipeline (often none).
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.

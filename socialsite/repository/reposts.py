@@ -86,11 +86,11 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     uid, sid = int(uid), int(sid)
     pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
-    pipe.hmget(keys.user(uid), ["private", *users.EVENT_AUTHOR_FIELDS])
+    pipe.hmget(keys.user(uid), ["private", keys.FANOUT_PATH_FIELD, *users.EVENT_AUTHOR_FIELDS])
     pipe.incr(keys.STATUS_IDS)
     pipe.zrange(keys.blocks(uid), 0, -1)
     pipe.zrange(keys.blocked_by(uid), 0, -1)
-    data, (reposter_private, *reposter), rid, blocking, blocked_by = pipe.execute()
+    data, (reposter_private, path, *reposter), rid, blocking, blocked_by = pipe.execute()
     login = reposter[0]
     status = statuses.decode_status(data)
     if status is None or login is None:
@@ -122,12 +122,18 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
             # Among the recent public statuses, for the streaming API's catch-up: before
             # it is published (an id without a hash, should the request die, is skipped).
             events.queue_note_recent(pipe, rid)
-        pipe.zrangebyscore(
-            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
-        )
+        if path != "pulled":  # a pulled reposter's repost is delivered to nobody
+            pipe.zrangebyscore(
+                keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+            )
 
     written = scripts.run_pipeline(r, fill)
-    (rid, upto), followers = written[0], written[-1]
+    rid, upto, pulled = written[0]
+    followers = written[-1] if path != "pulled" and not pulled else []
+    if not pulled and path == "pulled":  # pushed again since: the followers, now
+        followers = r.zrangebyscore(
+            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+        )
     if upto == -2:
         return RepostResult.ALREADY_REPOSTED, orig
     repost_status = {
@@ -144,6 +150,9 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         # streaming API never sends it; live pages send it to their followers (privacy.py).
         repost_status["private"] = "1"
     r.hset(keys.status(rid), mapping=repost_status)
+    if pulled:
+        # Merged into the followers' pages by the dedupe rules when read (fanout.py).
+        fanout.copy_pulled(r, uid, rid, fanout.pulled_repost_member(rid, orig, author))
     fanout.deliver_repost(r, uid, rid, orig, author, [int(member) for member, _ in followers])
     if upto >= 0:
         last_inline = int(followers[-1][1]) if followers else None
@@ -196,7 +205,9 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
         keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
     )
     pipe.zrange(keys.followers(uid), -1, -1, withscores=True)
-    removed, followers, newest = pipe.execute()
+    # A reposter who is or was pulled may have the repost copied into every shard.
+    pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
+    removed, followers, newest, registered = pipe.execute()
     if not removed:
         return RepostResult.NOT_REPOSTED
     repost_data = statuses.decode_status(r.hgetall(keys.status(removed)))
@@ -205,6 +216,8 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
         author = int(data["uid"]) if orig == sid and data else 0
 
     def fill(pipe):
+        if registered:
+            fanout.queue_uncopy(pipe, uid, removed)
         scripts.status_count.queue(
             pipe, sid=orig, uid=uid, kind="reposts", action="remove", now_ms=_now_ms()
         )

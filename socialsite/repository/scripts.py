@@ -31,6 +31,7 @@ from .limits import (
     HOME_TIMELINE_SIZE,
     HOME_TIMELINE_SLACK,
     POSTING_KEY_SECONDS,
+    PULLED_COPY_SIZE,
     REPOSTS_SHOWN_NOTE_MS,
     STREAM_ADDRESSES_TTL_MS,
     UNFOLLOW_MEMORY_MS,
@@ -276,21 +277,28 @@ def set_mute(*, uid, other, now_ms, action, ends_ms=0):
 
 
 @script("home")
-def add_own_status(*, uid, sid, now_ms, conversation, parent=None, replied_to=None):
+def add_own_status(
+    *, uid, sid, now_ms, conversation, parent=None, replied_to=None, pull_at=0, push_below=0
+):
     """Put status ``sid`` on keys.profile(uid) and keys.home(uid), count it in
     keys.user(uid) ("posts"), and note it in keys.unfinished_posts with the newest
     follow score of keys.followers(uid) (if there are followers, or ``conversation``:
     writes to make beyond the status). A reply to ``parent`` by ``replied_to`` is
-    listed in keys.profile_replies too. Returns [1 if added else 0, the newest follow
-    score or -1]."""
+    listed in keys.profile_replies too. With ``pull_at`` followers or more (``push_below``
+    once pulled: keys.FANOUT_PATH_FIELD), the account is pulled: the status goes into
+    keys.pulled_statuses instead of being noted for delivery. Returns [1 if added else 0,
+    the newest follow score or -1, 1 if pulled, 2 if the account is to be registered
+    (fanout.register_pulled), else 0]."""
     script_keys = {
         "profile": keys.profile(uid),
         "home": keys.home(uid),
         "user": keys.user(uid),
         "followers": keys.followers(uid),
         "unfinished_posts": keys.unfinished_posts(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }
-    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, now_ms, int(conversation)]
+    args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, uid, now_ms, int(conversation),
+            int(pull_at), int(push_below)]  # fmt: skip
     if parent:
         script_keys["profile_replies"] = keys.profile_replies(uid)
         args += [parent, replied_to]
@@ -299,12 +307,14 @@ def add_own_status(*, uid, sid, now_ms, conversation, parent=None, replied_to=No
 
 @script()
 def remove_own_status(*, uid, sid):
-    """Take status ``sid`` off keys.profile(uid) and keys.home(uid) and uncount it in
-    keys.user(uid). Returns 1 if removed, 0 if it was gone already."""
+    """Take status ``sid`` off keys.profile(uid), keys.home(uid) and keys.pulled_statuses
+    (uid) and uncount it in keys.user(uid). Returns 1 if removed, 0 if it was gone
+    already."""
     return {
         "profile": keys.profile(uid),
         "home": keys.home(uid),
         "user": keys.user(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [sid]
 
 
@@ -335,27 +345,32 @@ def remove_reply(*, parent, sid):
 def add_repost(*, uid, orig, rid, author, now_ms):
     """The reposter's side of repost ``rid`` of ``orig`` (by ``author``): keys.reposted,
     keys.profile and keys.profile_reposts of ``uid``, and a note in keys.
-    unfinished_posts with the newest follow score of keys.followers(uid). Returns
-    [rid, the newest follow score or -1], or [the earlier repost's id, -2] if uid
-    reposted ``orig`` already (nothing changes)."""
+    unfinished_posts with the newest follow score of keys.followers(uid); for a pulled
+    reposter (keys.user's keys.FANOUT_PATH_FIELD), in keys.pulled_statuses instead of
+    being noted for delivery. Returns [rid, the newest follow score or -1, 1 if pulled
+    else 0], or [the earlier repost's id, -2, 0] if uid reposted ``orig`` already
+    (nothing changes)."""
     return {
         "reposted": keys.reposted(uid),
         "profile": keys.profile(uid),
         "profile_reposts": keys.profile_reposts(uid),
         "followers": keys.followers(uid),
         "unfinished_posts": keys.unfinished_posts(uid),
+        "user": keys.user(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [orig, rid, author, uid, now_ms, HOME_TIMELINE_SIZE]
 
 
 @script()
 def remove_own_repost(*, uid, orig, rid=None):
     """The reposter's side of undoing uid's repost of ``orig`` (only the repost ``rid``,
-    if given): off keys.reposted, keys.profile and keys.profile_reposts of ``uid``.
-    Returns the id of the repost undone, or 0."""
+    if given): off keys.reposted, keys.profile, keys.profile_reposts and keys.
+    pulled_statuses of ``uid``. Returns the id of the repost undone, or 0."""
     return {
         "reposted": keys.reposted(uid),
         "profile": keys.profile(uid),
         "profile_reposts": keys.profile_reposts(uid),
+        "pulled_statuses": keys.pulled_statuses(uid),
     }, [orig, _id_or_blank(rid)]
 
 
@@ -452,32 +467,44 @@ def list_remove_status(*, sid, author, followers):
 # --- pages (timelines.py, lists.py) --------------------------------------------------------
 
 
-@script()
-def home_page(*, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None):
+@script("keys")
+def home_page(
+    *, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None,
+    merge=False,
+):  # fmt: skip
     """Up to ``count`` ids of keys.home(uid) below ``before`` (None: the newest), newest
     first, without those noted in keys.deleted_statuses (``skip_deleted``); the authors
     uid does not get now (keys.hides); the entries shown through reposts (keys.
     home_reposts) and the originals uid reposted (keys.reposted); ``with_likes``: the
     originals uid likes (keys.user_likes) and whether keys.likes_changed stands. With
     ``list_id``: a page of uid's named list (keys.list_timeline) instead, and only the
-    ids and hidden authors."""
-    args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms]
+    ids and hidden authors. ``merge``: the statuses of the accounts of keys.
+    pulled_accounts that uid follows (keys.following; a list: its keys.list_members),
+    not hidden, merged in from their keys.pulled_copy by the reply rule (keys.following),
+    and one more answer, last: what was merged."""
+    args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms,
+            int(merge), uid, PULLED_COPY_SIZE]  # fmt: skip
     if list_id is not None:
-        return {
+        script_keys = {
             "timeline": keys.list_timeline(uid, list_id),
             "deleted_statuses": keys.deleted_statuses(uid),
             "hides": keys.hides(uid),
-        }, args
-    script_keys = {
-        "timeline": keys.home(uid),
-        "deleted_statuses": keys.deleted_statuses(uid),
-        "hides": keys.hides(uid),
-        "home_reposts": keys.home_reposts(uid),
-        "reposted": keys.reposted(uid),
-    }
-    if with_likes:
-        script_keys["user_likes"] = keys.user_likes(uid)
-        script_keys["likes_changed"] = keys.likes_changed(uid)
+        }
+        followed = keys.list_members(uid, list_id)
+    else:
+        script_keys = {
+            "timeline": keys.home(uid),
+            "deleted_statuses": keys.deleted_statuses(uid),
+            "hides": keys.hides(uid),
+            "home_reposts": keys.home_reposts(uid),
+            "reposted": keys.reposted(uid),
+        }
+        if with_likes:
+            script_keys["user_likes"] = keys.user_likes(uid)
+            script_keys["likes_changed"] = keys.likes_changed(uid)
+        followed = keys.following(uid)
+    if merge:
+        script_keys["merge"] = [keys.pulled_accounts(uid), followed, keys.following(uid)]
     return script_keys, args
 
 

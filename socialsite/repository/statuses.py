@@ -37,6 +37,7 @@ from . import (
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
+    FANOUT_PULL_FOLLOWERS,
     INLINE_FANOUT_LIMIT,
     MENTIONS_NOTIFIED,
     NOTIFICATIONS_KEPT,
@@ -177,6 +178,7 @@ def post_status(
     mentioned_uids=None,
     notifications_kept=NOTIFICATIONS_KEPT,
     pending_uploads=(),
+    pull_followers=FANOUT_PULL_FOLLOWERS,
     **data,
 ):
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
@@ -219,11 +221,14 @@ def post_status(
     Should the request die between 2 and 5, the workers find the note, queue the
     fan-out over every follower at posting time and finish the conversation's writes
     (finish_unfinished).
+    An author with ``pull_followers`` followers or more (0: nobody) is pulled (fanout.py):
+    step 2 puts the status in keys.pulled_statuses, where every follower's page reads
+    it, and steps 3 and 4 do nothing.
     """
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hmget(keys.user(uid), ["private", *users.EVENT_AUTHOR_FIELDS])
+    pipe.hmget(keys.user(uid), ["private", keys.FANOUT_PATH_FIELD, *users.EVENT_AUTHOR_FIELDS])
     pipe.incr(keys.STATUS_IDS)
     if mentioned or in_reply_to is not None:
         # Who is in a block with the author (the author's slot): no reply to them, no
@@ -234,7 +239,7 @@ def post_status(
         users.queue_user_ids(pipe, mentioned)
     if in_reply_to is not None:
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
-    (private, *author_fields), sid, *rest = pipe.execute()
+    (private, path, *author_fields), sid, *rest = pipe.execute()
     login = author_fields[0]
     blocked = set()
     if mentioned or in_reply_to is not None:
@@ -293,6 +298,7 @@ def post_status(
     if notified:
         status["notified"] = ",".join(map(str, notified))
     conversation = _in_conversation(status)
+    member = fanout.pulled_member(sid, uid, status.get("in_reply_to_uid"))
 
     def fill(pipe):
         # The note first, then the hash: whatever prefix of these writes survives a
@@ -301,7 +307,12 @@ def post_status(
             pipe, uid=uid, sid=sid, now_ms=int(time.time() * 1000), conversation=conversation,
             parent=status["in_reply_to"] if parent else None,
             replied_to=status["in_reply_to_uid"] if parent else None,
+            **fanout.pull_thresholds(pull_followers),
         )  # fmt: skip
+        if path == "pulled":
+            # Most likely pulled again: the copies ride along (for a status delivered
+            # after all, they only repeat what its delivery gives).
+            fanout.queue_copy(pipe, uid, sid, member)
         pipe.hset(keys.status(sid), mapping=status)
         uploads.queue_attached(pipe, uid, pending_uploads)
         if conversation:
@@ -316,21 +327,35 @@ def post_status(
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
-        # Last: the caller takes the followers from the last reply.
-        pipe.zrangebyscore(
-            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
-        )
+        if path != "pulled":
+            # Last: the caller takes the followers from the last reply.
+            pipe.zrangebyscore(
+                keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+            )
 
     written = scripts.run_pipeline(r, fill)
-    (added, upto), followers = written[0], written[-1]
+    added, upto, pulled = written[0]
+    if pulled == fanout.PULLED:
+        followers = []
+    elif path != "pulled":
+        followers = written[-1]
+    else:  # pulled no longer: the followers were not read along
+        followers = r.zrangebyscore(
+            keys.followers(uid), "-inf", "+inf", start=0, num=inline_limit, withscores=True
+        )
+    if pulled == fanout.TO_REGISTER:
+        fanout.register_pulled(r, uid)
+    elif pulled == fanout.PULLED and path != "pulled":
+        fanout.copy_pulled(r, uid, sid, member)
     fanout.deliver(r, uid, sid, [int(member) for member, _ in followers], _replied_to(status))
     if upto >= 0:
         # Followers past the inline ones (all of them when inline_limit is 0) are deferred.
         last_inline = int(followers[-1][1]) if followers else None
         if last_inline is None or upto > last_inline:
             jobs.enqueue(r, fanout.plan_job("deliver", uid, sid, last_inline, upto))
-    if upto >= 0 or conversation:
-        # Only once the job is queued: until then the note stands for it.
+    if upto >= 0 or conversation or pulled == fanout.PULLED:
+        # Only once the job is queued (or the copies written): until then the note
+        # stands for it.
         r.hdel(keys.unfinished_posts(uid), sid)
     events.publish_posted(r, status, users.event_author(uid, author_fields, posts_added=added))
     return sid
@@ -496,6 +521,8 @@ def _finish_unfinished(r, grace_ms):
                 )
             if int(note["upto"]) >= 0:
                 jobs.enqueue(r, fanout.plan_job("deliver", author, sid, None, int(note["upto"])))
+            if note.get("pulled"):
+                fanout.copy_pulled(r, author, sid, note["pulled"])
         else:
             scripts.run_pipeline(r, lambda pipe, sid=sid, note=note: _take_back(pipe, sid, note))
         r.hdel(key, sid)
@@ -516,6 +543,8 @@ def _take_back(pipe, sid, note):
         )  # fmt: skip
         return
     scripts.remove_own_status.queue(pipe, uid=author, sid=sid)
+    if note.get("pulled"):
+        fanout.queue_uncopy(pipe, author, sid)  # copied along with the post, maybe
     parent = note.get("parent")
     if parent:
         scripts.remove_reply.queue(pipe, parent=parent, sid=sid)
@@ -782,10 +811,12 @@ def delete_status(r, uid, sid):
        timelines (the book's "zombie" exercise), and one to undo every repost of it
        (reposts.purge_reposts), and publish the deletion.
     """
-    pipe = r.pipeline(transaction=False)  # one slot: one node
+    pipe = r.pipeline(transaction=False)
     pipe.hgetall(keys.status(sid))
     pipe.zrevrange(keys.likes(sid), 0, NOTIFICATIONS_KEPT - 1)
-    data, likers = pipe.execute()
+    # An account that is or was pulled may have the status copied into every shard.
+    pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
+    data, likers, registered = pipe.execute()
     status = _decode_status(data)
     if status is None or status.get("repost_of"):
         return DeleteResult.NOT_FOUND  # a repost is undone, not deleted (reposts.py)
@@ -798,6 +829,8 @@ def delete_status(r, uid, sid):
 
     def fill(pipe):
         scripts.remove_own_status.queue(pipe, uid=uid, sid=sid)
+        if registered:
+            fanout.queue_uncopy(pipe, uid, sid)
         _queue_conversation_undone(pipe, status)
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:

@@ -17,12 +17,17 @@ returns the authors the user does not get (keys.hides: blocks, mutes) with the i
 Entries that stand for an original shown through reposts come back with it too (the
 original's id, the first reposter, how many others: lua/_reposts.lua), still the one
 round trip; the page shows the original under its "reposted" header (reposts.py).
+
+Pulled accounts (fanout.py) are merged in when read: home_page.lua reads the copies of
+their newest statuses kept in every shard, in the reader's slot, in the same call, by
+the rules a delivery applies. A page deeper than those copies reach reads the accounts'
+own lists: at most two more round trips whatever their number (fanout.merge_pulled).
 """
 
 import heapq
 import time
 
-from . import keys, locks, paging, reposts, scripts, statuses, users, visibility
+from . import fanout, keys, locks, paging, reposts, scripts, statuses, users, visibility
 from .limits import HOME_TIMELINE_SIZE
 
 
@@ -39,26 +44,30 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
     return page
 
 
-def _home_page_call(uid, before, count, skip_deleted, with_likes=False):
+def _home_page_call(uid, before, count, skip_deleted, with_likes=False, merge=False):
     """scripts.home_page's parameters; ``with_likes``: a page's call, which also returns
-    which of its ids the user likes and whether they liked or unliked lately."""
+    which of its ids the user likes and whether they liked or unliked lately; ``merge``:
+    and the pulled accounts the user follows."""
     return {"uid": uid, "before": before, "count": count, "skip_deleted": skip_deleted,
-            "with_likes": with_likes, "now_ms": int(time.time() * 1000)}  # fmt: skip
+            "with_likes": with_likes, "now_ms": int(time.time() * 1000),
+            "merge": merge}  # fmt: skip
 
 
 def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
     """Up to ``count`` ids of the home timeline of ``uid`` below ``before``, newest
     first; with ``skip_deleted``, not those of statuses deleted lately (home_page.lua);
-    and the authors ``uid`` does not get statuses of (a set, most often empty)."""
+    and the authors ``uid`` does not get statuses of (a set, most often empty). Only the
+    ids delivered: not those of pulled accounts (fanout.merge_pulled)."""
     ids, hidden, *_ = scripts.home_page(r, **_home_page_call(uid, before, count, skip_deleted))
     return [int(sid) for sid in ids], {int(author) for author in hidden}
 
 
 def _home_page_read(reply):
-    """home_page.lua's whole answer for a page (with_likes): (ids, hidden authors,
-    {entry id: (original id, first reposter, how many others)}, originals the user
-    reposted, originals the user likes, whether they liked or unliked lately)."""
-    ids, hidden, shown_reposts, reposted, liked, changed = reply
+    """home_page.lua's whole answer for a page (with_likes, merge): (ids, hidden
+    authors, {entry id: (original id, first reposter, how many others)}, originals the
+    user reposted, originals the user likes, whether they liked or unliked lately, the
+    pulled accounts the user follows)."""
+    ids, hidden, shown_reposts, reposted, liked, changed, merged = reply
     through = {}
     for i in range(0, len(shown_reposts), 4):
         entry, orig, reposter, others = shown_reposts[i : i + 4]
@@ -70,6 +79,7 @@ def _home_page_read(reply):
         {int(sid) for sid in reposted} if reposted else set(),
         frozenset(int(sid) for sid in liked) if liked else frozenset(),
         bool(changed),
+        merged,
     )
 
 
@@ -92,16 +102,17 @@ class HomeIdsRead:
         self.uid, self.ids, self.hidden = None, None, None
         self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
+        self.merged = ("none", "", [], [])
 
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
-        call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True)
+        call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True, merge=True)
         scripts.home_page.queue(pipe, **call)
 
     def take(self, uid, replies):
         self.uid = uid
         (self.ids, self.hidden, self.through, self.reposted, self.liked,
-         self.likes_changed) = _home_page_read(replies[0])  # fmt: skip
+         self.likes_changed, self.merged) = _home_page_read(replies[0])  # fmt: skip
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
@@ -121,20 +132,35 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     """
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
-        call = _home_page_call(uid, before, count + 1, True, with_likes=True)
-        ids, hidden, through, reposted, liked, changed = _home_page_read(
+        call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
+        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(
             scripts.home_page(r, **call)
         )
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
-        liked, changed = ids_read.liked, ids_read.likes_changed
-    next_cursor = ids[count - 1] if len(ids) > count else None
-    ids = ids[:count]
+        liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
+    found_merged = fanout.merged_page(
+        r, uid, ids, merged, before, count, marks=True, with_reposts=True
+    )
+    ids, next_cursor = found_merged.ids, found_merged.next_cursor
+    if found_merged.through:
+        through = {**through, **found_merged.through}
+    merged_authors = [int(author) for author in merged[2]]
+    if found_merged.pulled:
+        liked = liked | found_merged.liked
+        reposted = reposted | found_merged.reposted
+    if through and found_merged.pulled:
+        # An original a pulled account brings on this page is shown there, once.
+        ids = [sid for sid in ids if through.get(sid, (None,))[0] not in found_merged.pulled]
     if through:
         # Entries that stand for an original shown through reposts: the original is
         # shown, under its "reposted" header (reposts.py).
         ids = [through[sid][0] if sid in through else sid for sid in ids]
     found = statuses.get_statuses(r, ids, deletions_skipped=True, counts_fresh=changed)
+    if through and merged_authors:
+        found = _without_pulled_through_reposts(
+            r, found, through, merged_authors, found_merged.pulled
+        )
     if through:
         # The reposters named in the headers are read with the authors (one pipeline).
         users.get_authors(r, [*(s["uid"] for s in found), *(t[1] for t in through.values())])
@@ -148,6 +174,26 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
         page = reposts.with_headers(r, found, next_cursor, through, reposted, uid)
     page.liked = liked
     return page
+
+
+def _without_pulled_through_reposts(r, found, through, merged, pulled_here):
+    """``found`` without the originals shown through a delivered repost that a merged
+    pulled account's own status brings already, on another page (at its own place, as
+    a home shows an original it has: decision 0033); one round trip, only when a page
+    has such."""
+    by_repost = {orig for entry, (orig, _, _) in through.items() if entry != orig}
+    merged = set(merged)
+    suspects = [
+        s for s in found
+        if s["id"] in by_repost and s["uid"] in merged and s["id"] not in pulled_here
+    ]  # fmt: skip
+    if not suspects:
+        return found
+    pipe = r.pipeline(transaction=False)
+    for status in suspects:
+        pipe.zcount(keys.pulled_statuses(status["uid"]), status["id"], status["id"])
+    brought = {s["id"] for s, n in zip(suspects, pipe.execute(), strict=True) if n}
+    return [status for status in found if status["id"] not in brought]
 
 
 def profile_page(r, uid, before=None, count=30, viewer_id=None):
@@ -288,7 +334,9 @@ def home_newer(r, uid, after, count):
     Returns (statuses, more): ``more`` when more than ``count`` ids are above ``after``
     (the oldest of them are not returned). For a live page reconnecting: what arrived
     while it was away. Costs what a home page costs (one to three round trips)."""
-    ids, hidden = _home_ids_and_hidden(r, uid, None, count + 1, skip_deleted=True)
+    reply = scripts.home_page(r, **_home_page_call(uid, None, count + 1, True, merge=True))
+    ids, hidden = [int(sid) for sid in reply[0]], {int(author) for author in reply[1]}
+    ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1, with_reposts=True).ids
     newer = [sid for sid in ids if sid > after]
     more = len(newer) > count
     found = statuses.get_statuses(r, newer[:count], deletions_skipped=True)

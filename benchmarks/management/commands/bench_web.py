@@ -39,6 +39,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--followers", type=int, default=1000, help="the poster's")
         parser.add_argument(
+            "--pulled",
+            type=int,
+            default=0,
+            help="the reader also follows this many pulled accounts (their statuses merged"
+            " into the home page when read; decision 0054)",
+        )
+        parser.add_argument(
             "--max-posts", type=int, default=2000, help="posting stops after this many"
         )
         parser.add_argument(

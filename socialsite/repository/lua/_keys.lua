@@ -23,6 +23,10 @@ function keys.list_timeline(tag, uid, lid)
     return 'list:' .. tag .. ':' .. uid .. ':' .. lid
 end
 
+function keys.pulled_copy(tag, author)
+    return 'pulled-copy:' .. tag .. ':' .. author
+end
+
 -- The hash tag of a key given to the script ("{s42}" of "home:{s42}:1066").
 function keys.tag_of(key)
     return string.match(key, '{[^}]*}')

@@ -13,16 +13,27 @@
 -- KEYS[6] = user_likes?       keys.user_likes(uid) (ZSET: the statuses the user likes)
 -- KEYS[7] = likes_changed?    keys.likes_changed(uid) (STRING: the user liked or unliked
 --                             lately; with KEYS[6])
+-- KEYS[n-2..n] = merge?       with ARGV[6] = "1", last: keys.pulled_accounts(uid) (SET:
+--                             the pulled accounts), the accounts the page follows (ZSET:
+--                             keys.following(uid), or a list's keys.list_members) and
+--                             keys.following(uid) (the reply rule); the script reads the
+--                             pulled accounts' keys.pulled_copy in the same slot
 -- ARGV[1] = the cursor: only ids below it ("" for the newest page)
 -- ARGV[2] = how many ids to return at most
 -- ARGV[3] = the home timeline's cap: ids past the newest cap are not part of it
 -- ARGV[4] = "1" to leave out the noted deleted ids (pages), "0" for all (maintenance)
 -- ARGV[5] = now, in ms
+-- ARGV[6] = "1" to merge the statuses of the pulled accounts the page follows (the
+--           last three KEYS), ARGV[7] = the user's id, ARGV[8] = keys.pulled_copy's cap
 -- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
 -- stands for an original shown through reposts: the id, the original's id, the first
 -- reposter and how many others bring it (flat); the originals among the page's that
 -- the user reposted; with KEYS[6], the originals among them the user likes, and 1 if
--- KEYS[7] exists, else 0}.
+-- KEYS[7] exists, else 0}; with ARGV[6] = "1", one more last: {"merged", the lowest id
+-- the page is sure of ("" for none), the pulled accounts followed, the pulled ids on
+-- the page}: the page's ids include the pulled accounts' statuses (fanout.py); or
+-- {"fallback", "", the accounts, {}}: a copy cannot reach that far down, and the ids
+-- are the timeline's alone (fanout.merge_pulled merges them); or {"none", ...}.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -37,6 +48,10 @@
 -- "Repost" or "Undo repost" cost no round trip, and neither does knowing whether the
 -- counts shown must be read fresh.
 local count, cap = tonumber(ARGV[2]), tonumber(ARGV[3])
+local merge = ARGV[6] == '1'
+-- How many of KEYS are the page's own (the rest: the merge's two).
+local own = #KEYS
+if merge then own = own - 3 end
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
 
@@ -61,8 +76,8 @@ end
 -- up: an entry standing for an original (a repost, or the original with reposters)
 -- comes back with what its "reposted" header needs, and one whose original is noted
 -- deleted is skipped like a deleted status.
-local has_reposts = KEYS[4] ~= nil and redis.call('EXISTS', KEYS[4]) == 1
-local page, shown, reposts = {}, {}, {}
+local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
+local page, shown, through = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
     local id = ids[i]
@@ -85,12 +100,131 @@ for i = first, #ids do
                 others = others + 1
             end
             if first_reposter then
-                reposts[#reposts + 1] = id
-                reposts[#reposts + 1] = orig
-                reposts[#reposts + 1] = first_reposter
-                reposts[#reposts + 1] = others
+                through[id] = {orig, first_reposter, others}
             end
         end
+    end
+end
+local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
+
+-- Pulled accounts (fanout.py): the few accounts with huge followings are in the
+-- registry; a SMEMBERS and one ZMSCORE find those the page follows. Each one's newest
+-- statuses are copied into every shard (keys.pulled_copy), so they are merged here, in
+-- the reader's slot, by the rules a delivery applies: the reply rule, hidden authors,
+-- deleted statuses, one entry per original.
+local merged_info
+if merge then
+    local authors = {}
+    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 2])
+    if #accounts > 0 then
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local scores = redis.call('ZMSCORE', KEYS[#KEYS - 1], unpack(accounts))
+        for i = 1, #accounts do
+            if scores[i] and not not_shown[accounts[i]] then
+                authors[#authors + 1] = accounts[i]
+            end
+        end
+    end
+    merged_info = {'none', '', authors, {}}
+    if #authors > 0 then
+        local tag, uid = keys.tag_of(KEYS[1]), ARGV[7]
+        local copy_cap = tonumber(ARGV[8])
+        local top = '+inf'
+        if ARGV[1] ~= '' then top = '(' .. ARGV[1] end
+        -- The lowest id below which some source may hold ids it did not give.
+        local floor
+        if #page >= count then floor = tonumber(page[#page]) end
+        local in_page = {}
+        for i = 1, #page do in_page[page[i]] = true end
+        local pulled, fallback = {}, false
+        local reposted_orig, through_orig = {}, {}
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        for _, author in ipairs(authors) do
+            local copy = keys.pulled_copy(tag, author)
+            local read = redis.call('ZREVRANGEBYSCORE', copy, top, '-inf', 'LIMIT', 0, count)
+            if #read >= count then
+                local lowest = tonumber(string.match(read[#read], '^%d+'))
+                if not floor or lowest > floor then floor = lowest end
+            elseif redis.call('ZCARD', copy) >= copy_cap then
+                fallback = true  -- older ones exist only in keys.pulled_statuses
+                break
+            end
+            for _, member in ipairs(read) do
+                -- "<id>", "<id>:<replied-to uid>" or, a repost, "<id>:<orig>:<its author>"
+                local sid, to, orig_author = string.match(member, '^(%d+):?(%d*):?(%d*)$')
+                local keep = not in_page[sid]
+                if orig_author ~= '' then
+                    -- A repost: its original once per page, as deliver_repost.lua
+                    -- decides per home (_reposts.lua); a list holds no reposts.
+                    keep = keep and own >= 4 and orig_author ~= uid
+                        and not not_shown[orig_author]
+                        and redis.call('SISMEMBER', KEYS[1], to) == 0
+                        and not (has_reposts and redis.call('HEXISTS', KEYS[4], to) == 1)
+                        and not (noted > 0 and redis.call('ZSCORE', KEYS[2], to))
+                    local earlier = reposted_orig[to]
+                    if keep and (not earlier or tonumber(sid) < tonumber(earlier[1])) then
+                        reposted_orig[to] = {sid, author}
+                    end
+                    keep = false
+                elseif keep and to ~= '' and to ~= uid then
+                    keep = redis.call('ZSCORE', KEYS[#KEYS], to) ~= false
+                end
+                if keep and noted > 0 and redis.call('ZSCORE', KEYS[2], sid) then
+                    keep = false
+                end
+                if keep then
+                    in_page[sid] = true
+                    pulled[sid] = true
+                end
+            end
+        end
+        -- Each original brought by pulled reposts alone: by the earliest of them, unless
+        -- it is on the page itself (delivered, or a pulled account's own).
+        for orig, repost in pairs(reposted_orig) do
+            if not pulled[orig] and not in_page[orig] and not in_page[repost[1]] then
+                pulled[repost[1]] = true
+                in_page[repost[1]] = true
+                through[repost[1]] = {orig, repost[2], 0}
+                through_orig[repost[1]] = orig
+            end
+        end
+        if fallback then
+            merged_info = {'fallback', '', authors, {}}
+        else
+            -- Delivered entries standing for an original a pulled account brings are
+            -- left out: the original shows at its own place.
+            local entries = {}
+            for i = 1, #page do
+                if page[i] == shown[i] or not pulled[shown[i]] then
+                    entries[#entries + 1] = {tonumber(page[i]), page[i], shown[i]}
+                end
+            end
+            for sid in pairs(pulled) do
+                entries[#entries + 1] = {tonumber(sid), sid, through_orig[sid] or sid}
+            end
+            table.sort(entries, function(a, b) return a[1] > b[1] end)
+            page, shown = {}, {}
+            local on_page = {}
+            for _, entry in ipairs(entries) do
+                if #page >= count or (floor and entry[1] < floor) then break end
+                page[#page + 1] = entry[2]
+                shown[#shown + 1] = entry[3]
+                if pulled[entry[2]] then on_page[#on_page + 1] = entry[2] end
+            end
+            merged_info = {'merged', floor or '', authors, on_page}
+        end
+    end
+end
+local reposts = {}
+for _, id in ipairs(page) do
+    local seen = through[id]
+    if seen then
+        reposts[#reposts + 1] = id
+        reposts[#reposts + 1] = seen[1]
+        reposts[#reposts + 1] = seen[2]
+        reposts[#reposts + 1] = seen[3]
     end
 end
 -- The originals among ``shown`` that are members of the ZSET ``key``.
@@ -104,12 +238,16 @@ local function members_among_shown(key)
     end
     return found
 end
-local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
-if not KEYS[4] then
-    return {page, hidden}  -- a named list's page (lists.py): no reposts, no likes
+local result
+if own < 4 then
+    result = {page, hidden}  -- a named list's page (lists.py): no reposts, no likes
+elseif own < 6 then
+    result = {page, hidden, reposts, members_among_shown(KEYS[5])}
+else
+    result = {page, hidden, reposts, members_among_shown(KEYS[5]),
+              members_among_shown(KEYS[6]), redis.call('EXISTS', KEYS[7])}
 end
-local reposted = members_among_shown(KEYS[5])
-if not KEYS[6] then
-    return {page, hidden, reposts, reposted}
+if merge then
+    result[#result + 1] = merged_info
 end
-return {page, hidden, reposts, reposted, members_among_shown(KEYS[6]), redis.call('EXISTS', KEYS[7])}
+return result
