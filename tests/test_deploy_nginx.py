@@ -97,6 +97,7 @@ def nginx_site(ports, tmp, static_root, media_root):
         "alias /srv/socialsite/staticfiles/;": f"alias {static_root}/;",
         "alias /srv/socialsite/var/media/;": f"alias {media_root}/;",
         "server_name social.example.org;": "server_name localhost;",
+        "/var/log/nginx/socialsite-stream.log": str(tmp / "stream-access.log"),
     }
     for old, new in replacements.items():
         assert old in site, f"deploy/nginx/socialsite.conf no longer has {old!r}"
@@ -408,6 +409,12 @@ def test_the_production_layout_through_nginx(r, production, browser):
     status, headers, body = https_request(port, "/no-such-page/")
     assert status == 404 and re.fullmatch(r"[0-9a-f]{32}", headers["X-Request-Id"]), headers
     assert headers["X-Request-Id"].encode() in body
+
+    # Mastodon's streaming API goes to the stream server, the rest of /api/ to gunicorn.
+    status, headers, body = https_request(port, "/api/v1/streaming/health")
+    assert (status, body.strip()) == (200, b"OK"), (status, body)
+    status, headers, body = https_request(port, "/api/v1/instance")
+    assert status == 200 and b'"streaming_api"' in body, (status, body)
 
     # /metrics is nginx's 404, never proxied to the site.
     status, headers, body = https_request(port, "/metrics")
