@@ -1,6 +1,15 @@
 from django.urls import path, re_path
 
-from . import accounts, instance, notifications, oauth_views, search, statuses, timelines
+from . import (
+    accounts,
+    instance,
+    markers,
+    notifications,
+    oauth_views,
+    search,
+    statuses,
+    timelines,
+)
 
 app_name = "api"
 
@@ -79,4 +88,6 @@ urlpatterns = [
         name="notification_dismiss",
     ),
     path("api/v2/search", search.search_v2, name="search"),
+    # --- Part 2 (api-part2) ---
+    path("api/v1/markers", markers.markers_view, name="markers"),
 ]
