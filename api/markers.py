@@ -6,8 +6,8 @@ from socialsite.connection import get_redis
 from socialsite.repository import markers, notifications
 
 from . import entities
-from .auth import OUTSIDE_SCOPES, api_view, scope_allows
-from .common import BadBody, body, get_list
+from .auth import api_view
+from .common import BadBody, body, get_list, scope_refused
 from .responses import error, json_response
 
 
@@ -43,9 +43,11 @@ def _posted(params, timeline):
 def markers_view(request):
     """One URL, two methods: each checks its own scope (Mastodon's: read:statuses and
     write:statuses)."""
-    needed = "write:statuses" if request.method == "POST" else "read:statuses"
-    if not scope_allows(request.api_token["scopes"], needed):
-        return error(403, OUTSIDE_SCOPES)
+    refused = scope_refused(
+        request, "write:statuses" if request.method == "POST" else "read:statuses"
+    )
+    if refused is not None:
+        return refused
     if request.method == "POST":
         return _save(request)
     asked = [name for name in get_list(request.GET, "timeline") if name in markers.TIMELINES]

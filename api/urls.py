@@ -3,6 +3,7 @@ from django.urls import path, re_path
 from . import (
     accounts,
     instance,
+    lists,
     markers,
     notifications,
     oauth_views,
@@ -90,4 +91,7 @@ urlpatterns = [
     path("api/v2/search", search.search_v2, name="search"),
     # --- Part 2 (api-part2) ---
     path("api/v1/markers", markers.markers_view, name="markers"),
+    path("api/v1/lists", lists.lists_view, name="lists"),
+    path("api/v1/lists/<str:list_id>", lists.one, name="list"),
+    path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
 ]

@@ -148,3 +148,97 @@ def test_mastodon_py_markers(r, mastodon, alice, bob):
     got = client.markers_get(["home", "notifications"])
     assert got["notifications"]["last_read_id"] == str(event.score)
     assert notifications.unread(r, alice["id"]).count == 0
+
+
+# --- lists -----------------------------------------------------------------------------
+
+LISTS = "/api/v1/lists"
+
+
+def test_lists_over_http(r, client, alice, bob, carol, token):
+    from socialsite.repository import graph, lists
+
+    graph.follow(r, alice["id"], bob["id"])
+    mine = token(alice)
+    made = client.post(LISTS, {"title": "Friends"}, **bearer(mine))
+    assert made.status_code == 200 and made.json()["title"] == "Friends"
+    lid = made.json()["id"]
+    again = client.post(LISTS, {"title": "Friends"}, **bearer(mine))
+    assert again.json()["id"] == lid  # a retry makes one list
+    assert [one["title"] for one in client.get(LISTS, **bearer(mine)).json()] == ["Friends"]
+    renamed = client.put(f"{LISTS}/{lid}", "title=Pals", **bearer(mine),
+                         content_type="application/x-www-form-urlencoded")  # fmt: skip
+    assert renamed.json()["title"] == "Pals"
+    assert client.get(f"{LISTS}/{lid}", **bearer(mine)).json()["title"] == "Pals"
+    added = client.post(f"{LISTS}/{lid}/accounts", {"account_ids[]": [bob["id"]]}, **bearer(mine))
+    assert added.status_code == 200 and added.json() == {}
+    assert lists.member_ids(r, alice["id"], int(lid)) == {bob["id"]}
+    members = client.get(f"{LISTS}/{lid}/accounts", **bearer(mine)).json()
+    assert [m["username"] for m in members] == ["bob"]
+    not_followed = client.post(
+        f"{LISTS}/{lid}/accounts", {"account_ids[]": [carol["id"]]}, **bearer(mine)
+    )
+    assert not_followed.status_code == 422 and "follow @carol first" in not_followed.json()["error"]
+    removed = client.delete(f"{LISTS}/{lid}/accounts?account_ids[]={bob['id']}", **bearer(mine))
+    assert removed.status_code == 200 and lists.member_ids(r, alice["id"], int(lid)) == set()
+    assert client.delete(f"{LISTS}/{lid}", **bearer(mine)).status_code == 200
+    assert client.get(f"{LISTS}/{lid}", **bearer(mine)).status_code == 404
+
+
+def test_another_users_list_is_404(r, client, alice, bob, token):
+    from socialsite.repository import lists
+
+    _, lid = lists.create_list(r, bob["id"], "Bob's")
+    mine = token(alice)
+    for response in (
+        client.get(f"{LISTS}/{lid}", **bearer(mine)),
+        client.delete(f"{LISTS}/{lid}", **bearer(mine)),
+        client.get(f"{LISTS}/{lid}/accounts", **bearer(mine)),
+        client.post(f"{LISTS}/{lid}/accounts", {"account_ids[]": [bob["id"]]}, **bearer(mine)),
+        client.get(f"{LISTS}/nonsense", **bearer(mine)),
+    ):
+        assert response.status_code == 404
+        assert response.json() == {"error": "Record not found"}
+
+
+@pytest.mark.parametrize("title", ["", " ", "x" * 200])
+def test_a_bad_list_title_is_422(client, alice, token, title):
+    answer = client.post(LISTS, {"title": title}, **bearer(token(alice)))
+    assert answer.status_code == 422 and answer.json()["error"].startswith("Validation failed")
+
+
+def test_the_list_limit_holds(r, client, alice, token, monkeypatch):
+    from socialsite.repository import lists
+
+    monkeypatch.setattr(lists.create_list, "__defaults__", (1,))  # LISTS_PER_USER: 1
+    mine = token(alice)
+    assert client.post(LISTS, {"title": "One"}, **bearer(mine)).status_code == 200
+    full = client.post(LISTS, {"title": "Two"}, **bearer(mine))
+    assert full.status_code == 422 and "delete one" in full.json()["error"]
+
+
+def test_lists_need_their_scopes(client, alice, token):
+    read_only = token(alice, ["read:lists"])
+    assert client.get(LISTS, **bearer(read_only)).status_code == 200
+    assert client.post(LISTS, {"title": "x"}, **bearer(read_only)).status_code == 403
+    write_only = token(alice, ["write:lists"])
+    assert client.post(LISTS, {"title": "x"}, **bearer(write_only)).status_code == 200
+    assert client.get(LISTS, **bearer(write_only)).status_code == 403
+    assert client.get(LISTS, **bearer(token(alice, ["read:statuses"]))).status_code == 403
+    assert client.get(LISTS).status_code == 401
+
+
+def test_mastodon_py_lists(r, mastodon, alice, bob):
+    from socialsite.repository import graph
+
+    graph.follow(r, alice["id"], bob["id"])
+    client = mastodon(alice)
+    made = client.list_create("Close")
+    client.list_accounts_add(made, [bob["id"]])
+    assert [a["username"] for a in client.list_accounts(made)] == ["bob"]
+    assert client.list_update(made, "Closer")["title"] == "Closer"
+    assert [one["title"] for one in client.lists()] == ["Closer"]
+    client.list_accounts_delete(made, [bob["id"]])
+    assert client.list_accounts(made) == []
+    client.list_delete(made)
+    assert client.lists() == []
