@@ -242,3 +242,144 @@ def test_mastodon_py_lists(r, mastodon, alice, bob):
     assert client.list_accounts(made) == []
     client.list_delete(made)
     assert client.lists() == []
+
+
+# --- blocks, mutes, follow requests -----------------------------------------------------
+
+ACCOUNTS = "/api/v1/accounts"
+
+
+def test_block_and_unblock_over_http(r, client, alice, bob, token):
+    from socialsite.repository import blocks, graph
+
+    graph.follow(r, bob["id"], alice["id"])
+    mine = token(alice)
+    blocked = client.post(f"{ACCOUNTS}/{bob['id']}/block", **bearer(mine))
+    assert blocked.status_code == 200 and blocked.json()["blocking"] is True
+    assert blocked.json()["followed_by"] is False  # the pages' rule: no follow either way
+    assert blocks.is_blocking(r, alice["id"], bob["id"])
+    again = client.post(f"{ACCOUNTS}/{bob['id']}/block", **bearer(mine))
+    assert again.json()["blocking"] is True  # a retry: the same answer
+    listed = client.get("/api/v1/blocks", **bearer(mine)).json()
+    assert [a["username"] for a in listed] == ["bob"]
+    unblocked = client.post(f"{ACCOUNTS}/{bob['id']}/unblock", **bearer(mine))
+    assert unblocked.json()["blocking"] is False
+    assert client.get("/api/v1/blocks", **bearer(mine)).json() == []
+
+
+def test_blocks_are_paged_with_link(r, client, alice, bob, carol, token):
+    from socialsite.repository import blocks
+
+    blocks.block(r, alice["id"], bob["id"])
+    blocks.block(r, alice["id"], carol["id"])
+    mine = token(alice)
+    first = client.get("/api/v1/blocks", {"limit": 1}, **bearer(mine))
+    assert [a["username"] for a in first.json()] == ["carol"]
+    next_url = first["Link"].split(">;")[0].lstrip("<")
+    assert 'rel="next"' in first["Link"] and "max_id=" in next_url
+    second = client.get(next_url.split("testserver")[-1], **bearer(mine))
+    assert [a["username"] for a in second.json()] == ["bob"]
+
+
+def test_mute_with_a_duration_and_unmute(r, client, alice, bob, token):
+    mine = token(alice)
+    muted = client.post(f"{ACCOUNTS}/{bob['id']}/mute", {"duration": "3600"}, **bearer(mine))
+    assert muted.status_code == 200 and muted.json()["muting"] is True
+    (listed,) = client.get("/api/v1/mutes", **bearer(mine)).json()
+    assert listed["username"] == "bob" and listed["mute_expires_at"].endswith("Z")
+    forever = client.post(f"{ACCOUNTS}/{bob['id']}/mute", **bearer(mine))
+    assert forever.status_code == 200
+    assert client.get("/api/v1/mutes", **bearer(mine)).json()[0]["mute_expires_at"] is None
+    unmuted = client.post(f"{ACCOUNTS}/{bob['id']}/unmute", **bearer(mine))
+    assert unmuted.json()["muting"] is False
+    assert client.get("/api/v1/mutes", **bearer(mine)).json() == []
+
+
+@pytest.mark.parametrize("duration", ["-5", "soon", "999999999999"])
+def test_a_bad_mute_duration_is_422(client, alice, bob, token, duration):
+    answer = client.post(
+        f"{ACCOUNTS}/{bob['id']}/mute", {"duration": duration}, **bearer(token(alice))
+    )
+    assert answer.status_code == 422 and "duration" in answer.json()["error"]
+
+
+def test_blocking_or_muting_oneself_is_422(client, alice, token):
+    mine = token(alice)
+    for action in ("block", "unblock", "mute", "unmute"):
+        answer = client.post(f"{ACCOUNTS}/{alice['id']}/{action}", **bearer(mine))
+        assert answer.status_code == 422, action
+
+
+def test_a_missing_or_suspended_account_is_404(r, client, alice, carol, token):
+    from socialsite.repository import moderation
+
+    moderation.suspend(r, carol["id"])
+    mine = token(alice)
+    for target in (carol["id"], 999, "nonsense"):
+        answer = client.post(f"{ACCOUNTS}/{target}/block", **bearer(mine))
+        assert answer.status_code == 404, target
+        assert client.post(f"/api/v1/follow_requests/{target}/authorize",
+                           **bearer(mine)).status_code == 404  # fmt: skip
+
+
+def test_relations_need_their_scopes(client, alice, bob, token):
+    reader = token(alice, ["read"])
+    assert client.post(f"{ACCOUNTS}/{bob['id']}/block", **bearer(reader)).status_code == 403
+    assert client.post(f"{ACCOUNTS}/{bob['id']}/mute", **bearer(reader)).status_code == 403
+    follow_scope = token(alice, ["follow"])  # Mastodon's old scope covers all of these
+    assert client.post(f"{ACCOUNTS}/{bob['id']}/mute", **bearer(follow_scope)).status_code == 200
+    assert client.get("/api/v1/blocks", **bearer(follow_scope)).status_code == 200
+    statuses_only = token(alice, ["read:statuses"])
+    for url in ("/api/v1/blocks", "/api/v1/mutes", "/api/v1/follow_requests"):
+        assert client.get(url, **bearer(statuses_only)).status_code == 403
+        assert client.get(url).status_code == 401
+
+
+def test_relations_are_throttled(client, alice, bob, token, settings):
+    settings.THROTTLES = {**settings.THROTTLES, "api": (1, 300)}
+    mine = token(alice)
+    codes = [client.post(f"{ACCOUNTS}/{bob['id']}/mute", **bearer(mine)).status_code
+             for _ in range(2)]  # fmt: skip
+    assert codes == [200, 429]
+
+
+def test_follow_requests_authorized_and_rejected(r, client, alice, bob, carol, token):
+    from socialsite.repository import graph, privacy
+
+    privacy.set_private(r, alice["id"], True)
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, carol["id"], alice["id"])
+    mine = token(alice)
+    waiting = client.get("/api/v1/follow_requests", **bearer(mine)).json()
+    assert [a["username"] for a in waiting] == ["carol", "bob"]
+    assert waiting[0]["locked"] is False
+    ok = client.post(f"/api/v1/follow_requests/{bob['id']}/authorize", **bearer(mine))
+    assert ok.status_code == 200 and ok.json()["followed_by"] is True
+    assert graph.is_following(r, bob["id"], alice["id"])
+    retry = client.post(f"/api/v1/follow_requests/{bob['id']}/authorize", **bearer(mine))
+    assert retry.status_code == 200
+    no = client.post(f"/api/v1/follow_requests/{carol['id']}/reject", **bearer(mine))
+    assert no.status_code == 200 and no.json()["followed_by"] is False
+    assert not graph.is_following(r, carol["id"], alice["id"])
+    assert client.get("/api/v1/follow_requests", **bearer(mine)).json() == []
+    none = client.post(f"/api/v1/follow_requests/{carol['id']}/authorize", **bearer(mine))
+    assert none.status_code == 404
+
+
+def test_mastodon_py_blocks_mutes_and_follow_requests(r, mastodon, alice, bob, carol):
+    from socialsite.repository import graph, privacy
+
+    client = mastodon(alice)
+    assert client.account_block(bob["id"])["blocking"] is True
+    assert [a["username"] for a in client.blocks()] == ["bob"]
+    assert client.account_unblock(bob["id"])["blocking"] is False
+    assert client.account_mute(bob["id"], duration=600)["muting"] is True
+    assert [a["username"] for a in client.mutes()] == ["bob"]
+    assert client.account_unmute(bob["id"])["muting"] is False
+    privacy.set_private(r, alice["id"], True)
+    graph.follow(r, carol["id"], alice["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    assert [a["username"] for a in client.follow_requests()] == ["bob", "carol"]
+    assert client.follow_request_authorize(carol["id"])["followed_by"] is True
+    client.follow_request_reject(bob["id"])
+    assert client.follow_requests() == []
