@@ -8,6 +8,7 @@ from . import (
     notifications,
     oauth_views,
     relations,
+    reports,
     search,
     statuses,
     timelines,
@@ -109,6 +110,8 @@ urlpatterns = [
         relations.reject,
         name="follow_request_reject",
     ),
+    # Mastodon.py posts a report with a final slash.
+    re_path(r"^api/v1/reports/?$", reports.report, name="reports"),
     path("api/v1/lists", lists.lists_view, name="lists"),
     path("api/v1/lists/<str:list_id>", lists.one, name="list"),
     path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),

@@ -383,3 +383,70 @@ def test_mastodon_py_blocks_mutes_and_follow_requests(r, mastodon, alice, bob, c
     assert client.follow_request_authorize(carol["id"])["followed_by"] is True
     client.follow_request_reject(bob["id"])
     assert client.follow_requests() == []
+
+
+# --- reports ---------------------------------------------------------------------------
+
+REPORTS = "/api/v1/reports"
+
+
+def test_a_report_goes_into_the_moderation_queue(r, client, alice, bob, token):
+    from socialsite.repository import moderation
+
+    sid = post(r, bob, "buy now")
+    answer = client.post(
+        REPORTS,
+        {"account_id": bob["id"], "status_ids[]": [sid], "comment": "ads", "category": "spam"},
+        **bearer(token(alice)),
+    )
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["category"] == "spam" and body["status_ids"] == [str(sid)]
+    assert body["target_account"]["username"] == "bob"
+    (queued,) = moderation.open_reports_page(r).items
+    assert queued["reason"] == "spam" and queued["comment"] == "ads"
+    assert queued["status_ids"] == [sid] and queued["login"] == "bob"
+
+
+def test_a_report_in_json_with_mastodons_category(r, client, alice, bob, token):
+    answer = client.post(
+        REPORTS, {"account_id": str(bob["id"]), "category": "violation"},
+        content_type="application/json", **bearer(token(alice)),
+    )  # fmt: skip
+    assert answer.status_code == 200 and answer.json()["category"] == "violation"
+
+
+def test_bad_reports_are_refused(r, client, alice, bob, carol, token):
+    mine = token(alice)
+    carols = post(r, carol, "not bob's")
+    cases = [
+        ({"account_id": bob["id"], "status_ids[]": [carols]}, 422),  # someone else's
+        ({"account_id": bob["id"], "category": "nonsense"}, 422),
+        ({"account_id": bob["id"], "comment": "x" * 5000}, 422),
+        ({"account_id": alice["id"]}, 422),  # oneself
+        ({"account_id": 999}, 404),
+        ({}, 404),
+    ]
+    for data, status in cases:
+        answer = client.post(REPORTS, data, **bearer(mine))
+        assert answer.status_code == status, data
+        assert "error" in answer.json()
+
+
+def test_reports_need_their_scope_and_are_throttled(client, alice, bob, token, settings):
+    data = {"account_id": bob["id"]}
+    assert client.post(REPORTS, data).status_code == 401
+    assert client.post(REPORTS, data, **bearer(token(alice, ["read"]))).status_code == 403
+    settings.THROTTLES = {**settings.THROTTLES, "reports": (1, 3600)}
+    mine = token(alice, ["write:reports"])
+    codes = [client.post(REPORTS, data, **bearer(mine)).status_code for _ in range(2)]
+    assert codes == [200, 429]
+
+
+def test_mastodon_py_reports(r, mastodon, alice, bob):
+    from socialsite.repository import moderation
+
+    sid = post(r, bob, "spam spam")
+    made = mastodon(alice).report(bob["id"], status_ids=[sid], comment="spam", category="spam")
+    assert made["target_account"]["id"] == str(bob["id"])
+    assert [one["id"] for one in moderation.open_reports_page(r).items] == [int(made["id"])]
