@@ -2,6 +2,7 @@ from django.urls import path, re_path
 
 from . import (
     accounts,
+    favourites,
     instance,
     lists,
     markers,
@@ -112,6 +113,7 @@ urlpatterns = [
     ),
     # Mastodon.py posts a report with a final slash.
     re_path(r"^api/v1/reports/?$", reports.report, name="reports"),
+    path("api/v1/favourites", favourites.favourites, name="favourites"),
     path("api/v1/lists", lists.lists_view, name="lists"),
     path("api/v1/lists/<str:list_id>", lists.one, name="list"),
     path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),

@@ -450,3 +450,43 @@ def test_mastodon_py_reports(r, mastodon, alice, bob):
     made = mastodon(alice).report(bob["id"], status_ids=[sid], comment="spam", category="spam")
     assert made["target_account"]["id"] == str(bob["id"])
     assert [one["id"] for one in moderation.open_reports_page(r).items] == [int(made["id"])]
+
+
+# --- favourites --------------------------------------------------------------------------
+
+
+def test_favourites_latest_like_first_paged_by_link(r, client, alice, bob, token):
+    from socialsite.repository import likes
+
+    first, second = post(r, bob, "one"), post(r, bob, "two")
+    likes.like(r, alice["id"], second, now_ms=1000)
+    likes.like(r, alice["id"], first, now_ms=2000)
+    mine = token(alice)
+    page = client.get("/api/v1/favourites", {"limit": 1}, **bearer(mine))
+    assert [s["id"] for s in page.json()] == [str(first)]
+    assert page.json()[0]["favourited"] is True
+    next_url = page["Link"].split(">;")[0].lstrip("<").split("testserver")[-1]
+    assert [s["id"] for s in client.get(next_url, **bearer(mine)).json()] == [str(second)]
+
+
+def test_favourites_follow_the_visibility_rules(r, client, alice, bob, token):
+    from socialsite.repository import blocks, likes
+
+    sid = post(r, bob, "liked, then blocked")
+    likes.like(r, alice["id"], sid)
+    blocks.block(r, bob["id"], alice["id"])
+    assert client.get("/api/v1/favourites", **bearer(token(alice))).json() == []
+
+
+def test_favourites_need_their_scope(client, alice, token):
+    assert client.get("/api/v1/favourites").status_code == 401
+    assert client.get("/api/v1/favourites", **bearer(token(alice, ["read:lists"]))).status_code == 403
+    assert client.get("/api/v1/favourites", {"max_id": "x"},
+                      **bearer(token(alice))).status_code == 422  # fmt: skip
+
+
+def test_mastodon_py_favourites(r, mastodon, alice, bob):
+    sid = post(r, bob, "nice")
+    client = mastodon(alice)
+    client.status_favourite(sid)
+    assert [s["id"] for s in client.favourites()] == [str(sid)]
