@@ -6,8 +6,21 @@ repository functions."""
 import pytest
 from mastodon import Mastodon
 
-from socialsite.repository import markers, notifications, oauth, statuses
+from socialsite.repository import (
+    blocks,
+    graph,
+    likes,
+    lists,
+    markers,
+    moderation,
+    notifications,
+    oauth,
+    privacy,
+    statuses,
+)
 from tests.support.helpers import log_in
+from tests.test_round_trips import HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS, HOME_PAGE_ROUND_TRIPS, allowed
+from timeline import views
 
 READ_WRITE = ["read", "write", "follow"]
 MARKERS = "/api/v1/markers"
@@ -57,8 +70,6 @@ def test_the_home_marker_is_kept_and_raised_only_when_it_moves(r, alice):
 
 
 def test_the_notifications_marker_is_their_read_mark(r, alice, bob):
-    from socialsite.repository import graph
-
     graph.follow(r, bob["id"], alice["id"])
     (event,) = notifications.events(r, alice["id"])
     assert notifications.unread(r, alice["id"]).count == 1
@@ -109,8 +120,6 @@ def test_markers_are_throttled(client, alice, token, settings):
 
 
 def test_the_home_page_shows_the_divider_and_sets_the_marker(r, client, alice, bob):
-    from socialsite.repository import graph
-
     graph.follow(r, alice["id"], bob["id"])
     older = post(r, bob, "read before")
     log_in(client, "alice")
@@ -126,8 +135,6 @@ def test_the_home_page_shows_the_divider_and_sets_the_marker(r, client, alice, b
 
 
 def test_the_notifications_page_shows_the_divider(r, client, alice, bob, carol):
-    from socialsite.repository import graph
-
     graph.follow(r, bob["id"], alice["id"])
     log_in(client, "alice")
     client.get("/notifications/")  # read up to bob's follow
@@ -137,8 +144,6 @@ def test_the_notifications_page_shows_the_divider(r, client, alice, bob, carol):
 
 
 def test_mastodon_py_markers(r, mastodon, alice, bob):
-    from socialsite.repository import graph
-
     graph.follow(r, bob["id"], alice["id"])
     (event,) = notifications.events(r, alice["id"])
     client = mastodon(alice)
@@ -156,8 +161,6 @@ LISTS = "/api/v1/lists"
 
 
 def test_lists_over_http(r, client, alice, bob, carol, token):
-    from socialsite.repository import graph, lists
-
     graph.follow(r, alice["id"], bob["id"])
     mine = token(alice)
     made = client.post(LISTS, {"title": "Friends"}, **bearer(mine))
@@ -186,8 +189,6 @@ def test_lists_over_http(r, client, alice, bob, carol, token):
 
 
 def test_another_users_list_is_404(r, client, alice, bob, token):
-    from socialsite.repository import lists
-
     _, lid = lists.create_list(r, bob["id"], "Bob's")
     mine = token(alice)
     for response in (
@@ -208,8 +209,6 @@ def test_a_bad_list_title_is_422(client, alice, token, title):
 
 
 def test_the_list_limit_holds(r, client, alice, token, monkeypatch):
-    from socialsite.repository import lists
-
     monkeypatch.setattr(lists.create_list, "__defaults__", (1,))  # LISTS_PER_USER: 1
     mine = token(alice)
     assert client.post(LISTS, {"title": "One"}, **bearer(mine)).status_code == 200
@@ -229,8 +228,6 @@ def test_lists_need_their_scopes(client, alice, token):
 
 
 def test_mastodon_py_lists(r, mastodon, alice, bob):
-    from socialsite.repository import graph
-
     graph.follow(r, alice["id"], bob["id"])
     client = mastodon(alice)
     made = client.list_create("Close")
@@ -250,8 +247,6 @@ ACCOUNTS = "/api/v1/accounts"
 
 
 def test_block_and_unblock_over_http(r, client, alice, bob, token):
-    from socialsite.repository import blocks, graph
-
     graph.follow(r, bob["id"], alice["id"])
     mine = token(alice)
     blocked = client.post(f"{ACCOUNTS}/{bob['id']}/block", **bearer(mine))
@@ -268,8 +263,6 @@ def test_block_and_unblock_over_http(r, client, alice, bob, token):
 
 
 def test_blocks_are_paged_with_link(r, client, alice, bob, carol, token):
-    from socialsite.repository import blocks
-
     blocks.block(r, alice["id"], bob["id"])
     blocks.block(r, alice["id"], carol["id"])
     mine = token(alice)
@@ -311,8 +304,6 @@ def test_blocking_or_muting_oneself_is_422(client, alice, token):
 
 
 def test_a_missing_or_suspended_account_is_404(r, client, alice, carol, token):
-    from socialsite.repository import moderation
-
     moderation.suspend(r, carol["id"])
     mine = token(alice)
     for target in (carol["id"], 999, "nonsense"):
@@ -344,8 +335,6 @@ def test_relations_are_throttled(client, alice, bob, token, settings):
 
 
 def test_follow_requests_authorized_and_rejected(r, client, alice, bob, carol, token):
-    from socialsite.repository import graph, privacy
-
     privacy.set_private(r, alice["id"], True)
     graph.follow(r, bob["id"], alice["id"])
     graph.follow(r, carol["id"], alice["id"])
@@ -367,8 +356,6 @@ def test_follow_requests_authorized_and_rejected(r, client, alice, bob, carol, t
 
 
 def test_mastodon_py_blocks_mutes_and_follow_requests(r, mastodon, alice, bob, carol):
-    from socialsite.repository import graph, privacy
-
     client = mastodon(alice)
     assert client.account_block(bob["id"])["blocking"] is True
     assert [a["username"] for a in client.blocks()] == ["bob"]
@@ -391,8 +378,6 @@ REPORTS = "/api/v1/reports"
 
 
 def test_a_report_goes_into_the_moderation_queue(r, client, alice, bob, token):
-    from socialsite.repository import moderation
-
     sid = post(r, bob, "buy now")
     answer = client.post(
         REPORTS,
@@ -444,8 +429,6 @@ def test_reports_need_their_scope_and_are_throttled(client, alice, bob, token, s
 
 
 def test_mastodon_py_reports(r, mastodon, alice, bob):
-    from socialsite.repository import moderation
-
     sid = post(r, bob, "spam spam")
     made = mastodon(alice).report(bob["id"], status_ids=[sid], comment="spam", category="spam")
     assert made["target_account"]["id"] == str(bob["id"])
@@ -456,8 +439,6 @@ def test_mastodon_py_reports(r, mastodon, alice, bob):
 
 
 def test_favourites_latest_like_first_paged_by_link(r, client, alice, bob, token):
-    from socialsite.repository import likes
-
     first, second = post(r, bob, "one"), post(r, bob, "two")
     likes.like(r, alice["id"], second, now_ms=1000)
     likes.like(r, alice["id"], first, now_ms=2000)
@@ -470,8 +451,6 @@ def test_favourites_latest_like_first_paged_by_link(r, client, alice, bob, token
 
 
 def test_favourites_follow_the_visibility_rules(r, client, alice, bob, token):
-    from socialsite.repository import blocks, likes
-
     sid = post(r, bob, "liked, then blocked")
     likes.like(r, alice["id"], sid)
     blocks.block(r, bob["id"], alice["id"])
@@ -491,3 +470,26 @@ def test_mastodon_py_favourites(r, mastodon, alice, bob):
     client = mastodon(alice)
     client.status_favourite(sid)
     assert [s["id"] for s in client.favourites()] == [str(sid)]
+
+
+def test_the_home_marker_costs_a_round_trip_only_when_there_is_something_new(
+    r, client, alice, bob, round_trips, redis_backend, monkeypatch
+):
+
+    monkeypatch.setattr(views, "SUGGESTIONS_ON_HOME_BELOW", 0)  # no who-to-follow read
+    graph.follow(r, alice["id"], bob["id"])
+    post(r, bob, "one")
+    log_in(client, "alice")
+    client.get("/")  # warm up: connections, scripts, the status read, the marker set
+    round_trips["n"] = 0
+    assert client.get("/").status_code == 200
+    reload = round_trips["n"]
+    newer = post(r, bob, "two")
+    round_trips["n"] = 0
+    client.get("/")
+    with_new = round_trips["n"]
+    assert markers.get_markers(r, alice["id"])["home"].last_read_id == newer
+    if not redis_backend.cluster:
+        assert reload == HOME_PAGE_ROUND_TRIPS  # the marker rides with the session
+        assert with_new == HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS + 1  # + the marker's write
+    assert reload <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)

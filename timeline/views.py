@@ -123,7 +123,7 @@ def home(request):
     if marker_known and newest and (marker is None or newest > marker.last_read_id):
         # Seeing the newest page marks it read, once rendered (as Mastodon's web app
         # does): one write when there is something new, none on a reload.
-        markers.set_home(get_redis(), uid, newest)
+        markers.set_home(get_redis(), uid, newest, current=marker)
     return response
 
 

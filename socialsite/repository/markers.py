@@ -74,12 +74,18 @@ def get_markers(r, uid):
     return {name: marker for name, marker in found.items() if marker is not None}
 
 
-def set_home(r, uid, last_read_id, now_ms=None):
+_UNREAD = object()
+
+
+def set_home(r, uid, last_read_id, now_ms=None, current=_UNREAD):
     """Move user ``uid``'s home marker to status id ``last_read_id``; its version is
-    raised only if it moved, so a retried call changes nothing more. Returns the Marker."""
+    raised only if it moved, so a retried call changes nothing more. Returns the Marker.
+    ``current``: the marker as just read (a Marker or None; HomeMarkerRead), which
+    saves reading it again: the home page's write is then one round trip."""
     key = keys.markers(uid)
     now = int(time.time() * 1000) if now_ms is None else int(now_ms)
-    current = _home(r.hmget(key, HOME_FIELDS))
+    if current is _UNREAD:
+        current = _home(r.hmget(key, HOME_FIELDS))
     if current is not None and current.last_read_id == int(last_read_id):
         return current
     pipe = r.pipeline(transaction=True)  # one key: one slot
