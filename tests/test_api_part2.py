@@ -147,7 +147,6 @@ def test_mastodon_py_markers(r, mastodon, alice, bob):
     graph.follow(r, bob["id"], alice["id"])
     (event,) = notifications.events(r, alice["id"])
     client = mastodon(alice)
-    client.version_check_mode = "none"
     set_ = client.markers_set(["home", "notifications"], ["7", str(event.score)])
     assert set_["home"]["last_read_id"] == "7"
     got = client.markers_get(["home", "notifications"])
