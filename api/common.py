@@ -102,3 +102,14 @@ def status_entity(request, status, base=None, fresh=False):
     flags = {"favourited": int(shown) in liked, "reblogged": reblogged}
     return entities.status(base, status, status["author"], counts=counts, viewer=flags,
                            reblog=original)  # fmt: skip
+
+
+def scope_refused(request, scope):
+    """403 if the request's token lacks ``scope``, else None: for a URL whose methods
+    need different scopes (GET read:lists, POST write:lists), where api_view is given
+    none and the view asks per method."""
+    from .auth import OUTSIDE_SCOPES, scope_allows  # auth imports this module's users
+
+    if not scope_allows(request.api_token["scopes"], scope):
+        return error(403, OUTSIDE_SCOPES)
+    return None
