@@ -1,6 +1,16 @@
 from django.urls import path, re_path
 
-from . import accounts, instance, notifications, oauth_views, search, statuses, timelines
+from . import (
+    accounts,
+    direct,
+    instance,
+    media,
+    notifications,
+    oauth_views,
+    search,
+    statuses,
+    timelines,
+)
 
 app_name = "api"
 
@@ -79,4 +89,20 @@ urlpatterns = [
         name="notification_dismiss",
     ),
     path("api/v2/search", search.search_v2, name="search"),
+    # --- media and conversations ---
+    path("api/v2/media", media.upload, name="media_upload"),
+    path("api/v1/media", media.upload, name="media_upload_v1"),
+    path("api/v1/media/<str:media_id>", media.one, name="media"),
+    # Mastodon.py asks for the conversations with a final slash.
+    re_path(r"^api/v1/conversations/?$", direct.conversation_list, name="conversations"),
+    path(
+        "api/v1/conversations/<str:conversation_id>",
+        direct.one,
+        name="conversation",
+    ),
+    path(
+        "api/v1/conversations/<str:conversation_id>/read",
+        direct.read,
+        name="conversation_read",
+    ),
 ]
