@@ -42,7 +42,8 @@ def _sender_of(r, conversation, message, people=None):
     people = people or {member["id"]: member for member in conversation.members}
     if sender in people:
         return people[sender]
-    return users.get_authors(r, [sender]).get(sender)
+    found = users.get_users(r, [sender]).get(sender)
+    return None if found is None or users.is_hidden(found) else found
 
 
 def _conversation_entity(r, base, conversation):
