@@ -124,6 +124,18 @@ def direct_status(request, cid, mid):
     return entities.direct_status(entities.site_base(request), cid, message, sender)
 
 
+def delete_direct_status(request, cid, mid):
+    """DELETE /api/v1/statuses/:id of a direct status: the message deleted for the
+    caller alone (the pages' "Delete for me"; the others still see it), answered with
+    it, ``text`` its message as written. Http404 unless the caller sees it."""
+    entity = direct_status(request, cid, mid)
+    r = get_redis()
+    direct.hide_message(r, request.user.id, cid, mid)
+    message = direct.get_message(r, cid, mid)
+    entity["text"] = str(message["message"]) if message else ""
+    return entity
+
+
 def post_direct(request, params, idempotency_key):
     """POST /api/v1/statuses with ``visibility: direct``: the text to the accounts it
     @mentions (into the conversation of the two for one, else a new group), or with

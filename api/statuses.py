@@ -166,7 +166,11 @@ def _get(request, status_id):
 @api_view(scope="write:statuses", methods=("DELETE",))
 def _delete(request, status_id):
     """Delete one's own status; answered with it, its ``text`` the message as written
-    (Mastodon's "delete and redraft")."""
+    (Mastodon's "delete and redraft"). A direct status is deleted for the caller alone
+    (api/direct.py)."""
+    message = direct.parse_direct_status_id(status_id)
+    if message is not None:
+        return json_response(direct.delete_direct_status(request, *message))
     sid = to_status_id(status_id)
     refused = throttled(request, "deletions")
     if refused is not None:

@@ -16,7 +16,7 @@ from PIL import Image
 
 from media import attachments
 from socialsite.repository import blocks, direct, graph, moderation, oauth, statuses, uploads
-from tests.support.helpers import stored_files
+from tests.support.helpers import make_user, stored_files
 from tests.test_media_images import jpeg_with_gps, png, png_bomb
 
 READ_WRITE = ["read", "write", "follow"]
@@ -206,6 +206,33 @@ def test_a_direct_status_starts_and_continues_a_conversation(r, client, alice, b
     assert [c["id"] for c in client.get("/api/v1/conversations", **a).json()] == [str(cid)]
 
 
+def test_deleting_a_direct_status_deletes_it_for_the_caller_alone(r, client, alice, bob, carol,
+                                                                 token):  # fmt: skip
+    graph.follow(r, bob["id"], alice["id"])
+    a, b, c = bearer(token(alice)), bearer(token(bob)), bearer(token(carol))
+    sent = direct_post(client, a, "@bob delete me").json()
+    assert client.delete(f"/api/v1/statuses/{sent['id']}", **c).status_code == 404
+    deleted = client.delete(f"/api/v1/statuses/{sent['id']}", **b)
+    assert deleted.status_code == 200 and deleted.json()["text"] == "@bob delete me"
+    assert client.get(f"/api/v1/statuses/{sent['id']}", **b).status_code == 404
+    assert client.get(f"/api/v1/statuses/{sent['id']}", **a).status_code == 200
+    assert client.delete(f"/api/v1/statuses/{sent['id']}", **b).status_code == 404
+
+
+def test_a_groups_last_message_by_a_member_who_left_names_them(r, client, alice, bob, carol,
+                                                               token):  # fmt: skip
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, carol["id"], alice["id"])
+    a, c = bearer(token(alice)), bearer(token(carol))
+    sent = direct_post(client, a, "@bob @carol all of us").json()
+    cid = int(sent["id"].split("-")[1])
+    direct_post(client, c, "bye", in_reply_to_id=sent["id"])
+    direct.leave(r, carol["id"], cid)
+    (listed,) = client.get("/api/v1/conversations", **bearer(token(bob))).json()
+    assert [account["acct"] for account in listed["accounts"]] == ["alice"]
+    assert listed["last_status"]["account"]["acct"] == "carol"
+
+
 def test_a_direct_status_is_refused_as_the_pages_refuse_a_message(
     r, client, alice, bob, carol, token, settings, media_root
 ):
@@ -295,6 +322,34 @@ def test_a_direct_message_reaches_no_timeline_of_the_api(r, client, alice, bob, 
             assert not status_text_in(client, headers, path, "zqsecret"), path
     assert status_text_in(client, b, "/api/v1/conversations", "zqsecret")
     assert not status_text_in(client, c, "/api/v1/conversations", "zqsecret")
+
+
+def test_the_conversations_cost_round_trips_not_per_conversation(
+    r, client, alice, token, round_trips, redis_backend
+):
+    headers = bearer(token(alice))
+    costs = []
+    for count in (2, 12):
+        for n in range(count):
+            other = make_user(r, f"friend{count}x{n}")
+            graph.follow(r, alice["id"], other["id"])
+            direct.start(r, other["id"], [alice], f"hello {n}", f"key{count}x{n}")
+        client.get("/api/v1/conversations", **headers)  # names remembered
+        before = round_trips["n"]
+        assert len(client.get("/api/v1/conversations?limit=40", **headers).json()) >= count
+        costs.append(round_trips["n"] - before)
+    assert costs[0] == costs[1], costs
+    if not redis_backend.cluster:  # a cluster's pipelines cost one round trip per node
+        assert costs[1] <= 4  # the token, the page's ids, its conversations, their names
+
+
+def test_the_same_idempotency_key_sends_a_direct_status_once(r, client, alice, bob, token):
+    graph.follow(r, bob["id"], alice["id"])
+    headers = {**bearer(token(alice)), "HTTP_IDEMPOTENCY_KEY": "once"}
+    first = direct_post(client, headers, "@bob once").json()
+    again = direct_post(client, headers, "@bob once").json()
+    assert again["id"] == first["id"]
+    assert len(direct.conversation_page(r, bob["id"], int(first["id"].split("-")[1])).messages) == 1
 
 
 # --- Mastodon.py, against a live server --------------------------------------------------

@@ -338,3 +338,46 @@ def test_a_catch_up_withholds_the_late_events_of_the_statuses_it_left_out(r, ali
         return b"".join(client.pending).decode()
 
     assert asyncio.run(join()) == "shown;"
+
+
+def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server, r):
+    """The client API's streams (Mastodon's, timeline/streaming/mastodon.py), its member's
+    own home stream too: a direct message, sent as the client API sends it
+    (direct.reply), comes down none of them."""
+    people = scenario["people"]
+    app = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+
+    def open_stream(reader, path):
+        token = oauth.issue_token(r, app[0], ["read"], uid=people[reader]["id"])
+        headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
+        return StreamConnection(stream_server.port, "GET", f"/api/v1/streaming/{path}",
+                                headers=headers)  # fmt: skip
+
+    opened = [
+        open_stream("follower", "user"),
+        open_stream("follower", "public"),
+        open_stream("outsider", "user"),
+        open_stream("outsider", "hashtag?tag=shared"),
+    ]
+    try:
+        for stream in opened:
+            assert stream.status == 200
+        direct.reply(
+            r, scenario["conversation"], people["pub"]["id"],
+            f"{DIRECT_MARK} on the API's streams #shared @outsider", "m" * 22,
+        )  # fmt: skip
+        # The last status: an update on each stream, a notification on the
+        # outsider's own (it mentions them; they follow nobody).
+        last = post(r, people["pub"], f"{PUBLIC_MARK} the last #shared @outsider")
+        for stream in opened:
+            seen = []
+            while True:
+                kind, data = stream.read_event(timeout=10)
+                seen.append(data)
+                shown = json.loads(data) if kind in ("update", "notification") else {}
+                if str(last) in (shown.get("id"), (shown.get("status") or {}).get("id")):
+                    break
+            assert DIRECT_MARK not in "".join(seen)
+    finally:
+        for stream in opened:
+            stream.close()
