@@ -7,12 +7,11 @@ with it and sees that status come down the stream (tests/masto_js/client.mjs).
 Its packages are pinned by tests/masto_js/package-lock.json and installed with
 ``npm ci`` into var/masto_js/ (ignored by git), npm's cache in var/npm-cache/: the
 first run downloads them from the npm registry, later runs reuse them. Without Node or
-npm the test is skipped with the reason; under CI (CI=true) it fails instead, as the
-browser tests do.
+npm, or when ``npm ci`` cannot fetch the packages, the test is skipped with the reason
+(./run-tests installs no Node: Node 20 is the machine's).
 """
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,13 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "tests" / "masto_js"
 WORK = ROOT / "var" / "masto_js"
 NPM_CACHE = ROOT / "var" / "npm-cache"
-IN_CI = os.environ.get("CI") == "true"
 
 
 def _unavailable(reason):
-    if IN_CI:
-        pytest.fail(f"masto.js test cannot run under CI: {reason}")
-    pytest.skip(reason)
+    pytest.skip(f"masto.js cannot run: {reason}")
 
 
 @pytest.fixture(scope="module")

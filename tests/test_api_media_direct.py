@@ -338,9 +338,12 @@ def test_the_conversations_cost_round_trips_not_per_conversation(
         before = round_trips["n"]
         assert len(client.get("/api/v1/conversations?limit=40", **headers).json()) >= count
         costs.append(round_trips["n"] - before)
-    assert costs[0] == costs[1], costs
-    if not redis_backend.cluster:  # a cluster's pipelines cost one round trip per node
-        assert costs[1] <= 4  # the token, the page's ids, its conversations, their names
+    if redis_backend.cluster:
+        # A pipeline costs one round trip per node it reaches (three here): the
+        # conversations' keys are in their own slots, on more nodes as there are more.
+        assert costs[1] <= 1 + 3 * 3, costs
+    else:
+        assert costs[0] == costs[1] <= 4, costs  # the token, the ids, the conversations, names
 
 
 def test_the_same_idempotency_key_sends_a_direct_status_once(r, client, alice, bob, token):
