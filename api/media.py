@@ -47,7 +47,7 @@ def upload(request):
     if refused is not None:
         return refused
     try:
-        description = _description(request.POST) or ""
+        description = _description(body(request)) or ""
     except BadBody as bad:
         return error(422, str(bad))
     sent = request.FILES.get("file")

@@ -96,6 +96,10 @@ def test_an_upload_refused_says_why(client, alice, bob, token, media_root):
         assert answer.status_code == 422, why
         assert answer.json()["error"].startswith("Validation failed: "), why
     assert stored_files(media_root) == []
+    for path in ("/api/v2/media", "/api/v1/statuses"):  # a multipart body that does not read
+        broken = client.post(path, b"--", content_type="multipart/form-data", **headers)
+        assert broken.status_code == 422
+        assert broken.json() == {"error": "The multipart body does not read"}
     assert upload(client, bearer(token(alice, ["read"]))).status_code == 403
     assert upload(client, {}).status_code == 401
     mine = upload(client, headers).json()["id"]
