@@ -35,21 +35,24 @@ def parse_direct_status_id(value):
     return (cid, mid) if cid > 0 and mid > 0 else None
 
 
-def _sender_of(r, conversation, message, people=None):
-    """The user dict of ``message``'s sender: a member's, or read (a sender who left
-    a group); None for an account that is gone or hidden."""
-    sender = message["from"]
-    people = people or {member["id"]: member for member in conversation.members}
-    if sender in people:
-        return people[sender]
-    found = users.get_users(r, [sender]).get(sender)
-    return None if found is None or users.is_hidden(found) else found
+def _senders(r, conversations):
+    """{uid: user dict} of the senders of ``conversations``' last messages: the
+    members', and in one round trip those of senders who left a group (an account that
+    is gone or hidden is left out)."""
+    people = {member["id"]: member for c in conversations for member in c.members}
+    missing = {c.last["from"] for c in conversations if c.last} - set(people)
+    if missing:
+        found = users.get_users(r, missing)
+        people.update({uid: user for uid, user in found.items() if not users.is_hidden(user)})
+    return people
 
 
-def _conversation_entity(r, base, conversation):
-    last = conversation.last
-    sender = _sender_of(r, conversation, last) if last is not None else None
-    return entities.conversation(base, conversation, sender)
+def _conversation_entities(r, base, conversations):
+    people = _senders(r, conversations)
+    return [
+        entities.conversation(base, c, people.get(c.last["from"]) if c.last else None)
+        for c in conversations
+    ]
 
 
 @api_view(scope="read:statuses")
@@ -65,7 +68,7 @@ def conversation_list(request):
     r = get_redis()
     page = direct.inbox_page(r, request.user.id, before=query.max_id, count=query.limit)
     base = entities.site_base(request)
-    response = json_response([_conversation_entity(r, base, c) for c in page.items])
+    response = json_response(_conversation_entities(r, base, page.items))
     return paging.with_link(response, request, page.next_cursor, None)
 
 
@@ -88,7 +91,8 @@ def read(request, conversation_id):
     if conversation.unread:
         direct.mark_read(r, request.user.id, conversation.id)
         conversation.unread = 0
-    return json_response(_conversation_entity(r, entities.site_base(request), conversation))
+    (entity,) = _conversation_entities(r, entities.site_base(request), [conversation])
+    return json_response(entity)
 
 
 @csrf_exempt
