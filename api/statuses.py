@@ -128,11 +128,15 @@ def post(request):
         else:
             sid = post("", [])
     except attachments.UploadsNotFound as missing:
-        return error(
-            422,
-            "Validation failed: no such media to attach (not yours, attached already,"
-            f" or older than a day): {', '.join(missing.upload_ids)}",
-        )
+        # The same Idempotency-Key again: the first request attached the images.
+        earlier = key and statuses.posted_with_key(r, request.user.id, idempotency_posting_key(key))
+        if not earlier:
+            return error(
+                422,
+                "Validation failed: no such media to attach (not yours, attached already,"
+                f" or uploaded too long ago): {', '.join(missing.upload_ids)}",
+            )
+        sid = earlier
     except statuses.ReplyRefused as refusal:
         return error(422, f"Validation failed: {refusal}")
     except statuses.ParentGone:

@@ -153,6 +153,16 @@ def test_media_ids_attach_only_ones_own_pending_uploads_at_most_four(
     assert set(uploads.get_pending(r, alice["id"], ids)) == set(ids[2:])
 
 
+def test_the_same_idempotency_key_posts_images_once(client, alice, token, media_root):
+    headers = {**bearer(token(alice)), "HTTP_IDEMPOTENCY_KEY": "k"}
+    media_id = upload(client, headers).json()["id"]
+    sent = {"status": "Once", "media_ids[]": [media_id]}
+    first = client.post("/api/v1/statuses", sent, **headers)
+    again = client.post("/api/v1/statuses", sent, **headers)
+    assert again.status_code == 200 and again.json()["id"] == first.json()["id"]
+    assert again.json()["media_attachments"] == first.json()["media_attachments"]
+
+
 def test_an_upload_past_its_age_is_not_attached(r, client, alice, token, media_root, settings):
     headers = bearer(token(alice))
     media_id = upload(client, headers).json()["id"]
