@@ -10,12 +10,22 @@ import time
 
 import pytest
 from django.conf import settings as django_settings
+from django.core.files.storage import default_storage
 from mastodon import Mastodon
 from mastodon.errors import MastodonAPIError, MastodonNotFoundError
 from PIL import Image
 
-from media import attachments
-from socialsite.repository import blocks, direct, graph, moderation, oauth, statuses, uploads
+from media import attachments, images
+from socialsite.repository import (
+    blocks,
+    direct,
+    graph,
+    keys,
+    moderation,
+    oauth,
+    statuses,
+    uploads,
+)
 from tests.support.helpers import make_user, stored_files
 from tests.test_media_images import jpeg_with_gps, png, png_bomb
 
@@ -110,6 +120,35 @@ def test_an_upload_refused_says_why(client, alice, bob, token, media_root):
     assert put.status_code == 404
     for bad in ("no.pe", "x" * 65):
         assert client.get(f"/api/v1/media/{bad}", **headers).json() == {"error": "Record not found"}
+
+
+def test_an_upload_too_big_or_not_stored_keeps_nothing(
+    r, client, alice, token, media_root, monkeypatch
+):
+    headers = bearer(token(alice))
+    monkeypatch.setattr(images, "MAX_BYTES", 2000)
+    too_big = upload(client, headers, jpeg_with_gps(), name="p.jpg")
+    assert too_big.status_code == 422 and "an image may be at most" in too_big.json()["error"]
+    monkeypatch.undo()
+
+    def failing_save(name, content, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(default_storage, "save", failing_save)
+    failed = upload(client, headers)
+    assert failed.status_code == 503 and "try again" in failed.json()["error"]
+    assert uploads.count(r) == 0 and stored_files(media_root) == []
+
+
+def test_an_unverified_address_may_not_upload_or_message(r, client, alice, bob, token, settings,
+                                                         media_root):  # fmt: skip
+    graph.follow(r, bob["id"], alice["id"])
+    settings.EMAIL_VERIFICATION = "required"
+    r.hset(keys.user(alice["id"]), keys.EMAIL_STATE_FIELD, "unverified")
+    headers = bearer(token(alice))
+    for answer in (upload(client, headers), direct_post(client, headers, "@bob hi")):
+        assert answer.status_code == 403 and "not verified" in answer.json()["error"]
+    assert uploads.count(r) == 0
 
 
 def test_uploads_count_against_throttle_media(client, alice, token, settings, media_root):
