@@ -45,6 +45,8 @@ def get_list(params, name):
     if hasattr(params, "getlist"):
         return params.getlist(f"{name}[]") or params.getlist(name)
     value = params.get(name, params.get(f"{name}[]", []))
+    if value is None:  # a JSON null: none sent
+        return []
     return [str(item) for item in value] if isinstance(value, list) else [str(value)]
 
 

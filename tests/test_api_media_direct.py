@@ -177,6 +177,13 @@ def test_media_ids_attach_only_ones_own_pending_uploads_at_most_four(
     for wrong in ([bobs], ["nosuchupload"], [ids[0], bobs]):
         answer = post_with(wrong)
         assert answer.status_code == 422 and "no such media" in answer.json()["error"]
+    as_json = client.post(
+        "/api/v1/statuses",
+        json.dumps({"status": "No images", "media_ids": None}),
+        content_type="application/json",
+        **headers,
+    )
+    assert as_json.status_code == 200 and as_json.json()["media_attachments"] == []
     posted = post_with(ids[:2], status="")  # images alone, no text
     assert posted.status_code == 200, posted.content
     shown = posted.json()["media_attachments"]
