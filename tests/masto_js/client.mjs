@@ -38,18 +38,17 @@ async function nextUpdate() {
   }
 }
 let pending = nextUpdate();
-for (let attempt = 0; ; attempt++) {
-  const probe = await rest.v1.statuses.create({ status: `probe ${attempt}` });
+const probes = new Set();
+for (let attempt = 0; ![...probes].some((id) => seen.has(id)); attempt++) {
+  probes.add((await rest.v1.statuses.create({ status: `probe ${attempt}` })).id);
   try {
-    for (;;) {
-      const status = await withTimeout(pending, 1000, "probe");
+    while (![...probes].some((id) => seen.has(id))) {
+      const status = await withTimeout(pending, 2000, "a probe on the stream");
       pending = nextUpdate();
       seen.set(status.id, status);
-      if (seen.has(probe.id)) break;
     }
-    break;
   } catch (error) {
-    if (attempt >= 20) throw error;
+    if (attempt >= 30) throw error;
   }
 }
 
