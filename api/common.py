@@ -5,6 +5,7 @@ its Status entity."""
 import json
 
 from django.http import Http404
+from django.http.multipartparser import MultiPartParserError
 
 from socialsite import throttling
 from socialsite.connection import get_redis
@@ -33,7 +34,10 @@ def body(request):
         if not isinstance(data, dict):
             raise BadBody("The request body must be a JSON object")
         return data
-    return request.POST
+    try:
+        return request.POST
+    except MultiPartParserError:
+        raise BadBody("The multipart body does not read") from None
 
 
 def get_list(params, name):
@@ -41,6 +45,8 @@ def get_list(params, name):
     if hasattr(params, "getlist"):
         return params.getlist(f"{name}[]") or params.getlist(name)
     value = params.get(name, params.get(f"{name}[]", []))
+    if value is None:  # a JSON null: none sent
+        return []
     return [str(item) for item in value] if isinstance(value, list) else [str(value)]
 
 

@@ -2,10 +2,12 @@ from django.urls import path, re_path
 
 from . import (
     accounts,
+    direct,
     favourites,
     instance,
     lists,
     markers,
+    media,
     notifications,
     oauth_views,
     relations,
@@ -117,4 +119,20 @@ urlpatterns = [
     path("api/v1/lists", lists.lists_view, name="lists"),
     path("api/v1/lists/<str:list_id>", lists.one, name="list"),
     path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
+    # --- media and conversations ---
+    path("api/v2/media", media.upload, name="media_upload"),
+    path("api/v1/media", media.upload, name="media_upload_v1"),
+    path("api/v1/media/<str:media_id>", media.one, name="media"),
+    # Mastodon.py asks for the conversations with a final slash.
+    re_path(r"^api/v1/conversations/?$", direct.conversation_list, name="conversations"),
+    path(
+        "api/v1/conversations/<str:conversation_id>",
+        direct.one,
+        name="conversation",
+    ),
+    path(
+        "api/v1/conversations/<str:conversation_id>/read",
+        direct.read,
+        name="conversation_read",
+    ),
 ]

@@ -241,6 +241,10 @@ ACTIONS = {
     "oauth_revoke",
     "oauth_server_metadata",
     "revoke_app",
+    "media_upload",
+    "media_upload_v1",
+    "conversations",
+    "conversation_read",
     # Direct messages' actions (timeline/direct.py); mute and unmute are named above.
     "leave",
     "accept",

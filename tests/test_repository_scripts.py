@@ -98,6 +98,7 @@ SAMPLES = {
     ],
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
+    "replace_pending_upload": [{"uid": 1, "upload_id": "abc", "entry": "{}", "new_entry": "{}"}],
     "release_login": [{"login": "Alice", "uid": 1}],
     "release_email": [{"address": "Alice@Example.org", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
