@@ -22,31 +22,11 @@ from socialsite.repository import (
     graph,
     keys,
     moderation,
-    oauth,
     statuses,
     uploads,
 )
-from tests.support.helpers import make_user, stored_files
+from tests.support.helpers import bearer, make_user, stored_files
 from tests.test_media_images import jpeg_with_gps, png, png_bomb
-
-READ_WRITE = ["read", "write", "follow"]
-
-
-@pytest.fixture
-def app(r):
-    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], READ_WRITE)
-
-
-@pytest.fixture
-def token(r, app):
-    def issue(user, scopes=READ_WRITE):
-        return oauth.issue_token(r, app[0], scopes, uid=user["id"])
-
-    return issue
-
-
-def bearer(value):
-    return {"HTTP_AUTHORIZATION": f"Bearer {value}"}
 
 
 def upload(client, headers, data=None, name="photo.png", **fields):

@@ -14,33 +14,14 @@ from socialsite.repository import (
     markers,
     moderation,
     notifications,
-    oauth,
     privacy,
     statuses,
 )
-from tests.support.helpers import log_in
+from tests.support.helpers import bearer, log_in
 from tests.test_round_trips import HOME_PAGE_FIRST_SHOWN_ROUND_TRIPS, HOME_PAGE_ROUND_TRIPS, allowed
 from timeline import views
 
-READ_WRITE = ["read", "write", "follow"]
 MARKERS = "/api/v1/markers"
-
-
-@pytest.fixture
-def app(r):
-    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], READ_WRITE)
-
-
-@pytest.fixture
-def token(r, app):
-    def issue(user, scopes=READ_WRITE):
-        return oauth.issue_token(r, app[0], scopes, uid=user["id"])
-
-    return issue
-
-
-def bearer(value):
-    return {"HTTP_AUTHORIZATION": f"Bearer {value}"}
 
 
 @pytest.fixture
