@@ -74,10 +74,24 @@ def test_who_may_read_them(stream_server):
     assert get_metrics(port, {"X-Forwarded-For": OUTSIDE, "Authorization": "Bearer no"})[0] == 404
 
 
+def both_processes_subscribed(port, r, author):
+    """Post until a status reaches both processes: each subscribes to Redis as it starts,
+    and one that is not subscribed yet misses what is posted meanwhile (pub/sub)."""
+    received = "socialsite_stream_events_received_total"
+    for _ in range(20):
+        start = samples(port)
+        statuses.post_status(r, author["id"], "are you both listening?")
+        found = eventually(port, lambda m, s=start: value(m, received) - value(s, received) >= 2, 3)
+        if value(found, received) - value(start, received) >= 2:
+            return
+    raise AssertionError("a process of the stream server never subscribed")
+
+
 def test_clients_deliveries_and_refusals_over_both_processes(stream_server, r):
     port = stream_server.port
-    before = samples(port)
     author = make_user(r, "metricsauthor")
+    both_processes_subscribed(port, r, author)
+    before = samples(port)
     streams = [sample_stream(port, f"198.51.100.{i}") for i in range(1, 5)]
     try:
         assert [stream.status for stream in streams] == [200] * 4

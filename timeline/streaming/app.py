@@ -323,27 +323,29 @@ class StreamingApp:
             predicates.append(filters.FollowFilter(uids, logins))
         return filters.any_of(predicates)
 
-    async def live_home(self, scope, receive, send):
-        """GET /live/home: the logged-in user's home timeline as Server-Sent Events."""
+    async def _live_user(self, scope, send):
+        """(user, session key, request headers, CORS headers) of a live page's stream
+        request, or None when it is answered here: a preflight (EventSource sends none,
+        but a browser may for a reconnection carrying Last-Event-ID: answered rather than
+        failed), or a request without a logged-in session (401)."""
         headers = request_headers(scope)
         cors = self.live.cors_headers(headers.get("origin"))
         if scope["method"] == "OPTIONS":
-            # A preflight: EventSource does not send one, but a browser may for a
-            # reconnection carrying Last-Event-ID. Answer it rather than fail.
-            preflight = [
-                (b"access-control-allow-methods", b"GET"),
-                (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
-                (b"access-control-max-age", b"600"),
-                NOSNIFF,
-            ]
-            await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
-            await send({"type": "http.response.body", "body": b""})
-            return
+            await send_preflight(send, cors, b"Last-Event-ID, Cache-Control")
+            return None
         session_key = self.live.session_key(headers.get("cookie"))
         user = await self.live.authenticate(session_key)
         if user is None:
             await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
+            return None
+        return user, session_key, headers, cors
+
+    async def live_home(self, scope, receive, send):
+        """GET /live/home: the logged-in user's home timeline as Server-Sent Events."""
+        logged_in = await self._live_user(scope, send)
+        if logged_in is None:
             return
+        user, session_key, headers, cors = logged_in
         home = await self.live.filter_for(user)
         # Where the page is: the browser's Last-Event-ID when it reconnects, else what
         # live.js passes from the page itself (?last_event_id=). A malformed one is
@@ -413,23 +415,10 @@ class StreamingApp:
         new direct message in one of their conversations, their unread counts) and no
         statuses: a conversation's page (static/js/messages.js). No replay: the page
         fetches what it missed when it connects again."""
-        headers = request_headers(scope)
-        cors = self.live.cors_headers(headers.get("origin"))
-        if scope["method"] == "OPTIONS":
-            preflight = [
-                (b"access-control-allow-methods", b"GET"),
-                (b"access-control-allow-headers", b"Last-Event-ID, Cache-Control"),
-                (b"access-control-max-age", b"600"),
-                NOSNIFF,
-            ]
-            await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
-            await send({"type": "http.response.body", "body": b""})
+        logged_in = await self._live_user(scope, send)
+        if logged_in is None:
             return
-        session_key = self.live.session_key(headers.get("cookie"))
-        user = await self.live.authenticate(session_key)
-        if user is None:
-            await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
-            return
+        user, session_key, headers, cors = logged_in
 
         async def keep_logged_in(client):
             # A logout, a password change or a suspension says so at once (client.refresh);
@@ -567,6 +556,19 @@ class StreamingApp:
 
 
 # --- small HTTP helpers ----------------------------------------------------------------
+
+
+async def send_preflight(send, cors, allowed_headers):
+    """Answer a CORS preflight of a GET stream: 204 with ``cors`` and the request
+    headers ``allowed_headers`` (bytes) a browser may send with it."""
+    preflight = [
+        (b"access-control-allow-methods", b"GET"),
+        (b"access-control-allow-headers", allowed_headers),
+        (b"access-control-max-age", b"600"),
+        NOSNIFF,
+    ]
+    await send({"type": "http.response.start", "status": 204, "headers": cors + preflight})
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def send_text(

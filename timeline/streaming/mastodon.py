@@ -51,7 +51,7 @@ from socialsite.repository import (
 )
 
 from . import filters
-from .app import NOSNIFF, parse_query, send_text
+from .app import parse_query, send_preflight, send_text
 from .filters import RequestError
 from .hub import Client, Format
 
@@ -416,14 +416,7 @@ class MastodonStreams:
         """GET /api/v1/streaming/<stream>: the stream as Server-Sent Events."""
         if scope["method"] == "OPTIONS":
             # A browser app's preflight: the token comes in the Authorization header.
-            preflight = [
-                (b"access-control-allow-methods", b"GET"),
-                (b"access-control-allow-headers", b"Authorization, Last-Event-ID"),
-                (b"access-control-max-age", b"600"),
-                NOSNIFF,
-            ]
-            await send({"type": "http.response.start", "status": 204, "headers": CORS + preflight})
-            await send({"type": "http.response.body", "body": b""})
+            await send_preflight(send, CORS, b"Authorization, Last-Event-ID")
             return
         query = parse_query(scope)
         fields = {name: values[0] for name, values in query.items()}
