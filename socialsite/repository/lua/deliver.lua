@@ -8,9 +8,11 @@
 --                          whose home shows the status through a repost already
 -- KEYS[4] = listing        keys.listing(shard, author) (SET) users of this shard who
 --                          list the author (named lists: _lists.lua)
--- KEYS[5..n+4] = home      keys.home(follower) (SET) one per follower, all in KEYS[1]'s
+-- KEYS[5] = evicted_homes  keys.evicted_homes(shard) (ZSET) users of this shard whose
+--                          home was evicted (eviction.py): they get nothing
+-- KEYS[6..n+5] = home      keys.home(follower) (SET) one per follower, all in KEYS[1]'s
 --                          slot
--- KEYS[n+5..2n+4] = following?  a reply only: keys.following(follower) (ZSET), in the
+-- KEYS[n+6..2n+5] = following?  a reply only: keys.following(follower) (ZSET), in the
 --                               same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
@@ -29,7 +31,9 @@
 -- Almost always nobody in the shard did and no such key exists: one EXISTS per call,
 -- not one check per follower, is what makes a delivery cheap. The listing note is read
 -- in the same EXISTS: a key named n times counts n times, so KEYS[4] four times adds 0
--- or 4 to the 0..3 of the other three.
+-- or 4 to the 0..3 of the other three, and the evicted homes' KEYS[5] eight times 0 or 8.
+-- A follower whose home was evicted gets nothing, in the home or its lists (they were
+-- dropped with it): their first page rebuilds both from the profiles.
 --
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
@@ -38,9 +42,11 @@ local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local replied_to = ARGV[5]
 local call = redis.call
-local FIRST_HOME = 5
-local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[4], KEYS[4], KEYS[4])
-local listed = noted >= 4
+local FIRST_HOME = 6
+local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[4], KEYS[4], KEYS[4],
+    KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5])
+local evicted = noted >= 8
+local listed = noted % 8 >= 4
 local check = noted % 4 > 0
 local last = #KEYS
 if replied_to then
@@ -50,7 +56,10 @@ local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
     local wanted, shown = true, false
-    if check or replied_to then
+    if evicted then
+        wanted = not call('ZSCORE', KEYS[5], keys.user_of(home))
+    end
+    if wanted and (check or replied_to) then
         local follower = keys.user_of(home)
         if check then
             local hidden = call('ZSCORE', KEYS[2], follower)
