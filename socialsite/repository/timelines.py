@@ -27,7 +27,9 @@ own lists: at most two more round trips whatever their number (fanout.merge_pull
 import heapq
 import time
 
-from . import fanout, keys, locks, paging, reposts, scripts, statuses, users, visibility
+from . import (
+    eviction, fanout, keys, locks, paging, reposts, scripts, statuses, users, visibility,
+)  # fmt: skip
 from .limits import HOME_TIMELINE_SIZE
 
 
@@ -95,11 +97,12 @@ class HomeIdsRead:
     is then one round trip. home_page uses them if they were read for its user.
     """
 
-    replies = 1
+    replies = 2
 
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
         self.uid, self.ids, self.hidden = None, None, None
+        self.evicted = False
         self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
         self.merged = ("none", "", [], [])
@@ -108,16 +111,21 @@ class HomeIdsRead:
         # One more than the page, as home_page reads: is there an older page?
         call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True, merge=True)
         scripts.home_page.queue(pipe, **call)
+        eviction.queue_state(pipe, uid)
 
     def take(self, uid, replies):
         self.uid = uid
         (self.ids, self.hidden, self.through, self.reposted, self.liked,
          self.likes_changed, self.merged) = _home_page_read(replies[0])  # fmt: skip
+        self.evicted = eviction.needs_rebuild(replies[1])
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
-        authors the user does not get, read with them, are ``hidden``.)"""
+        authors the user does not get, read with them, are ``hidden``.) None too for
+        an evicted home: the page rebuilds it and reads again."""
         if self.ids is None or (self.uid, self.before, self.count) != (uid, before, count):
+            return None
+        if self.evicted:
             return None
         return self.ids
 
@@ -133,9 +141,8 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
         call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
-        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(
-            scripts.home_page(r, **call)
-        )
+        (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
+        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
         liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
@@ -316,8 +323,11 @@ def refill_home(r, uid):
         newest = heapq.nlargest(gap, set(candidates))
         if not newest:
             return 0
-        items = [marks.get(sid, str(sid)) for sid in newest]
-        originals = [int(marks[sid].split("/")[1]) for sid in newest if sid in marks]
+        # Oldest first, as they were delivered: of several reposts of one original,
+        # the earliest is the one the home shows it under (lua/_reposts.lua).
+        oldest_first = newest[::-1]
+        items = [marks.get(sid, str(sid)) for sid in oldest_first]
+        originals = [int(marks[sid].split("/")[1]) for sid in oldest_first if sid in marks]
         return scripts.backfill(
             r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
             originals=originals,
@@ -334,7 +344,8 @@ def home_newer(r, uid, after, count):
     Returns (statuses, more): ``more`` when more than ``count`` ids are above ``after``
     (the oldest of them are not returned). For a live page reconnecting: what arrived
     while it was away. Costs what a home page costs (one to three round trips)."""
-    reply = scripts.home_page(r, **_home_page_call(uid, None, count + 1, True, merge=True))
+    call = _home_page_call(uid, None, count + 1, True, merge=True)
+    (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
     ids, hidden = [int(sid) for sid in reply[0]], {int(author) for author in reply[1]}
     ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1, with_reposts=True).ids
     newer = [sid for sid in ids if sid > after]

@@ -18,7 +18,8 @@
 local uid, now = ARGV[2], tonumber(ARGV[3])
 local hold = 'r:' .. uid
 if ARGV[1] == 'end' then
-    if redis.call('ZSCORE', KEYS[1], hold) == ARGV[5] then
+    local held = redis.call('ZSCORE', KEYS[1], hold)
+    if held and tonumber(held) == tonumber(ARGV[5]) then
         redis.call('ZREM', KEYS[1], hold)
         return 1
     end
