@@ -17,11 +17,13 @@ from socialsite.repository import (
     lists,
     oauth,
     reposts,
+    scripts,
     sessions,
     statuses,
     timelines,
     worker,
 )
+from socialsite.settings import env_duration
 from tests.support.helpers import make_user
 
 DAY = 24 * 3600
@@ -169,14 +171,14 @@ def test_concurrent_first_pages_rebuild_once(r, monkeypatch):
     sids = [statuses.post_status(r, author, f"s{i}") for i in range(5)]
     eviction.note_seen(r, reader, time.time() - 2 * MONTH)
     eviction.sweep(r, MONTH)
-    rebuilds, refill = [], timelines.refill_home
+    rebuilds, refill = [], eviction.refill_home
 
     def slow_refill(r, uid):
         rebuilds.append(uid)
         time.sleep(0.3)  # long enough for the other pages to find the rebuild held
         return refill(r, uid)
 
-    monkeypatch.setattr(timelines, "refill_home", slow_refill)
+    monkeypatch.setattr(eviction, "refill_home", slow_refill)
     pages = []
     threads = [
         threading.Thread(target=lambda: pages.append(timelines.home_page(r, reader)))
@@ -196,8 +198,6 @@ def test_a_rebuild_whose_request_died_is_taken_over(r):
     sid = statuses.post_status(r, author, "hi")
     eviction.note_seen(r, reader, time.time() - 2 * MONTH)
     eviction.sweep(r, MONTH)
-    from socialsite.repository import scripts
-
     long_ago = int(time.time() * 1000) - 2 * eviction.REBUILD_HOLD_MS
     state, _ = scripts.rebuild_home(r, uid=reader, action="begin", now_ms=long_ago, hold_ms=1)
     assert state == "rebuild"  # ... and the request dies holding it
@@ -251,3 +251,21 @@ def test_manage_timelines_evict_and_status(r, settings):
     out = StringIO()
     call_command("timelines", "status", stdout=out)
     assert "1 evicted home(s)" in out.getvalue()
+
+
+def test_the_workers_sweep_once_an_hour_whatever_their_number(r):
+    (away,) = users_named(r, "away")
+    eviction.note_seen(r, away, time.time() - 2 * MONTH)
+    assert eviction.sweep_if_due(r, MONTH) == 1
+    (later,) = users_named(r, "later")
+    eviction.note_seen(r, later, time.time() - 2 * MONTH)
+    assert eviction.sweep_if_due(r, MONTH) == 0  # another worker's turn came: not due
+    assert r.ttl(keys.EVICTION_SWEEP_DUE) > eviction.SWEEP_EVERY_SECONDS - 60
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [("", MONTH), ("90s", 90), ("2h", 7200), ("7d", 7 * DAY)]
+)
+def test_home_evict_after_is_read_as_the_throttles_periods(monkeypatch, value, seconds):
+    monkeypatch.setenv("HOME_EVICT_AFTER", value)
+    assert env_duration("HOME_EVICT_AFTER", MONTH) == seconds

@@ -22,17 +22,19 @@ answers.
 - **Rebuilt.** Every home and list page reads the mark with its ids, in the same round
   trip (``queue_state``). A page that finds it calls ``rebuild``: rebuild_home.lua takes
   the mark off and holds the rebuild in the same step (concurrent first pages wait for
-  the one that holds it), then timelines.refill_home fills the home from the followed
+  the one that holds it), then ``refill_home`` fills the home from the followed
   accounts' profiles, the code an unfollow's refill runs (the reply rule, blocks and
-  mutes, reposts by the dedupe rules of backfill.lua), and lists.refill_lists each list
+  mutes, reposts by the dedupe rules of backfill.lua), and ``refill_lists`` each list
   from its members' profiles (list_fill.lua, as adding a member does). Deliveries reach
   the home again from the moment the mark goes, before the profiles are read, so a
   status is either delivered or read. Then the page reads its ids again.
 """
 
+import heapq
 import time
 
-from . import keys, scripts
+from . import keys, locks, scripts
+from .limits import HOME_TIMELINE_SIZE
 
 # How precisely "seen" is kept: one write a day per person at most.
 SEEN_EVERY_SECONDS = 24 * 3600
@@ -40,6 +42,9 @@ SEEN_EVERY_SECONDS = 24 * 3600
 # How long a rebuild holds off concurrent first pages before another may start over
 # (the holder died). A rebuild of 7,500 follows takes well under a second (docs/scale.md).
 REBUILD_HOLD_MS = 30_000
+
+# How often one of the workers sweeps: a day of HOME_EVICT_AFTER is noticed within it.
+SWEEP_EVERY_SECONDS = 3600
 
 # People swept per round trip: read from a shard's keys.seen, then evicted in a pipeline.
 _SWEEP_CHUNK = 500
@@ -110,18 +115,29 @@ def sweep(r, evict_after, now=None):
     now = time.time() if now is None else now
     cutoff = int(now - evict_after)
     evicted = 0
-    for seen_key in keys.all_seen():
-        while True:
-            uids = r.zrangebyscore(seen_key, "-inf", f"({cutoff}", start=0, num=_SWEEP_CHUNK)
-            if not uids:
-                break
-            pipe = r.pipeline(transaction=False)  # one shard: one slot
+    shards = keys.all_seen()
+    while shards:
+        # Every shard's candidates in one round trip, then their evictions in another.
+        pipe = r.pipeline(transaction=False)
+        for seen_key in shards:
+            pipe.zrangebyscore(seen_key, "-inf", f"({cutoff}", start=0, num=_SWEEP_CHUNK)
+        found = pipe.execute()
+        pipe = r.pipeline(transaction=False)
+        for uids in found:
             for uid in uids:
                 scripts.evict_home.queue(pipe, uid=int(uid), seen_before=cutoff)
-            evicted += sum(pipe.execute())
-            if len(uids) < _SWEEP_CHUNK:
-                break
+        evicted += sum(pipe.execute())
+        shards = [key for key, uids in zip(shards, found, strict=True) if len(uids) == _SWEEP_CHUNK]
     return evicted
+
+
+def sweep_if_due(r, evict_after, every_seconds=SWEEP_EVERY_SECONDS):
+    """``sweep``, if no worker swept in the last ``every_seconds`` (one SET NX: the
+    workers ask at their sweeps' pace, one of them sweeps). Returns how many homes it
+    evicted (0 when not due)."""
+    if not r.set(keys.EVICTION_SWEEP_DUE, "1", nx=True, ex=every_seconds):
+        return 0
+    return sweep(r, evict_after)
 
 
 def evicted_count(r):
@@ -171,13 +187,115 @@ def rebuild(r, uid, wait_seconds=None):
             return "waited"
         waited = True
         time.sleep(0.01)
-    # Imported here: the pages' modules read through page_read, and their refills are
-    # what rebuilds.
-    from . import lists, timelines
-
     try:
-        timelines.refill_home(r, uid)
-        lists.refill_lists(r, uid)
+        refill_home(r, uid)
+        refill_lists(r, uid)
     finally:
         scripts.rebuild_home(r, uid=uid, action="end", now_ms=now_ms, until_ms=int(until))
     return "rebuilt"
+
+
+# Followed profiles read per round trip while refilling.
+_REFILL_CHUNK = 1000
+
+
+def refill_home(r, uid):
+    """Top the home timeline of ``uid`` up to HOME_TIMELINE_SIZE: after an unfollow (the
+    workers' refill job), or from nothing (an evicted home's rebuild).
+
+    The unfollow took the unfollowed user's statuses out. Everything newer than the
+    oldest id left is already there (it was delivered and never trimmed), so the
+    missing ones are older: for each user still followed (but not muted or in a
+    block), and the user themself, read up to ``gap`` ids below that oldest id, and
+    add the newest ``gap`` of them all, leaving out replies to users ``uid`` neither
+    follows nor is (the reply rule, as in fan-out: each author's replies among those
+    ids are read with them, from keys.profile_replies). Holds the user's follow lock,
+    so a follow or unfollow cannot interleave. Returns the number of ids added.
+    """
+    uid = int(uid)
+    with locks.hold(r, keys.follow_lock(uid), wait_seconds=10):
+        call = {"uid": uid, "before": None, "count": HOME_TIMELINE_SIZE, "skip_deleted": False,
+                "now_ms": int(time.time() * 1000)}  # fmt: skip
+        visible = [int(sid) for sid in scripts.home_page(r, **call)[0]]
+        gap = HOME_TIMELINE_SIZE - len(visible)
+        if gap <= 0:
+            return 0
+        below = f"({visible[-1]}" if visible else "+inf"
+        pipe = r.pipeline(transaction=False)  # one slot: one node
+        pipe.zrange(keys.following(uid), 0, -1)
+        pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
+        following, hidden = pipe.execute()
+        hidden = set(hidden)
+        seen = {uid, *(int(author) for author in following)}
+        # Not the authors the user does not get (muted, blocked either way).
+        authors = [uid, *(author for author in following if author not in hidden)]
+        candidates, marks = [], {}
+        for start in range(0, len(authors), _REFILL_CHUNK):
+            pipe = r.pipeline(transaction=False)
+            for author in authors[start : start + _REFILL_CHUNK]:
+                pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
+                # The newest ``gap`` replies below: all the replies among those ids.
+                pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
+                # And the reposts among them, to go in by the dedupe rules.
+                pipe.zrevrangebyscore(keys.profile_reposts(author), below, "-inf", start=0, num=gap)
+            read = pipe.execute()
+            chunk = authors[start : start + _REFILL_CHUNK]
+            for author, ids, replies, reposted in zip(
+                chunk, read[::3], read[1::3], read[2::3], strict=True
+            ):
+                # The user's own replies stay, as every status of theirs does.
+                unseen = set()
+                if int(author) != uid:
+                    unseen = {
+                        sid
+                        for sid, replied_to in (reply.split(":") for reply in replies)
+                        if int(replied_to) not in seen
+                    }
+                for repost in reposted:
+                    rid, orig, orig_author = repost.split(":")
+                    marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
+                candidates += [int(sid) for sid in ids if sid not in unseen]
+        newest = heapq.nlargest(gap, set(candidates))
+        if not newest:
+            return 0
+        # Oldest first, as they were delivered: of several reposts of one original,
+        # the earliest is the one the home shows it under (lua/_reposts.lua).
+        oldest_first = newest[::-1]
+        items = [marks.get(sid, str(sid)) for sid in oldest_first]
+        originals = [int(marks[sid].split("/")[1]) for sid in oldest_first if sid in marks]
+        return scripts.backfill(
+            r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
+            originals=originals,
+        )  # fmt: skip
+
+
+def replies_marked(status_ids, replies):
+    """``status_ids`` (a profile's) with each reply marked "<id>:<replied-to user>", as
+    list_fill.lua takes them; ``replies``: the profile's keys.profile_replies members."""
+    replied = dict(reply.split(":") for reply in replies)
+    return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
+
+
+def refill_lists(r, uid):
+    """Fill every list of ``uid``'s from its members' newest statuses, as adding each
+    member does (list_fill.lua: while uid follows and gets them, replies by the reply
+    rule, each list capped): an evicted home's lists, rebuilt (eviction.py). Two round
+    trips whatever the number of members: their profiles, then the fills."""
+    members = [int(member) for member in r.hkeys(keys.listed(uid))]
+    if not members:
+        return 0
+    pipe = r.pipeline(transaction=False)
+    for member in members:
+        pipe.zrevrange(keys.profile(member), 0, HOME_TIMELINE_SIZE - 1)
+        pipe.zrange(keys.profile_replies(member), 0, -1)
+    read = pipe.execute()
+    now_ms = int(time.time() * 1000)
+    pipe = r.pipeline(transaction=False)  # one slot: uid's
+    for member, status_ids, replies in zip(members, read[::2], read[1::2], strict=True):
+        marked = replies_marked(status_ids, replies)
+        if marked:
+            scripts.list_fill.queue(
+                pipe, uid=uid, member=member, action="fill", now_ms=now_ms, lid="",
+                marked_ids=marked,
+            )  # fmt: skip
+    return sum(pipe.execute())

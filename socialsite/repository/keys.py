@@ -92,6 +92,11 @@ def all_evicted_homes():
     return [f"evicted:{{s{index}}}" for index in range(USER_SHARDS)]
 
 
+# STRING: set (NX EX) by the fan-out worker that sweeps evictions, for as long as the
+# next sweep is not due (eviction.sweep_if_due).
+EVICTION_SWEEP_DUE = "evicted:sweep-due"
+
+
 def seen(uid):
     """ZSET, in user ``uid``'s slot (one per shard): the users of the shard, each scored
     by the day (its first second) they were last seen, written at most once a day each

@@ -129,14 +129,7 @@ def _newest_statuses(r, member_uid):
     pipe = r.pipeline(transaction=False)  # one slot: the member's
     pipe.zrevrange(keys.profile(member_uid), 0, HOME_TIMELINE_SIZE - 1)
     pipe.zrange(keys.profile_replies(member_uid), 0, -1)
-    return _marked(*pipe.execute())
-
-
-def _marked(status_ids, replies):
-    """``status_ids`` with each reply marked "<id>:<replied-to user>" from ``replies``
-    (keys.profile_replies members)."""
-    replied = dict(reply.split(":") for reply in replies)
-    return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
+    return eviction.replies_marked(*pipe.execute())
 
 
 def _fill(r, action, uid, member_uid, lid, marked_ids):
@@ -192,31 +185,6 @@ def restore_statuses(r, uid, member_uid, marked_ids):
     graph.replies_marked makes them) back into every list of ``uid``'s holding them, if
     ``uid`` follows and gets them again (a mute ended: blocks.restore)."""
     return _fill(r, "fill", uid, member_uid, "", marked_ids)
-
-
-def refill_lists(r, uid):
-    """Fill every list of ``uid``'s from its members' newest statuses, as adding each
-    member does (list_fill.lua: while uid follows and gets them, replies by the reply
-    rule, each list capped): an evicted home's lists, rebuilt (eviction.py). Two round
-    trips whatever the number of members: their profiles, then the fills."""
-    members = [int(member) for member in r.hkeys(keys.listed(uid))]
-    if not members:
-        return 0
-    pipe = r.pipeline(transaction=False)
-    for member in members:
-        pipe.zrevrange(keys.profile(member), 0, HOME_TIMELINE_SIZE - 1)
-        pipe.zrange(keys.profile_replies(member), 0, -1)
-    read = pipe.execute()
-    now_ms = _now_ms()
-    pipe = r.pipeline(transaction=False)  # one slot: uid's
-    for member, status_ids, replies in zip(members, read[::2], read[1::2], strict=True):
-        marked = _marked(status_ids, replies)
-        if marked:
-            scripts.list_fill.queue(
-                pipe, uid=uid, member=member, action="fill", now_ms=now_ms, lid="",
-                marked_ids=marked,
-            )  # fmt: skip
-    return sum(pipe.execute())
 
 
 def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None):

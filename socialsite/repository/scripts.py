@@ -406,9 +406,9 @@ def mark_like(*, uid, sid, now_ms):
 def deliver(*, author, sid, followers, now_ms, replied_to=None):
     """Add status ``sid`` by ``author`` to keys.home of each of ``followers`` (all of one
     shard), skipping those noted in keys.unfollowed, keys.hiding (until when),
-    keys.reposts_shown and keys.evicted_homes, and to the named lists of those noted in keys.listing. A reply
-    to ``replied_to`` reaches only those who are them or follow them (keys.following of
-    each follower). Returns how many homes received it."""
+    keys.reposts_shown and keys.evicted_homes, and to the named lists of those noted in
+    keys.listing. A reply to ``replied_to`` reaches only those who are them or follow
+    them (keys.following of each follower). Returns how many homes received it."""
     first = followers[0]
     script_keys = {
         "unfollowed": keys.unfollowed(first, author),

@@ -24,12 +24,9 @@ the rules a delivery applies. A page deeper than those copies reach reads the ac
 own lists: at most two more round trips whatever their number (fanout.merge_pulled).
 """
 
-import heapq
 import time
 
-from . import (
-    eviction, fanout, keys, locks, paging, reposts, scripts, statuses, users, visibility,
-)  # fmt: skip
+from . import eviction, fanout, keys, paging, reposts, scripts, statuses, users, visibility
 from .limits import HOME_TIMELINE_SIZE
 
 
@@ -261,77 +258,6 @@ def profile_ids(r, uid, count=None):
     """Ids of the statuses ``uid`` posted, newest first; the newest ``count`` if given."""
     stop = -1 if count is None else count - 1
     return [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, stop)]
-
-
-# Followed profiles read per round trip while refilling.
-_REFILL_CHUNK = 1000
-
-
-def refill_home(r, uid):
-    """Top the home timeline of ``uid`` up to HOME_TIMELINE_SIZE (after an unfollow).
-
-    The unfollow took the unfollowed user's statuses out. Everything newer than the
-    oldest id left is already there (it was delivered and never trimmed), so the
-    missing ones are older: for each user still followed (but not muted or in a
-    block), and the user themself, read up to ``gap`` ids below that oldest id, and
-    add the newest ``gap`` of them all, leaving out replies to users ``uid`` neither
-    follows nor is (the reply rule, as in fan-out: each author's replies among those
-    ids are read with them, from keys.profile_replies). Holds the user's follow lock,
-    so a follow or unfollow cannot interleave. Returns the number of ids added.
-    """
-    uid = int(uid)
-    with locks.hold(r, keys.follow_lock(uid), wait_seconds=10):
-        visible = _home_ids(r, uid, None, HOME_TIMELINE_SIZE)
-        gap = HOME_TIMELINE_SIZE - len(visible)
-        if gap <= 0:
-            return 0
-        below = f"({visible[-1]}" if visible else "+inf"
-        pipe = r.pipeline(transaction=False)  # one slot: one node
-        pipe.zrange(keys.following(uid), 0, -1)
-        pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
-        following, hidden = pipe.execute()
-        hidden = set(hidden)
-        seen = {uid, *(int(author) for author in following)}
-        # Not the authors the user does not get (muted, blocked either way).
-        authors = [uid, *(author for author in following if author not in hidden)]
-        candidates, marks = [], {}
-        for start in range(0, len(authors), _REFILL_CHUNK):
-            pipe = r.pipeline(transaction=False)
-            for author in authors[start : start + _REFILL_CHUNK]:
-                pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
-                # The newest ``gap`` replies below: all the replies among those ids.
-                pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
-                # And the reposts among them, to go in by the dedupe rules.
-                pipe.zrevrangebyscore(keys.profile_reposts(author), below, "-inf", start=0, num=gap)
-            read = pipe.execute()
-            chunk = authors[start : start + _REFILL_CHUNK]
-            for author, ids, replies, reposted in zip(
-                chunk, read[::3], read[1::3], read[2::3], strict=True
-            ):
-                # The user's own replies stay, as every status of theirs does.
-                unseen = set()
-                if int(author) != uid:
-                    unseen = {
-                        sid
-                        for sid, replied_to in (reply.split(":") for reply in replies)
-                        if int(replied_to) not in seen
-                    }
-                for repost in reposted:
-                    rid, orig, orig_author = repost.split(":")
-                    marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
-                candidates += [int(sid) for sid in ids if sid not in unseen]
-        newest = heapq.nlargest(gap, set(candidates))
-        if not newest:
-            return 0
-        # Oldest first, as they were delivered: of several reposts of one original,
-        # the earliest is the one the home shows it under (lua/_reposts.lua).
-        oldest_first = newest[::-1]
-        items = [marks.get(sid, str(sid)) for sid in oldest_first]
-        originals = [int(marks[sid].split("/")[1]) for sid in oldest_first if sid in marks]
-        return scripts.backfill(
-            r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
-            originals=originals,
-        )  # fmt: skip
 
 
 # --- what a stream missed (timeline/streaming/replay.py) ----------------------------------
