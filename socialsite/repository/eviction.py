@@ -81,8 +81,9 @@ def forget_noted():
 
 
 def note_seen(r, uid, now=None):
-    """Note ``uid`` seen on ``now``'s day in a round trip of its own (tests, seeding)."""
-    r.zadd(keys.seen(uid), {int(uid): seen_day(now)}, gt=True)
+    """Set the day ``uid`` was last seen to ``now``'s, earlier or later, in a round trip of
+    its own (tests, seeding, benchmarks)."""
+    r.zadd(keys.seen(uid), {int(uid): seen_day(now)})
 
 
 def queue_state(pipe, uid):
