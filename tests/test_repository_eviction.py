@@ -30,13 +30,6 @@ DAY = 24 * 3600
 MONTH = 30 * DAY
 
 
-@pytest.fixture(autouse=True)
-def _fresh_memory():
-    eviction.forget_noted()
-    yield
-    eviction.forget_noted()
-
-
 def users_named(r, *logins):
     return [make_user(r, login)["id"] for login in logins]
 
