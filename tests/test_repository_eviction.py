@@ -14,6 +14,7 @@ from socialsite.repository import (
     eviction,
     graph,
     keys,
+    leaving,
     lists,
     oauth,
     reposts,
@@ -262,3 +263,29 @@ def test_the_workers_sweep_once_an_hour_whatever_their_number(r):
 def test_home_evict_after_is_read_as_the_throttles_periods(monkeypatch, value, seconds):
     monkeypatch.setenv("HOME_EVICT_AFTER", value)
     assert env_duration("HOME_EVICT_AFTER", MONTH) == seconds
+
+
+def test_a_refill_for_an_evicted_home_leaves_it_empty_for_the_rebuild(r):
+    author, other, away = users_named(r, "author", "other", "away")
+    for followed in (author, other):
+        graph.follow(r, away, followed)
+    sid = statuses.post_status(r, author, "hi")
+    eviction.note_seen(r, away, time.time() - 2 * MONTH)
+    eviction.sweep(r, MONTH)
+    blocks.block(r, other, away)  # away unfollows other: a refill job for away's home
+    worker.work_until_idle(r)
+    assert not r.exists(keys.home(away)) and eviction.is_evicted(r, away)
+    assert [s["id"] for s in timelines.home_page(r, away).items] == [sid]
+
+
+def test_a_deleted_account_leaves_neither_seen_nor_evicted(r):
+    (away,) = users_named(r, "away")
+    eviction.note_seen(r, away, time.time() - 2 * MONTH)
+    eviction.sweep(r, MONTH)
+    (here,) = users_named(r, "here")
+    eviction.note_seen(r, here)
+    for uid in (away, here):
+        leaving.delete_account(r, uid)
+        worker.work_until_idle(r)
+    assert eviction.evicted_count(r) == 0
+    assert not r.exists(keys.seen(here))

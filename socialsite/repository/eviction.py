@@ -86,6 +86,14 @@ def note_seen(r, uid, now=None):
     r.zadd(keys.seen(uid), {int(uid): seen_day(now)})
 
 
+def queue_forget(pipe, uid):
+    """Queue taking ``uid`` out of keys.seen and keys.evicted_homes (their account is
+    deleted)."""
+    uid = int(uid)
+    pipe.zrem(keys.seen(uid), uid)
+    pipe.zrem(keys.evicted_homes(uid), uid, f"r:{uid}")
+
+
 def queue_state(pipe, uid):
     """Queue the read of whether ``uid``'s home is evicted or being rebuilt (one reply,
     for ``needs_rebuild``), in uid's slot: it rides on the page's round trip."""

@@ -24,7 +24,10 @@ log = logging.getLogger(__name__)
 
 
 def refill(r, job):
-    eviction.refill_home(r, job["uid"])
+    # An evicted home (an unfollow made for its owner: a block) stays empty: its owner's
+    # first page back rebuilds it whole.
+    if not eviction.is_evicted(r, job["uid"]):
+        eviction.refill_home(r, job["uid"])
     return []
 
 
