@@ -156,34 +156,40 @@ def _posted_private(status):
     return str(status.get("private", "")) == "1"
 
 
+def media_attachment(base, item):
+    """Mastodon's MediaAttachment entity of ``item``, an image as
+    attachments.media_of (a status's) or attachments.pending_upload (an upload's)
+    gives it: ``url`` the original (re-encoded, no metadata), ``preview_url`` the
+    small rendition, ``meta`` both sizes, ``description`` the alt text."""
+    return {
+        "id": item["id"],
+        "type": "image",
+        "url": absolute(base, item["url"]),
+        "preview_url": absolute(base, item["preview_url"]),
+        "remote_url": None,
+        "preview_remote_url": None,
+        "text_url": None,
+        "meta": {
+            "original": {
+                "width": item["original_width"],
+                "height": item["original_height"],
+                "size": f"{item['original_width']}x{item['original_height']}",
+                "aspect": item["original_width"] / max(item["original_height"], 1),
+            },
+            "small": {
+                "width": item["width"],
+                "height": item["height"],
+                "size": f"{item['width']}x{item['height']}",
+                "aspect": item["width"] / max(item["height"], 1),
+            },
+        },  # fmt: skip
+        "description": item["alt"] or None,
+        "blurhash": item.get("blurhash") or None,
+    }
+
+
 def _media(base, status):
-    return [
-        {
-            "id": item["id"],
-            "type": "image",
-            "url": absolute(base, item["url"]),
-            "preview_url": absolute(base, item["preview_url"]),
-            "remote_url": None,
-            "text_url": None,
-            "meta": {
-                "original": {
-                    "width": item["original_width"],
-                    "height": item["original_height"],
-                    "size": f"{item['original_width']}x{item['original_height']}",
-                    "aspect": item["original_width"] / max(item["original_height"], 1),
-                },
-                "small": {
-                    "width": item["width"],
-                    "height": item["height"],
-                    "size": f"{item['width']}x{item['height']}",
-                    "aspect": item["width"] / max(item["height"], 1),
-                },
-            },  # fmt: skip
-            "description": item["alt"] or None,
-            "blurhash": None,
-        }
-        for item in attachments.media_of(status)
-    ]
+    return [media_attachment(base, item) for item in attachments.media_of(status)]
 
 
 def _parsed(status):
@@ -281,6 +287,74 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
         }
     )
     return entity
+
+
+def direct_status_id(cid, mid):
+    """The Status id of message ``mid`` of conversation ``cid``: "dm-<cid>-<mid>". Not a
+    number, so that it can never name a status (a message is none: it has no place in
+    any timeline); GET /api/v1/statuses/:id reads it as the message, for its members."""
+    return f"dm-{int(cid)}-{int(mid)}"
+
+
+def direct_status(base, cid, message, sender):
+    """Mastodon's Status entity of direct message ``message`` (as the repository's
+    direct.conversation_page gives it) of conversation ``cid``, sent by ``sender`` (a
+    user or author dict): ``visibility`` "direct", its text as the conversation page
+    renders it; no counts, no reblog, no media."""
+    url = absolute(base, f"/messages/{int(cid)}/#m{int(message['id'])}")
+    text = str(message.get("message") or "")
+    found = parsed_entities.unpack(text, message.get("entities"))
+    return {
+        "id": direct_status_id(cid, message["id"]),
+        "uri": url,
+        "url": url,
+        "created_at": iso_time(message["at"]),
+        "content": str(html(base, text, message.get("entities"))),
+        "sensitive": False,
+        "spoiler_text": "",
+        "media_attachments": [],
+        "mentions": _mentions(base, found),
+        "tags": _tags(base, found),
+        "in_reply_to_id": None,
+        "in_reply_to_account_id": None,
+        "account": account(base, sender),
+        "text": None,
+        "visibility": "direct",
+        "application": None,
+        "emojis": [],
+        "reblogs_count": 0,
+        "favourites_count": 0,
+        "replies_count": 0,
+        "reblog": None,
+        "poll": None,
+        "card": None,
+        "language": None,
+        "edited_at": None,
+        "favourited": False,
+        "reblogged": False,
+        "muted": False,
+        "bookmarked": False,
+        "pinned": False,
+        "filtered": [],
+    }
+
+
+def conversation(base, conversation, last_sender=None):
+    """Mastodon's Conversation entity of ``conversation`` (a repository
+    direct.Conversation as its member sees it): ``accounts`` the other members,
+    ``unread`` whether they have unread messages, ``last_status`` the newest message
+    they see (by ``last_sender``, a user or author dict) or null."""
+    last = conversation.last
+    return {
+        "id": str(conversation.id),
+        "unread": conversation.unread > 0,
+        "accounts": [account(base, member) for member in conversation.others],
+        "last_status": (
+            direct_status(base, conversation.id, last, last_sender)
+            if last is not None and last_sender is not None
+            else None
+        ),
+    }
 
 
 # The repository's notification kinds as Mastodon's types: a reply is a mention there,

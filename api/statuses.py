@@ -10,13 +10,13 @@ from django.conf import settings
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 
-from media import pictures
+from media import attachments, pictures
 from socialsite.connection import get_redis
 from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
 from socialsite.repository import users as users_repo
 from timeline.forms import StatusForm
 
-from . import entities, paging
+from . import direct, entities, paging
 from .auth import api_view
 from .common import (
     TRUE,
@@ -54,15 +54,26 @@ def post(request):
         params = body(request)
     except BadBody as bad:
         return error(422, str(bad))
+    key = request.headers.get("Idempotency-Key")
+    media_ids = [str(each) for each in get_list(params, "media_ids") if str(each)]
+    wanted = params.get("visibility") or None
+    if wanted == "direct":
+        if media_ids:
+            return error(422, "Validation failed: a direct message has no images")
+        return direct.post_direct(request, params, idempotency_posting_key(key) if key else None)
     refused = throttled(request, "statuses") or email_unverified(request)
     if refused is not None:
         return refused
-    if get_list(params, "media_ids") not in ([], [""]):
-        return error(422, "Media attachments cannot be posted through the API yet")
+    if len(media_ids) > attachments.MAX_IMAGES:
+        return error(
+            422,
+            f"Validation failed: a status may have at most {attachments.MAX_IMAGES} images;"
+            f" {len(media_ids)} were sent",
+        )
     if params.get("poll[options][]") or params.get("poll"):
         return error(422, "Polls are not supported")
     own = "private" if request.user_data.get("private") == "1" else "public"
-    wanted = params.get("visibility") or own
+    wanted = wanted or own
     if wanted != own:
         if wanted not in VISIBILITIES:
             return error(422, f"Validation failed: visibility '{wanted}' is not one")
@@ -85,24 +96,47 @@ def post(request):
         }
     )
     if not form.is_valid():
-        return error(422, f"Validation failed: {_form_error(form)}")
+        # A status of images alone has no text: the form, which has no images here,
+        # asks for some.
+        if not (media_ids and list(form.errors) == ["message"] and not form.data["message"]):
+            return error(422, f"Validation failed: {_form_error(form)}")
+        form.cleaned_data["message"] = ""
     data = form.cleaned_data
-    key = request.headers.get("Idempotency-Key")
     r = get_redis()
-    try:
-        sid = statuses.post_status(
+
+    def post(media, upload_ids):
+        return statuses.post_status(
             r,
             request.user.id,
             data["message"],
             inline_limit=settings.INLINE_FANOUT_LIMIT,
+            pull_followers=settings.FANOUT_PULL_FOLLOWERS,
             posting_key=idempotency_posting_key(key) if key else None,
             in_reply_to=in_reply_to,
             notifications_kept=settings.NOTIFICATIONS_KEPT,
+            pending_uploads=upload_ids,
             **{
+                keys.STATUS_MEDIA_FIELD: media,
                 keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
                 keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
             },
         )
+
+    try:
+        if media_ids:
+            sid = attachments.attach_pending(r, request.user.id, media_ids, post)
+        else:
+            sid = post("", [])
+    except attachments.UploadsNotFound as missing:
+        # The same Idempotency-Key again: the first request attached the images.
+        earlier = key and statuses.posted_with_key(r, request.user.id, idempotency_posting_key(key))
+        if not earlier:
+            return error(
+                422,
+                "Validation failed: no such media to attach (not yours, attached already,"
+                f" or uploaded too long ago): {', '.join(missing.upload_ids)}",
+            )
+        sid = earlier
     except statuses.ReplyRefused as refusal:
         return error(422, f"Validation failed: {refusal}")
     except statuses.ParentGone:
@@ -126,6 +160,9 @@ def one(request, status_id):
 
 @api_view(scope="read:statuses", public=True)
 def _get(request, status_id):
+    message = direct.parse_direct_status_id(status_id)
+    if message is not None:
+        return json_response(direct.direct_status(request, *message))
     status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
     return json_response(status_entity(request, status))
 
@@ -133,7 +170,11 @@ def _get(request, status_id):
 @api_view(scope="write:statuses", methods=("DELETE",))
 def _delete(request, status_id):
     """Delete one's own status; answered with it, its ``text`` the message as written
-    (Mastodon's "delete and redraft")."""
+    (Mastodon's "delete and redraft"). A direct status is deleted for the caller alone
+    (api/direct.py)."""
+    message = direct.parse_direct_status_id(status_id)
+    if message is not None:
+        return json_response(direct.delete_direct_status(request, *message))
     sid = to_status_id(status_id)
     refused = throttled(request, "deletions")
     if refused is not None:

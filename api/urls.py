@@ -1,6 +1,21 @@
 from django.urls import path, re_path
 
-from . import accounts, instance, notifications, oauth_views, search, statuses, timelines
+from . import (
+    accounts,
+    direct,
+    favourites,
+    instance,
+    lists,
+    markers,
+    media,
+    notifications,
+    oauth_views,
+    relations,
+    reports,
+    search,
+    statuses,
+    timelines,
+)
 
 app_name = "api"
 
@@ -79,4 +94,45 @@ urlpatterns = [
         name="notification_dismiss",
     ),
     path("api/v2/search", search.search_v2, name="search"),
+    # --- Part 2 (api-part2) ---
+    path("api/v1/markers", markers.markers_view, name="markers"),
+    path("api/v1/accounts/<str:account_id>/block", relations.block, name="block"),
+    path("api/v1/accounts/<str:account_id>/unblock", relations.unblock, name="unblock"),
+    path("api/v1/accounts/<str:account_id>/mute", relations.mute, name="mute"),
+    path("api/v1/accounts/<str:account_id>/unmute", relations.unmute, name="unmute"),
+    path("api/v1/blocks", relations.blocks_list, name="blocks"),
+    path("api/v1/mutes", relations.mutes_list, name="mutes"),
+    path("api/v1/follow_requests", relations.follow_requests, name="follow_requests"),
+    path(
+        "api/v1/follow_requests/<str:account_id>/authorize",
+        relations.authorize,
+        name="follow_request_authorize",
+    ),
+    path(
+        "api/v1/follow_requests/<str:account_id>/reject",
+        relations.reject,
+        name="follow_request_reject",
+    ),
+    # Mastodon.py posts a report with a final slash.
+    re_path(r"^api/v1/reports/?$", reports.report, name="reports"),
+    path("api/v1/favourites", favourites.favourites, name="favourites"),
+    path("api/v1/lists", lists.lists_view, name="lists"),
+    path("api/v1/lists/<str:list_id>", lists.one, name="list"),
+    path("api/v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),
+    # --- media and conversations ---
+    path("api/v2/media", media.upload, name="media_upload"),
+    path("api/v1/media", media.upload, name="media_upload_v1"),
+    path("api/v1/media/<str:media_id>", media.one, name="media"),
+    # Mastodon.py asks for the conversations with a final slash.
+    re_path(r"^api/v1/conversations/?$", direct.conversation_list, name="conversations"),
+    path(
+        "api/v1/conversations/<str:conversation_id>",
+        direct.one,
+        name="conversation",
+    ),
+    path(
+        "api/v1/conversations/<str:conversation_id>/read",
+        direct.read,
+        name="conversation_read",
+    ),
 ]

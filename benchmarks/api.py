@@ -50,8 +50,8 @@ class ApiBenchmark(WebBenchmark):
     def request_headers(self, credentials):
         return [("Authorization", f"Bearer {credentials}")]
 
-    def seed(self, r, followers):
-        seeded = super().seed(r, followers)
+    def seed(self, r, followers, pulled=0):
+        seeded = super().seed(r, followers, pulled)
         reader = users.get_user_id(r, seeded["reader"])
         prefix = seeded["reader"].removesuffix("reader")
         for i in range(HOME_AUTHORS, API_PAGE):

@@ -147,8 +147,8 @@ class MediaBenchmark(WebBenchmark):
                 f" {ratio:.0%} -> {verdict} the floor (>= {HOME_FLOOR:.0%})"
             )
 
-    def seed(self, r, followers):
-        seeded = super().seed(r, followers)
+    def seed(self, r, followers, pulled=0):
+        seeded = super().seed(r, followers, pulled)
         prefix = seeded["reader"].removesuffix("reader")
         picture = attachments.prepare(photo_jpeg(*SEED_PICTURE))
         for i in range(IMAGE_STATUSES):

@@ -209,6 +209,18 @@ def pending_upload(r, uid, upload_id, max_age=None):
     return {**shown[0], "uploaded_at": found["at"] / 1000}
 
 
+def describe_pending(r, uid, upload_id, description, max_age=None):
+    """Change the alt text of pending upload ``upload_id`` of ``uid`` (Mastodon's PUT
+    /api/v1/media/:id); the upload as pending_upload gives it, or None when it is not a
+    pending upload of theirs that may still be attached. Two round trips."""
+    max_age = settings.MEDIA_PENDING_MAX_AGE if max_age is None else max_age
+    item = uploads.describe_pending(r, uid, upload_id, description, _attachable_since(max_age))
+    if item is None:
+        return None
+    shown = media_of({keys.STATUS_MEDIA_FIELD: _pack([item])})
+    return shown[0] if shown else None
+
+
 def attach_pending(r, uid, upload_ids, post, max_age=None):
     """Post a status showing the pending uploads ``upload_ids`` of ``uid``, in that
     order: ``post(media, upload_ids)`` as for post_with_images (the status's write takes

@@ -12,11 +12,11 @@ import pytest
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
-from socialsite.repository import eviction
+from socialsite.repository import eviction, oauth
 from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
 from socialsite_dev.smtp import SmtpServer
 from socialsite_dev.streams import StreamServerProcess
-from tests.support.helpers import log_in_browser, make_user
+from tests.support.helpers import READ_WRITE, log_in_browser, make_user
 
 # Playwright's sync API runs an event loop in the test thread; our views never touch
 # an ORM connection, so Django's guard against that is moot here.
@@ -331,3 +331,23 @@ def bob(r):
 @pytest.fixture
 def carol(r):
     return make_user(r, "carol", "Carol Danvers")
+
+
+# --- the client API: an app and its tokens, issued directly (tests/test_api_oauth.py
+# goes through OAuth itself) ------------------------------------------------------------
+
+
+@pytest.fixture
+def app(r):
+    """(client_id, client_secret) of a registered test app."""
+    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], READ_WRITE)
+
+
+@pytest.fixture
+def token(r, app):
+    """token(user, scopes=READ_WRITE): an access token of ``user`` for the test app."""
+
+    def issue(user, scopes=READ_WRITE):
+        return oauth.issue_token(r, app[0], scopes, uid=user["id"])
+
+    return issue

@@ -241,12 +241,27 @@ ACTIONS = {
     "oauth_revoke",
     "oauth_server_metadata",
     "revoke_app",
+    "media_upload",
+    "media_upload_v1",
+    "conversations",
+    "conversation_read",
     # Direct messages' actions (timeline/direct.py); mute and unmute are named above.
     "leave",
     "accept",
     "delete",
     "delete_message",
     "report_message",
+    # The client API, part 2 (docs/api.md "## Part 2"): JSON.
+    "markers",
+    "list",
+    "list_accounts",
+    "blocks",
+    "mutes",
+    "follow_requests",
+    "follow_request_authorize",
+    "follow_request_reject",
+    "reports",
+    "favourites",
 }
 
 
@@ -312,6 +327,24 @@ def test_every_page_has_no_violation(axe, site, viewer_page, viewer):
     for name in sorted(PAGES):
         page.goto(PAGES[name](site))
         found += violations(axe, page)
+    assert not found, "axe found:\n" + "\n".join(found)
+
+
+def test_the_read_markers_have_no_violation(r, axe, site, viewer_page):
+    """The "new since you last read" dividers (markers.py) of the home page and the
+    notifications page, each with something new above it."""
+    bob = users.get_user_by_login(r, "bob")
+    page = viewer_page("alice")
+    page.goto("/")  # the home marker set to what is there now
+    post(r, bob, "Something new since")
+    page.goto("/")
+    expect(page.locator("#read-marker")).to_be_visible()
+    found = violations(axe, page)
+    page.goto("/notifications/")  # read up to now
+    post(r, bob, "@alice a mention since")
+    page.goto("/notifications/")
+    expect(page.locator("#read-marker")).to_be_visible()
+    found += violations(axe, page)
     assert not found, "axe found:\n" + "\n".join(found)
 
 

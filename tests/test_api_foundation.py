@@ -6,18 +6,9 @@ import json
 import pytest
 
 from socialsite.repository import keys, oauth
-from tests.support.helpers import log_in
+from tests.support.helpers import bearer, log_in
 
 VERIFY = "/api/v1/accounts/verify_credentials"
-
-
-@pytest.fixture
-def app(r):
-    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], ["read", "write"])
-
-
-def bearer(token):
-    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
 
 
 def test_a_token_is_kept_only_as_its_digest(r, alice, app):

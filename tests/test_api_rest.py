@@ -18,34 +18,13 @@ from socialsite.repository import (
     likes,
     lists,
     moderation,
-    oauth,
     privacy,
     profiles,
     reposts,
     statuses,
     timelines,
 )
-
-READ_WRITE = ["read", "write", "follow"]
-
-
-@pytest.fixture
-def app(r):
-    return oauth.create_app(r, "Test app", ["urn:ietf:wg:oauth:2.0:oob"], READ_WRITE)
-
-
-@pytest.fixture
-def token(r, app):
-    """token(user, scopes=...): an access token of ``user`` for the test app."""
-
-    def issue(user, scopes=READ_WRITE):
-        return oauth.issue_token(r, app[0], scopes, uid=user["id"])
-
-    return issue
-
-
-def bearer(value):
-    return {"HTTP_AUTHORIZATION": f"Bearer {value}"}
+from tests.support.helpers import bearer
 
 
 def post(r, user, message, **kwargs):

@@ -224,8 +224,15 @@ def production(r, redis_backend, nginx, tmp_path):
     static_root, media_root = tmp_path / "staticfiles", data_dir / "media"
     media_root.mkdir(parents=True)
     origin = f"https://localhost:{ports['https']}"
+    # The site's metrics under its own DATA_DIR: gunicorn empties its metrics directory
+    # when it starts, which must not be the one this test process writes to.
+    inherited = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("METRICS_DIR", "PROMETHEUS_MULTIPROC_DIR")
+    }
     env = {
-        **os.environ,
+        **inherited,
         "DJANGO_SETTINGS_MODULE": "socialsite.settings",
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),

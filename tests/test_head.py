@@ -80,6 +80,8 @@ def site(r, alice, bob, media_root):
         # The client API's ids (api/): a visitor and a session get its 401.
         "account_id": str(alice["id"]),
         "notification_id": "1",
+        "media_id": "AAAAAAAAAAAAAAAAAAAAAA",
+        "conversation_id": str(talk.cid),
     }
 
 

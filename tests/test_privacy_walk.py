@@ -64,8 +64,11 @@ MAY_SEE = {
     PUBLIC_MARK: {"visitor", "outsider", "requester", "follower", "moderator"},
     DIRECT_MARK: {"follower"},
 }
-# The only pages that may show a direct message, to its members.
-DIRECT_URLS = {"inbox", "requests", "conversation"}
+# The only pages that may show a direct message, to its members: the pages', and the
+# client API's list of conversations and its direct "statuses" (the message read by
+# its id, "dm-<conversation>-<message>": DIRECT_STATUS_URL).
+DIRECT_URLS = {"inbox", "requests", "conversation", "conversations"}
+DIRECT_STATUS_URL = re.compile(r"/api/v1/statuses/dm-[0-9]+-[0-9]+")
 # Pages that list tag names (search, autocomplete): they must not name PRIVATE_TAG.
 TAG_LISTING_URLS = ("search", "search_complete")
 
@@ -163,6 +166,8 @@ def scenario(r):
         r, uid["pub"], [people["follower"]], f"{DIRECT_MARK} #shared @outsider", "d" * 22
     )
     sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
+    # The message as the client API names it (a direct "status"), and one not there.
+    direct_ids = [f"dm-{sent.cid}-{sent.mid}", f"dm-{sent.cid}-{sent.mid + 1}"]
     client_id, _ = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
     by_author = [(statuses.get_status(r, sid)["login"], sid) for sid in sids]
     return {
@@ -171,13 +176,16 @@ def scenario(r):
             "login": list(people),
             "account_id": [user["id"] for user in people.values()],
             "notification_id": [1],
-            "status_id": sids,
+            "status_id": sids + direct_ids,
             "status": by_author,
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
             "list_id": [lid, 1, 2],
             "report_id": [1],
             # A direct conversation and its message; a conversation that is not there.
             "cid": [sent.cid, sent.cid + 1],
+            "conversation_id": [sent.cid, sent.cid + 1, "x"],
+            # An upload through the client API: one that could be, one that cannot.
+            "media_id": ["AAAAAAAAAAAAAAAAAAAAAA", "../x"],
             "mid": [sent.mid],
             # The mailed links: links that do not work (their pages show no status).
             "uidb64": ["MQ"],
@@ -235,7 +243,8 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
             for mark, allowed in MAY_SEE.items():
                 if mark in body and reader not in allowed:
                     problems.append(f"{reader}: GET {url} shows {mark}")
-            if DIRECT_MARK in body and name not in DIRECT_URLS:
+            direct_allowed = name in DIRECT_URLS or DIRECT_STATUS_URL.fullmatch(url)
+            if DIRECT_MARK in body and not direct_allowed:
                 problems.append(f"{reader}: GET {url} shows a direct message")
             if name in TAG_LISTING_URLS:
                 for tag in (PRIVATE_TAG,):
@@ -247,6 +256,10 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
     assert PUBLIC_MARK in reader_client("visitor").get("/tags/shared/").content.decode()
     assert reader_client("moderator").get("/moderation/").status_code == 200  # walked
     assert DIRECT_MARK in follower.get("/messages/").content.decode()
+    api_follower = reader_client("follower", scenario["people"])
+    assert DIRECT_MARK in api_follower.get("/api/v1/conversations").content.decode()
+    message_url = f"/api/v1/statuses/{values['status_id'][-2]}"
+    assert DIRECT_MARK in api_follower.get(message_url).content.decode()
     assert not problems, "\n".join(problems)
 
 
@@ -325,3 +338,46 @@ def test_a_catch_up_withholds_the_late_events_of_the_statuses_it_left_out(r, ali
         return b"".join(client.pending).decode()
 
     assert asyncio.run(join()) == "shown;"
+
+
+def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server, r):
+    """The client API's streams (Mastodon's, timeline/streaming/mastodon.py), its member's
+    own home stream too: a direct message, sent as the client API sends it
+    (direct.reply), comes down none of them."""
+    people = scenario["people"]
+    app = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+
+    def open_stream(reader, path):
+        token = oauth.issue_token(r, app[0], ["read"], uid=people[reader]["id"])
+        headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
+        return StreamConnection(stream_server.port, "GET", f"/api/v1/streaming/{path}",
+                                headers=headers)  # fmt: skip
+
+    opened = [
+        open_stream("follower", "user"),
+        open_stream("follower", "public"),
+        open_stream("outsider", "user"),
+        open_stream("outsider", "hashtag?tag=shared"),
+    ]
+    try:
+        for stream in opened:
+            assert stream.status == 200
+        direct.reply(
+            r, scenario["conversation"], people["pub"]["id"],
+            f"{DIRECT_MARK} on the API's streams #shared @outsider", "m" * 22,
+        )  # fmt: skip
+        # The last status: an update on each stream, a notification on the
+        # outsider's own (it mentions them; they follow nobody).
+        last = post(r, people["pub"], f"{PUBLIC_MARK} the last #shared @outsider")
+        for stream in opened:
+            seen = []
+            while True:
+                kind, data = stream.read_event(timeout=10)
+                seen.append(data)
+                shown = json.loads(data) if kind in ("update", "notification") else {}
+                if str(last) in (shown.get("id"), (shown.get("status") or {}).get("id")):
+                    break
+            assert DIRECT_MARK not in "".join(seen)
+    finally:
+        for stream in opened:
+            stream.close()

@@ -12,6 +12,7 @@ from socialsite.repository import (
     keys,
     leaving,
     limits,
+    markers,
     moderation,
     sessions,
     statuses,
@@ -71,6 +72,7 @@ def test_deleting_an_account_removes_every_key_of_it(r, alice, bob, carol):
     statuses.post_status(r, alice["id"], "by form", posting_key="k" * 22)
     moderation.file_report(r, bob, alice, "spam", "", [sids[0]])
     moderation.add_moderator(r, alice["id"])
+    markers.set_home(r, alice["id"], sids[0])  # her read marker (/api/v1/markers)
     assert len(keys_of(r, alice["id"])) >= 10
     bob_keys_before = keys_of(r, bob["id"])
 

@@ -98,6 +98,7 @@ SAMPLES = {
     ],
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],
+    "replace_pending_upload": [{"uid": 1, "upload_id": "abc", "entry": "{}", "new_entry": "{}"}],
     "release_login": [{"login": "Alice", "uid": 1}],
     "release_email": [{"address": "Alice@Example.org", "uid": 1}],
     "flag_user": [{"uid": 1, "field": keys.SUSPENDED_FIELD, "value": "5"}],
@@ -364,12 +365,19 @@ def test_no_lua_file_but_the_key_formats_writes_a_key():
             continue
         literals = re.findall(r"'([^']*)'|\"([^\"]*)\"", without_comments(path.read_text()))
         for literal in (single or double for single, double in literals):
+            if literal in NOT_KEYS:
+                continue
             assert not any(literal.startswith(p) for p in prefixes), (path.name, literal)
 
 
 def python_files():
     for package in ("socialsite", "timeline", "accounts", "moderation", "benchmarks"):
         yield from (ROOT / package).rglob("*.py")
+
+
+# Strings that start like a key and are none: Mastodon's stream names
+# (timeline/streaming/mastodon.py).
+NOT_KEYS = {"user:notification"}
 
 
 def test_no_python_but_keys_py_writes_a_key():
@@ -386,6 +394,8 @@ def test_no_python_but_keys_py_writes_a_key():
             elif token.type == getattr(tokenize, "FSTRING_START", None):  # Python 3.12+
                 literal = after.string if after.type == tokenize.FSTRING_MIDDLE else ""
             else:
+                continue
+            if literal in NOT_KEYS:
                 continue
             assert not any(literal.startswith(p) for p in prefixes), (
                 f"{path.relative_to(ROOT)}:{token.start[0]} formats a key: {token.string}"

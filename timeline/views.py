@@ -25,6 +25,7 @@ from socialsite.repository import (
     entities,
     graph,
     keys,
+    markers,
     notifications,
     paging,
     reposts,
@@ -99,20 +100,38 @@ def home(request):
     # The page's ids are read with the session and its user: one round trip in all.
     ids_read = timelines.HomeIdsRead(before, count)
     request.session.read_along(ids_read)
+    marker_read = markers.HomeMarkerRead()  # the "new since you last read" point, likewise
+    request.session.read_along(marker_read)
     if not request.user.is_authenticated:
         return render(request, "timeline/landing.html")
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else BlankForm(StatusForm)
-    page = timelines.home_page(
-        get_redis(), request.user.id, before=before, count=count, ids_read=ids_read
-    )
+    uid = request.user.id
+    page = timelines.home_page(get_redis(), uid, before=before, count=count, ids_read=ids_read)
     # The newest page (no cursor) gets live updates; an older page stays as it is.
     context = {"form": form, "page": page, "live": before is None, "posting_key": new_posting_key()}
     if before is None and request.user.following < SUGGESTIONS_ON_HOME_BELOW:
         # Who to follow, for someone following few people: one round trip while their
         # list is cached (suggestions.for_user). Nothing for anyone else.
-        context["suggestions"] = suggestions.for_user(get_redis(), request.user.id)
-    return render(request, "timeline/home.html", context)
+        context["suggestions"] = suggestions.for_user(get_redis(), uid)
+    marker_known = before is None and marker_read.uid == uid
+    marker = marker_read.for_user(uid)
+    if marker_known and marker is not None:
+        context["new_count"] = unread_above(page.items, marker.last_read_id)
+    response = render(request, "timeline/home.html", context)
+    newest = page.items[0]["id"] if page.items else None
+    if marker_known and newest and (marker is None or newest > marker.last_read_id):
+        # Seeing the newest page marks it read, once rendered (as Mastodon's web app
+        # does): one write when there is something new, none on a reload.
+        markers.set_home(get_redis(), uid, newest, current=marker)
+    return response
+
+
+def unread_above(items, last_read_id):
+    """How many of ``items`` (newest first) are above the marker, when the divider falls
+    between two of them; else 0 (all new or none new: no divider)."""
+    newer = sum(1 for item in items if int(item["id"]) > last_read_id)
+    return newer if 0 < newer < len(items) else 0
 
 
 def _posting_refused(request, counted):

@@ -475,6 +475,13 @@ def hidden_actors(uid):
     return [hides(uid)]
 
 
+def markers(uid):
+    """HASH: the user's read markers (Mastodon's ``/api/v1/markers``): ``home_id``,
+    ``home_version``, ``home_updated`` (ms) for the home timeline; ``notifications_updated``
+    (ms) for the notifications, whose last read id is notifications_state's ``read``."""
+    return f"markers:{shard(uid)}:{uid}"
+
+
 def notifications_state(uid):
     """HASH: ``read``, the score of the newest notification the user has seen (the unread
     ones score above it), and ``version``, raised by every change of the user's

@@ -235,6 +235,7 @@ def delete_user_keys(r, uid, budget):
         keys.profile_replies(uid),
         keys.notifications(uid),
         keys.notifications_state(uid),
+        keys.markers(uid),
         keys.follow_requests(uid),
         keys.blocks(uid),
         keys.blocked_by(uid),

@@ -97,9 +97,13 @@ def mark_read(r, uid, seen_score, gone=()):
     to be about a deleted status or user, taken out at the same time. Returns the unread
     count and version after it."""
     seen = "" if seen_score is None else int(seen_score)
-    _, unread, version = scripts.run_pipeline(
-        r, lambda pipe: queue_unnotify(pipe, uid, gone, seen)
-    )[0]
+
+    def fill(pipe):
+        queue_unnotify(pipe, uid, gone, seen)
+        if seen != "":  # the notifications marker moved: when, for /api/v1/markers
+            pipe.hset(keys.markers(uid), "notifications_updated", int(time.time() * 1000))
+
+    _, unread, version = scripts.run_pipeline(r, fill)[0]
     return unread, version
 
 

@@ -688,6 +688,16 @@ def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, p
 
 
 @script()
+def replace_pending_upload(*, uid, upload_id, entry, new_entry):
+    """Replace pending upload ``upload_id`` of ``uid``'s entry ``entry`` (as read) by
+    ``new_entry`` while it is pending and unchanged. Returns 1 if replaced, else 0."""
+    return {
+        "pending": keys.pending_uploads(uid),
+        "items": keys.pending_upload_items(uid),
+    }, [upload_id, entry, new_entry]
+
+
+@script()
 def release_login(*, login, uid):
     """Free ``login`` (any case) in keys.LOGINS if it still names ``uid``. Returns 1 if
     freed, else 0."""

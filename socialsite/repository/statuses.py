@@ -474,6 +474,14 @@ def _claim_posting_key(r, uid, posting_key, sid):
     return None if claimed else int(named)
 
 
+def posted_with_key(r, uid, posting_key):
+    """The id of the status form submission ``posting_key`` of ``uid`` posted (within
+    POSTING_KEY_SECONDS), or None: a repeat whose images the first took can answer with
+    it."""
+    sid = r.get(keys.posting_key(uid, posting_key))
+    return int(sid) if sid is not None else None
+
+
 def forget_posting_keys(r, uid):
     """Delete every posting key of ``uid`` (the account is being deleted)."""
     listed = keys.posting_keys(uid)

@@ -89,6 +89,39 @@ def get_pending(r, uid, upload_ids, newer_than_ms=None):
     return found
 
 
+def describe_pending(r, uid, upload_id, alt, newer_than_ms=None):
+    """Set the alt text of pending upload ``upload_id`` of ``uid`` (stored after
+    ``newer_than_ms`` when given) to ``alt``; its media item as changed, or None when it
+    is not a pending upload of theirs (attached, swept, another's, too old). Two round
+    trips: the entry read, then replaced if unchanged (a change made meanwhile by
+    another request is read again: the last one wins, none is half applied)."""
+    for _ in range(3):
+
+        def fill(pipe):
+            pipe.hget(keys.pending_upload_items(uid), upload_id)
+            pipe.zscore(keys.pending_uploads(uid), upload_id)
+
+        entry, score = scripts.run_pipeline(r, fill)
+        if entry is None or score is None:
+            return None
+        if newer_than_ms is not None and score <= newer_than_ms:
+            return None
+        try:
+            decoded = json.loads(entry)
+        except ValueError:
+            return None
+        if int(decoded.get("u", -1)) != int(uid) or not isinstance(decoded.get("m"), dict):
+            return None
+        item = {**decoded["m"], "a": alt}
+        new_entry = json.dumps({"u": int(uid), "m": item}, separators=(",", ":"))
+        replaced = scripts.replace_pending_upload(
+            r, uid=uid, upload_id=upload_id, entry=entry, new_entry=new_entry
+        )
+        if replaced:
+            return item
+    return None
+
+
 def expired(r, before_ms, count=100):
     """Up to ``count`` uploads of each shard stored before ``before_ms`` that no status
     took off the pending ones: a list of {"id", "uid", "item", "at"}, oldest first in

@@ -81,3 +81,14 @@ def exported(response):
     names = archive.namelist()
     data = json.loads(archive.read(names[0]))
     return data, {name: archive.read(name) for name in names[1:]}
+
+
+# --- the client API ---------------------------------------------------------------------
+
+# The scopes of the test app's tokens (tests/conftest.py: ``app``, ``token``).
+READ_WRITE = ["read", "write", "follow"]
+
+
+def bearer(token):
+    """The Django test client's keyword for an ``Authorization: Bearer`` header."""
+    return {"HTTP_AUTHORIZATION": f"Bearer {token}"}

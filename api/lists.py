@@ -1,0 +1,168 @@
+"""The client API's lists (/api/v1/lists...): one's own named lists, their members,
+through the repository functions and the form the lists pages use (the same name
+rules, limits and refusals: socialsite/repository/lists.py, decision 0037). Another
+user's list id names nothing here, as on the pages: 404."""
+
+from django.http import Http404, QueryDict
+
+from socialsite.connection import get_redis
+from socialsite.repository import lists, users
+from timeline.forms import ListNameForm
+from timeline.lists import MEMBER_REFUSALS, NAME_REFUSALS
+
+from . import entities, paging
+from .auth import api_view
+from .common import BadBody, body, get_list, scope_refused
+from .responses import error, json_response
+
+ListResult, MemberResult = lists.ListResult, lists.MemberResult
+# Members read per call at most (Mastodon: 40; limit=0 means "all" there, 40 here).
+MEMBERS_AT_ONCE = 40
+
+
+def _entity(found):
+    return {"id": str(found["id"]), "title": found["name"], "replies_policy": "list",
+            "exclusive": False}  # fmt: skip
+
+
+def _scope_refused(request):
+    return scope_refused(request, "read:lists" if request.method == "GET" else "write:lists")
+
+
+def _list_id(list_id):
+    if not (list_id.isascii() and list_id.isdigit() and 0 < len(list_id) <= 18):
+        raise Http404
+    return int(list_id)
+
+
+def _params(request):
+    """The request's parameters; a PUT's or DELETE's form body too (Django parses only
+    a POST's)."""
+    if request.method in ("PUT", "DELETE", "PATCH") and request.content_type != "application/json":
+        found = QueryDict(request.body, encoding=request.encoding).copy()
+        for name, values in request.GET.lists():
+            found.setlist(name, found.getlist(name) + values)
+        return found
+    return body(request)
+
+
+def _title(params):
+    """The checked ``title`` (the lists page's form), or a 422 answer."""
+    form = ListNameForm({"name": str(params.get("title", ""))})
+    if not form.is_valid():
+        problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
+        return None, error(422, f"Validation failed: {problems}")
+    return form.cleaned_data["name"], None
+
+
+@api_view(methods=("GET", "POST"))
+def lists_view(request):
+    """GET /api/v1/lists: the user's lists, by name. POST (write:lists) ``title``: a new
+    list; a title the user already has gives that list (a retry makes one list)."""
+    refused = _scope_refused(request)
+    if refused is not None:
+        return refused
+    if request.method == "GET":
+        found = lists.get_lists(get_redis(), request.user.id)
+        return json_response([_entity(one) for one in found])
+    try:
+        title, refused = _title(body(request))
+    except BadBody as bad:
+        return error(422, str(bad))
+    if refused is not None:
+        return refused
+    result, list_id = lists.create_list(get_redis(), request.user.id, title)
+    if result is ListResult.FULL:
+        return error(422, f"Validation failed: {NAME_REFUSALS[result]}")
+    return json_response(_entity({"id": list_id, "name": title}))
+
+
+@api_view(methods=("GET", "PUT", "DELETE"))
+def one(request, list_id):
+    """GET, PUT (``title``), DELETE /api/v1/lists/:id."""
+    refused = _scope_refused(request)
+    if refused is not None:
+        return refused
+    lid = _list_id(list_id)
+    r = get_redis()
+    uid = request.user.id
+    if request.method == "GET":
+        found = lists.get_list(r, uid, lid)
+        if found is None:
+            raise Http404
+        return json_response(_entity(found))
+    if request.method == "DELETE":
+        if lists.delete_list(r, uid, lid) is ListResult.MISSING:
+            raise Http404
+        return json_response({})
+    try:
+        title, refused = _title(_params(request))
+    except BadBody as bad:
+        return error(422, str(bad))
+    if refused is not None:
+        return refused
+    result = lists.rename_list(r, uid, lid, title)
+    if result is ListResult.MISSING:
+        raise Http404
+    if result is ListResult.EXISTS:
+        return error(422, f"Validation failed: {NAME_REFUSALS[result].format(name=title)}")
+    return json_response(_entity({"id": lid, "name": title}))
+
+
+@api_view(methods=("GET", "POST", "DELETE"))
+def accounts(request, list_id):
+    """GET /api/v1/lists/:id/accounts (most recently added first, paged by Link);
+    POST and DELETE (write:lists) ``account_ids[]``: add people the user follows, or
+    take them off."""
+    refused = _scope_refused(request)
+    if refused is not None:
+        return refused
+    lid = _list_id(list_id)
+    if request.method == "GET":
+        return _members(request, lid)
+    try:
+        wanted = get_list(_params(request), "account_ids")
+    except BadBody as bad:
+        return error(422, str(bad))
+    if not wanted:
+        return error(422, "Validation failed: give account_ids[]")
+    r = get_redis()
+    uid = request.user.id
+    if lists.get_list(r, uid, lid) is None:
+        raise Http404
+    people = _accounts(r, wanted)
+    change = lists.add_member if request.method == "POST" else lists.remove_member
+    for person in people:
+        result = change(r, uid, lid, person["id"])
+        if result is MemberResult.MISSING:
+            raise Http404
+        if result in MEMBER_REFUSALS:
+            message = MEMBER_REFUSALS[result].format(login=person["login"])
+            return error(422, f"Validation failed: {message}")
+    return json_response({})
+
+
+def _accounts(r, wanted):
+    """The users of ids ``wanted`` (strings), or Http404 if one names no one shown."""
+    if len(wanted) > MEMBERS_AT_ONCE or not all(w.isascii() and w.isdigit() for w in wanted):
+        raise Http404
+    found = users.get_users(r, [int(w) for w in wanted if len(w) <= 18])
+    people = [found.get(int(w)) for w in wanted]
+    if any(person is None or users.is_hidden(person) for person in people):
+        raise Http404
+    return people
+
+
+def _members(request, lid):
+    try:
+        query = paging.params(request, default=MEMBERS_AT_ONCE, most=MEMBERS_AT_ONCE)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    found, page = lists.members_page(
+        get_redis(), request.user.id, lid, before=query.max_id, count=query.limit
+    )
+    if found is None:
+        raise Http404
+    base = entities.site_base(request)
+    response = json_response([entities.account(base, person) for person in page.items])
+    return paging.with_link(response, request, page.next_cursor, None)

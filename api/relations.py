@@ -1,0 +1,155 @@
+"""The client API's blocks, mutes and follow requests: ``/api/v1/accounts/:id/block``,
+``unblock``, ``mute`` (``duration``), ``unmute``, ``/api/v1/blocks``, ``/api/v1/mutes``,
+``/api/v1/follow_requests`` and their ``authorize`` and ``reject``. Each through the
+repository function its page uses (timeline/relations.py), answering Mastodon's
+Relationship (entities.relationship) or a page of Accounts with a Link header."""
+
+from socialsite.connection import get_redis
+from socialsite.repository import blocks, graph, locks, privacy, users
+
+from . import entities, paging
+from .accounts import _relationship, _shown_user
+from .auth import api_view
+from .common import BadBody, body
+from .responses import error, json_response
+
+BUSY = "Another follow of yours (or theirs) is still in progress: try again"
+# The longest mute an app may ask for, in seconds (Mastodon has none; the pages offer up
+# to 7 days or no end): ten years, so the end is a time Redis and Python both keep.
+LONGEST_MUTE_SECONDS = 10 * 365 * 24 * 3600
+SELF = {
+    blocks.BlockResult.SELF: "You cannot block or unblock yourself",
+    blocks.MuteResult.SELF: "You cannot mute or unmute yourself",
+}
+
+
+def _act(request, account_id, act):
+    """Run ``act(r, viewer id, other id)`` on account ``account_id``; its Relationship."""
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    try:
+        result = act(r, request.user.id, user["id"])
+    except locks.LockBusy:
+        return error(409, BUSY)
+    if result in SELF:
+        return error(422, SELF[result])
+    return json_response(_relationship(r, request.user.id, user))
+
+
+@api_view(scope="write:blocks", methods=("POST",))
+def block(request, account_id):
+    """POST /api/v1/accounts/:id/block: as the profile's Block button (neither follows
+    the other after it)."""
+    return _act(request, account_id, blocks.block)
+
+
+@api_view(scope="write:blocks", methods=("POST",))
+def unblock(request, account_id):
+    return _act(request, account_id, blocks.unblock)
+
+
+@api_view(scope="write:mutes", methods=("POST",))
+def mute(request, account_id):
+    """POST /api/v1/accounts/:id/mute, ``duration`` in seconds (0 or none: until
+    unmuted). ``notifications`` is not taken: a mute here always hides their
+    notifications too, as on the pages."""
+    try:
+        params = body(request)
+    except BadBody as bad:
+        return error(422, str(bad))
+    duration = str(params.get("duration", "0") or "0")
+    if not (duration.isascii() and duration.isdigit()) or int(duration) > LONGEST_MUTE_SECONDS:
+        return error(
+            422, f"Validation failed: duration is 0 to {LONGEST_MUTE_SECONDS} seconds (0: no end)"
+        )
+    duration_ms = int(duration) * 1000 or None
+
+    def act(r, uid, other_uid):
+        return blocks.mute(r, uid, other_uid, duration_ms=duration_ms)
+
+    return _act(request, account_id, act)
+
+
+@api_view(scope="write:mutes", methods=("POST",))
+def unmute(request, account_id):
+    return _act(request, account_id, blocks.unmute)
+
+
+def _people(request, read_page):
+    """A page of accounts from ``read_page(r, uid, before=, count=)``, latest first,
+    with the Link header Mastodon gives (``max_id``: the page's cursor)."""
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    page = read_page(get_redis(), request.user.id, before=query.max_id, count=query.limit)
+    base = entities.site_base(request)
+    shown = [person for person in page.items if not users.is_hidden(person)]
+    response = json_response([entities.account(base, person) for person in shown])
+    return paging.with_link(response, request, page.next_cursor, None)
+
+
+@api_view(scope="read:blocks")
+def blocks_list(request):
+    """GET /api/v1/blocks: whom the user blocks, latest first (the settings page's)."""
+    return _people(request, blocks.blocks_page)
+
+
+@api_view(scope="read:mutes")
+def mutes_list(request):
+    """GET /api/v1/mutes: whom the user mutes now, latest first, each with
+    ``mute_expires_at`` (null: no end)."""
+    try:
+        query = paging.params(request)
+    except paging.BadParameter as bad:
+        return error(422, str(bad))
+    page = blocks.mutes_page(get_redis(), request.user.id, before=query.max_id, count=query.limit)
+    base = entities.site_base(request)
+    shown = []
+    for person in page.items:
+        if users.is_hidden(person):
+            continue
+        entity = entities.account(base, person)
+        ends = person["mute_ends"]
+        entity["mute_expires_at"] = entities.iso_time(ends / 1000) if ends else None
+        shown.append(entity)
+    return paging.with_link(json_response(shown), request, page.next_cursor, None)
+
+
+@api_view(scope="read:follows")
+def follow_requests(request):
+    """GET /api/v1/follow_requests: who asks to follow the user, latest first."""
+    return _people(request, privacy.requests_page)
+
+
+APPROVE_REFUSED = {
+    graph.FollowResult.NO_REQUEST: (404, "Record not found"),
+    graph.FollowResult.BLOCKED: (403, "You block them: unblock them first"),
+    graph.FollowResult.BLOCKING: (403, "They block you"),
+    graph.FollowResult.SELF: (422, "Nobody asks to follow themself"),
+}
+
+
+@api_view(scope="write:follows", methods=("POST",))
+def authorize(request, account_id):
+    """POST /api/v1/follow_requests/:id/authorize: they follow the user now (already
+    following: the same answer, so a retry is harmless); 404 if they do not ask."""
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    try:
+        result = privacy.approve(r, request.user.id, user["id"])
+    except locks.LockBusy:
+        return error(409, BUSY)
+    if result in APPROVE_REFUSED:
+        return error(*APPROVE_REFUSED[result])
+    return json_response(_relationship(r, request.user.id, user))
+
+
+@api_view(scope="write:follows", methods=("POST",))
+def reject(request, account_id):
+    """POST /api/v1/follow_requests/:id/reject: their request is dropped (none left to
+    drop: the same answer, so a retry is harmless). They are not told."""
+    r = get_redis()
+    user = _shown_user(r, account_id)
+    privacy.reject(r, request.user.id, user["id"])
+    return json_response(_relationship(r, request.user.id, user))

@@ -1,0 +1,107 @@
+"""A second client nobody here wrote, in another language: masto.js (npm ``masto``), run
+by Node against a live server and the stream server. It logs in with a token, reads
+home, subscribes to the user stream over the WebSocket, uploads an image
+(POST /api/v2/media, then GET /api/v1/media/:id as masto.js polls it), posts a status
+with it and sees that status come down the stream (tests/masto_js/client.mjs).
+
+Its packages are pinned by tests/masto_js/package-lock.json and installed with
+``npm ci`` into var/masto_js/ (ignored by git), npm's cache in var/npm-cache/: the
+first run downloads them from the npm registry, later runs reuse them. Without Node or
+npm, or when ``npm ci`` cannot fetch the packages, the test is skipped with the reason
+(./run-tests installs no Node: Node 20 is the machine's).
+"""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from media import attachments
+from socialsite.repository import keys, oauth, statuses
+from tests.test_media_images import png
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "tests" / "masto_js"
+WORK = ROOT / "var" / "masto_js"
+NPM_CACHE = ROOT / "var" / "npm-cache"
+
+
+def _unavailable(reason):
+    pytest.skip(f"masto.js cannot run: {reason}")
+
+
+@pytest.fixture(scope="module")
+def masto_js():
+    """The directory holding client.mjs with masto.js installed by ``npm ci`` from the
+    lock file (again only when the lock file changed)."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        _unavailable("Node.js and npm are not installed (apt-get install nodejs: Node 20)")
+    WORK.mkdir(parents=True, exist_ok=True)
+    lock = (SOURCE / "package-lock.json").read_text()
+    stamp = WORK / "installed-lock.json"
+    if not (WORK / "node_modules").is_dir() or not stamp.exists() or stamp.read_text() != lock:
+        for name in ("package.json", "package-lock.json"):
+            shutil.copyfile(SOURCE / name, WORK / name)
+        done = subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--cache", str(NPM_CACHE)],
+            cwd=WORK,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        if done.returncode != 0:
+            _unavailable(f"npm ci failed (no network, and no cache yet?): {done.stderr[-800:]}")
+        stamp.write_text(lock)
+    shutil.copyfile(SOURCE / "client.mjs", WORK / "client.mjs")
+    return node
+
+
+@pytest.fixture(scope="module")
+def stream_server_options(live_server):
+    """The stream server makes its entities' links on the live server's origin, as the
+    site does (SITE_URL)."""
+    return {"env": {"SITE_URL": live_server.url}}
+
+
+@pytest.fixture
+def site(live_server, stream_server, settings):
+    settings.SITE_URL = live_server.url
+    settings.STREAM_PORT = stream_server.port
+    settings.STREAM_PUBLIC_URL = ""
+    return live_server.url
+
+
+def test_masto_js_reads_home_posts_an_image_and_streams(
+    r, masto_js, site, alice, media_root, tmp_path
+):
+    client_id, _ = oauth.create_app(r, "masto.js", ["urn:ietf:wg:oauth:2.0:oob"], ["read", "write"])
+    token = oauth.issue_token(r, client_id, ["read", "write"], uid=alice["id"])
+    earlier = statuses.post_status(r, alice["id"], "Before masto.js came")
+    image = tmp_path / "blue.png"
+    image.write_bytes(png((300, 200)))
+    done = subprocess.run(
+        [masto_js, "client.mjs", site, token, str(image)],
+        cwd=WORK,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["account"] == "alice"
+    assert said["home"] == [str(earlier)]
+    media = said["media"]
+    assert media["type"] == "image" and media["blurhash"] and media["width"] == 300
+    assert media["description"] == "A blue rectangle"
+    assert media["url"].startswith(f"{site}/media/attachments/")
+    assert said["status"]["media"] == [media["id"]]
+    assert said["streamed"] == {"id": said["status"]["id"], "media": [media["url"]]}
+    assert said["homeAfter"][0] == said["status"]["id"]
+    stored = statuses.get_status(r, int(said["status"]["id"]))
+    assert [item["id"] for item in attachments.media_of(stored)] == [media["id"]]
+    assert stored[keys.STATUS_MEDIA_FIELD]
