@@ -216,10 +216,10 @@ def test_a_non_reply_is_delivered_with_the_same_keys_as_before(r, network, alice
 
     monkeypatch.setattr(scripts.deliver, "queue", record)
     post(r, alice, "plain")
-    # Followers bob, carol and dave: the unfollow, hiding, reposts-shown, listing and
-    # evicted-homes notes and one home each, per shard; no following lists, and no
-    # replied-to user among the arguments.
-    assert sorted(calls) == [(6, 4)] * 3
+    # Followers bob, carol and dave: the unfollow, hiding, reposts-shown and listing notes
+    # and one home each, per shard; no following lists, and no replied-to user among the
+    # arguments.
+    assert sorted(calls) == [(5, 4)] * 3
 
 
 def test_the_follow_backfill_applies_the_reply_rule(r, alice, bob, carol, dave):

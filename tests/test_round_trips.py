@@ -126,7 +126,7 @@ def test_an_evicted_home_is_rebuilt_by_its_first_page_and_costs_nothing_after(
     client.get("/")
     eviction.note_seen(r, reader["id"], 0)
     assert eviction.sweep(r, 30 * 86400) == 1
-    assert not r.exists(keys.home(reader["id"]))
+    assert r.smembers(keys.home(reader["id"])) == {eviction.EVICTED_MEMBER}
     page = client.get("/").content.decode()
     assert f'id="status-{sid}"' in page or "while away" in page
     assert not eviction.is_evicted(r, reader["id"])

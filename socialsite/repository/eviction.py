@@ -14,19 +14,21 @@ answers.
   newer: about once a day per person, and no round trip of its own.
 - **Evicted.** The sweep (``sweep``: the fan-out workers, and ``manage.py timelines
   evict``) reads, shard by shard, the people seen before the cutoff, and evict_home.lua
-  drops each one's keys.home, keys.home_reposts and list timelines and notes them in
-  keys.evicted_homes, in the same step as it checks the seen day again: a person who
-  comes back meanwhile keeps their home. The mark, not a missing key, says "evicted":
-  an empty or new home has no key either. Someone never seen (no request since the
-  sweep began to run) is not swept.
+  drops each one's home, keys.home_reposts and list timelines in the same step as it
+  checks the seen day again (a person who comes back meanwhile keeps their home). Two
+  marks say "evicted", not a missing key (an empty or new home has none either): the
+  person in keys.evicted_homes, which pages and counts read, and the home holding only
+  EVICTED_MEMBER, which deliveries read: they read a home's size anyway, so a delivery
+  to anyone else costs what it did and a skipped one less. Someone never seen (no
+  request since the sweep began to run) is not swept.
 - **Rebuilt.** Every home and list page reads the mark with its ids, in the same round
   trip (``queue_state``). A page that finds it calls ``rebuild``: rebuild_home.lua takes
-  the mark off and holds the rebuild in the same step (concurrent first pages wait for
+  both marks off and holds the rebuild in the same step (concurrent first pages wait for
   the one that holds it), then ``refill_home`` fills the home from the followed
   accounts' profiles, the code an unfollow's refill runs (the reply rule, blocks and
   mutes, reposts by the dedupe rules of backfill.lua), and ``refill_lists`` each list
   from its members' profiles (list_fill.lua, as adding a member does). Deliveries reach
-  the home again from the moment the mark goes, before the profiles are read, so a
+  the home again from the moment the marks go, before the profiles are read, so a
   status is either delivered or read. Then the page reads its ids again.
 """
 
@@ -35,6 +37,10 @@ import time
 
 from . import keys, locks, scripts
 from .limits import HOME_TIMELINE_SIZE
+
+# What an evicted home holds, alone (lua/_home.lua's EVICTED_MEMBER): deliveries read a
+# home's size anyway, and ask only a home of at most one id whether it is this.
+EVICTED_MEMBER = "0"
 
 # How precisely "seen" is kept: one write a day per person at most.
 SEEN_EVERY_SECONDS = 24 * 3600

@@ -405,17 +405,17 @@ def mark_like(*, uid, sid, now_ms):
 @script("home", "keys", "lists")
 def deliver(*, author, sid, followers, now_ms, replied_to=None):
     """Add status ``sid`` by ``author`` to keys.home of each of ``followers`` (all of one
-    shard), skipping those noted in keys.unfollowed, keys.hiding (until when),
-    keys.reposts_shown and keys.evicted_homes, and to the named lists of those noted in
-    keys.listing. A reply to ``replied_to`` reaches only those who are them or follow
-    them (keys.following of each follower). Returns how many homes received it."""
+    shard), skipping those noted in keys.unfollowed, keys.hiding (until when) and
+    keys.reposts_shown and evicted homes (holding only the eviction's member), and to
+    the named lists of those noted in keys.listing. A reply to ``replied_to`` reaches
+    only those who are them or follow them (keys.following of each follower). Returns
+    how many homes received it."""
     first = followers[0]
     script_keys = {
         "unfollowed": keys.unfollowed(first, author),
         "hiding": keys.hiding(first, author),
         "reposts_shown": keys.reposts_shown(first, sid),
         "listing": keys.listing(first, author),
-        "evicted_homes": keys.evicted_homes(first),
         "home": keys.homes_in_one_shard(followers),
     }
     args = [sid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now_ms]
@@ -429,14 +429,13 @@ def deliver(*, author, sid, followers, now_ms, replied_to=None):
 def deliver_repost(*, reposter, rid, orig, orig_author, followers, now_ms):
     """Add repost ``rid`` (by ``reposter`` of ``orig`` by ``orig_author``) to keys.home
     of each of ``followers`` (all of one shard) by the dedupe rules (keys.home_reposts,
-    keys.reposts_shown), skipping those noted in keys.unfollowed, keys.hiding and
-    keys.evicted_homes. Returns how many homes got a new entry."""
+    keys.reposts_shown), skipping those noted in keys.unfollowed and keys.hiding, and
+    evicted homes. Returns how many homes got a new entry."""
     first = followers[0]
     return {
         "unfollowed": keys.unfollowed(first, reposter),
         "hiding": keys.hiding(first, reposter),
         "reposts_shown": keys.reposts_shown(first, orig),
-        "evicted_homes": keys.evicted_homes(first),
         "home": keys.homes_in_one_shard(followers),
         "home_reposts": keys.home_reposts_in_one_shard(followers),
     }, [rid, HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK, now_ms, orig, orig_author, reposter,
@@ -513,11 +512,12 @@ def home_page(
 # --- evicted homes (eviction.py) ----------------------------------------------------------
 
 
-@script("keys")
+@script("home", "keys")
 def evict_home(*, uid, seen_before):
     """Evict uid's home if keys.seen scores them below ``seen_before`` (s): delete
-    keys.home, keys.home_reposts and each list's keys.list_timeline (the list ids from
-    keys.lists), take uid out of keys.seen and note them in keys.evicted_homes. Returns
+    keys.home_reposts and each list's keys.list_timeline (the list ids from keys.lists),
+    leave keys.home holding only the eviction's member (deliveries skip it), take uid
+    out of keys.seen and note them in keys.evicted_homes. Returns
     1 if evicted, 0 if uid was seen since (or is not in keys.seen)."""
     return {
         "seen": keys.seen(uid),

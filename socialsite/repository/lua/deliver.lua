@@ -8,11 +8,9 @@
 --                          whose home shows the status through a repost already
 -- KEYS[4] = listing        keys.listing(shard, author) (SET) users of this shard who
 --                          list the author (named lists: _lists.lua)
--- KEYS[5] = evicted_homes  keys.evicted_homes(shard) (ZSET) users of this shard whose
---                          home was evicted (eviction.py): they get nothing
--- KEYS[6..n+5] = home      keys.home(follower) (SET) one per follower, all in KEYS[1]'s
+-- KEYS[5..n+4] = home      keys.home(follower) (SET) one per follower, all in KEYS[1]'s
 --                          slot
--- KEYS[n+6..2n+5] = following?  a reply only: keys.following(follower) (ZSET), in the
+-- KEYS[n+5..2n+4] = following?  a reply only: keys.following(follower) (ZSET), in the
 --                               same order
 -- ARGV[1] = the status id
 -- ARGV[2] = the home timeline's cap, ARGV[3] = its slack
@@ -31,9 +29,13 @@
 -- Almost always nobody in the shard did and no such key exists: one EXISTS per call,
 -- not one check per follower, is what makes a delivery cheap. The listing note is read
 -- in the same EXISTS: a key named n times counts n times, so KEYS[4] four times adds 0
--- or 4 to the 0..3 of the other three, and the evicted homes' KEYS[5] eight times 0 or 8.
--- A follower whose home was evicted gets nothing, in the home or its lists (they were
--- dropped with it): their first page rebuilds both from the profiles.
+-- or 4 to the 0..3 of the other three.
+--
+-- A follower whose home was evicted (eviction.py) gets nothing, in the home or its lists
+-- (they went with it): their first page rebuilds both from the profiles. An evicted
+-- home holds only EVICTED_MEMBER; the home's size, which the trim reads anyway, is read
+-- first, and only a home of at most one id is asked whether it is that one: a delivery
+-- to anyone else costs what it did, a skipped one less.
 --
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
@@ -42,11 +44,9 @@ local sid = ARGV[1]
 local cap, slack, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local replied_to = ARGV[5]
 local call = redis.call
-local FIRST_HOME = 6
-local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[4], KEYS[4], KEYS[4],
-    KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5], KEYS[5])
-local evicted = noted >= 8
-local listed = noted % 8 >= 4
+local FIRST_HOME = 5
+local noted = call('EXISTS', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[4], KEYS[4], KEYS[4])
+local listed = noted >= 4
 local check = noted % 4 > 0
 local last = #KEYS
 if replied_to then
@@ -55,10 +55,9 @@ end
 local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
-    local wanted, shown = true, false
-    if evicted then
-        wanted = not call('ZSCORE', KEYS[5], keys.user_of(home))
-    end
+    local size = call('SCARD', home)
+    local wanted = size > 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    local shown = false
     if wanted and (check or replied_to) then
         local follower = keys.user_of(home)
         if check then
@@ -74,8 +73,9 @@ for i = FIRST_HOME, last do
     end
     if wanted then
         if not shown then
-            delivered = delivered + call('SADD', home, sid)
-            trim_home(home, cap, slack)
+            local added = call('SADD', home, sid)
+            delivered = delivered + added
+            trim_home(home, cap, slack, size + added)
         end
         -- The same status to the follower's lists that hold the author.
         if listed then deliver_to_lists(KEYS[4], home, sid, cap, slack) end

@@ -6,13 +6,12 @@
 --                          do not get the reposter's statuses, until when
 -- KEYS[3] = reposts_shown  keys.reposts_shown(shard, orig) (SET) homes of this shard
 --                          showing the original through reposts
--- KEYS[4] = evicted_homes  keys.evicted_homes(shard) (ZSET) users of this shard whose
---                          home was evicted (eviction.py): they get nothing
--- KEYS[5..n+4] = home              keys.home(follower) (SET) one per follower
--- KEYS[n+5..2n+4] = home_reposts   keys.home_reposts(follower) (HASH) in the same order
+-- KEYS[4..n+3] = home              keys.home(follower) (SET) one per follower
+-- KEYS[n+4..2n+3] = home_reposts   keys.home_reposts(follower) (HASH) in the same order
 -- ARGV[1] = the repost's id, ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms, ARGV[5] = the original's id, ARGV[6] = the original's author
 -- ARGV[7] = the reposter, ARGV[8] = how long to keep KEYS[3] (ms)
+-- Followers whose home was evicted (eviction.py) get nothing.
 -- Returns how many homes got a new entry. Delivering twice changes nothing.
 --
 -- Followers who unfollowed or hide the reposter are skipped as deliver.lua skips them;
@@ -22,13 +21,14 @@
 local rid, cap, slack, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local orig, author, reposter, note_ms = ARGV[5], ARGV[6], ARGV[7], tonumber(ARGV[8])
 local check = redis.call('EXISTS', KEYS[1], KEYS[2]) > 0
-local evicted = redis.call('EXISTS', KEYS[4]) == 1
-local n = (#KEYS - 4) / 2
+local n = (#KEYS - 3) / 2
 local delivered = 0
-for i = 5, n + 4 do
+for i = 4, n + 3 do
     local home = KEYS[i]
     local follower = keys.user_of(home)
-    local wanted = not (evicted and redis.call('ZSCORE', KEYS[4], follower))
+    -- An evicted home (holding only EVICTED_MEMBER, as deliver.lua checks) gets nothing.
+    local wanted = redis.call('SCARD', home) > 1
+        or redis.call('SISMEMBER', home, EVICTED_MEMBER) == 0
     if wanted and check then
         local hidden = redis.call('ZSCORE', KEYS[2], follower)
         wanted = not (redis.call('ZSCORE', KEYS[1], follower)

@@ -1,4 +1,6 @@
--- Evict one person's home: their home and list timelines go, the mark says so.
+-- Evict one person's home: their home and list timelines go, the marks say so (one in
+-- the shard's keys.evicted_homes, for pages and counts; the home holding only
+-- EVICTED_MEMBER, for deliveries).
 -- KEYS[1] = seen           keys.seen(uid) (ZSET: the shard's users, by the day last seen)
 -- KEYS[2] = evicted_homes  keys.evicted_homes(uid) (ZSET: the shard's evicted homes)
 -- KEYS[3] = lists          keys.lists(uid) (HASH: the user's list ids)
@@ -20,6 +22,8 @@ for _, lid in ipairs(redis.call('HKEYS', KEYS[3])) do
     redis.call('DEL', keys.list_timeline(tag, uid, lid))
 end
 redis.call('DEL', KEYS[4], KEYS[5])
+-- What deliveries see (deliver.lua): a home of this one member is an evicted one.
+redis.call('SADD', KEYS[4], EVICTED_MEMBER)
 redis.call('ZREM', KEYS[1], uid)
 redis.call('ZADD', KEYS[2], 0, uid)
 return 1
