@@ -294,3 +294,14 @@ def test_a_deleted_account_leaves_neither_seen_nor_evicted(r):
         worker.work_until_idle(r)
     assert eviction.evicted_count(r) == 0
     assert not r.exists(keys.seen(here))
+
+
+def test_accounts_made_before_eviction_ran_are_tracked_once_asked(r):
+    old, seen_lately = users_named(r, "old", "lately")
+    eviction.note_seen(r, seen_lately, time.time() - DAY)
+    out = StringIO()
+    call_command("timelines", "track", stdout=out)
+    assert "1 account(s) noted seen today" in out.getvalue()
+    assert r.zscore(keys.seen(old), old) == eviction.seen_day()
+    assert r.zscore(keys.seen(seen_lately), seen_lately) == eviction.seen_day(time.time() - DAY)
+    assert eviction.sweep(r, MONTH, now=time.time() + 2 * MONTH) == 2

@@ -35,7 +35,7 @@ answers.
 import heapq
 import time
 
-from . import keys, locks, scripts
+from . import keys, locks, scripts, search
 from .limits import HOME_TIMELINE_SIZE
 
 # What an evicted home holds, alone (lua/_home.lua's EVICTED_MEMBER): deliveries read a
@@ -90,6 +90,22 @@ def note_seen(r, uid, now=None):
     """Set the day ``uid`` was last seen to ``now``'s, earlier or later, in a round trip of
     its own (tests, seeding, benchmarks)."""
     r.zadd(keys.seen(uid), {int(uid): seen_day(now)})
+
+
+def note_everyone_seen(r, now=None, batch=1000):
+    """Note every account seen on ``now``'s day unless it is noted already (ZADD NX), so
+    that the sweep may evict, HOME_EVICT_AFTER from now, the homes of those who stay
+    away: for a site whose accounts were made before eviction ran (an account is swept
+    only once it was seen). One SCAN of the user hashes; returns how many were new."""
+    day = seen_day(now)
+    added = 0
+    for found in search.user_key_batches(r, batch):
+        pipe = r.pipeline(transaction=False)
+        for key in found:
+            uid = int(key.rsplit(":", 1)[1])
+            pipe.zadd(keys.seen(uid), {uid: day}, nx=True)
+        added += sum(pipe.execute())
+    return added
 
 
 def queue_forget(pipe, uid):

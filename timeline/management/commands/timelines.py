@@ -2,12 +2,14 @@
 
     manage.py timelines status     # the pulled accounts, and how many homes are evicted
     manage.py timelines evict      # evict the homes of people not seen for HOME_EVICT_AFTER
+    manage.py timelines track      # note every account never seen as seen today (once)
 
 An account with FANOUT_PULL_FOLLOWERS followers or more is pulled: its statuses are
 merged into its followers' pages when read instead of delivered (repository/fanout.py).
 A person not seen for HOME_EVICT_AFTER loses their home and list timelines, which
 deliveries then skip and their first page back rebuilds (repository/eviction.py); the
-fan-out workers sweep every hour, ``evict`` sweeps now.
+fan-out workers sweep every hour, ``evict`` sweeps now. An account is swept only once it
+was seen: ``track`` notes the accounts made before eviction ran (run it once).
 """
 
 from django.conf import settings
@@ -26,9 +28,16 @@ class Command(BaseCommand):
         actions.add_parser(
             "evict", help="evict now the homes of people not seen for HOME_EVICT_AFTER"
         )
+        actions.add_parser(
+            "track", help="note every account never seen as seen today, so that it can be swept"
+        )
 
     def handle(self, *args, action, **options):
         r = get_redis()
+        if action == "track":
+            added = eviction.note_everyone_seen(r)
+            self.stdout.write(f"{added:,} account(s) noted seen today, never seen before")
+            return None
         if action == "evict":
             evicted = eviction.sweep(r, settings.HOME_EVICT_AFTER)
             self.stdout.write(
