@@ -14,6 +14,12 @@ server time per insert, for socialsite's layout and the book's, on one Redis.
   the per-shard notes), and server time per delivery; then a second reposter of the
   same originals (the dedupe only notes them): bytes and time per noted reposter.
   The timelines above, without reposts, keep their bytes per entry.
+- Eviction (eviction.py): half the full timelines above evicted; bytes freed per home,
+  and server time per delivery to an evicted home (skipped) and to a full home in the
+  same shards (the mark exists there). Then a home rebuilt from
+  nothing by its first page back, for a reader following each of ``--rebuild-follows``
+  (100,1000,7500) accounts with ``--rebuild-statuses`` statuses each (interleaved in
+  time): server time (all commands, INFO commandstats) and wall time of the rebuild.
 - Statuses: ``--statuses`` posts of 100-character messages; bytes per status hash,
   and per post in all (hash, profile entry, own home entry, counts).
 """
@@ -23,7 +29,16 @@ import time
 
 from benchmarks import book
 from socialsite import embedded_redis
-from socialsite.repository import bulk, client, fanout, keys, statuses
+from socialsite.repository import (
+    bulk,
+    client,
+    eviction,
+    fanout,
+    keys,
+    scripts,
+    statuses,
+    timelines,
+)
 from socialsite.repository.limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 from socialsite_dev.redis_servers import RedisServer
 
@@ -45,7 +60,10 @@ class MemoryBenchmark:
                 self.stdout.write(
                     f"Redis {info['redis_version']}, settings {embedded_redis.SERVER_SETTINGS}"
                 )
-                self.timelines(r, options["timelines"], options["rounds"])
+                followers = self.timelines(r, options["timelines"], options["rounds"])
+                self.eviction(r, followers, options["rounds"])
+                for follows in options.get("rebuild_follows") or ():
+                    self.rebuild(r, follows, options["rebuild_statuses"])
                 if options.get("reposts"):
                     self.reposts(r, options["timelines"], options["reposts"])
                 self.statuses(r, options["statuses"])
@@ -113,6 +131,61 @@ class MemoryBenchmark:
                           f"{min(sizes)}-{max(sizes)} ids, 1000 shown")  # fmt: skip
         self.stdout.write(f"  book: {book_usec:5.2f} us per delivery (ZADD + ZREMRANGEBYRANK)")
         self.stdout.write(f"  used_memory after the inserts: {steady / 1e6:.1f} MB")
+        return author, followers
+
+    def eviction(self, r, author_and_followers, rounds):
+        """Evict half the full timelines, then deliver to each half: what eviction
+        saves, and what a delivery costs in shards that hold evicted homes."""
+        author, followers = author_and_followers
+        away, here = followers[::2], followers[1::2]
+        sizes = [r.scard(keys.home(f)) for f in away]
+        long_ago = time.time() - 365 * 86400
+        for follower in away:
+            eviction.note_seen(r, follower, long_ago)
+        before = self.used(r)
+        evicted = eviction.sweep(r, 30 * 86400)
+        freed = (before - self.used(r)) / evicted
+        self.stdout.write(f"\nEvicting {evicted:,} full home timelines "
+                          f"({min(sizes)}-{max(sizes)} ids), half of them:")  # fmt: skip
+        self.stdout.write(f"  {freed:,.0f} bytes freed per evicted home (used_memory)")
+        first = 30_000_000
+        groups = (("an evicted home (skipped)", away), ("a full home beside them", here))
+        for label, group in groups:
+            r.config_resetstat()
+            for n in range(rounds):
+                fanout.deliver(r, author, first + n, group)
+            usec = self.script_usec(r) / (rounds * len(group))
+            self.stdout.write(f"  delivering to {label}: {usec:5.2f} us per delivery")
+            first += rounds
+
+    def rebuild(self, r, follows, per_author):
+        """An evicted home's rebuild for a reader following ``follows`` accounts."""
+        client.flush_all(r)
+        people = [(f"p{n}", "P") for n in range(follows + 1)]
+        reader, *authors = bulk.create_users(r, people, "unused")
+        bulk.add_follows(r, [(reader, a, i + 1) for i, a in enumerate(authors)])
+        # Profiles only (the rebuild reads no status hash): interleaved ids, so that the
+        # newest 1000 come from many accounts.
+        first = 40_000_000
+        for start in range(0, follows, 500):
+            pipe = r.pipeline(transaction=False)
+            for i, author in enumerate(authors[start : start + 500], start):
+                ids = [first + n * follows + i for n in range(per_author)]
+                pipe.zadd(keys.profile(author), {str(sid): sid for sid in ids})
+            pipe.execute()
+        eviction.note_seen(r, reader, time.time() - 365 * 86400)
+        eviction.sweep(r, 30 * 86400)
+        scripts.load_all(r)  # not the first call's loading, in the figures
+        r.config_resetstat()
+        started = time.perf_counter()
+        assert eviction.rebuild(r, reader) == "rebuilt"
+        wall = time.perf_counter() - started
+        stats = r.info("commandstats")
+        redis_ms = sum(stat["usec"] for stat in stats.values()) / 1000
+        size = len(timelines.home_ids(r, reader))
+        self.stdout.write(f"\nRebuilding an evicted home following {follows:,} accounts "
+                          f"({per_author} statuses each): {redis_ms:6.1f} ms of Redis time, "
+                          f"{wall * 1000:6.1f} ms wall; {size} ids")  # fmt: skip
 
     def reposts(self, r, count, per_home):
         """What reposts cost in home timelines that hold full plain timelines."""

@@ -20,7 +20,7 @@ from socialsite.connection import get_redis
 from socialsite.metrics import ensure_directory
 from socialsite.metrics import flush as flush_counts
 from socialsite.metrics_setup import may_read
-from socialsite.repository import fanout, jobs, mail, server_checks
+from socialsite.repository import eviction, fanout, jobs, mail, server_checks
 from socialsite.repository.client import OUTAGE_ERRORS, is_cluster
 from socialsite.throttling import client_address
 
@@ -64,6 +64,7 @@ def _read_redis(r):
         queue, completed = jobs.status(r), jobs.completed_count(r)
         mail_waiting, mail_dead, mail_sent = mail.backlog(r), mail.dead_count(r), mail.sent_count(r)
         pulled = fanout.pulled_counts(r)
+        evicted = eviction.evicted_count(r)
     except OUTAGE_ERRORS:
         yield _gauge("socialsite_redis_up", "1 if Redis answered the last read, else 0.", 0)
         return
@@ -112,6 +113,9 @@ def _read_redis(r):
                "what they posted while pulled is still merged.", pulled["registered_accounts"]),
         _gauge("socialsite_timelines_pulled_statuses", "Statuses the registered accounts "
                "hold as pulled (each account's newest 1000).", pulled["pulled_statuses"]),
+        _gauge("socialsite_timelines_evicted_homes", "Homes of people not seen for "
+               "HOME_EVICT_AFTER, evicted: deliveries skip them, their first page back "
+               "rebuilds them (docs/scale.md).", evicted),
     )  # fmt: skip
     for name, documentation, count in (
         ("socialsite_fanout_jobs_completed", "Fan-out jobs completed since the queue was "

@@ -433,6 +433,10 @@ if not MEDIA_URL.endswith("/") or not MEDIA_URL.startswith(("/", "http://", "htt
 # How long an upload may wait for a status to show it (media/attachments.py): past it, the
 # fan-out workers delete its files. Mastodon's figure: a day.
 MEDIA_PENDING_MAX_AGE = env_duration("MEDIA_PENDING_MAX_AGE", 24 * 60 * 60)
+# A person not seen (no page, no API call, no stream) for this long loses their home and
+# list timelines from Redis, rebuilt by their first page back (repository/eviction.py,
+# decision 0055): seconds, or with a unit s, m, h or d.
+HOME_EVICT_AFTER = env_duration("HOME_EVICT_AFTER", 30 * 24 * 60 * 60)
 
 
 def _media_storage_options():

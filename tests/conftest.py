@@ -12,7 +12,7 @@ import pytest
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
-from socialsite.repository import oauth
+from socialsite.repository import eviction, oauth
 from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
 from socialsite_dev.smtp import SmtpServer
 from socialsite_dev.streams import StreamServerProcess
@@ -137,6 +137,8 @@ def r(redis_client, redis_backend, settings):
     settings.REDIS_URL = redis_backend.url
     settings.REDIS_CLUSTER = redis_backend.cluster
     repository_client.flush_all(redis_client)
+    # Which people this process noted seen today is memory of the data just flushed.
+    eviction.forget_noted()
     connection.use_redis(redis_client)
     yield redis_client
     repository_client.flush_all(redis_client)

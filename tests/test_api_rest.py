@@ -12,7 +12,9 @@ from mastodon.errors import MastodonNotFoundError
 from api import entities
 from socialsite.repository import (
     blocks,
+    eviction,
     graph,
+    keys,
     likes,
     lists,
     moderation,
@@ -494,3 +496,18 @@ def test_a_malformed_paging_parameter_is_422_on_every_list(r, client, alice, tok
         response = client.get(f"{url}{joiner}{bad}", **bearer(token(alice)))
         assert response.status_code == 422, (bad, response.content)
         assert "must be a number" in response.json()["error"]
+
+
+def test_an_evicted_home_is_rebuilt_by_the_apis_first_home_timeline(r, client, alice, bob, token):
+    graph.follow(r, alice["id"], bob["id"])
+    ids = [post(r, bob, f"n{n}") for n in range(3)]
+    headers = bearer(token(alice))
+    eviction.forget_noted()
+    r.zadd(keys.seen(alice["id"]), {alice["id"]: 0})
+    assert eviction.sweep(r, 30 * 86400) == 1
+    response = client.get("/api/v1/timelines/home", **headers)
+    assert [int(s["id"]) for s in response.json()] == ids[::-1]
+    assert not eviction.is_evicted(r, alice["id"])
+    # The token's read noted alice seen today: the next sweep keeps her home.
+    assert r.zscore(keys.seen(alice["id"]), alice["id"]) == eviction.seen_day()
+    assert eviction.sweep(r, 30 * 86400) == 0

@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from socialsite import metrics_page
 from socialsite.repository import client as repository_client
-from socialsite.repository import graph, jobs, keys, mail, statuses
+from socialsite.repository import eviction, graph, jobs, keys, mail, statuses
 from socialsite.request_log import JsonFormatter
 from tests.support.helpers import log_in, make_user
 
@@ -448,3 +448,13 @@ def test_the_pulled_accounts(r):
     assert value(samples, "socialsite_timelines_pulled_accounts") == 1
     assert value(samples, "socialsite_timelines_registered_accounts") == 1
     assert value(samples, "socialsite_timelines_pulled_statuses") == 1
+
+
+def test_the_evicted_homes(r):
+    samples = scrape()
+    assert value(samples, "socialsite_timelines_evicted_homes") == 0
+    away = make_user(r, "away")["id"]
+    eviction.note_seen(r, away, time.time() - 60 * 86400)
+    assert eviction.sweep(r, 30 * 86400) == 1
+    metrics_page._reading.forget()
+    assert value(scrape(), "socialsite_timelines_evicted_homes") == 1

@@ -7,6 +7,7 @@ import pytest
 
 from socialsite.repository import (
     conversations,
+    eviction,
     fanout,
     graph,
     keys,
@@ -242,7 +243,7 @@ def test_the_unfollow_refill_applies_the_reply_rule(r, alice, bob, carol, dave):
     plain = post(r, alice, "plain")
     # An emptied home timeline (as trims and unfollows leave one) refilled from scratch.
     r.delete(keys.home(dave["id"]))
-    timelines.refill_home(r, dave["id"])
+    eviction.refill_home(r, dave["id"])
     home = timelines.home_ids(r, dave["id"])
     assert to_carol in home and own in home and plain in home
     assert to_bob not in home

@@ -118,6 +118,11 @@ SAMPLES = {
         }  # fmt: skip
     ],
     "suggestions_cached": [{"uid": 1}],
+    "evict_home": [{"uid": 1, "seen_before": 5}],
+    "rebuild_home": [
+        {"uid": 1, "action": "begin", "now_ms": 5, "hold_ms": 10},
+        {"uid": 1, "action": "end", "now_ms": 5, "until_ms": 15},
+    ],
     "search_people": [
         {
             "first_character": "a",

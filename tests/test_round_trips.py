@@ -11,6 +11,7 @@ import pytest
 from socialsite import memory
 from socialsite.repository import (
     blocks,
+    eviction,
     fanout,
     graph,
     keys,
@@ -91,6 +92,48 @@ def test_home_page_costs_the_same_for_one_status_and_for_thirty(
     if not redis_backend.cluster:
         assert with_one == with_thirty == HOME_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_the_first_page_of_the_day_notes_its_reader_seen_in_the_same_round_trips(
+    r, client, reader, round_trips, redis_backend
+):
+    # Enough follows for no who-to-follow box: the page's own cost.
+    author, *others = [make_user(r, f"a{n}") for n in range(SUGGESTIONS_ON_HOME_BELOW)]
+    for followed in (author, *others):
+        graph.follow(r, reader["id"], followed["id"])
+    statuses.post_status(r, author["id"], "hello")
+    client.get("/")  # warm up
+    eviction.forget_noted()  # a new day, or another process
+    r.zrem(keys.seen(reader["id"]), reader["id"])
+    round_trips["n"] = 0
+    assert client.get("/").status_code == 200
+    count = round_trips["n"]
+    assert r.zscore(keys.seen(reader["id"]), reader["id"]) == eviction.seen_day()
+    if not redis_backend.cluster:
+        assert count == HOME_PAGE_ROUND_TRIPS
+    assert count <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+def test_an_evicted_home_is_rebuilt_by_its_first_page_and_costs_nothing_after(
+    r, client, reader, round_trips, redis_backend
+):
+    # Enough follows for no who-to-follow box: the page's own cost.
+    author, *others = [make_user(r, f"a{n}") for n in range(SUGGESTIONS_ON_HOME_BELOW)]
+    for followed in (author, *others):
+        graph.follow(r, reader["id"], followed["id"])
+    sid = statuses.post_status(r, author["id"], "while away")
+    eviction.forget_noted()
+    client.get("/")
+    eviction.note_seen(r, reader["id"], 0)
+    assert eviction.sweep(r, 30 * 86400) == 1
+    assert r.smembers(keys.home(reader["id"])) == {eviction.EVICTED_MEMBER}
+    page = client.get("/").content.decode()
+    assert f'id="status-{sid}"' in page or "while away" in page
+    assert not eviction.is_evicted(r, reader["id"])
+    again = cost(client, "/", round_trips)
+    if not redis_backend.cluster:
+        assert again == HOME_PAGE_ROUND_TRIPS
+    assert again <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS, pipelines=2)
 
 
 def test_a_home_page_with_images_costs_what_it_did(r, client, reader, round_trips, redis_backend):

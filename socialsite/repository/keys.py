@@ -77,6 +77,38 @@ def home(uid):
     return f"home:{shard(uid)}:{uid}"
 
 
+def evicted_homes(uid):
+    """ZSET, in user ``uid``'s slot (one per shard): the users of the shard whose home
+    and list timelines were evicted (eviction.py), each scored 0; and, while a returning
+    user's home is being rebuilt, ``r:<uid>`` scored by when that rebuild's hold ends
+    (ms). deliver.lua skips a follower noted evicted; a page of theirs rebuilds first.
+    The mark, not an absent home, says "evicted": Redis deletes an empty set, so a new
+    or emptied home has no key either."""
+    return f"evicted:{shard(uid)}"
+
+
+def all_evicted_homes():
+    """The evicted_homes key of every shard (counting, sweeping)."""
+    return [f"evicted:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+# STRING: set (NX EX) by the fan-out worker that sweeps evictions, for as long as the
+# next sweep is not due (eviction.sweep_if_due).
+EVICTION_SWEEP_DUE = "evicted:sweep-due"
+
+
+def seen(uid):
+    """ZSET, in user ``uid``'s slot (one per shard): the users of the shard, each scored
+    by the day (its first second) they were last seen, written at most once a day each
+    with ZADD GT on a round trip the request makes anyway (eviction.py)."""
+    return f"seen:{shard(uid)}"
+
+
+def all_seen():
+    """The seen key of every shard (eviction's sweep)."""
+    return [f"seen:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
 def homes_in_one_shard(uids):
     """``[home(uid) for uid in uids]`` for users of one shard, with the tag made once
     (a fan-out builds a million of these)."""

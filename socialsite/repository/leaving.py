@@ -26,6 +26,7 @@ from . import (
     blocks,
     direct,
     emails,
+    eviction,
     graph,
     jobs,
     keys,
@@ -220,6 +221,7 @@ def delete_user_keys(r, uid, budget):
     for key in keys.all_unfollowed_notes(uid):
         pipe.delete(key)
     pipe.zrem(keys.MOST_FOLLOWED, uid)  # who to follow (suggestions.py)
+    eviction.queue_forget(pipe, uid)
     pipe.execute()
     # The rest share the user's slot: one command; the hash goes last.
     r.delete(

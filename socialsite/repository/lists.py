@@ -33,7 +33,7 @@ import enum
 import time
 import unicodedata
 
-from . import fanout, keys, paging, scripts, statuses, users, visibility
+from . import eviction, fanout, keys, paging, scripts, statuses, users, visibility
 from .limits import (
     HOME_TIMELINE_SIZE,
     LIST_MEMBERS,
@@ -129,9 +129,7 @@ def _newest_statuses(r, member_uid):
     pipe = r.pipeline(transaction=False)  # one slot: the member's
     pipe.zrevrange(keys.profile(member_uid), 0, HOME_TIMELINE_SIZE - 1)
     pipe.zrange(keys.profile_replies(member_uid), 0, -1)
-    status_ids, replies = pipe.execute()
-    replied = dict(reply.split(":") for reply in replies)
-    return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
+    return eviction.replies_marked(*pipe.execute())
 
 
 def _fill(r, action, uid, member_uid, lid, marked_ids):
@@ -210,7 +208,7 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
             merge=True,
         )  # fmt: skip
 
-    name, size, member_ids, (ids, hidden, pulled) = scripts.run_pipeline(r, fill)
+    name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(r, uid, fill)
     if name is None:
         return None, None
     ids = [int(sid) for sid in ids]

@@ -15,7 +15,7 @@ import hashlib
 import secrets
 import time
 
-from . import keys, limits, scripts, users
+from . import eviction, keys, limits, scripts, users
 
 
 def _digest(secret):
@@ -215,7 +215,8 @@ def token_and_user(r, token, read_along=None):
     slot; (None, None) for an unknown token; (record, None) for an app's own token or a
     user who is gone. ``read_along``: an object with ``queue(pipe, uid)``, ``replies``
     and ``take(uid, replies)`` (throttles.AccountHitRead) whose reads of the user's
-    slot ride in the same round trip."""
+    slot ride in the same round trip. The user is noted seen today in the same round
+    trip (eviction.queue_seen)."""
     key = _token_key(token or "")
     if key is None:
         return None, None
@@ -226,8 +227,13 @@ def token_and_user(r, token, read_along=None):
         pipe.hgetall(keys.user(uid))
         if read_along is not None:
             read_along.queue(pipe, uid)
+        if uid:
+            noted[0] = eviction.queue_seen(pipe, uid)
 
+    noted = [0]
     data, user, *along = scripts.run_pipeline(r, fill)
+    if noted[0]:
+        along = along[: -noted[0]]
     if read_along is not None:
         read_along.take(uid, along)
     record = _decode_token(data)

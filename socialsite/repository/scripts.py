@@ -406,9 +406,10 @@ def mark_like(*, uid, sid, now_ms):
 def deliver(*, author, sid, followers, now_ms, replied_to=None):
     """Add status ``sid`` by ``author`` to keys.home of each of ``followers`` (all of one
     shard), skipping those noted in keys.unfollowed, keys.hiding (until when) and
-    keys.reposts_shown, and to the named lists of those noted in keys.listing. A reply
-    to ``replied_to`` reaches only those who are them or follow them (keys.following of
-    each follower). Returns how many homes received it."""
+    keys.reposts_shown and evicted homes (holding only the eviction's member), and to
+    the named lists of those noted in keys.listing. A reply to ``replied_to`` reaches
+    only those who are them or follow them (keys.following of each follower). Returns
+    how many homes received it."""
     first = followers[0]
     script_keys = {
         "unfollowed": keys.unfollowed(first, author),
@@ -428,8 +429,8 @@ def deliver(*, author, sid, followers, now_ms, replied_to=None):
 def deliver_repost(*, reposter, rid, orig, orig_author, followers, now_ms):
     """Add repost ``rid`` (by ``reposter`` of ``orig`` by ``orig_author``) to keys.home
     of each of ``followers`` (all of one shard) by the dedupe rules (keys.home_reposts,
-    keys.reposts_shown), skipping those noted in keys.unfollowed and keys.hiding.
-    Returns how many homes got a new entry."""
+    keys.reposts_shown), skipping those noted in keys.unfollowed and keys.hiding, and
+    evicted homes. Returns how many homes got a new entry."""
     first = followers[0]
     return {
         "unfollowed": keys.unfollowed(first, reposter),
@@ -506,6 +507,40 @@ def home_page(
     if merge:
         script_keys["merge"] = [keys.pulled_accounts(uid), followed, keys.following(uid)]
     return script_keys, args
+
+
+# --- evicted homes (eviction.py) ----------------------------------------------------------
+
+
+@script("home", "keys")
+def evict_home(*, uid, seen_before):
+    """Evict uid's home if keys.seen scores them below ``seen_before`` (s): delete
+    keys.home_reposts and each list's keys.list_timeline (the list ids from keys.lists),
+    leave keys.home holding only the eviction's member (deliveries skip it), take uid
+    out of keys.seen and note them in keys.evicted_homes. Returns
+    1 if evicted, 0 if uid was seen since (or is not in keys.seen)."""
+    return {
+        "seen": keys.seen(uid),
+        "evicted_homes": keys.evicted_homes(uid),
+        "lists": keys.lists(uid),
+        "home": keys.home(uid),
+        "home_reposts": keys.home_reposts(uid),
+    }, [uid, seen_before]
+
+
+@script("keys")
+def rebuild_home(*, uid, action, now_ms, hold_ms=0, until_ms=0):
+    """``action`` "begin": if keys.evicted_homes notes uid (or a rebuild of theirs whose
+    hold ended), clear keys.home, keys.home_reposts and the keys.list_timeline of each
+    of keys.lists, and hold the rebuild for ``hold_ms``: returns ["rebuild", until]; a
+    rebuild held by another request: ["busy", until]; else ["none", 0]. "end": let go
+    of the hold that ends at ``until_ms`` (if it is still this one)."""
+    return {
+        "evicted_homes": keys.evicted_homes(uid),
+        "lists": keys.lists(uid),
+        "home": keys.home(uid),
+        "home_reposts": keys.home_reposts(uid),
+    }, [action, uid, now_ms, hold_ms, until_ms]
 
 
 # --- named lists (lists.py) ----------------------------------------------------------------

@@ -492,7 +492,7 @@ class RebuildReport:
     tags_removed: int = 0
 
 
-def _user_keys(r, batch):
+def user_key_batches(r, batch):
     """The keys of every user hash (SCAN, on every node of a cluster), in lists of
     about ``batch``."""
     found = []
@@ -513,7 +513,7 @@ def rebuild(r, batch=1000):
     or whose name no longer has the term; then the same for tags, from their timelines
     (keys.tag: the newest id is the latest use). ``batch`` hashes per round trip."""
     report = RebuildReport()
-    for found in _user_keys(r, batch):
+    for found in user_key_batches(r, batch):
         pipe = r.pipeline(transaction=False)
         for key in found:
             pipe.hmget(key, "id", *_PERSON_FIELDS)

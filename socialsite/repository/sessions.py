@@ -8,7 +8,7 @@ once (end_all: a suspension, an account's deletion).
 
 import time
 
-from . import keys, scripts, users
+from . import eviction, keys, scripts, users
 
 
 def key_naming_user(uid, random_part):
@@ -33,6 +33,8 @@ def load_with_user(r, session_key, read_along=()):
     timelines.HomeIdsRead), each with ``queue(pipe, uid)`` and ``take(uid, replies)``
     and a count of ``replies``; they are made only if the key names a user, and the
     caller must use what they read only if the session turns out to be that user's.
+    The user is noted seen today in the same round trip (eviction.queue_seen: once a
+    day per process; a forged key naming a user keeps that user's home, no more).
     """
     uid = keys.session_user_id(session_key)
     if uid is None:
@@ -47,12 +49,14 @@ def load_with_user(r, session_key, read_along=()):
             reader.queue(pipe, uid)
         pipe.get(keys.session(session_key))
         users.queue_user_and_password_hash(pipe, uid)
+        noted[0] = eviction.queue_seen(pipe, uid)
 
+    noted = [0]
     replies = scripts.run_pipeline(r, fill)
     for reader in read_along:
         reader.take(uid, replies[: reader.replies])
         replies = replies[reader.replies :]
-    data, user_data, password_hash = replies
+    data, user_data, password_hash = replies[:3]
     user = users.decode_user(user_data)
     return data, ((uid, user, password_hash if user else None) if data is not None else None)
 

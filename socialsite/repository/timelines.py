@@ -24,10 +24,9 @@ the rules a delivery applies. A page deeper than those copies reach reads the ac
 own lists: at most two more round trips whatever their number (fanout.merge_pulled).
 """
 
-import heapq
 import time
 
-from . import fanout, keys, locks, paging, reposts, scripts, statuses, users, visibility
+from . import eviction, fanout, keys, paging, reposts, scripts, statuses, users, visibility
 from .limits import HOME_TIMELINE_SIZE
 
 
@@ -95,11 +94,12 @@ class HomeIdsRead:
     is then one round trip. home_page uses them if they were read for its user.
     """
 
-    replies = 1
+    replies = 2
 
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
         self.uid, self.ids, self.hidden = None, None, None
+        self.evicted = False
         self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
         self.merged = ("none", "", [], [])
@@ -108,16 +108,21 @@ class HomeIdsRead:
         # One more than the page, as home_page reads: is there an older page?
         call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True, merge=True)
         scripts.home_page.queue(pipe, **call)
+        eviction.queue_state(pipe, uid)
 
     def take(self, uid, replies):
         self.uid = uid
         (self.ids, self.hidden, self.through, self.reposted, self.liked,
          self.likes_changed, self.merged) = _home_page_read(replies[0])  # fmt: skip
+        self.evicted = eviction.needs_rebuild(replies[1])
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
-        authors the user does not get, read with them, are ``hidden``.)"""
+        authors the user does not get, read with them, are ``hidden``.) None too for
+        an evicted home: the page rebuilds it and reads again."""
         if self.ids is None or (self.uid, self.before, self.count) != (uid, before, count):
+            return None
+        if self.evicted:
             return None
         return self.ids
 
@@ -133,9 +138,8 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     ids = ids_read.ids_for(uid, before, count) if ids_read else None
     if ids is None:
         call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
-        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(
-            scripts.home_page(r, **call)
-        )
+        (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
+        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
     else:
         hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
         liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
@@ -256,74 +260,6 @@ def profile_ids(r, uid, count=None):
     return [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, stop)]
 
 
-# Followed profiles read per round trip while refilling.
-_REFILL_CHUNK = 1000
-
-
-def refill_home(r, uid):
-    """Top the home timeline of ``uid`` up to HOME_TIMELINE_SIZE (after an unfollow).
-
-    The unfollow took the unfollowed user's statuses out. Everything newer than the
-    oldest id left is already there (it was delivered and never trimmed), so the
-    missing ones are older: for each user still followed (but not muted or in a
-    block), and the user themself, read up to ``gap`` ids below that oldest id, and
-    add the newest ``gap`` of them all, leaving out replies to users ``uid`` neither
-    follows nor is (the reply rule, as in fan-out: each author's replies among those
-    ids are read with them, from keys.profile_replies). Holds the user's follow lock,
-    so a follow or unfollow cannot interleave. Returns the number of ids added.
-    """
-    uid = int(uid)
-    with locks.hold(r, keys.follow_lock(uid), wait_seconds=10):
-        visible = _home_ids(r, uid, None, HOME_TIMELINE_SIZE)
-        gap = HOME_TIMELINE_SIZE - len(visible)
-        if gap <= 0:
-            return 0
-        below = f"({visible[-1]}" if visible else "+inf"
-        pipe = r.pipeline(transaction=False)  # one slot: one node
-        pipe.zrange(keys.following(uid), 0, -1)
-        pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
-        following, hidden = pipe.execute()
-        hidden = set(hidden)
-        seen = {uid, *(int(author) for author in following)}
-        # Not the authors the user does not get (muted, blocked either way).
-        authors = [uid, *(author for author in following if author not in hidden)]
-        candidates, marks = [], {}
-        for start in range(0, len(authors), _REFILL_CHUNK):
-            pipe = r.pipeline(transaction=False)
-            for author in authors[start : start + _REFILL_CHUNK]:
-                pipe.zrevrangebyscore(keys.profile(author), below, "-inf", start=0, num=gap)
-                # The newest ``gap`` replies below: all the replies among those ids.
-                pipe.zrevrangebyscore(keys.profile_replies(author), below, "-inf", start=0, num=gap)
-                # And the reposts among them, to go in by the dedupe rules.
-                pipe.zrevrangebyscore(keys.profile_reposts(author), below, "-inf", start=0, num=gap)
-            read = pipe.execute()
-            chunk = authors[start : start + _REFILL_CHUNK]
-            for author, ids, replies, reposted in zip(
-                chunk, read[::3], read[1::3], read[2::3], strict=True
-            ):
-                # The user's own replies stay, as every status of theirs does.
-                unseen = set()
-                if int(author) != uid:
-                    unseen = {
-                        sid
-                        for sid, replied_to in (reply.split(":") for reply in replies)
-                        if int(replied_to) not in seen
-                    }
-                for repost in reposted:
-                    rid, orig, orig_author = repost.split(":")
-                    marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
-                candidates += [int(sid) for sid in ids if sid not in unseen]
-        newest = heapq.nlargest(gap, set(candidates))
-        if not newest:
-            return 0
-        items = [marks.get(sid, str(sid)) for sid in newest]
-        originals = [int(marks[sid].split("/")[1]) for sid in newest if sid in marks]
-        return scripts.backfill(
-            r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
-            originals=originals,
-        )  # fmt: skip
-
-
 # --- what a stream missed (timeline/streaming/replay.py) ----------------------------------
 
 
@@ -334,7 +270,8 @@ def home_newer(r, uid, after, count):
     Returns (statuses, more): ``more`` when more than ``count`` ids are above ``after``
     (the oldest of them are not returned). For a live page reconnecting: what arrived
     while it was away. Costs what a home page costs (one to three round trips)."""
-    reply = scripts.home_page(r, **_home_page_call(uid, None, count + 1, True, merge=True))
+    call = _home_page_call(uid, None, count + 1, True, merge=True)
+    (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
     ids, hidden = [int(sid) for sid in reply[0]], {int(author) for author in reply[1]}
     ids = fanout.merged_page(r, uid, ids, reply[-1], None, count + 1, with_reposts=True).ids
     newer = [sid for sid in ids if sid > after]

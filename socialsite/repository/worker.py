@@ -2,7 +2,7 @@
 complete it with its follow-up jobs (``manage.py fanout`` loops over ``work``).
 
 Handlers: ``plan``, ``deliver`` and ``remove`` (fanout.py) spread a status over, or
-take it out of, followers' home timelines; ``refill`` (timelines.refill_home) tops a
+take it out of, followers' home timelines; ``refill`` (eviction.refill_home) tops a
 home timeline up after an unfollow; ``approve_requests`` (privacy.approve_waiting)
 approves the follow requests of an account turned public; ``leave``
 (leaving.continue_deletion) goes on deleting an account. This module sits above them
@@ -16,7 +16,7 @@ is undone.
 
 import logging
 
-from . import fanout, jobs, keys, leaving, privacy, reposts, timelines
+from . import eviction, fanout, jobs, keys, leaving, privacy, reposts
 from .client import OUTAGE_ERRORS
 from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP
 
@@ -24,7 +24,10 @@ log = logging.getLogger(__name__)
 
 
 def refill(r, job):
-    timelines.refill_home(r, job["uid"])
+    # An evicted home (an unfollow made for its owner: a block) stays empty: its owner's
+    # first page back rebuilds it whole.
+    if not eviction.is_evicted(r, job["uid"]):
+        eviction.refill_home(r, job["uid"])
     return []
 
 

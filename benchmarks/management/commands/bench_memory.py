@@ -17,5 +17,15 @@ class Command(BaseCommand):
             "--reposts", type=int, default=100, help="reposts delivered to each home (0: none)"
         )
 
+        parser.add_argument(
+            "--rebuild-follows",
+            type=lambda value: [int(n) for n in value.split(",") if n],
+            default=[100, 1000, 7500],
+            help="follow counts of the evicted homes rebuilt, comma-separated",
+        )
+        parser.add_argument(
+            "--rebuild-statuses", type=int, default=200, help="statuses of each followed account"
+        )
+
     def handle(self, *args, **options):
         MemoryBenchmark(self.stdout, self.stderr).run(options)

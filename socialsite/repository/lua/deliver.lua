@@ -31,6 +31,12 @@
 -- in the same EXISTS: a key named n times counts n times, so KEYS[4] four times adds 0
 -- or 4 to the 0..3 of the other three.
 --
+-- A follower whose home was evicted (eviction.py) gets nothing, in the home or its lists
+-- (they went with it): their first page rebuilds both from the profiles. An evicted
+-- home holds only EVICTED_MEMBER; the home's size, which the trim reads anyway, is read
+-- first, and only a home of at most one id is asked whether it is that one: a delivery
+-- to anyone else costs what it did, a skipped one less.
+--
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
 -- is delivered exactly as cheaply as before there were replies.
@@ -49,8 +55,10 @@ end
 local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
-    local wanted, shown = true, false
-    if check or replied_to then
+    local size = call('SCARD', home)
+    local wanted = size > 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    local shown = false
+    if wanted and (check or replied_to) then
         local follower = keys.user_of(home)
         if check then
             local hidden = call('ZSCORE', KEYS[2], follower)
@@ -65,8 +73,9 @@ for i = FIRST_HOME, last do
     end
     if wanted then
         if not shown then
-            delivered = delivered + call('SADD', home, sid)
-            trim_home(home, cap, slack)
+            local added = call('SADD', home, sid)
+            delivered = delivered + added
+            trim_home(home, cap, slack, size + added)
         end
         -- The same status to the follower's lists that hold the author.
         if listed then deliver_to_lists(KEYS[4], home, sid, cap, slack) end

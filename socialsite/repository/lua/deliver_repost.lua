@@ -11,6 +11,7 @@
 -- ARGV[1] = the repost's id, ARGV[2] = the home timeline's cap, ARGV[3] = its slack
 -- ARGV[4] = now, in ms, ARGV[5] = the original's id, ARGV[6] = the original's author
 -- ARGV[7] = the reposter, ARGV[8] = how long to keep KEYS[3] (ms)
+-- Followers whose home was evicted (eviction.py) get nothing.
 -- Returns how many homes got a new entry. Delivering twice changes nothing.
 --
 -- Followers who unfollowed or hide the reposter are skipped as deliver.lua skips them;
@@ -25,8 +26,10 @@ local delivered = 0
 for i = 4, n + 3 do
     local home = KEYS[i]
     local follower = keys.user_of(home)
-    local wanted = true
-    if check then
+    -- An evicted home (holding only EVICTED_MEMBER, as deliver.lua checks) gets nothing.
+    local wanted = redis.call('SCARD', home) > 1
+        or redis.call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    if wanted and check then
         local hidden = redis.call('ZSCORE', KEYS[2], follower)
         wanted = not (redis.call('ZSCORE', KEYS[1], follower)
             or (hidden and tonumber(hidden) > now))

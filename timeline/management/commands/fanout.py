@@ -25,7 +25,7 @@ from django.core.management.base import BaseCommand
 from accounts import mail as account_mail
 from media import attachments, pictures
 from socialsite.connection import new_redis
-from socialsite.repository import blocks, jobs, mail, statuses, trends, worker
+from socialsite.repository import blocks, eviction, jobs, mail, statuses, trends, worker
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -49,7 +49,9 @@ PRUNE_EVERY_SECONDS = 3600
 # worker recomputes them every 5 minutes, whatever the number of workers), and deletes
 # the files of pictures nothing shows any more (pictures.delete_unused: one read when
 # there are none) and of uploads no status showed within MEDIA_PENDING_MAX_AGE
-# (attachments.sweep_pending: one round trip over the shards when there are none).
+# (attachments.sweep_pending: one round trip over the shards when there are none), and
+# whether the hourly sweep of homes not seen for HOME_EVICT_AFTER is due
+# (eviction.sweep_if_due: one SET; one worker sweeps).
 SWEEP_EVERY_SECONDS = 10
 
 
@@ -167,6 +169,7 @@ class Command(BaseCommand):
                     # account's deletion, finished here): listed by the deletion.
                     pictures.delete_unused(r)
                     attachments.sweep_pending(r)
+                    eviction.sweep_if_due(r, settings.HOME_EVICT_AFTER)
                     next_sweep = time.monotonic() + SWEEP_EVERY_SECONDS
                 step = self.step(r, name, options)
             except OUTAGE_ERRORS as error:
