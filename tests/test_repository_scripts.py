@@ -153,6 +153,7 @@ SAMPLES = {
         },
     ],
     "replay_dead": [{"count": 10}, {"count": 10, "mail": True}],
+    "inbox_row": [{"cid": 7}],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],
     "throttle": [
         {

@@ -410,26 +410,26 @@ def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
     cids = [int(cid) for cid, _ in pairs]
 
     def fill(pipe):
-        # The reader's side of every conversation in one command; then two per
-        # conversation, in its slot.
+        # The reader's side of every conversation in one command; then one per
+        # conversation, in its slot (members and newest message).
         fields = [f"{name}{cid}" for cid in cids for name in ("u", "x", "q")]
         pipe.hmget(keys.direct_state(uid), fields)
         for cid in cids:
-            pipe.zrange(keys.conversation_members(cid), 0, -1)
-            pipe.xrevrange(keys.conversation_messages(cid), count=1)
+            scripts.inbox_row.queue(pipe, cid=cid)
 
     replies = scripts.run_pipeline(r, fill) if cids else [[]]
     state = [int(value or 0) for value in replies[0]]
     conversations, member_ids = [], []
     for n, (cid, at) in enumerate(zip(cids, (int(at) for _, at in pairs), strict=True)):
-        members, last = replies[1 + 2 * n : 3 + 2 * n]
+        members, last = replies[1 + n]
         unread, cleared, muted = state[3 * n : 3 * n + 3]
         conversation = Conversation(
             cid, uid, at=at / 1000, unread=unread, cleared=cleared, muted=bool(muted),
             request=requests, pair=len(members) == 2,
         )  # fmt: skip
         if last:
-            message = _decode_entry(last[0])
+            entry_id, flat = last
+            message = _decode_entry((entry_id, dict(zip(flat[::2], flat[1::2], strict=True))))
             if message["id"] > cleared:
                 conversation.last = message
         conversations.append(conversation)

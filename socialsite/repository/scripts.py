@@ -854,6 +854,16 @@ def replay_dead(*, count, mail=False):
 
 
 @script()
+def inbox_row(*, cid):
+    """Read conversation ``cid``'s members (keys.conversation_members) and newest message
+    (keys.conversation_messages). Returns [members, [] or [id, [field, value, ...]]]."""
+    return {
+        "conversation_members": keys.conversation_members(cid),
+        "conversation_messages": keys.conversation_messages(cid),
+    }, []
+
+
+@script()
 def release_lock(*, lock, token):
     """Delete the lock key ``lock`` (built by keys.py: keys.follow_lock, ...) if it still
     holds ``token``. Returns 1 if released, 0 if someone else holds it now."""
