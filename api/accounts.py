@@ -4,6 +4,7 @@ relationships, and search. Each through the repository function its page uses, s
 private account, a block or a suspension refuses here as there."""
 
 from django.http import Http404, QueryDict
+from django.http.multipartparser import MultiPartParserError
 
 from media import files, pictures
 from socialsite.connection import get_redis
@@ -18,7 +19,7 @@ from socialsite.repository import (
     users,
     visibility,
 )
-from timeline.forms import ProfileForm
+from timeline.forms import ProfileForm, pictures_sent
 
 from . import entities, paging
 from .auth import api_view
@@ -38,30 +39,44 @@ def verify_credentials(request):
 
 @api_view(scope="write:accounts", methods=("PATCH",))
 def update_credentials(request):
-    """PATCH /api/v1/accounts/update_credentials: ``display_name`` and ``note`` (the
-    bio), checked by the profile page's own form; pictures and the rest are not taken
-    here (the profile page changes them)."""
+    """PATCH /api/v1/accounts/update_credentials: ``display_name``, ``note`` (the bio),
+    and the pictures ``avatar`` and ``header`` (multipart), checked by the profile page's
+    own form and image pipeline; each picture counts toward THROTTLE_MEDIA."""
     try:
-        params = body(request) if request.content_type == "application/json" else _patch(request)
-    except BadBody as bad:
-        return error(422, str(bad))
+        if request.content_type == "application/json":
+            params, uploads = body(request), {}
+        else:
+            params, uploads = _patch(request)
+    except (BadBody, MultiPartParserError) as bad:
+        return error(422, str(bad) or "The request's body could not be read")
+    for _ in range(pictures_sent(uploads)):
+        refused = throttled(request, "media")
+        if refused is not None:
+            return refused
     data = request.user_data
     form = ProfileForm(
         {
             "name": str(params.get("display_name", data["name"])),
             "bio": str(params.get("note", data.get(keys.BIO_FIELD, ""))),
             "website": data.get(keys.WEBSITE_FIELD, ""),
-        }
+        },
+        {field: uploads[field] for field in ("avatar", "header") if uploads.get(field)},
     )
     if not form.is_valid():
         problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
         return error(422, f"Validation failed: {problems}")
     r = get_redis()
     cleaned = form.cleaned_data
+    pictures_given = cleaned["avatar"] is not None or cleaned["header"] is not None
     try:
-        if cleaned["bio"] != data.get(keys.BIO_FIELD, ""):
-            pictures.change_profile(r, data["id"], bio=cleaned["bio"], website=cleaned["website"])
-    except (profiles.AccountGone, files.StorageFailed):
+        if pictures_given or cleaned["bio"] != data.get(keys.BIO_FIELD, ""):
+            pictures.change_profile(
+                r, data["id"], bio=cleaned["bio"], website=cleaned["website"],
+                avatar=cleaned["avatar"], header=cleaned["header"],
+            )  # fmt: skip
+    except files.StorageFailed:
+        return error(503, "Your pictures could not be stored just now, so nothing was changed")
+    except profiles.AccountGone:
         raise Http404 from None
     if cleaned["name"] != data["name"]:
         users.change_name(r, data["id"], cleaned["name"])
@@ -70,11 +85,10 @@ def update_credentials(request):
 
 
 def _patch(request):
-    """A PATCH's form body (Django parses only a POST's)."""
+    """A PATCH's form body and files (Django parses only a POST's)."""
     if request.content_type == "multipart/form-data":
-        data, _ = request.parse_file_upload(request.META, request)
-        return data
-    return QueryDict(request.body, encoding=request.encoding)
+        return request.parse_file_upload(request.META, request)
+    return QueryDict(request.body, encoding=request.encoding), {}
 
 
 def _shown_user(r, uid_text):

@@ -3,9 +3,11 @@ client nobody here wrote, against a live server, and by direct HTTP for each err
 code, scope and refusal. The rules of the pages hold through the same code: a status
 the pages refuse, the API refuses ("Record not found")."""
 
+import io
 import json
 
 import pytest
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
 from mastodon import Mastodon
 from mastodon.errors import MastodonNotFoundError
 
@@ -23,8 +25,10 @@ from socialsite.repository import (
     reposts,
     statuses,
     timelines,
+    users,
 )
 from tests.support.helpers import bearer
+from tests.test_media_images import png
 
 
 def post(r, user, message, **kwargs):
@@ -302,6 +306,43 @@ def test_update_credentials_is_checked_by_the_profile_form(client, alice, token)
         content_type="application/json", **bearer(token(alice, ["read"])),
     )  # fmt: skip
     assert refused.status_code == 403
+
+
+def patch_multipart(client, fields, user_token):
+    return client.patch(
+        "/api/v1/accounts/update_credentials", encode_multipart(BOUNDARY, fields),
+        content_type=MULTIPART_CONTENT, **bearer(user_token),
+    )  # fmt: skip
+
+
+def test_update_credentials_takes_an_avatar_and_a_header(
+    r, client, alice, token, media_root, settings
+):
+    avatar, header = io.BytesIO(png((500, 300))), io.BytesIO(png((1800, 900)))
+    avatar.name, header.name = "me.png", "wide.png"
+    response = patch_multipart(
+        client, {"avatar": avatar, "header": header, "note": "Hello"}, token(alice)
+    )
+    assert response.status_code == 200, response.content
+    account = response.json()
+    assert account["note"] and "Hello" in account["note"]
+    assert "/media/" in account["avatar"] and "avatar-missing" not in account["avatar"]
+    assert "/media/" in account["header"] and "header-missing" not in account["header"]
+    stored = users.get_user(r, alice["id"])
+    assert stored[keys.AVATAR_FIELD] and stored[keys.HEADER_FIELD]
+    # A file that is no picture: 422 saying why, nothing changed.
+    text = io.BytesIO(b"<html>not a picture</html>")
+    text.name = "x.png"
+    refused = patch_multipart(client, {"avatar": text}, token(alice))
+    assert refused.status_code == 422 and refused.json()["error"]
+    assert users.get_user(r, alice["id"])[keys.AVATAR_FIELD] == stored[keys.AVATAR_FIELD]
+    # Each picture counts toward THROTTLE_MEDIA, as on the profile page: three so far.
+    settings.THROTTLES = {**settings.THROTTLES, "media": (4, 600)}
+    again = io.BytesIO(png())
+    again.name = "again.png"
+    assert patch_multipart(client, {"avatar": again}, token(alice)).status_code == 200
+    again.seek(0)
+    assert patch_multipart(client, {"avatar": again}, token(alice)).status_code == 429
 
 
 # --- notifications and search --------------------------------------------------------------
