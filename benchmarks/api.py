@@ -18,7 +18,6 @@ import time
 from django.contrib.auth.hashers import make_password
 from django.core.management.base import CommandError
 
-from benchmarks import loadgen
 from benchmarks.web import (
     HOME_AUTHORS,
     MESSAGE,
@@ -36,6 +35,9 @@ SCOPES = ["read", "write"]
 
 class ApiBenchmark(WebBenchmark):
     """One run of ``manage.py bench_api``."""
+
+    POSTING_REQUEST = "POST /api/v1/statuses"
+    POSTING_FLOOR_MS = None  # the pages' posting floor is bench_web's
 
     def run(self, options):
         if options["tool"] != "python" or options["also"] or options["in_process"]:
@@ -119,19 +121,3 @@ class ApiBenchmark(WebBenchmark):
         newest = timelines.profile_ids(r, seeded["poster_uid"], count=1)[0]
         return {"latencies": latencies, "sent": sent,
                 "delivered": delivered_to(r, seeded["followers"], newest)}  # fmt: skip
-
-    def print_posting(self, posting, options):
-        latencies = loadgen.Result(latencies=posting["latencies"])
-        self.stdout.write(
-            f"\nPosting: POST /api/v1/statuses as the poster ({options['followers']} followers,"
-            f" inline fan-out), one request at a time for {options['seconds']:g} s after"
-            f" {options['warmup']:g} s of warm-up"
-        )
-        if not latencies.requests:
-            self.stdout.write("  no post measured (raise --seconds)")
-            return
-        self.stdout.write(
-            f"  {latencies.requests} posts measured: p50 {latencies.percentile(0.5) * 1000:.1f} ms,"
-            f" p99 {latencies.percentile(0.99) * 1000:.1f} ms; all {posting['sent']} stored, the"
-            f" last one in {posting['delivered']}/{options['followers']} followers' home timelines"
-        )

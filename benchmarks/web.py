@@ -669,11 +669,15 @@ class WebBenchmark:
                 f" -> {verdict} the floors (>= {HOME_FLOOR:.0%}, home p99 < 50 ms)"
             )
 
+    # What the posting measurement posts to, and its floor (None: no floor).
+    POSTING_REQUEST = "POST /statuses/"
+    POSTING_FLOOR_MS = 25
+
     def print_posting(self, posting, options):
         latencies = loadgen.Result(latencies=posting["latencies"])
         self.stdout.write(
-            f"\nPosting: POST /statuses/ as the poster ({options['followers']} followers, inline"
-            f" fan-out), one request at a time for {options['seconds']:g} s after"
+            f"\nPosting: {self.POSTING_REQUEST} as the poster ({options['followers']} followers,"
+            f" inline fan-out), one request at a time for {options['seconds']:g} s after"
             f" {options['warmup']:g} s of warm-up"
         )
         if not latencies.requests:
@@ -684,8 +688,12 @@ class WebBenchmark:
             f" p99 {latencies.percentile(0.99) * 1000:.1f} ms; all {posting['sent']} stored, the"
             f" last one in {posting['delivered']}/{options['followers']} followers' home timelines"
         )
-        verdict = "meets" if latencies.percentile(0.99) * 1000 < 25 else "MISSES"
-        self.stdout.write(f"  -> {verdict} the floor (posting p99 < 25 ms)")
+        if self.POSTING_FLOOR_MS is not None:
+            p99_ms = latencies.percentile(0.99) * 1000
+            verdict = "meets" if p99_ms < self.POSTING_FLOOR_MS else "MISSES"
+            self.stdout.write(
+                f"  -> {verdict} the floor (posting p99 < {self.POSTING_FLOOR_MS} ms)"
+            )
 
 
 # --- helpers ------------------------------------------------------------------------------
