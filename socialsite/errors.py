@@ -5,7 +5,7 @@ import sys
 
 from django.conf import settings
 from django.core.exceptions import BadRequest
-from django.http import HttpResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template import loader
 from django.views.defaults import bad_request as django_bad_request
@@ -68,6 +68,11 @@ def service_unavailable(request, error):
 MAINTENANCE_RETRY_AFTER_SECONDS = 300
 
 
+# The client API's paths (api/): its answers are JSON, errors included.
+API_PATHS = ("/api/", "/oauth/")
+MAINTENANCE_MESSAGE = "The site is read-only for maintenance: nothing was saved; try again later"
+
+
 class MaintenanceMiddleware:
     """With MAINTENANCE on, answer every request that could write (anything but GET,
     HEAD and OPTIONS) with 503 and a page saying nothing was saved, before the session
@@ -79,8 +84,12 @@ class MaintenanceMiddleware:
 
     def __call__(self, request):
         if settings.MAINTENANCE and request.method not in ("GET", "HEAD", "OPTIONS"):
-            page = loader.render_to_string("503.html", {"maintenance": True})
-            response = HttpResponse(page, status=503)
+            if request.path.startswith(API_PATHS):
+                # Apps read errors as Mastodon gives them, not as a page.
+                response = JsonResponse({"error": MAINTENANCE_MESSAGE}, status=503)
+            else:
+                page = loader.render_to_string("503.html", {"maintenance": True})
+                response = HttpResponse(page, status=503)
             response["Retry-After"] = str(MAINTENANCE_RETRY_AFTER_SECONDS)
             response["Cache-Control"] = "no-store"
             return response

@@ -2,7 +2,7 @@
 nothing was saved, before the session or the view is reached; pages still read."""
 
 from socialsite.repository import timelines
-from tests.support.helpers import log_in
+from tests.support.helpers import bearer, log_in
 
 
 def test_maintenance_refuses_writes_with_a_readable_page_and_pages_still_read(
@@ -25,3 +25,15 @@ def test_maintenance_refuses_writes_with_a_readable_page_and_pages_still_read(
     settings.MAINTENANCE = False
     assert client.post("/statuses/", {"message": "After the backup"}).status_code == 302
     assert len(timelines.profile_ids(r, alice["id"])) == 1
+
+
+def test_maintenance_answers_the_client_api_in_json(r, client, alice, token, settings):
+    settings.MAINTENANCE = True
+    response = client.post(
+        "/api/v1/statuses", {"status": "During the backup"}, **bearer(token(alice))
+    )
+    assert response.status_code == 503
+    assert response["Retry-After"] == "300"
+    assert "read-only for maintenance" in response.json()["error"]
+    assert timelines.profile_ids(r, alice["id"]) == []
+    assert client.post("/oauth/token", {"grant_type": "client_credentials"}).status_code == 503
