@@ -10,8 +10,9 @@ for all of them:
 
 The memories of a process (``memories()`` lists them by name; each module states the
 size and time to live of its own next to it): "statuses" (repository/statuses.py),
-"authors" (repository/users.py), "status markup" (timeline/jinja_helpers.py) and
-"blank forms" (socialsite/form_markup.py).
+"authors" (repository/users.py), "inbox messages" and "conversation members"
+(repository/direct.py), "status markup" and "conversation rows"
+(timeline/jinja_helpers.py) and "blank forms" (socialsite/form_markup.py).
 
 A process's threads share them (gunicorn's gthread workers; the stream server, which
 reads through asyncio.to_thread), so every operation holds the memory's lock. A page

@@ -126,6 +126,9 @@ def test_in_a_group_a_blocker_does_not_get_the_blocked_ones_messages(r, friends,
     page = direct.conversation_page(r, bob["id"], sent.cid)
     assert [m["message"] for m in page.messages] == ["group"]
     assert page.conversation.unread == 1  # carol's did not reach him
+    # Nor does his inbox show it as the conversation's last message; alice's does.
+    assert direct.inbox_page(r, bob["id"]).items[0].last["message"] == "group"
+    assert direct.inbox_page(r, alice["id"]).items[0].last["message"] == "from carol"
 
 
 def test_suspended_accounts_neither_send_nor_are_messaged(r, friends):
@@ -187,6 +190,29 @@ def test_deleting_a_message_for_oneself_and_leaving_a_group(r, friends, carol):
     assert direct.inbox_page(r, carol["id"]).items == []
     direct.reply(r, sent.cid, alice["id"], "after carol left", "l" * 22)
     assert direct.unread(r, carol["id"]).count == 0
+
+
+def test_inbox_rows_remembered_by_the_process_stay_true(r, friends, carol, monkeypatch):
+    """A row's newest message and members come from the process's memory once shown: a
+    new message shows at once, a long one is read each time, and a member who left a
+    group leaves the others' rows within direct.MEMBERS_TRUST_SECONDS."""
+    from socialsite import memory
+
+    alice, bob = friends
+    graph.follow(r, carol["id"], alice["id"])
+    sent = send(r, alice, [bob, carol], "group")
+    assert direct.inbox_page(r, bob["id"]).items[0].last["message"] == "group"
+    long = "x" * (direct.REMEMBERED_MESSAGE_CHARACTERS + 1)
+    direct.reply(r, sent.cid, alice["id"], long, "l" * 22)
+    assert direct.inbox_page(r, bob["id"]).items[0].last["message"] == long
+    assert (sent.cid, sent.mid + 1) not in direct._newest_messages
+    members = [m["login"] for m in direct.inbox_page(r, bob["id"]).items[0].members]
+    assert "carol" in members
+    direct.leave(r, carol["id"], sent.cid)
+    now = memory._monotonic()
+    monkeypatch.setattr(memory, "_monotonic", lambda: now + direct.MEMBERS_TRUST_SECONDS + 1)
+    row = direct.inbox_page(r, bob["id"]).items[0]
+    assert [m["login"] for m in row.members] == ["alice", "bob"]
 
 
 def test_paging_back_through_a_conversation(r, friends):

@@ -153,7 +153,8 @@ SAMPLES = {
         },
     ],
     "replay_dead": [{"count": 10}, {"count": 10, "mail": True}],
-    "inbox_row": [{"cid": 7}],
+    "inbox_row": [{"cid": 7}, {"cid": 7, "mid": 3}],
+    "inbox_ids": [{"uid": 1}, {"uid": 1, "requests": True, "before": 5, "count": 3}],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],
     "throttle": [
         {

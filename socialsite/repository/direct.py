@@ -30,6 +30,8 @@ accounts (members less the reader), its last message and the reader's unread fla
 import time
 from dataclasses import dataclass, field
 
+from socialsite.memory import Memory
+
 from . import entities, keys, scripts, users
 
 # Who may start a conversation with an account (the user hash's
@@ -373,69 +375,111 @@ class InboxPage:
 
 
 class InboxIdsRead:
-    """The ids of a page of the inbox (or the requests) and the number of requests, read
-    along with the session (accounts.session_store): no round trip of their own."""
+    """A page of the inbox (or the requests), the reader's side of each conversation on
+    it and the number of requests: one command in the reader's slot (inbox_ids.lua), read
+    along with the session (accounts.session_store), so it makes no round trip of its
+    own."""
 
-    replies = 2
+    replies = 1
 
     def __init__(self, requests=False, before=None, count=20):
         self.requests, self.before, self.count = requests, before, count
         self.uid, self.found = None, None
 
     def queue(self, pipe, uid):
-        key = keys.direct_requests(uid) if self.requests else keys.direct_inbox(uid)
-        top = f"({int(self.before)}" if self.before is not None else "+inf"
-        pipe.zrevrangebyscore(key, top, "-inf", start=0, num=self.count + 1, withscores=True)
-        pipe.zcard(keys.direct_requests(uid))
+        scripts.inbox_ids.queue(
+            pipe, uid=uid, requests=self.requests, before=self.before, count=self.count + 1
+        )
 
     def take(self, uid, replies):
-        self.uid, self.found = uid, replies
+        self.uid, self.found = uid, replies[0]
 
     def for_user(self, uid):
         return self.found if self.uid == uid else None
 
 
+# What an inbox row shows of its conversation, remembered by each process as a page of
+# statuses is (repository/statuses.py), so that an inbox whose conversations this process
+# showed lately reads nothing but the reader's own side (InboxIdsRead):
+# - its newest message, by (conversation, message id). A message never changes once
+#   sent (nothing deletes a Stream entry; "delete for me" hides it for one member) and
+#   ids are never reused, except after a FLUSHALL, which empties every memory. Only
+#   messages of at most REMEMBERED_MESSAGE_CHARACTERS are kept, which bounds the memory:
+#   a longer one is read again each time.
+# - its members, for MEMBERS_TRUST_SECONDS: a member who leaves a group may be named on
+#   another member's inbox row for that long (never on the conversation's own page,
+#   which reads them every time), as a changed name is on a status (users.get_authors).
+REMEMBERED_MESSAGES = 20_000
+REMEMBERED_MESSAGE_CHARACTERS = 1_000  # at most ~20 MB per process, with entities
+MEMBERS_TRUST_SECONDS = 60.0
+# {(cid, mid): decoded message (_decode_entry)}
+_newest_messages = Memory("inbox messages", REMEMBERED_MESSAGES)
+# {cid: [member id, ...] in joining order}
+_members = Memory("conversation members", REMEMBERED_MESSAGES, ttl=MEMBERS_TRUST_SECONDS)
+
+
+def _inbox_rows(r, rows):
+    """{cid: (member ids, newest message or None)} of ``rows`` ([(cid, mid)], mid 0 for
+    none): from this process's memory where it has both, the rest in one round trip
+    (inbox_row.lua: one command per conversation, in its slot)."""
+    messages = _newest_messages.get_many([row for row in rows if row[1]])
+    members = _members.get_many([cid for cid, _ in rows])
+    missing = [
+        (cid, mid)
+        for cid, mid in rows
+        if cid not in members or (mid and (cid, mid) not in messages)
+    ]
+    if missing:
+
+        def fill(pipe):
+            for cid, mid in missing:
+                scripts.inbox_row.queue(pipe, cid=cid, mid=mid)
+
+        read_members, read_messages = {}, {}
+        for (cid, mid), (ids, entry) in zip(missing, scripts.run_pipeline(r, fill), strict=True):
+            read_members[cid] = members[cid] = [int(uid) for uid in ids]
+            if entry:
+                entry_id, flat = entry
+                message = _decode_entry((entry_id, dict(zip(flat[::2], flat[1::2], strict=True))))
+                messages[cid, mid] = message
+                if len(message["message"]) <= REMEMBERED_MESSAGE_CHARACTERS:
+                    read_messages[cid, mid] = message
+        _members.put_many(read_members)
+        _newest_messages.put_many(read_messages)
+    return {cid: (members[cid], messages.get((cid, mid))) for cid, mid in rows}
+
+
 def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
     """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
-    activity first, as Conversations. Two round trips, one if ``ids_read`` (an
-    InboxIdsRead of the same page) was read with the session; names of the members
-    this process has not shown lately take one more."""
-    reader = InboxIdsRead(requests, before, count)
+    activity first, as Conversations, each with the newest message delivered to ``uid``
+    (not one a member they block, or who blocks them, sent since). One round trip, none
+    if ``ids_read`` (an InboxIdsRead of the same page) was read with the session; the
+    conversations and names this process has not shown lately take one more each."""
     found = ids_read.for_user(uid) if ids_read is not None else None
     if found is None:
-        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))
-    pairs, waiting = found
+        reader = InboxIdsRead(requests, before, count)
+        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))[0]
+    listed, waiting, sides = found
+    pairs = list(zip(listed[::2], listed[1::2], strict=True))
     next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
-    pairs = pairs[:count]
-    cids = [int(cid) for cid, _ in pairs]
-
-    def fill(pipe):
-        # The reader's side of every conversation in one command; then one per
-        # conversation, in its slot (members and newest message).
-        fields = [f"{name}{cid}" for cid in cids for name in ("u", "x", "q")]
-        pipe.hmget(keys.direct_state(uid), fields)
-        for cid in cids:
-            scripts.inbox_row.queue(pipe, cid=cid)
-
-    replies = scripts.run_pipeline(r, fill) if cids else [[]]
-    state = [int(value or 0) for value in replies[0]]
-    conversations, member_ids = [], []
-    for n, (cid, at) in enumerate(zip(cids, (int(at) for _, at in pairs), strict=True)):
-        members, last = replies[1 + n]
-        unread, cleared, muted = state[3 * n : 3 * n + 3]
-        conversation = Conversation(
-            cid, uid, at=at / 1000, unread=unread, cleared=cleared, muted=bool(muted),
-            request=requests, pair=len(members) == 2,
+    conversations, rows = [], []
+    for n, (cid, at) in enumerate(pairs[:count]):
+        unread, cleared, muted, newest = (int(value or 0) for value in sides[4 * n : 4 * n + 4])
+        conversations.append(
+            Conversation(
+                int(cid), uid, at=int(at) / 1000, unread=unread, cleared=cleared,
+                muted=bool(muted), request=requests,
+            )
         )  # fmt: skip
-        if last:
-            entry_id, flat = last
-            message = _decode_entry((entry_id, dict(zip(flat[::2], flat[1::2], strict=True))))
-            if message["id"] > cleared:
-                conversation.last = message
-        conversations.append(conversation)
-        member_ids.append([int(member) for member in members])
+        rows.append((int(cid), newest if newest > cleared else 0))
+    shown = _inbox_rows(r, rows)
+    member_ids = []
+    for conversation in conversations:
+        ids, conversation.last = shown[conversation.id]
+        conversation.pair = len(ids) == 2
+        member_ids.append(ids)
     _fill_members(r, conversations, member_ids)
-    return InboxPage(conversations, next_cursor, waiting)
+    return InboxPage(conversations, next_cursor, int(waiting))
 
 
 @dataclass

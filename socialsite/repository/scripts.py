@@ -854,13 +854,28 @@ def replay_dead(*, count, mail=False):
 
 
 @script()
-def inbox_row(*, cid):
-    """Read conversation ``cid``'s members (keys.conversation_members) and newest message
-    (keys.conversation_messages). Returns [members, [] or [id, [field, value, ...]]]."""
+def inbox_ids(*, uid, requests=False, before=None, count=21):
+    """Read a page of ``uid``'s inbox (keys.direct_inbox; with ``requests``, of
+    keys.direct_requests): up to ``count`` conversations below last activity ``before``
+    (ms; None: from the newest), the number of requests, and for each conversation
+    listed the fields u, x, q and m of keys.direct_state. Returns [[cid, at, ...],
+    requests waiting, [u, x, q, m of each cid, ...]]."""
+    return {
+        "conversations": keys.direct_requests(uid) if requests else keys.direct_inbox(uid),
+        "requests": keys.direct_requests(uid),
+        "state": keys.direct_state(uid),
+    }, ["+inf" if before is None else f"({int(before)}", int(count)]
+
+
+@script()
+def inbox_row(*, cid, mid=0):
+    """Read conversation ``cid``'s members (keys.conversation_members) and its message
+    ``mid`` (keys.conversation_messages; 0: none). Returns [members, [] or [id, [field,
+    value, ...]]]."""
     return {
         "conversation_members": keys.conversation_members(cid),
         "conversation_messages": keys.conversation_messages(cid),
-    }, []
+    }, [int(mid)]
 
 
 @script()

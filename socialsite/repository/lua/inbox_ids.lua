@@ -1,0 +1,24 @@
+-- A page of one member's inbox (or requests) and their side of each conversation on it,
+-- in one command in their slot, so that it rides the session's round trip
+-- (direct.InboxIdsRead).
+-- KEYS[1] = conversations  keys.direct_inbox(uid) or keys.direct_requests(uid) (ZSET: cid -> ms)
+-- KEYS[2] = requests       keys.direct_requests(uid) (ZSET)
+-- KEYS[3] = state          keys.direct_state(uid) (HASH: u/x/q/m<cid>, ...)
+-- ARGV[1] = the highest last activity ("+inf", or "(<ms>" for below it)
+-- ARGV[2] = how many conversations at most
+-- Returns {{cid, at, ...}, requests waiting, {u, x, q, m of each cid listed, ...}}:
+-- unread count, cleared up to, muted, newest message delivered (nil: none).
+local listed = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
+local fields = {}
+for i = 1, #listed, 2 do
+    local cid = listed[i]
+    fields[#fields + 1] = 'u' .. cid
+    fields[#fields + 1] = 'x' .. cid
+    fields[#fields + 1] = 'q' .. cid
+    fields[#fields + 1] = 'm' .. cid
+end
+local sides = {}
+if #fields > 0 then
+    sides = redis.call('HMGET', KEYS[3], unpack(fields))
+end
+return {listed, redis.call('ZCARD', KEYS[2]), sides}
