@@ -6,8 +6,16 @@ body. Django leaves that to each view: require_GET and require_http_methods(["GE
 every view written later), this middleware runs a HEAD request through the views as a
 GET and drops the body of the answer, as Werkzeug's routing and Django's class-based
 views (View.head = View.get) do. A view therefore never sees "HEAD", and its method
-decorators need not know of it.
+decorators need not know of it. The one thing a view must ask (``is_head``): whether to
+mark something read because it was shown, which a HEAD shows nobody.
 """
+
+
+def is_head(request):
+    """Whether ``request`` is a HEAD answered as a GET. A page that marks what it shows
+    read (the notifications, a conversation, the home page's marker) marks nothing for
+    one: link checkers, monitors and prefetching send HEAD, and nobody reads the answer."""
+    return request.META.get("REQUEST_METHOD") == "HEAD"
 
 
 class HeadAsGetMiddleware:

@@ -161,3 +161,34 @@ def test_head_over_a_socket(live_server):
     get_status, get_length, page = answers["GET"]
     assert get_status == 200 and get_length == str(len(page)) and b"Log in" in page
     assert answers["HEAD"] == (200, get_length, b"")
+
+
+def test_head_marks_nothing_read(r, alice, bob):
+    """A HEAD shows nobody anything (a link checker, a monitor, a prefetch): the pages
+    that mark something read when shown (notifications, a conversation, the home page's
+    "new since you last read") mark nothing for it; the GET after it still does."""
+    from socialsite.repository import markers, notifications
+
+    graph.follow(r, alice["id"], bob["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    cookie = session_cookie("bob")
+    post(r, alice, "for @bob to see")
+    talk = direct.start(r, alice["id"], [users.get_user(r, bob["id"])], "hello bob", "k" * 22)
+
+    def unread():
+        home = markers.get_markers(r, bob["id"]).get(markers.HOME)
+        return (
+            notifications.unread(r, bob["id"]).count,
+            direct.unread(r, bob["id"]).count,
+            home.last_read_id if home else None,
+        )
+
+    before = unread()
+    assert before[0] >= 1 and before[1] == 1
+    for path in ("/notifications/", f"/messages/{talk.cid}/", "/"):
+        assert wsgi("HEAD", path, cookie)[0] == 200
+    assert unread() == before
+    for path in ("/notifications/", f"/messages/{talk.cid}/", "/"):
+        assert wsgi("GET", path, cookie)[0] == 200
+    after = unread()
+    assert after[:2] == (0, 0) and after[2] != before[2]

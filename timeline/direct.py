@@ -14,6 +14,7 @@ from accounts.decorators import login_required, redirect_to_login, verified_emai
 from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
+from socialsite.head import is_head
 from socialsite.repository import direct, moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
@@ -123,7 +124,7 @@ def _conversation(request, cid, form=None, status=200, refusal=None):
     )
     if page is None:
         raise Http404("There is no such conversation.")
-    if page.conversation.unread and request.method == "GET":
+    if page.conversation.unread and request.method == "GET" and not is_head(request):
         # Reading marks it read; the badge shows what is left.
         request.user.direct_unread = direct.mark_read(r, request.user.id, cid)
     context = {

@@ -19,6 +19,7 @@ from media import attachments, files, pictures
 from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
+from socialsite.head import is_head
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import (
     conversations,
@@ -120,7 +121,12 @@ def home(request):
         context["new_count"] = unread_above(page.items, marker.last_read_id)
     response = render(request, "timeline/home.html", context)
     newest = page.items[0]["id"] if page.items else None
-    if marker_known and newest and (marker is None or newest > marker.last_read_id):
+    if (
+        marker_known
+        and newest
+        and (marker is None or newest > marker.last_read_id)
+        and not is_head(request)
+    ):
         # Seeing the newest page marks it read, once rendered (as Mastodon's web app
         # does): one write when there is something new, none on a reload.
         markers.set_home(get_redis(), uid, newest, current=marker)
@@ -419,6 +425,7 @@ def notifications_page(request):
         hidden=events_read.hidden_for(viewer.id),
         events=events_read.for_user(viewer.id),
         unread=viewer.notifications,
+        mark_seen=not is_head(request),
     )
     viewer.notifications = page.unread  # seen now: the badge shows what is left
     context = {"page": page, "kind": kind, "kinds": notifications.KINDS}

@@ -171,8 +171,9 @@ class NotificationsPage:
 
 
 def notifications_page(
-    r, uid, before=None, count=30, kind=None, hidden=frozenset(), events=None, unread=None
-):
+    r, uid, before=None, count=30, kind=None, hidden=frozenset(), events=None, unread=None,
+    mark_seen=True,
+):  # fmt: skip
     """A page of user ``uid``'s notifications, grouped (notifications.group), the entries
     whose newest event scores below ``before`` (None: the newest), as the user sees it:
     the first page of all kinds marks every notification seen, and events found gone
@@ -182,14 +183,15 @@ def notifications_page(
     notifications are left out (such as those the user blocks or mutes). ``events``:
     the user's notifications if already read (notifications.EventsRead), and
     ``unread`` their notifications.Unread (notifications.UnreadRead); else they are
-    read here. Entries newer than the read mark are ``unread``.
+    read here. Entries newer than the read mark are ``unread``. ``mark_seen`` False:
+    the page marks nothing seen (a HEAD request).
     """
     if events is None:
         events = notifications.events(r, uid)
     if unread is None:
         unread = notifications.unread(r, uid)
     page = _page_of_notifications(r, uid, before, count, kind, hidden, events, unread.read)
-    seen = page.newest if before is None and kind is None else None
+    seen = page.newest if before is None and kind is None and mark_seen else None
     page.unread = unread
     if (seen is not None and seen > unread.read) or page.gone:
         count_now, version = notifications.mark_read(r, uid, seen, page.gone)
