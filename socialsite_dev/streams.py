@@ -52,7 +52,7 @@ class StreamServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout=30.0):
-        """Start the server and wait until it is subscribed to Redis."""
+        """Start the server and wait until each of its processes is subscribed to Redis."""
         argv = [sys.executable, str(MANAGE_PY), self.command, "--port", str(self.port)]
         for name, value in self.options.items():
             flag = f"--{name.replace('_', '-')}"
@@ -65,7 +65,17 @@ class StreamServerProcess:
         }
         self._log = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL
         self.process = subprocess.Popen(argv, env=env, stdout=self._log, stderr=self._log)
-        self.wait_until(lambda health: health["subscribed"], timeout, "to subscribe to Redis")
+        # With --processes N, each process subscribes on its own and /health answers from
+        # whichever took the connection: wait until every one has said it is subscribed,
+        # else a status posted now may reach one process and not another.
+        subscribed = set()
+
+        def every_process_subscribed(health):
+            if health["subscribed"]:
+                subscribed.add(health["pid"])
+            return len(subscribed) >= int(self.options["processes"])
+
+        self.wait_until(every_process_subscribed, timeout, "to subscribe to Redis")
         return self
 
     def health(self):
