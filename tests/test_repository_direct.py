@@ -215,6 +215,28 @@ def test_inbox_rows_remembered_by_the_process_stay_true(r, friends, carol, monke
     assert [m["login"] for m in row.members] == ["alice", "bob"]
 
 
+def test_a_message_deleted_for_oneself_leaves_the_inbox_row(r, friends):
+    """The row then shows the newest message the reader still sees; the next message
+    shows itself; the other member's row is unchanged."""
+    alice, bob = friends
+
+    def last_seen_by(user):
+        last = direct.inbox_page(r, user["id"]).items[0].last
+        return last and last["message"]
+
+    sent = send(r, alice, [bob], "first")
+    second = direct.reply(r, sent.cid, alice["id"], "second", "s" * 22)
+    assert last_seen_by(bob) == "second"
+    direct.hide_message(r, bob["id"], sent.cid, second.mid)
+    assert last_seen_by(bob) == "first" and last_seen_by(alice) == "second"
+    direct.hide_message(r, bob["id"], sent.cid, sent.mid)
+    assert last_seen_by(bob) is None
+    direct.reply(r, sent.cid, alice["id"], "third", "t" * 22)
+    assert last_seen_by(bob) == "third"
+    direct.hide_message(r, bob["id"], sent.cid, sent.mid)  # an older one: nothing changes
+    assert last_seen_by(bob) == "third"
+
+
 def test_paging_back_through_a_conversation(r, friends):
     alice, bob = friends
     sent = send(r, alice, [bob], "m1")

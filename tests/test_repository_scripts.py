@@ -95,6 +95,7 @@ SAMPLES = {
     "direct_member": [
         {"uid": 1, "cid": 3, "action": "deliver", "mid": 4, "at_ms": 5, "role": "request"},
         {"uid": 1, "cid": 3, "action": "read"},
+        {"uid": 1, "cid": 3, "action": "show", "mid": 2, "newest": 4},
     ],
     "notify": [{"uid": 1, "event": "follow:2:0:0", "now_ms": 5, "keep": 10}],
     "unnotify": [{"uid": 1, "events": ["follow:2:0:0"]}, {"uid": 1, "events": [], "seen": "*"}],

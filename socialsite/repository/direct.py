@@ -297,9 +297,22 @@ def leave(r, uid, cid):
     _member_action(r, uid, cid, "leave")
 
 
+# How far back an inbox row looks for a message its reader still sees, once they deleted
+# the newest for themselves: a conversation page's worth.
+ROW_LOOKBACK = 50
+
+
 def hide_message(r, uid, cid, mid):
-    """Member ``uid`` deletes message ``mid`` of ``cid`` for themselves."""
+    """Member ``uid`` deletes message ``mid`` of ``cid`` for themselves; their inbox row
+    then shows the newest message they still see (of the newest ROW_LOOKBACK), until the
+    next one reaches them."""
     r.sadd(keys.conversation_hidden(cid, uid), int(mid))
+    page = conversation_page(r, uid, cid, count=ROW_LOOKBACK)
+    if page is not None:
+        shown = page.messages[-1]["id"] if page.messages else 0
+        scripts.direct_member(
+            r, uid=uid, cid=cid, action="show", mid=shown, newest=page.conversation.newest
+        )
 
 
 # --- reading ----------------------------------------------------------------------------
@@ -330,6 +343,7 @@ class Conversation:
     members: list = field(default_factory=list)
     gone: list = field(default_factory=list)
     last: dict | None = None
+    newest: int = 0  # the newest message delivered to the viewer
     at: float = 0.0
     unread: int = 0
     request: bool = False
@@ -342,7 +356,7 @@ class Conversation:
         return [member for member in self.members if member["id"] != self.viewer]
 
 
-STATE_FIELDS = ("u", "r", "x", "q")
+STATE_FIELDS = ("u", "r", "x", "q", "m")
 
 
 def _queue_state(pipe, uid, cid):
@@ -351,8 +365,8 @@ def _queue_state(pipe, uid, cid):
 
 
 def _take_state(conversation, replies):
-    unread, _read, cleared, muted = (int(value or 0) for value in replies[0])
-    conversation.unread, conversation.cleared = unread, cleared
+    unread, _read, cleared, muted, newest = (int(value or 0) for value in replies[0])
+    conversation.unread, conversation.cleared, conversation.newest = unread, cleared, newest
     conversation.muted, conversation.request = bool(muted), replies[1] is not None
 
 
@@ -452,7 +466,8 @@ def _inbox_rows(r, rows):
 def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
     """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
     activity first, as Conversations, each with the newest message delivered to ``uid``
-    (not one a member they block, or who blocks them, sent since). One round trip, none
+    (not one a member they block, or who blocks them, sent since), or the newest they
+    still see once they deleted that one for themselves (hide_message). One round trip, none
     if ``ids_read`` (an InboxIdsRead of the same page) was read with the session; the
     conversations and names this process has not shown lately take one more each."""
     found = ids_read.for_user(uid) if ids_read is not None else None
@@ -464,14 +479,18 @@ def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
     next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
     conversations, rows = [], []
     for n, (cid, at) in enumerate(pairs[:count]):
-        unread, cleared, muted, newest = (int(value or 0) for value in sides[4 * n : 4 * n + 4])
+        unread, cleared, muted, newest = (int(value or 0) for value in sides[5 * n : 5 * n + 4])
+        # What the row shows: the newest message delivered, or (``s``) the newest the reader
+        # still sees once they deleted that one for themselves (hide_message).
+        instead = sides[5 * n + 4]
+        shown = newest if instead is None else int(instead)
         conversations.append(
             Conversation(
                 int(cid), uid, at=int(at) / 1000, unread=unread, cleared=cleared,
-                muted=bool(muted), request=requests,
+                muted=bool(muted), request=requests, newest=newest,
             )
         )  # fmt: skip
-        rows.append((int(cid), newest if newest > cleared else 0))
+        rows.append((int(cid), shown if shown > cleared else 0))
     shown = _inbox_rows(r, rows)
     member_ids = []
     for conversation in conversations:

@@ -667,11 +667,14 @@ def direct_send(
 
 
 @script()
-def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, publish=True):
+def direct_member(
+    *, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, publish=True, newest=0
+):
     """Member ``uid``'s side of conversation ``cid``: ``action`` "deliver" (message
     ``mid`` at ``at_ms``, ``role`` "sender", "request", "inbox" or "auto": by whether
     they follow ``sender``, keys.following(uid)), "read", "mute",
-    "unmute", "accept", "drop" or "leave", on keys.direct_inbox, keys.direct_requests,
+    "unmute", "accept", "drop", "leave", or "show" (the inbox row shows message ``mid``,
+    if ``newest`` is still the newest delivered), on keys.direct_inbox, keys.direct_requests,
     keys.direct_state and keys.direct_joined; with ``publish``, a new message or badge
     is published on keys.NOTIFICATION_CHANNEL. Returns [badge, version, its unread]."""
     return {
@@ -681,7 +684,7 @@ def direct_member(*, uid, cid, action, mid=0, at_ms=0, role="inbox", sender=0, p
         "joined": keys.direct_joined(uid),
         "following": keys.following(uid),
     }, [action, int(cid), int(uid), keys.NOTIFICATION_CHANNEL if publish else "", int(mid),
-        int(at_ms), role, int(sender)]  # fmt: skip
+        int(at_ms), role, int(sender), int(newest)]  # fmt: skip
 
 
 # --- accounts and sessions (users.py, sessions.py, search.py) ------------------------------

@@ -2,10 +2,11 @@
 -- counts, and the badge (how many inbox conversations, not muted, have unread messages).
 -- KEYS[1] = inbox     keys.direct_inbox(uid) (ZSET: cid -> last activity, ms)
 -- KEYS[2] = requests  keys.direct_requests(uid) (ZSET: cid -> last activity, ms)
--- KEYS[3] = state     keys.direct_state(uid) (HASH: unread, version, u/m/r/x/q<cid>)
+-- KEYS[3] = state     keys.direct_state(uid) (HASH: unread, version, u/m/r/x/q/s<cid>)
 -- KEYS[4] = joined    keys.direct_joined(uid) (ZSET: cid -> first reached, ms)
 -- KEYS[5] = following keys.following(uid) (ZSET: whom the member follows)
--- ARGV[1] = the action: "deliver", "read", "mute", "unmute", "accept", "drop", "leave"
+-- ARGV[1] = the action: "deliver", "read", "mute", "unmute", "accept", "drop", "leave",
+--   "show"
 -- ARGV[2] = the conversation's id, ARGV[3] = the member's id
 -- ARGV[4] = the channel to publish on ("": none)
 -- deliver: ARGV[5] = the message id, ARGV[6] = its time (ms), ARGV[7] = "sender" (the
@@ -14,11 +15,13 @@
 --   "request". A message delivered already (a retry) changes nothing.
 -- read: everything delivered is read. drop: out of inbox and requests, everything
 --   delivered cleared (a deleted request). leave: drop, and no longer joined (a left
---   group). accept: from requests to inbox.
+--   group). accept: from requests to inbox. show: the inbox row shows message ARGV[5]
+--   (0: none) rather than the newest delivered, which the member deleted for themselves,
+--   if ARGV[9] is still the newest delivered; the next delivery shows its own.
 -- Returns {badge, version, the conversation's unread messages}.
 local inbox, requests, state, joined, following = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local action, cid, uid, channel = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local u, m, r, x, q = 'u' .. cid, 'm' .. cid, 'r' .. cid, 'x' .. cid, 'q' .. cid
+local u, m, r, x, q, s = 'u' .. cid, 'm' .. cid, 'r' .. cid, 'x' .. cid, 'q' .. cid, 's' .. cid
 
 local function number(field)
     return tonumber(redis.call('HGET', state, field) or '0')
@@ -41,6 +44,7 @@ if action == 'deliver' then
         role = redis.call('ZSCORE', following, ARGV[8]) and 'inbox' or 'request'
     end
     redis.call('HSET', state, m, mid)
+    redis.call('HDEL', state, s)
     redis.call('ZADD', joined, 'NX', ARGV[6], cid)
     if role == 'sender' then
         redis.call('HSET', state, r, mid, u, 0)
@@ -72,8 +76,17 @@ elseif action == 'drop' or action == 'leave' then
     redis.call('ZREM', inbox, cid)
     redis.call('ZREM', requests, cid)
     redis.call('HSET', state, x, number(m), r, number(m), u, 0)
+    redis.call('HDEL', state, s)
     if action == 'leave' then
         redis.call('ZREM', joined, cid)
+    end
+elseif action == 'show' then
+    if number(m) == tonumber(ARGV[9]) then
+        if tonumber(ARGV[5]) == number(m) then
+            redis.call('HDEL', state, s)
+        else
+            redis.call('HSET', state, s, ARGV[5])
+        end
     end
 else
     return redis.error_reply('unknown action ' .. action)

@@ -3,11 +3,12 @@
 -- (direct.InboxIdsRead).
 -- KEYS[1] = conversations  keys.direct_inbox(uid) or keys.direct_requests(uid) (ZSET: cid -> ms)
 -- KEYS[2] = requests       keys.direct_requests(uid) (ZSET)
--- KEYS[3] = state          keys.direct_state(uid) (HASH: u/x/q/m<cid>, ...)
+-- KEYS[3] = state          keys.direct_state(uid) (HASH: u/x/q/m/s<cid>, ...)
 -- ARGV[1] = the highest last activity ("+inf", or "(<ms>" for below it)
 -- ARGV[2] = how many conversations at most
--- Returns {{cid, at, ...}, requests waiting, {u, x, q, m of each cid listed, ...}}:
--- unread count, cleared up to, muted, newest message delivered (nil: none).
+-- Returns {{cid, at, ...}, requests waiting, {u, x, q, m, s of each cid listed, ...}}:
+-- unread count, cleared up to, muted, newest message delivered (nil: none), the message
+-- the row shows instead (nil: the newest delivered; direct.hide_message).
 local listed = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', 0, ARGV[2])
 local fields = {}
 for i = 1, #listed, 2 do
@@ -16,6 +17,7 @@ for i = 1, #listed, 2 do
     fields[#fields + 1] = 'x' .. cid
     fields[#fields + 1] = 'q' .. cid
     fields[#fields + 1] = 'm' .. cid
+    fields[#fields + 1] = 's' .. cid
 end
 local sides = {}
 if #fields > 0 then
