@@ -600,6 +600,31 @@ def test_an_event_no_entity_can_be_made_of_is_left_out_not_raised():
     assert websocket_format(("user",)).bytes_for(event) == b""
 
 
+def test_a_delivery_tells_the_direct_stream_alone():
+    """The hub tells each stream of a user of their direct events (Hub.tell_user): only the
+    direct stream takes them, and only a message's (not a badge change's); a user stream
+    reads its notifications for notification changes alone."""
+    import asyncio
+
+    from timeline.streaming.filters import DirectEvent, UnreadEvent
+    from timeline.streaming.mastodon import MastodonClient, Nothing, websocket_format
+
+    user = MastodonClient(Nothing(), websocket_format(("user",)), 10)
+    user.notices = asyncio.Event()
+    inbox = MastodonClient(Nothing(), websocket_format(("direct",)), 10)
+    inbox.conversations, inbox.conversations_changed = {}, asyncio.Event()
+    fields = {"direct": 1, "conversation": 5, "count": 1, "version": 3}
+    for event in (DirectEvent({**fields, "message": 0}), DirectEvent({**fields, "message": 2})):
+        user.unread_changed(event)
+        inbox.unread_changed(event)
+    assert not user.notices.is_set()
+    assert inbox.conversations == {5: None} and inbox.conversations_changed.is_set()
+    notified = UnreadEvent({"unread": 1, "count": 1, "version": 4})
+    user.unread_changed(notified)
+    inbox.unread_changed(notified)
+    assert user.notices.is_set() and inbox.conversations == {5: None}
+
+
 def test_a_websocket_subscribes_to_the_direct_stream(
     r, fresh_conversation_ids, app, stream_server, alice, bob
 ):
