@@ -439,6 +439,7 @@ def test_conversations_are_paged_by_since_id_and_min_id(r, client, alice, token)
         path = link_of(response, "prev") if page else None
     assert seen == cids
     assert ids("/api/v1/conversations?since_id=5000")[0] == []
+    assert ids(f"/api/v1/conversations?min_id={'9' * 20}")[0] == []
     for bad in ("since_id=x", "min_id=-1"):
         refused = client.get(f"/api/v1/conversations?{bad}", **headers)
         assert refused.status_code == 422 and "must be a number" in refused.json()["error"]
