@@ -47,7 +47,10 @@ def _senders(r, conversations):
     return people
 
 
-def _conversation_entities(r, base, conversations):
+def conversation_entities(r, base, conversations):
+    """The Conversation entities of ``conversations`` (repository Conversations of one
+    member): what GET /api/v1/conversations answers, and what the stream server's
+    ``direct`` stream sends (timeline/streaming/mastodon.py)."""
     people = _senders(r, conversations)
     return [
         entities.conversation(base, c, people.get(c.last["from"]) if c.last else None)
@@ -58,18 +61,22 @@ def _conversation_entities(r, base, conversations):
 @api_view(scope="read:statuses")
 def conversation_list(request):
     """GET /api/v1/conversations: the caller's inbox, newest activity first, paged by
-    ``max_id`` (the Link header's: a time in ms). Requests (from people the caller does
-    not follow) wait on the pages' Requests until accepted there, as the pages keep
-    them apart."""
+    ``max_id``, ``since_id`` and ``min_id`` (the Link header's: last activities in ms):
+    ``since_id`` gives the newest above it, ``min_id`` the ones just above it (still
+    newest first), as Mastodon. Requests (from people the caller does not follow) wait
+    on the pages' Requests until accepted there, as the pages keep them apart."""
     try:
         query = paging.params(request)
     except paging.BadParameter as bad:
         return error(422, str(bad))
     r = get_redis()
-    page = direct.inbox_page(r, request.user.id, before=query.max_id, count=query.limit)
+    page = direct.inbox_page(
+        r, request.user.id, before=query.max_id, after=query.lower, count=query.limit,
+        oldest_first=query.min_id is not None,
+    )  # fmt: skip
     base = entities.site_base(request)
-    response = json_response(_conversation_entities(r, base, page.items))
-    return paging.with_link(response, request, page.next_cursor, None)
+    response = json_response(conversation_entities(r, base, page.items))
+    return paging.with_link(response, request, page.next_cursor, page.newest_cursor)
 
 
 def _member_conversation(r, uid, cid_text):
@@ -91,7 +98,7 @@ def read(request, conversation_id):
     if conversation.unread:
         direct.mark_read(r, request.user.id, conversation.id)
         conversation.unread = 0
-    (entity,) = _conversation_entities(r, entities.site_base(request), [conversation])
+    (entity,) = conversation_entities(r, entities.site_base(request), [conversation])
     return json_response(entity)
 
 

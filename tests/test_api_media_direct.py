@@ -392,6 +392,59 @@ def test_the_conversations_cost_round_trips_not_per_conversation(
         assert costs[0] == costs[1] <= 5, costs
 
 
+def conversations_at(r, alice, count):
+    """``count`` conversations of ``alice`` (each with a friend of hers), the n-th last
+    active at 1000 * (n + 1) ms: their ids, oldest first."""
+    cids = []
+    for n in range(count):
+        friend = make_user(r, f"pen{n}")
+        graph.follow(r, friend["id"], alice["id"])
+        cids.append(direct.start(r, alice["id"], [friend], f"hi {n}", f"k{n}", 1000 * (n + 1)).cid)
+    return cids
+
+
+def link_of(response, rel):
+    """The path and query of ``response``'s Link header's ``rel`` link, or None."""
+    for link in (response.get("Link") or "").split(", "):
+        url, _, kind = link.partition("; ")
+        if kind == f'rel="{rel}"':
+            return "/" + url.strip("<>").split("/", 3)[3]
+    return None
+
+
+def test_conversations_are_paged_by_since_id_and_min_id(r, client, alice, token):
+    cids = conversations_at(r, alice, 5)
+    headers = bearer(token(alice))
+
+    def ids(path):
+        response = client.get(path, **headers)
+        assert response.status_code == 200, response.content
+        return [int(c["id"]) for c in response.json()], response
+
+    newest, response = ids("/api/v1/conversations?limit=2")
+    assert newest == [cids[4], cids[3]]
+    assert link_of(response, "next") == "/api/v1/conversations?limit=2&max_id=4000"
+    assert link_of(response, "prev") == "/api/v1/conversations?limit=2&min_id=5000"
+    # since_id: the newest above it; min_id: the ones just above it, newest first.
+    assert ids("/api/v1/conversations?limit=2&since_id=1000")[0] == [cids[4], cids[3]]
+    assert ids("/api/v1/conversations?since_id=3000")[0] == [cids[4], cids[3]]
+    above, response = ids("/api/v1/conversations?limit=2&min_id=1000")
+    assert above == [cids[2], cids[1]]
+    assert ids("/api/v1/conversations?limit=2&min_id=1000&max_id=3000")[0] == [cids[1]]
+    # Following the prev links from the oldest walks every conversation up, once each.
+    seen, path = [], "/api/v1/conversations?limit=2&min_id=0"
+    while path is not None:
+        page, response = ids(path)
+        seen.extend(reversed(page))
+        path = link_of(response, "prev") if page else None
+    assert seen == cids
+    assert ids("/api/v1/conversations?since_id=5000")[0] == []
+    assert ids(f"/api/v1/conversations?min_id={'9' * 20}")[0] == []
+    for bad in ("since_id=x", "min_id=-1"):
+        refused = client.get(f"/api/v1/conversations?{bad}", **headers)
+        assert refused.status_code == 422 and "must be a number" in refused.json()["error"]
+
+
 def test_the_same_idempotency_key_sends_a_direct_status_once(r, client, alice, bob, token):
     graph.follow(r, bob["id"], alice["id"])
     headers = {**bearer(token(alice)), "HTTP_IDEMPOTENCY_KEY": "once"}
@@ -439,3 +492,16 @@ def test_mastodon_py_uploads_posts_with_media_and_converses(r, mastodon, alice, 
     with pytest.raises(MastodonNotFoundError):
         mastodon(alice).status("dm-999-1")
     assert django_settings.SITE_URL  # the entities' links are the live server's
+
+
+def test_mastodon_py_pages_conversations_both_ways(r, mastodon, alice):
+    cids = [str(cid) for cid in conversations_at(r, alice, 5)]
+    a = mastodon(alice)
+    page = a.conversations(limit=2)
+    assert [c["id"] for c in page] == cids[:2:-1]
+    older = a.fetch_next(page)
+    assert [c["id"] for c in older] == [cids[2], cids[1]]
+    newer = a.fetch_previous(older)
+    assert [c["id"] for c in newer] == [cids[4], cids[3]]
+    assert [c["id"] for c in a.conversations(min_id=1000, limit=2)] == [cids[2], cids[1]]
+    assert [c["id"] for c in a.conversations(since_id=1000, limit=2)] == [cids[4], cids[3]]

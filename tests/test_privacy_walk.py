@@ -41,6 +41,7 @@ from socialsite.repository import (
     reposts,
     statuses,
     timelines,
+    users,
 )
 from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, make_user, post
@@ -342,8 +343,9 @@ def test_a_catch_up_withholds_the_late_events_of_the_statuses_it_left_out(r, ali
 
 def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server, r):
     """The client API's streams (Mastodon's, timeline/streaming/mastodon.py), its member's
-    own home stream too: a direct message, sent as the client API sends it
-    (direct.reply), comes down none of them."""
+    own home, list and notification streams too: a direct message, sent as the client API
+    sends it (direct.reply), comes down none of them but its member's ``direct`` stream;
+    a non-member's ``direct`` stream gets only their own conversation, sent last."""
     people = scenario["people"]
     app = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
 
@@ -353,19 +355,27 @@ def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server,
         return StreamConnection(stream_server.port, "GET", f"/api/v1/streaming/{path}",
                                 headers=headers)  # fmt: skip
 
+    lid = scenario["values"]["list_id"][0]
     opened = [
         open_stream("follower", "user"),
         open_stream("follower", "public"),
+        open_stream("follower", f"list?list={lid}"),
         open_stream("outsider", "user"),
+        open_stream("outsider", "user/notification"),
         open_stream("outsider", "hashtag?tag=shared"),
     ]
+    outsiders_direct = open_stream("outsider", "direct")
+    members_direct = open_stream("follower", "direct")
     try:
-        for stream in opened:
+        for stream in [*opened, outsiders_direct, members_direct]:
             assert stream.status == 200
         direct.reply(
             r, scenario["conversation"], people["pub"]["id"],
             f"{DIRECT_MARK} on the API's streams #shared @outsider", "m" * 22,
         )  # fmt: skip
+        # The member's direct stream carries it: the others are not read too early.
+        kind, data = members_direct.read_event(timeout=10)
+        assert kind == "conversation" and DIRECT_MARK in data
         # The last status: an update on each stream, a notification on the
         # outsider's own (it mentions them; they follow nobody).
         last = post(r, people["pub"], f"{PUBLIC_MARK} the last #shared @outsider")
@@ -378,6 +388,12 @@ def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server,
                 if str(last) in (shown.get("id"), (shown.get("status") or {}).get("id")):
                     break
             assert DIRECT_MARK not in "".join(seen)
+        # The outsider's own message, last: the first conversation their stream sends.
+        direct.set_messages_from(r, people["pub"]["id"], "everyone")
+        pub = users.get_user(r, people["pub"]["id"])
+        direct.start(r, people["outsider"]["id"], [pub], "zqown", "o" * 22)
+        kind, data = outsiders_direct.read_event(timeout=10)
+        assert kind == "conversation" and "zqown" in data and DIRECT_MARK not in data
     finally:
-        for stream in opened:
+        for stream in [*opened, outsiders_direct, members_direct]:
             stream.close()

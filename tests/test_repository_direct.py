@@ -309,3 +309,45 @@ def test_scripts_are_idempotent_under_retry(r, friends):
                           at_ms=1, role="inbox")  # fmt: skip
     after = r.hgetall(keys.direct_state(bob["id"]))
     assert before == after
+
+
+def test_an_inbox_is_read_above_a_time_either_way(r, alice):
+    cids = []
+    for n in range(4):
+        friend = make_user(r, f"pen{n}")
+        graph.follow(r, friend["id"], alice["id"])
+        cids.append(direct.start(r, alice["id"], [friend], f"hi {n}", f"k{n}", 1000 * (n + 1)).cid)
+    page = direct.inbox_page(r, alice["id"], count=2)
+    assert [c.id for c in page.items] == [cids[3], cids[2]]
+    assert (page.next_cursor, page.newest_cursor) == (3000, 4000)
+    newest = direct.inbox_page(r, alice["id"], after=1000, count=2)
+    assert [c.id for c in newest.items] == [cids[3], cids[2]]
+    just_above = direct.inbox_page(r, alice["id"], after=1000, count=2, oldest_first=True)
+    assert [c.id for c in just_above.items] == [cids[2], cids[1]]
+    assert [c.last["message"] for c in just_above.items] == ["hi 2", "hi 1"]
+    assert (just_above.next_cursor, just_above.newest_cursor) == (2000, 3000)
+    between = direct.inbox_page(r, alice["id"], before=4000, after=1000, oldest_first=True)
+    assert [c.id for c in between.items] == [cids[2], cids[1]]
+    assert direct.inbox_page(r, alice["id"], after=4000, oldest_first=True).items == []
+
+
+def test_inbox_conversations_are_those_of_the_inbox_alone(r, friends, carol):
+    alice, bob = friends
+    direct.set_messages_from(r, bob["id"], "everyone")
+    graph.follow(r, bob["id"], carol["id"])
+    graph.follow(r, alice["id"], carol["id"])
+    pair = send(r, alice, [bob], "to bob", key="a" * 22)
+    request = direct.start(r, make_user(r, "stranger")["id"], [fresh(r, bob)], "hi", "s" * 22)
+    group = send(r, carol, [alice, bob], "group", key="g" * 22)
+    found = direct.inbox_conversations(r, bob["id"], [pair.cid, request.cid, group.cid, 999])
+    assert [c.id for c in found] == [group.cid, pair.cid]  # newest activity first
+    assert [c.last["message"] for c in found] == ["group", "to bob"]
+    assert found[1].unread == 1 and [m["login"] for m in found[1].others] == ["alice"]
+    listed = direct.inbox_page(r, bob["id"]).items
+    assert [(c.id, c.unread, c.last, c.members) for c in listed] == [
+        (c.id, c.unread, c.last, c.members) for c in found
+    ]
+    direct.leave(r, bob["id"], group.cid)
+    direct.delete_for_member(r, bob["id"], pair.cid)
+    assert direct.inbox_conversations(r, bob["id"], [pair.cid, group.cid]) == []
+    assert direct.inbox_conversations(r, bob["id"], []) == []

@@ -155,7 +155,11 @@ SAMPLES = {
     ],
     "replay_dead": [{"count": 10}, {"count": 10, "mail": True}],
     "inbox_row": [{"cid": 7}, {"cid": 7, "mid": 3}],
-    "inbox_ids": [{"uid": 1}, {"uid": 1, "requests": True, "before": 5, "count": 3}],
+    "inbox_ids": [
+        {"uid": 1},
+        {"uid": 1, "requests": True, "before": 5, "count": 3},
+        {"uid": 1, "before": 9, "after": 5, "count": 3, "oldest_first": True},
+    ],
     "release_lock": [{"lock": keys.follow_lock(1), "token": "t"}],
     "throttle": [
         {

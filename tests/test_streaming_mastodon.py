@@ -15,6 +15,7 @@ import pytest
 
 from socialsite.repository import (
     blocks,
+    direct,
     graph,
     keys,
     lists,
@@ -23,9 +24,10 @@ from socialsite.repository import (
     privacy,
     reposts,
     statuses,
+    users,
 )
 from socialsite_dev.streams import StreamConnection
-from tests.support.helpers import make_user, post
+from tests.support.helpers import bearer, make_user, post
 
 # How often an open stream checks its token by itself: short, so that a revoked
 # token's stream is seen to end.
@@ -267,6 +269,8 @@ def test_a_revoked_tokens_stream_ends_within_the_recheck(r, app, stream_server, 
         ("hashtag", ("read",), 400, "Missing or malformed tag parameter"),
         ("list?list=x", ("read",), 400, "Missing or malformed list parameter"),
         ("list?list=99", ("read",), 404, "Record not found"),
+        ("direct", ("read:notifications",), 403, "This action is outside the authorized scopes"),
+        ("direct", None, 401, "The access token is invalid"),
     ],
 )
 def test_refusals_are_json(r, app, stream_server, alice, path, scopes, status, error):
@@ -303,6 +307,111 @@ def test_streams_count_against_the_limit_per_address(r, app, stream_server, alic
     finally:
         for stream in opened:
             stream.close()
+
+
+# --- the direct stream: conversations ---------------------------------------------------
+
+
+_conversation_ids = iter(range(1_000, 10**9, 1_000))
+
+
+@pytest.fixture
+def fresh_conversation_ids(r):
+    """Conversation ids no other test of this module uses: the stream server, shared by
+    them, remembers a conversation's members and messages by its id (direct.py), and ids
+    start again from 1 after each test's FLUSHALL, which empties only this process's
+    memories."""
+    r.set(keys.CONVERSATION_IDS, next(_conversation_ids))
+
+
+def next_conversation(stream):
+    kind, payload = next_event(stream)
+    assert kind == "conversation", (kind, payload)
+    return payload
+
+
+def listed_conversation(client, token, cid):
+    """The Conversation entity of ``cid`` as GET /api/v1/conversations gives it."""
+    listed = client.get("/api/v1/conversations?limit=40", **bearer(token)).json()
+    (found,) = [conversation for conversation in listed if conversation["id"] == str(cid)]
+    return found
+
+
+def test_the_direct_stream_sends_the_conversation_the_api_lists(
+    r, fresh_conversation_ids, client, app, stream_server, alice, bob, carol
+):
+    graph.follow(r, bob["id"], alice["id"])  # bob takes alice's messages in his inbox
+    graph.follow(r, alice["id"], carol["id"])
+    tokens = {user["login"]: token_of(r, app, user) for user in (alice, bob, carol)}
+    with (
+        sse(stream_server, "direct", tokens["bob"]) as bobs,
+        sse(stream_server, "direct", tokens["alice"]) as alices,
+        sse(stream_server, "direct", tokens["carol"]) as carols,
+    ):
+        assert bobs.status == 200 and bobs.headers["content-type"].startswith("text/event-stream")
+        sent = direct.start(r, alice["id"], [bob], "zqdm hello bob", "k1")
+        conversation = next_conversation(bobs)
+        assert conversation == listed_conversation(client, tokens["bob"], sent.cid)
+        assert conversation["id"] == str(sent.cid) and conversation["unread"] is True
+        assert [account["acct"] for account in conversation["accounts"]] == ["alice"]
+        assert conversation["last_status"]["id"] == f"dm-{sent.cid}-{sent.mid}"
+        assert "zqdm hello bob" in conversation["last_status"]["content"]
+        # The sender's own side: their message reached it too, read.
+        own = next_conversation(alices)
+        assert own == listed_conversation(client, tokens["alice"], sent.cid)
+        assert own["unread"] is False and own["accounts"][0]["acct"] == "bob"
+        # A muted conversation is still sent (the app's list follows it), its unread flag set.
+        direct.mark_read(r, bob["id"], sent.cid)
+        direct.mute(r, bob["id"], sent.cid)
+        again = direct.reply(r, sent.cid, alice["id"], "zqdm muted", "k2")
+        conversation = next_conversation(bobs)
+        assert conversation["last_status"]["id"] == f"dm-{sent.cid}-{again.mid}"
+        assert conversation["unread"] is True
+        # carol is no member: the first conversation her stream sends is her own.
+        mine = direct.start(r, carol["id"], [alice], "zqdm carol's own", "k3")
+        conversation = next_conversation(carols)
+        assert conversation["id"] == str(mine.cid) and "zqdm hello" not in json.dumps(conversation)
+
+
+def test_a_request_makes_no_conversation_until_accepted(
+    r, fresh_conversation_ids, app, stream_server, alice, bob, carol
+):
+    graph.follow(r, bob["id"], alice["id"])
+    direct.set_messages_from(r, bob["id"], "everyone")
+    with sse(stream_server, "direct", token_of(r, app, bob)) as bobs:
+        bob = users.get_user(r, bob["id"])  # as he takes messages now
+        request = direct.start(r, carol["id"], [bob], "zqdm a stranger's request", "k1")
+        marker = direct.start(r, alice["id"], [bob], "zqdm from a friend", "k2")
+        assert next_conversation(bobs)["id"] == str(marker.cid)  # not the request
+        direct.accept(r, bob["id"], request.cid)
+        direct.reply(r, request.cid, carol["id"], "zqdm accepted now", "k3")
+        conversation = next_conversation(bobs)
+        assert conversation["id"] == str(request.cid)
+        assert "zqdm accepted now" in conversation["last_status"]["content"]
+
+
+def test_a_member_who_left_or_blocks_the_sender_gets_no_conversation(
+    r, fresh_conversation_ids, app, stream_server, alice, bob, carol
+):
+    for member in (bob, carol):
+        graph.follow(r, member["id"], alice["id"])
+    graph.follow(r, carol["id"], bob["id"])
+    with (
+        sse(stream_server, "direct", token_of(r, app, bob)) as bobs,
+        sse(stream_server, "direct", token_of(r, app, carol)) as carols,
+    ):
+        # Started with the streams open: its events cannot come after the others'.
+        group = direct.start(r, alice["id"], [bob, carol], "zqdm the group", "k1")
+        assert next_conversation(bobs)["id"] == next_conversation(carols)["id"] == str(group.cid)
+        direct.leave(r, bob["id"], group.cid)
+        blocks.block(r, carol["id"], alice["id"])
+        direct.reply(r, group.cid, alice["id"], "zqdm after they went", "k2")
+        # Each one's next conversation is one of their own, sent afterwards.
+        bobs_own = direct.start(r, bob["id"], [carol], "zqdm bob's own", "k3")
+        assert next_conversation(bobs)["id"] == str(bobs_own.cid)
+        conversation = next_conversation(carols)
+        assert conversation["id"] == str(bobs_own.cid)
+        assert "zqdm after they went" not in json.dumps(conversation)
 
 
 # --- the WebSocket ---------------------------------------------------------------------
@@ -493,6 +602,59 @@ def test_an_event_no_entity_can_be_made_of_is_left_out_not_raised():
     assert websocket_format(("user",)).bytes_for(event) == b""
 
 
+def test_a_delivery_tells_the_direct_stream_alone():
+    """The hub tells each stream of a user of their direct events (Hub.tell_user): only the
+    direct stream takes them, and only a message's (not a badge change's); a user stream
+    reads its notifications for notification changes alone."""
+    import asyncio
+
+    from timeline.streaming.filters import DirectEvent, UnreadEvent
+    from timeline.streaming.mastodon import MastodonClient, Nothing, websocket_format
+
+    user = MastodonClient(Nothing(), websocket_format(("user",)), 10)
+    user.notices = asyncio.Event()
+    inbox = MastodonClient(Nothing(), websocket_format(("direct",)), 10)
+    inbox.conversations, inbox.conversations_changed = {}, asyncio.Event()
+    fields = {"direct": 1, "conversation": 5, "count": 1, "version": 3}
+    for event in (DirectEvent({**fields, "message": 0}), DirectEvent({**fields, "message": 2})):
+        user.unread_changed(event)
+        inbox.unread_changed(event)
+    assert not user.notices.is_set()
+    assert inbox.conversations == {5: None} and inbox.conversations_changed.is_set()
+    notified = UnreadEvent({"unread": 1, "count": 1, "version": 4})
+    user.unread_changed(notified)
+    inbox.unread_changed(notified)
+    assert user.notices.is_set() and inbox.conversations == {5: None}
+
+
+def test_a_websocket_subscribes_to_the_direct_stream(
+    r, fresh_conversation_ids, app, stream_server, alice, bob
+):
+    graph.follow(r, bob["id"], alice["id"])
+    with websocket(stream_server, f"?access_token={token_of(r, app, bob)}") as ws:
+        ws.send(json.dumps({"type": "subscribe", "stream": "direct"}))
+        # The subscription is made after the message: messages until one is sent.
+        deadline, probes = time.monotonic() + 10, 0
+        while time.monotonic() < deadline:
+            probes += 1
+            sent = direct.start(r, alice["id"], [bob], "zqdm probe", f"probe{probes}")
+            try:
+                message = next_message(ws, timeout=0.5)
+                break
+            except TimeoutError:
+                continue
+        assert message["stream"] == ["direct"] and message["event"] == "conversation"
+        assert message["payload"]["id"] == str(sent.cid)
+        assert message["payload"]["accounts"][0]["acct"] == "alice"
+        post(r, alice, "a status: never on the direct stream")
+        last = direct.start(r, alice["id"], [bob], "zqdm the last", "last")
+        while True:  # the probes' late events, then the last one's: conversations alone
+            message = next_message(ws)
+            assert message["event"] == "conversation", message
+            if message["payload"]["last_status"]["id"] == f"dm-{last.cid}-{last.mid}":
+                break
+
+
 def test_a_websocket_subscription_needs_its_scope(r, app, stream_server, alice):
     token = token_of(r, app, alice, ["read:notifications"])
     with websocket(stream_server, f"?access_token={token}") as ws:
@@ -503,6 +665,8 @@ def test_a_websocket_subscription_needs_its_scope(r, app, stream_server, alice):
         }
         ws.send(json.dumps({"type": "subscribe", "stream": "list", "list": "3"}))
         assert next_message(ws)["status"] == 403  # read:lists
+        ws.send(json.dumps({"type": "subscribe", "stream": "direct"}))
+        assert next_message(ws)["status"] == 403  # read:statuses
 
 
 def test_a_websocket_with_a_revoked_token_subscribes_to_nothing(r, app, stream_server, alice):

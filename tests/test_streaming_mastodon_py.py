@@ -13,8 +13,8 @@ import warnings
 import pytest
 from mastodon import Mastodon, StreamListener
 
-from socialsite.repository import graph, oauth, statuses
-from tests.support.helpers import post
+from socialsite.repository import direct, graph, oauth, statuses
+from tests.support.helpers import bearer, post
 
 pytestmark = pytest.mark.pages_once
 
@@ -45,6 +45,9 @@ class Collector(StreamListener):
 
     def on_notification(self, notification):
         self._note("notification", notification)
+
+    def on_conversation(self, conversation):
+        self._note("conversation", conversation)
 
     def wait_for(self, test, timeout=10.0):
         """The first event for which ``test(kind, payload)`` holds."""
@@ -130,5 +133,47 @@ def test_stream_hashtag_with_a_listener(r, stream_server, alice, bob):
             for kind, payload in listener.events
             if kind == "update"
         )
+    finally:
+        handle.close()
+
+
+def test_stream_direct_with_a_listener(r, client, stream_server, alice, bob, carol):
+    """A message sent through the client API (POST /api/v1/statuses, visibility direct)
+    comes to its recipient's direct stream as a conversation, as the API lists it."""
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, bob["id"], carol["id"])
+    mastodon = client_for(r, stream_server, bob)
+    listener = Collector()
+    handle = stream(mastodon.stream_direct, listener)
+    try:
+        # Open once a probe's conversation (carol's) comes: the connection is a thread's.
+        deadline, probes = time.monotonic() + 10, 0
+        while True:
+            assert time.monotonic() < deadline, "the stream never opened"
+            probes += 1
+            probe = direct.start(r, carol["id"], [bob], "probe", f"probe{probes}")
+            try:
+                listener.wait_for(lambda _, c, cid=probe.cid: same_id(c.id, cid), timeout=0.5)
+                break
+            except AssertionError:
+                continue
+        app = oauth.create_app(r, "Poster", ["urn:ietf:wg:oauth:2.0:oob"], ["write"])
+        token = oauth.issue_token(r, app[0], ["write"], uid=alice["id"])
+        sent = client.post(
+            "/api/v1/statuses",
+            {"status": "@bob zqdm through the API", "visibility": "direct"},
+            **bearer(token),
+        ).json()
+        _, conversation = listener.wait_for(
+            lambda kind, c: (
+                kind == "conversation"
+                and c.last_status is not None
+                and same_id(c.last_status.id, sent["id"])
+            )
+        )
+        assert conversation.unread is True
+        assert [account.acct for account in conversation.accounts] == ["alice"]
+        assert "zqdm through the API" in conversation.last_status.content
+        assert conversation.last_status.visibility == "direct"
     finally:
         handle.close()

@@ -383,27 +383,35 @@ def _fill_members(r, conversations, member_ids):
 
 @dataclass
 class InboxPage:
+    """A page of an inbox, newest activity first: ``next_cursor`` the last activity
+    (ms) to read the older page below (None: none older), ``newest_cursor`` that of
+    its first conversation (None for an empty page), to read the newer ones above."""
+
     items: list = field(default_factory=list)
     next_cursor: int | None = None
     requests: int = 0  # how many conversations wait in the requests
+    newest_cursor: int | None = None
 
 
 class InboxIdsRead:
     """A page of the inbox (or the requests), the reader's side of each conversation on
     it and the number of requests: one command in the reader's slot (inbox_ids.lua), read
     along with the session (accounts.session_store), so it makes no round trip of its
-    own."""
+    own. ``before``/``after``: below/above these last activities (ms); ``oldest_first``:
+    the ``count`` just above ``after`` rather than the newest."""
 
     replies = 1
 
-    def __init__(self, requests=False, before=None, count=20):
+    def __init__(self, requests=False, before=None, count=20, after=None, oldest_first=False):
         self.requests, self.before, self.count = requests, before, count
+        self.after, self.oldest_first = after, oldest_first
         self.uid, self.found = None, None
 
     def queue(self, pipe, uid):
         scripts.inbox_ids.queue(
-            pipe, uid=uid, requests=self.requests, before=self.before, count=self.count + 1
-        )
+            pipe, uid=uid, requests=self.requests, before=self.before, after=self.after,
+            count=self.count + 1, oldest_first=self.oldest_first,
+        )  # fmt: skip
 
     def take(self, uid, replies):
         self.uid, self.found = uid, replies[0]
@@ -463,34 +471,33 @@ def _inbox_rows(r, rows):
     return {cid: (members[cid], messages.get((cid, mid))) for cid, mid in rows}
 
 
-def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
-    """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
-    activity first, as Conversations, each with the newest message delivered to ``uid``
-    (not one a member they block, or who blocks them, sent since), or the newest they
-    still see once they deleted that one for themselves (hide_message). One round trip, none
-    if ``ids_read`` (an InboxIdsRead of the same page) was read with the session; the
-    conversations and names this process has not shown lately take one more each."""
-    found = ids_read.for_user(uid) if ids_read is not None else None
-    if found is None:
-        reader = InboxIdsRead(requests, before, count)
-        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))[0]
-    listed, waiting, sides = found
-    pairs = list(zip(listed[::2], listed[1::2], strict=True))
-    next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
+# The fields of keys.direct_state an inbox row reads for each conversation, in the order
+# inbox_ids.lua reads them.
+ROW_FIELDS = ("u", "x", "q", "m", "s")
+
+
+def _listed_conversations(r, uid, listed, sides, request):
+    """The Conversations of ``listed`` ([(cid, last activity ms)]) as ``uid``'s inbox
+    (``request``: requests) rows show them, ``sides`` the flat ROW_FIELDS of each
+    (inbox_ids.lua): with the newest message delivered to ``uid`` (or the newest they
+    still see once they deleted that one for themselves: hide_message), from this
+    process's memory or one round trip (_inbox_rows), and their members."""
+    width = len(ROW_FIELDS)
     conversations, rows = [], []
-    for n, (cid, at) in enumerate(pairs[:count]):
-        unread, cleared, muted, newest = (int(value or 0) for value in sides[5 * n : 5 * n + 4])
+    for n, (cid, at) in enumerate(listed):
+        side = sides[width * n : width * n + width]
+        unread, cleared, muted, newest = (int(value or 0) for value in side[:4])
         # What the row shows: the newest message delivered, or (``s``) the newest the reader
         # still sees once they deleted that one for themselves (hide_message).
-        instead = sides[5 * n + 4]
-        shown = newest if instead is None else int(instead)
+        instead = side[4]
+        showing = newest if instead is None else int(instead)
         conversations.append(
             Conversation(
                 int(cid), uid, at=int(at) / 1000, unread=unread, cleared=cleared,
-                muted=bool(muted), request=requests, newest=newest,
+                muted=bool(muted), request=request, newest=newest,
             )
         )  # fmt: skip
-        rows.append((int(cid), shown if shown > cleared else 0))
+        rows.append((int(cid), showing if showing > cleared else 0))
     shown = _inbox_rows(r, rows)
     member_ids = []
     for conversation in conversations:
@@ -498,7 +505,69 @@ def inbox_page(r, uid, requests=False, before=None, count=20, ids_read=None):
         conversation.pair = len(ids) == 2
         member_ids.append(ids)
     _fill_members(r, conversations, member_ids)
-    return InboxPage(conversations, next_cursor, int(waiting))
+    return conversations
+
+
+def inbox_page(
+    r, uid, requests=False, before=None, count=20, ids_read=None, after=None, oldest_first=False
+):
+    """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
+    activity first, as Conversations, each with the newest message delivered to ``uid``
+    (not one a member they block, or who blocks them, sent since), or the newest they
+    still see once they deleted that one for themselves (hide_message): the newest ``count``
+    below last activity ``before`` and above ``after`` (ms), or with ``oldest_first`` the
+    ``count`` just above ``after`` (still newest first on the page). One round trip,
+    none if ``ids_read`` (an InboxIdsRead of the same page) was read with the session;
+    the conversations and names this process has not shown lately take one more each."""
+    found = ids_read.for_user(uid) if ids_read is not None else None
+    if found is None:
+        reader = InboxIdsRead(requests, before, count, after, oldest_first)
+        found = scripts.run_pipeline(r, lambda pipe: reader.queue(pipe, uid))[0]
+    listed, waiting, sides = found
+    pairs = list(zip(listed[::2], listed[1::2], strict=True))[:count]
+    # Each conversation's side, by its place in ``listed``, as the pairs are taken.
+    width = len(ROW_FIELDS)
+    sides = sides[: width * len(pairs)]
+    if oldest_first:
+        pairs.reverse()
+        sides = [
+            value
+            for n in reversed(range(len(pairs)))
+            for value in sides[width * n : width * n + width]
+        ]
+        # Those at or below ``after`` are older: the page below its oldest holds them.
+        more_below = bool(pairs) and after is not None
+    else:
+        more_below = len(listed) > 2 * count
+    next_cursor = int(pairs[-1][1]) if more_below else None
+    newest_cursor = int(pairs[0][1]) if pairs else None
+    conversations = _listed_conversations(r, uid, pairs, sides, requests)
+    return InboxPage(conversations, next_cursor, int(waiting), newest_cursor)
+
+
+def inbox_conversations(r, uid, cids):
+    """The Conversations of ``cids`` that are in ``uid``'s inbox (not their requests,
+    not deleted or left), as the inbox shows them (newest activity first): one round
+    trip in ``uid``'s slot, and what inbox_page reads for its rows."""
+    cids = list(dict.fromkeys(int(cid) for cid in cids))
+
+    def fill(pipe):
+        for cid in cids:
+            pipe.zscore(keys.direct_inbox(uid), cid)
+            pipe.hmget(keys.direct_state(uid), [f"{name}{cid}" for name in ROW_FIELDS])
+
+    replies = scripts.run_pipeline(r, fill) if cids else []
+    found = sorted(
+        (
+            (at, cid, side)
+            for cid, at, side in zip(cids, replies[::2], replies[1::2], strict=True)
+            if at is not None
+        ),
+        reverse=True,
+    )
+    listed = [(cid, int(at)) for at, cid, _ in found]
+    sides = [value for _, _, side in found for value in side]
+    return _listed_conversations(r, uid, listed, sides, False)
 
 
 @dataclass

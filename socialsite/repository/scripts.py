@@ -857,17 +857,23 @@ def replay_dead(*, count, mail=False):
 
 
 @script()
-def inbox_ids(*, uid, requests=False, before=None, count=21):
+def inbox_ids(*, uid, requests=False, before=None, after=None, count=21, oldest_first=False):
     """Read a page of ``uid``'s inbox (keys.direct_inbox; with ``requests``, of
     keys.direct_requests): up to ``count`` conversations below last activity ``before``
-    (ms; None: from the newest), the number of requests, and for each conversation
-    listed the fields u, x, q and m of keys.direct_state. Returns [[cid, at, ...],
-    requests waiting, [u, x, q, m of each cid, ...]]."""
+    and above ``after`` (ms; None: no bound), the newest of them (with
+    ``oldest_first``: the oldest, in that order), the number of requests, and for each
+    conversation listed the fields u, x, q and m of keys.direct_state. Returns [[cid,
+    at, ...], requests waiting, [u, x, q, m of each cid, ...]]."""
     return {
         "conversations": keys.direct_requests(uid) if requests else keys.direct_inbox(uid),
         "requests": keys.direct_requests(uid),
         "state": keys.direct_state(uid),
-    }, ["+inf" if before is None else f"({int(before)}", int(count)]
+    }, [
+        "+inf" if before is None else f"({int(before)}",
+        int(count),
+        "-inf" if after is None else f"({int(after)}",
+        1 if oldest_first else 0,
+    ]
 
 
 @script()

@@ -73,6 +73,7 @@ MASTODON_SSE_PATHS = {
     f"{MASTODON_WEBSOCKET}/hashtag": "hashtag",
     f"{MASTODON_WEBSOCKET}/hashtag/local": "hashtag:local",
     f"{MASTODON_WEBSOCKET}/list": "list",
+    f"{MASTODON_WEBSOCKET}/direct": "direct",
 }
 
 STREAM_HEADERS = [

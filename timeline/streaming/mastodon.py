@@ -4,13 +4,15 @@
 - Server-Sent Events at ``/api/v1/streaming/user`` (the token's user's home: statuses of
   the people they follow and their own, and ``notification`` events),
   ``/user/notification`` (notifications alone), ``/public`` and ``/public/local`` (the
-  same on one server), ``/hashtag?tag=`` (and ``/hashtag/local``) and ``/list?list=``.
+  same on one server), ``/hashtag?tag=`` (and ``/hashtag/local``), ``/list?list=`` and
+  ``/direct`` (the user's conversations: ``conversation`` events alone).
 - A WebSocket at ``/api/v1/streaming`` (``?stream=user``, or ``{"type": "subscribe",
   "stream": ...}`` messages; several streams on one socket), each message
   ``{"stream": [...], "event": ..., "payload": "..."}``.
 
 Events are ``update`` (the Status entity, api.entities.status, as a JSON string),
-``delete`` (the status id) and ``notification`` (the Notification entity). A status's
+``delete`` (the status id), ``notification`` (the Notification entity) and
+``conversation`` (the Conversation entity, as GET /api/v1/conversations gives it). A status's
 entity is made once per event for every Mastodon client, as Mastodon makes it (without a
 viewer: ``favourited`` and ``reblogged`` false); each transport's framing of it once per
 format (one per kind of stream; per tag or list for a WebSocket's ``stream`` field).
@@ -22,9 +24,16 @@ followers only), the public ones leave out private statuses (the hub does, by th
 format), reposts, and authors the user blocks, is blocked by or mutes; suspended authors
 are left out by the hub. A token is checked when the stream starts and again when the
 user's follows, blocks or session change (published on the channel) or every
-``--live-refresh`` seconds: a revoked token's streams end then. The streams count against
-the server's limits as any other (per process, per address): each subscription of a
-WebSocket is one stream.
+``--live-refresh`` seconds: a revoked token's streams end then. The streams count
+against the server's limits as any other (per process, per address): each subscription
+of a WebSocket is one stream.
+
+The direct stream takes no status: the hub tells it (Hub.tell_user, a look-up by user)
+of each direct message delivered to its user (direct_member.lua's event: ids alone), and
+it reads the conversation through the repository, as the conversations API does
+(direct.inbox_conversations, api.direct.conversation_entities), off the event loop: only
+a conversation of the user's inbox makes an event, not a request, nor one they left or
+deleted.
 """
 
 import asyncio
@@ -40,9 +49,11 @@ from redis.exceptions import RedisError
 from accounts.users import SiteUser
 from api import entities
 from api.auth import INVALID_TOKEN, OUTSIDE_SCOPES, scope_allows
+from api.direct import conversation_entities
 from socialsite.repository import (
     blocks,
     conversations,
+    direct,
     keys,
     lists,
     notifications,
@@ -67,6 +78,7 @@ SCOPES = {
     "hashtag": "read:statuses",
     "hashtag:local": "read:statuses",
     "list": "read:lists",
+    "direct": "read:statuses",
 }
 # Streams whose filter is the user's own home (its followers-only statuses included).
 HOME_STREAMS = ("user", "list")
@@ -79,6 +91,9 @@ MAX_SUBSCRIPTIONS_PER_SOCKET = 50
 MAX_MESSAGE_CHARACTERS = 4096
 # Notifications sent at most for one change (a burst of them while a stream lagged).
 NOTIFICATIONS_PER_CHANGE = 40
+# Conversations a direct stream reads at most at once: those with new messages since its
+# last read (one event each, whatever the number of their messages); more wait their turn.
+CONVERSATIONS_PER_READ = 40
 # Mastodon's comment when an SSE stream opens; a keep-alive comment after silence.
 SSE_OPENING = b":)\n\n"
 SSE_KEEPALIVE = b":thump\n\n"
@@ -138,6 +153,14 @@ def status_entity(event):
     return entities.status(base, status, author, reblog=reblog)
 
 
+def conversation_payloads(redis, uid, cids):
+    """The Conversation entities, as JSON, of those of ``cids`` in ``uid``'s inbox
+    (requests and conversations left or deleted make none): what GET
+    /api/v1/conversations gives for them, read the same way. Blocking: run in a thread."""
+    found = direct.inbox_conversations(redis, uid, cids)
+    return [json.dumps(entity) for entity in conversation_entities(redis, settings.SITE_URL, found)]
+
+
 def notification_payload(notice):
     """The Notification entity of a conversations.Notice, as JSON."""
     base = settings.SITE_URL
@@ -174,6 +197,9 @@ class MastodonEvents(Format):
     def notification(self, payload):
         return f"event: notification\ndata: {payload}\n\n".encode()
 
+    def conversation(self, payload):
+        return f"event: conversation\ndata: {payload}\n\n".encode()
+
 
 class WebSocketMessages(Format):
     """One WebSocket text message per event: ``{"stream": [...], "event": ...,
@@ -201,6 +227,10 @@ class WebSocketMessages(Format):
 
     def notification(self, payload):
         message = {"stream": self.stream, "event": "notification", "payload": payload}
+        return json.dumps(message).encode()
+
+    def conversation(self, payload):
+        message = {"stream": self.stream, "event": "conversation", "payload": payload}
         return json.dumps(message).encode()
 
 
@@ -261,17 +291,27 @@ class ListFilter:
 
 class MastodonClient(Client):
     """A Mastodon stream: a hub client that, when it carries notifications, reads its
-    user's new ones whenever their unread count changes (Hub.tell_user)."""
+    user's new ones whenever their unread count changes, and when it is the direct
+    stream, the conversations a message reached (Hub.tell_user)."""
 
-    __slots__ = ("notices",)
+    __slots__ = ("notices", "conversations", "conversations_changed")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Set when the user's notifications changed; None: this stream sends none.
         self.notices = None
+        # The direct stream's: the ids of the conversations a message reached since the
+        # last read (a dict, kept in order), and the event set when one is added; None:
+        # this stream sends no conversation.
+        self.conversations = self.conversations_changed = None
 
     def unread_changed(self, event):
-        if self.notices is not None:
+        if event.kind == "direct":
+            # A message delivered to the user (``message`` 0: only their badge changed).
+            if self.conversations is not None and event.message:
+                self.conversations[event.conversation] = None
+                self.conversations_changed.set()
+        elif self.notices is not None:
             self.notices.set()
 
 
@@ -390,7 +430,7 @@ class MastodonStreams:
             if members is None:
                 raise json_error(404, "Record not found")
             return ListFilter(home, members)
-        if request.stream == "user:notification":
+        if request.stream in ("user:notification", "direct"):
             return Nothing()
         hidden = await asyncio.to_thread(blocks.hidden_authors, self.redis, user.id)
         return PublicFilter(user.id, hidden, request.tag)
@@ -432,6 +472,8 @@ class MastodonStreams:
             client = MastodonClient(*args)
             if notifying:
                 client.notices = asyncio.Event()
+            if stream == "direct":
+                client.conversations, client.conversations_changed = {}, asyncio.Event()
             return client
 
         async def background(client):
@@ -460,20 +502,24 @@ class MastodonStreams:
 
     async def keep_up_to_date(self, client, token, request, user, start):
         """While the stream lasts: send the user's new notifications (if it carries
-        them), and check the token and re-read the filter when told (a follow, block,
-        mute, logout or password change of the user: Hub.dispatch) or every
-        ``refresh_seconds`` (randomly 0.8 to 1.2 of it): a revoked or suspended token's
-        stream is ended then."""
-        if client.notices is None:
+        them) or conversations (the direct stream), and check the token and re-read the
+        filter when told (a follow, block, mute, logout or password change of the user:
+        Hub.dispatch) or every ``refresh_seconds`` (randomly 0.8 to 1.2 of it): a revoked
+        or suspended token's stream is ended then."""
+        if client.notices is not None:
+            sending = self._send_notifications(client, user, start)
+        elif client.conversations is not None:
+            sending = self._send_conversations(client, user)
+        else:
             await self._recheck(client, token, request, user)
             return
-        # One task more only for a stream that carries notifications: idle streams are
-        # most of a server's memory.
-        notifying = asyncio.create_task(self._send_notifications(client, user, start))
+        # One task more only for a stream that sends these: idle streams are most of a
+        # server's memory.
+        task = asyncio.create_task(sending)
         try:
             await self._recheck(client, token, request, user)
         finally:
-            notifying.cancel()
+            task.cancel()
 
     async def _recheck(self, client, token, request, user):
         while True:
@@ -521,6 +567,23 @@ class MastodonStreams:
                     log.exception("Could not make notification %s", notice.event.member)
                     continue
                 self.app.hub.deliver(client, data)
+
+    async def _send_conversations(self, client, user):
+        while True:
+            await client.conversations_changed.wait()
+            client.conversations_changed.clear()
+            cids = list(client.conversations)[:CONVERSATIONS_PER_READ]
+            for cid in cids:
+                del client.conversations[cid]
+            if client.conversations:
+                client.conversations_changed.set()  # the rest, next
+            try:
+                payloads = await asyncio.to_thread(conversation_payloads, self.redis, user.id, cids)
+            except Exception:
+                log.exception("Could not read the conversations of @%s", user.login)
+                continue
+            for payload in payloads:
+                self.app.hub.deliver(client, client.format.conversation(payload))
 
     # --- the WebSocket ---
 
@@ -571,7 +634,7 @@ class MastodonStreams:
 
 
 class Nothing:
-    """The filter of a stream of notifications alone: no status."""
+    """The filter of a stream of notifications or conversations alone: no status."""
 
     def index_keys(self):
         return []
@@ -658,6 +721,8 @@ class Socket:
         if notifying:
             client.notices = asyncio.Event()
             start = await streams._notifications_start(self.user)
+        if stream == "direct":
+            client.conversations, client.conversations_changed = {}, asyncio.Event()
         if not hub.add(client):
             self._release(key, held)
             raise json_error(503, "The server is shutting down; connect again.")
