@@ -862,8 +862,8 @@ def inbox_ids(*, uid, requests=False, before=None, after=None, count=21, oldest_
     keys.direct_requests): up to ``count`` conversations below last activity ``before``
     and above ``after`` (ms; None: no bound), the newest of them (with
     ``oldest_first``: the oldest, in that order), the number of requests, and for each
-    conversation listed the fields u, x, q and m of keys.direct_state. Returns [[cid,
-    at, ...], requests waiting, [u, x, q, m of each cid, ...]]."""
+    conversation listed the fields u, x, q, m and s of keys.direct_state. Returns [[cid,
+    at, ...], requests waiting, [u, x, q, m, s of each cid, ...]]."""
     return {
         "conversations": keys.direct_requests(uid) if requests else keys.direct_inbox(uid),
         "requests": keys.direct_requests(uid),
