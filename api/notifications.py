@@ -53,7 +53,8 @@ def notification_list(request):
         return error(422, str(bad))
     found, next_cursor = conversations.notices(
         get_redis(), request.user.id, kinds=_kinds(request), before=query.max_id,
-        after=query.lower, count=query.limit,
+        after=query.min_id if query.upward else query.since_id, count=query.limit,
+        upward=query.upward,
     )  # fmt: skip
     base = entities.site_base(request)
     response = json_response([_entity(base, notice) for notice in found])

@@ -183,6 +183,26 @@ def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=No
     return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
+def upward_start(r, authors, delivered, above, before, count):
+    """Where a page read upward from ``above`` (the client API's min_id) starts when a
+    pulled account's copy does not reach down to it (home_page.lua's ``above`` answered
+    "fallback"): the ``count``-th lowest id above ``above`` and below ``before`` among
+    ``delivered`` (the timeline's, lowest first, as home_page.lua counted them) and the
+    pulled accounts ``authors``' own lists; None when there are fewer (the page starts
+    at ``before``). One round trip."""
+    top = f"({int(before)}" if before is not None else "+inf"
+
+    def read_pulled(pipe):
+        for author in authors:
+            pipe.zrangebyscore(keys.pulled_statuses(author), f"({int(above)}", top, 0, count)
+
+    found = {int(sid) for sid in delivered}
+    for read in scripts.run_pipeline(r, read_pulled):
+        found.update(int(member.split(":")[0]) for member in read)
+    lowest = sorted(found)
+    return lowest[count - 1] if len(lowest) >= count else None
+
+
 def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=None):
     """Merge the statuses of the pulled accounts ``authors`` (followed by ``uid``, not
     hidden) into ``ids``: up to count + 1 ids read from ``uid``'s timeline below

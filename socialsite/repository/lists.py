@@ -187,7 +187,10 @@ def restore_statuses(r, uid, member_uid, marked_ids):
     return _fill(r, "fill", uid, member_uid, "", marked_ids)
 
 
-def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None):
+def list_page(
+    r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None, since=None,
+    above=None,
+):  # fmt: skip
     """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name, size,
     members}, Page), or (None, None) if ``uid`` has no such list. ``members``: the
     ``members`` most recently added, as {id, login, name} (not hidden accounts), and
@@ -196,33 +199,45 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
     One round trip reads the name, the members' ids and the page's ids (home_page.lua
     on the list's timeline: newest first, deleted statuses skipped, with the authors
     the owner does not get); then the statuses, as a home page does, and the authors
-    and members together (users.get_authors): often neither."""
+    and members together (users.get_authors): often neither. ``since``, ``above``: the
+    client API's paging, as timelines.home_page takes them."""
     now_ms = _now_ms() if now_ms is None else now_ms
 
-    def fill(pipe):
+    def fill(pipe, before=before, above=above, read=count + (above is None)):
         pipe.hget(keys.lists(uid), int(lid))
         pipe.zcard(keys.list_members(uid, lid))
         pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
+        # Read upward, no extra id (``read``): every id above ``above`` on it is shown.
         scripts.home_page.queue(
-            pipe, uid=uid, list_id=lid, before=before, count=count + 1, now_ms=now_ms,
-            merge=True,
+            pipe, uid=uid, list_id=lid, before=before, count=read, now_ms=now_ms, merge=True,
+            above=above,
         )  # fmt: skip
 
-    name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(r, uid, fill)
+    name, size, member_ids, (ids, hidden, pulled, *moved) = eviction.page_read(r, uid, fill)
     if name is None:
         return None, None
+    if moved:  # read upward: where the page starts (timelines.home_page reads so too)
+        cursor, delivered = moved[0]
+        if pulled[0] != "fallback":
+            before = int(cursor) if cursor else None
+        else:
+            start = fanout.upward_start(r, pulled[2], delivered, above, before, count)
+            before = start + 1 if start is not None else before
+            name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(
+                r, uid, lambda pipe: fill(pipe, before, None, count)
+            )
     ids = [int(sid) for sid in ids]
     hidden = {int(author) for author in hidden}
     member_ids = [int(member) for member in member_ids]
     # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
     merged = fanout.merged_page(r, uid, ids, pulled, before, count)
-    next_cursor = merged.next_cursor
-    found = statuses.get_statuses(r, merged.ids, deletions_skipped=True)
+    ids, next_cursor = paging.cut_to(merged.ids, merged.next_cursor, since, above)
+    found = statuses.get_statuses(r, ids, deletions_skipped=True)
     # The statuses' authors and the members shown, in one pipeline (often none).
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.
     shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
-    page = paging.Page(shown, next_cursor)
+    page = paging.Page(shown, next_cursor, prev_cursor=ids[0] if ids else None)
     shown = [authors[member] for member in member_ids if authors.get(member)]
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 

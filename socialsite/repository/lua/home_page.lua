@@ -25,6 +25,10 @@
 -- ARGV[5] = now, in ms
 -- ARGV[6] = "1" to merge the statuses of the pulled accounts the page follows (the
 --           last three KEYS), ARGV[7] = the user's id, ARGV[8] = keys.pulled_copy's cap
+-- ARGV[9] = an id ("" for none: every page of the site): the page is read upward from
+--           it (the client API's min_id): below the cursor, it starts at the ARGV[2]-th
+--           entry above ARGV[9] (delivered or merged), so that it holds every entry
+--           between; entries at or below ARGV[9] may follow (the caller cuts them)
 -- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
 -- stands for an original shown through reposts: the id, the original's id, the first
 -- reposter and how many others bring it (flat); the originals among the page's that
@@ -34,6 +38,9 @@
 -- the page}: the page's ids include the pulled accounts' statuses (fanout.py); or
 -- {"fallback", "", the accounts, {}}: a copy cannot reach that far down, and the ids
 -- are the timeline's alone (fanout.merge_pulled merges them); or {"none", ...}.
+-- With ARGV[9], one more last: {the cursor the page was read below ("" for the newest),
+-- the delivered ids it counted, lowest first}: with {"fallback", ...}, a copy did not
+-- reach down to ARGV[9], and the caller finds where the page starts (fanout.upward_start).
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -54,15 +61,39 @@ local own = #KEYS
 if merge then own = own - 3 end
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
+local above = nil
+if ARGV[9] and ARGV[9] ~= '' then above = tonumber(ARGV[9]) end
+local cursor = ARGV[1]
+local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
+
+-- The pulled accounts (fanout.py) the page follows and does not hide, or nil: the
+-- few accounts with huge followings are in the registry; a SMEMBERS and one ZMSCORE
+-- find those the page follows.
+local function followed_pulled()
+    if not merge then return nil end
+    local authors = {}
+    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 2])
+    if #accounts > 0 then
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local scores = redis.call('ZMSCORE', KEYS[#KEYS - 1], unpack(accounts))
+        for i = 1, #accounts do
+            if scores[i] and not not_shown[accounts[i]] then
+                authors[#authors + 1] = accounts[i]
+            end
+        end
+    end
+    return authors
+end
 
 local ids, first
-if ARGV[1] == '' then
+if ARGV[1] == '' and not above then
     -- Enough for a full page even if every noted id is among the newest.
     ids = redis.call('SORT', KEYS[1], 'LIMIT', 0, math.min(count + noted, cap), 'DESC')
     first = 1
 else
     ids = redis.call('SORT', KEYS[1], 'LIMIT', 0, cap, 'DESC')
-    local before = tonumber(ARGV[1])
+    local before = tonumber(ARGV[1]) or math.huge
     -- Bisect for the first id below the cursor (ids are in descending order).
     local lo, hi = 1, #ids + 1
     while lo < hi do
@@ -70,6 +101,52 @@ else
         if tonumber(ids[mid]) >= before then lo = mid + 1 else hi = mid end
     end
     first = lo
+end
+
+-- Read upward: the ids above ``above`` from every source, up to ``count`` from each,
+-- lowest first (deleted ones left out); the count-th lowest of them all is where the
+-- page starts, so that every entry between it and ``above`` is on the page.
+local authors = nil
+local delivered_above = {}
+if above then
+    local lo, hi = first, #ids + 1
+    while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if tonumber(ids[mid]) > above then lo = mid + 1 else hi = mid end
+    end
+    local candidates = {}
+    local i = lo - 1
+    while i >= first and #candidates < count do
+        if noted == 0 or not redis.call('ZSCORE', KEYS[2], ids[i]) then
+            candidates[#candidates + 1] = tonumber(ids[i])
+        end
+        i = i - 1
+    end
+    for _, id in ipairs(candidates) do delivered_above[#delivered_above + 1] = id end
+    authors = followed_pulled()
+    if authors and #authors > 0 then
+        local tag = keys.tag_of(KEYS[1])
+        local top = '+inf'
+        if cursor ~= '' then top = '(' .. cursor end
+        for _, author in ipairs(authors) do
+            local read = redis.call('ZRANGEBYSCORE', keys.pulled_copy(tag, author),
+                '(' .. above, top, 'LIMIT', 0, count)
+            for _, member in ipairs(read) do
+                candidates[#candidates + 1] = tonumber(string.match(member, '^%d+'))
+            end
+        end
+    end
+    if #candidates >= count then
+        table.sort(candidates)
+        local start = candidates[count]
+        cursor = tostring(start + 1)
+        lo, hi = first, #ids + 1
+        while lo < hi do
+            local mid = math.floor((lo + hi) / 2)
+            if tonumber(ids[mid]) > start then lo = mid + 1 else hi = mid end
+        end
+        first = lo
+    end
 end
 
 -- Reposts: only for a home that received some (the hash exists), each entry is looked
@@ -105,33 +182,20 @@ for i = first, #ids do
         end
     end
 end
-local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
 
--- Pulled accounts (fanout.py): the few accounts with huge followings are in the
--- registry; a SMEMBERS and one ZMSCORE find those the page follows. Each one's newest
--- statuses are copied into every shard (keys.pulled_copy), so they are merged here, in
--- the reader's slot, by the rules a delivery applies: the reply rule, hidden authors,
--- deleted statuses, one entry per original.
+-- Pulled accounts (fanout.py, followed_pulled): each one's newest statuses are copied
+-- into every shard (keys.pulled_copy), so they are merged here, in the reader's slot,
+-- by the rules a delivery applies: the reply rule, hidden authors, deleted statuses,
+-- one entry per original.
 local merged_info
 if merge then
-    local authors = {}
-    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 2])
-    if #accounts > 0 then
-        local not_shown = {}
-        for _, author in ipairs(hidden) do not_shown[author] = true end
-        local scores = redis.call('ZMSCORE', KEYS[#KEYS - 1], unpack(accounts))
-        for i = 1, #accounts do
-            if scores[i] and not not_shown[accounts[i]] then
-                authors[#authors + 1] = accounts[i]
-            end
-        end
-    end
+    authors = authors or followed_pulled()
     merged_info = {'none', '', authors, {}}
     if #authors > 0 then
         local tag, uid = keys.tag_of(KEYS[1]), ARGV[7]
         local copy_cap = tonumber(ARGV[8])
         local top = '+inf'
-        if ARGV[1] ~= '' then top = '(' .. ARGV[1] end
+        if cursor ~= '' then top = '(' .. cursor end
         -- The lowest id below which some source may hold ids it did not give.
         local floor
         if #page >= count then floor = tonumber(page[#page]) end
@@ -249,5 +313,8 @@ else
 end
 if merge then
     result[#result + 1] = merged_info
+end
+if above then
+    result[#result + 1] = {cursor, delivered_above}
 end
 return result
