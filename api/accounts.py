@@ -167,10 +167,10 @@ def _people(request, account_id, read_page):
         return error(422, str(bad))
     r = get_redis()
     user = _shown_user(r, account_id)
-    page = read_page(r, user["id"], before=query.max_id, count=query.limit)
+    page = read_page(r, user["id"], **query.bounds())
     base = entities.site_base(request)
     response = json_response([entities.account(base, person) for person in page.items])
-    return paging.with_link(response, request, page.next_cursor, None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:accounts", public=True)

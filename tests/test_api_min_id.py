@@ -8,7 +8,7 @@ import re
 import pytest
 from mastodon import Mastodon
 
-from socialsite.repository import graph, likes, lists, reposts, statuses, timelines
+from socialsite.repository import blocks, graph, likes, lists, privacy, reposts, statuses, timelines
 from tests.support.helpers import bearer, make_user
 from tests.test_repository_pulled import copy_size, make_pulled  # noqa: F401 (fixture)
 
@@ -199,3 +199,82 @@ def test_the_public_timeline_has_real_counts_and_the_callers_marks(
     assert wrapper["reblogs_count"] == 1 and wrapper["reblogged"] is True
     status, _ = shown({})
     assert (status["favourites_count"], status["favourited"]) == (2, False)
+
+
+def read_accounts_upward(client, headers, path, limit=3):
+    """The account ids of a list of accounts read upward from its start (``min_id=0``)
+    along the ``prev`` links, earliest first. Its cursors are times, not account ids."""
+    url, seen = f"{path}?min_id=0&limit={limit}", []
+    while True:
+        response = client.get(url, **headers)
+        assert response.status_code == 200, response.content
+        ids = [int(account["id"]) for account in response.json()]
+        if not ids:
+            return seen
+        assert len(ids) <= limit
+        seen += ids[::-1]
+        url = _link(response, "prev")
+        assert "min_id=" in url
+
+
+def test_lists_of_accounts_read_upward_skip_nothing(r, client, alice, bob, carol, token):
+    people = [make_user(r, f"person{n}")["id"] for n in range(7)]
+    blocked = [make_user(r, f"blocked{n}")["id"] for n in range(7)]
+    muted = [make_user(r, f"muted{n}")["id"] for n in range(7)]
+    sid = post(r, alice, "Liked and reposted")
+    _, lid = lists.create_list(r, bob["id"], "Everyone")
+    privacy.set_private(r, carol["id"], True)
+    for person in people:
+        graph.follow(r, person, bob["id"])
+        graph.follow(r, bob["id"], person)
+        lists.add_member(r, bob["id"], lid, person)
+        graph.follow(r, person, carol["id"])  # a request: carol is private
+        likes.like(r, person, sid)
+        reposts.repost(r, person, sid)
+    for other in blocked:
+        blocks.block(r, bob["id"], other)
+    for other in muted:
+        blocks.mute(r, bob["id"], other)
+    headers = bearer(token(bob))
+    for path, expected in (
+        (f"/api/v1/accounts/{bob['id']}/followers", people),
+        (f"/api/v1/accounts/{bob['id']}/following", people),
+        (f"/api/v1/lists/{lid}/accounts", people),
+        (f"/api/v1/statuses/{sid}/favourited_by", people),
+        (f"/api/v1/statuses/{sid}/reblogged_by", people),
+        ("/api/v1/blocks", blocked),
+        ("/api/v1/mutes", muted),
+    ):
+        assert read_accounts_upward(client, headers, path) == expected, path
+    asking = read_accounts_upward(client, bearer(token(carol)), "/api/v1/follow_requests")
+    assert asking == people
+
+
+def _cost(client, url, round_trips, headers):
+    client.get(url, **headers)  # warm up: connections made, scripts loaded
+    round_trips["n"] = 0
+    assert client.get(url, **headers).status_code == 200
+    return round_trips["n"]
+
+
+def test_pages_read_upward_cost_what_pages_read_down_cost(
+    r, client, alice_and_bob, carol, token, round_trips, redis_backend
+):
+    alice, bob = alice_and_bob
+    headers = bearer(token(bob))
+    first = post(r, alice, "the first")
+    public = "/api/v1/timelines/public?limit=40"
+    one = _cost(client, public, round_trips, headers)
+    many = [post(r, alice, f"number {n}") for n in range(30)]
+    for sid in many[::3]:
+        likes.like(r, carol["id"], sid)
+        post(r, carol, "a reply", in_reply_to=sid)
+    thirty = _cost(client, public, round_trips, headers)
+    upward = _cost(client, f"{public}&min_id={first}", round_trips, headers)
+    if not redis_backend.cluster:
+        assert one == thirty == upward
+    home = "/api/v1/timelines/home?limit=10"
+    down = _cost(client, home, round_trips, headers)
+    up = _cost(client, f"{home}&min_id={first}", round_trips, headers)
+    if not redis_backend.cluster:
+        assert down == up

@@ -141,13 +141,14 @@ def like_count(r, sid):
     return int(r.hget(keys.status_counts(sid), "likes") or 0)
 
 
-def likers_page(r, sid, before=None, count=30):
+def likers_page(r, sid, before=None, count=30, since=None, above=None):
     """A page of the users who like status ``sid``, the latest like first, and a cursor
-    (as graph.followers_page); suspended and leaving accounts are left out."""
-    pairs, next_cursor = paging.read_ids(r, keys.likes(sid), before, count)
+    (as graph.followers_page); suspended and leaving accounts are left out. ``since``,
+    ``above``: the client API's paging, as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.likes(sid), before, count, since, above)
     found = users.get_users(r, [uid for uid, _ in pairs])
     shown = [found[uid] for uid, _ in pairs if uid in found and not users.is_hidden(found[uid])]
-    return paging.Page(shown, next_cursor)
+    return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
 def liked_page(r, uid, viewer_id=None, before=None, count=30, since=None, above=None):

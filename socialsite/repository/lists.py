@@ -242,25 +242,37 @@ def list_page(
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 
 
-def members_page(r, uid, lid, before=None, count=30):
+def members_page(r, uid, lid, before=None, count=30, since=None, above=None):
     """The list ``lid`` of ``uid`` and a page of its members, most recently added
     first: ({id, name, size}, Page of user dicts), or (None, None) for no such list.
-    Two round trips. Suspended and leaving accounts are not shown."""
+    Two round trips. Suspended and leaving accounts are not shown. ``since``,
+    ``above``: the client API's paging, as paging.read_ids takes them."""
     top = f"({int(before)}" if before is not None else "+inf"
+    members = keys.list_members(uid, lid)
     pipe = r.pipeline(transaction=False)  # one slot: the owner's
     pipe.hget(keys.lists(uid), int(lid))
-    pipe.zcard(keys.list_members(uid, lid))
-    pipe.zrevrangebyscore(
-        keys.list_members(uid, lid), top, "-inf", start=0, num=count + 1, withscores=True
-    )
-    name, size, pairs = pipe.execute()
+    pipe.zcard(members)
+    if above is None:
+        bottom = f"({int(since)}" if since is not None else "-inf"
+        pipe.zrevrangebyscore(members, top, bottom, start=0, num=count + 1, withscores=True)
+    else:  # read upward, as paging.read_ids
+        pipe.zrangebyscore(members, f"({int(above)}", top, start=0, num=count, withscores=True)
+        pipe.zcount(members, "-inf", int(above))
+    name, size, pairs, *older = pipe.execute()
     if name is None:
         return None, None
-    next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
-    ids = [int(member) for member, _ in pairs[:count]]
+    pairs = [(int(member), int(score)) for member, score in pairs]
+    if above is None:
+        next_cursor = pairs[count - 1][1] if len(pairs) > count else None
+        pairs = pairs[:count]
+    else:
+        pairs = pairs[::-1]
+        next_cursor = pairs[-1][1] if pairs and older[0] else None
+    ids = [member for member, _ in pairs]
     found = users.get_users(r, ids)
     shown = [found[m] for m in ids if m in found and not users.is_hidden(found[m])]
-    return {"id": int(lid), "name": name, "size": size}, paging.Page(shown, next_cursor)
+    page = paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
+    return {"id": int(lid), "name": name, "size": size}, page
 
 
 def list_ids_of(r, uid, lid):
