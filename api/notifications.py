@@ -53,7 +53,7 @@ def notification_list(request):
         return error(422, str(bad))
     found, next_cursor = conversations.notices(
         get_redis(), request.user.id, kinds=_kinds(request), before=query.max_id,
-        after=query.min_id if query.upward else query.since_id, count=query.limit,
+        after=query.lower, count=query.limit,
         upward=query.upward,
     )  # fmt: skip
     base = entities.site_base(request)

@@ -39,6 +39,12 @@ class Params:
         return self.min_id is not None
 
     @property
+    def lower(self):
+        """The id the entries must be above: ``min_id`` when given (it decides where
+        the page starts), else ``since_id``; None for neither."""
+        return self.min_id if self.upward else self.since_id
+
+    @property
     def since(self):
         """The ``since_id`` a newest-first read stops at, or None (not with ``min_id``)."""
         return None if self.upward else self.since_id

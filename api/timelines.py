@@ -24,11 +24,11 @@ def _params(request):
         return None, error(422, str(bad))
 
 
-def _answer(request, query, page):
+def _answer(request, page):
     """A page of statuses (a repository Page) as Status entities, newest first, with
     the Link header: ``next`` below the page's cursor, ``prev`` above the newest entry
-    read (the page's ``prev_cursor``; else its first item's). An original shown under a
-    "reposted" header is given as the repost wrapping it (one or two round trips more
+    read (``prev_cursor``: a repost's own id for an original shown under its header).
+    Such an original is given as the repost wrapping it (one or two round trips more
     when the page has any: reposts.reposts_of)."""
     items = page.items
     base = entities.site_base(request)
@@ -37,12 +37,7 @@ def _answer(request, query, page):
     ]
     found = reposts.reposts_of(get_redis(), shown_by)
     response = json_text_response(entities.shown_statuses_json(base, items, page.liked, found))
-    first = page.prev_cursor
-    if first is None and items:
-        first = items[0]["id"]
-        if items[0].get("reposted_by"):
-            first = found.get((items[0]["reposted_by"]["id"], first), (first,))[0]
-    return paging.with_link(response, request, page.next_cursor, first)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:statuses")
@@ -52,7 +47,7 @@ def home(request):
     if refused is not None:
         return refused
     page = timelines.home_page(get_redis(), request.user.id, **query.bounds())
-    return _answer(request, query, page)
+    return _answer(request, page)
 
 
 @api_view(scope="read:statuses", public=True)
@@ -65,7 +60,7 @@ def tag(request, tag):
     if not parsed_entities.is_tag(normalized):
         return json_response([])
     page = timelines.tag_page(get_redis(), normalized, viewer_id=request.user.id, **query.bounds())
-    return _answer(request, query, page)
+    return _answer(request, page)
 
 
 @api_view(scope="read:lists")
@@ -79,7 +74,7 @@ def list_timeline(request, list_id):
     found, page = lists.list_page(get_redis(), request.user.id, int(list_id), **query.bounds())
     if found is None:
         raise Http404
-    return _answer(request, query, page)
+    return _answer(request, page)
 
 
 @api_view(scope="read:statuses", public=True)
@@ -94,4 +89,4 @@ def public(request):
     if request.GET.get("remote") in ("true", "1") or request.GET.get("only_media") in ("true", "1"):
         return json_response([])
     page = timelines.public_page(get_redis(), viewer_id=request.user.id, **query.bounds())
-    return _answer(request, query, page)
+    return _answer(request, page)

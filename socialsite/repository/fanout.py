@@ -183,24 +183,93 @@ def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=No
     return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
-def upward_start(r, authors, delivered, above, before, count):
-    """Where a page read upward from ``above`` (the client API's min_id) starts when a
-    pulled account's copy does not reach down to it (home_page.lua's ``above`` answered
-    "fallback"): the ``count``-th lowest id above ``above`` and below ``before`` among
-    ``delivered`` (the timeline's, lowest first, as home_page.lua counted them) and the
-    pulled accounts ``authors``' own lists; None when there are fewer (the page starts
-    at ``before``). One round trip."""
+# How many tries a page read upward makes past stretches of entries it does not show
+# (pulled replies to people the reader does not follow, deleted statuses), read_upward.
+UPWARD_TRIES = 3
+
+
+def read_upward(r, uid, read, before, count, above, marks=False, with_reposts=None):
+    """A home or list page read upward from ``above`` (the client API's min_id): the
+    ``count`` entries just above it. ``read(before, above, merge)`` reads home_page.lua's
+    answer (``count`` ids below ``before``; with ``above``, starting where every entry
+    above it is on the page, and one more answer, last; ``merge``: the pulled accounts
+    merged). Returns (its answer, without that last one, with a merge's answer last; the
+    Merged page of ids; ``above`` as read: a stretch the page shows none of is read past,
+    UPWARD_TRIES times at most), or None when ``read`` found no page (a list gone).
+
+    When a pulled account's copy does not reach down to ``above``, where the page starts
+    comes from the accounts' own lists (upward_start) and the page is merged from them
+    (merge_pulled): two or three round trips more."""
+    for _ in range(UPWARD_TRIES):
+        reply = read(before, above, True)
+        if reply is None:
+            return None
+        *reply, (moved, delivered, short) = reply
+        state, _, authors, _ = reply[-1]
+        if short or state == "fallback":
+            authors = [int(author) for author in authors]
+            start = upward_start(r, uid, authors, delivered, above, before, count)
+            page_before = start + 1 if start is not None else before
+            reply = read(page_before, None, False)
+            if reply is None:
+                return None
+            reply = [*reply, ("fallback", "", authors, [])]
+        else:
+            page_before = int(moved) if moved else None
+        ids = [int(sid) for sid in reply[0]]
+        merged = merged_page(r, uid, ids, reply[-1], page_before, count, marks, with_reposts)
+        if page_before == before or any(sid > above for sid in merged.ids):
+            break
+        above = page_before - 1  # everything up to there is read: none of it shown
+    return reply, merged, above
+
+
+def upward_start(r, uid, authors, delivered, above, before, count):
+    """Where a page read upward from ``above`` starts when a pulled account's copy does
+    not reach down to it: the ``count``-th lowest id above ``above`` and below ``before``
+    among ``delivered`` (the timeline's, lowest first, as home_page.lua counted them) and
+    the statuses of the pulled accounts ``authors`` that the page shows (not replies to
+    people ``uid`` does not follow, not deleted: asked in ``uid``'s slot); at most the last
+    id read of an account read to its limit. None when there are fewer (the page starts
+    at ``before``). Two round trips."""
     top = f"({int(before)}" if before is not None else "+inf"
+    wanted = 2 * count + 8  # room for some the rules leave out
 
     def read_pulled(pipe):
         for author in authors:
-            pipe.zrangebyscore(keys.pulled_statuses(author), f"({int(above)}", top, 0, count)
+            pipe.zrangebyscore(keys.pulled_statuses(author), f"({int(above)}", top, 0, wanted)
 
-    found = {int(sid) for sid in delivered}
+    members, ceiling = [], None
     for read in scripts.run_pipeline(r, read_pulled):
-        found.update(int(member.split(":")[0]) for member in read)
+        parsed = [[int(part) for part in member.split(":")] for member in read]
+        members += parsed
+        if len(read) >= wanted:
+            ceiling = parsed[-1][0] if ceiling is None else min(ceiling, parsed[-1][0])
+    uid = int(uid)
+    # A reply to someone else: shown only if ``uid`` follows them (the reply rule).
+    replied = sorted({rest[0] for _, *rest in members if len(rest) == 1 and rest[0] != uid})
+    sids = [sid for sid, *_ in members]
+    found = {int(sid) for sid in delivered}
+    if sids:
+
+        def ask(pipe):  # the reader's slot
+            pipe.zmscore(keys.deleted_statuses(uid), sids)
+            if replied:
+                pipe.zmscore(keys.following(uid), replied)
+
+        deleted, *following = scripts.run_pipeline(r, ask)
+        followed = set()
+        if following:
+            followed = {to for to, score in zip(replied, following[0], strict=True) if score}
+        for (sid, *rest), gone in zip(members, deleted, strict=True):
+            ruled_out = len(rest) == 1 and rest[0] != uid and rest[0] not in followed
+            if gone is None and not ruled_out:
+                found.add(sid)
     lowest = sorted(found)
-    return lowest[count - 1] if len(lowest) >= count else None
+    start = lowest[count - 1] if len(lowest) >= count else None
+    if ceiling is not None and (start is None or ceiling < start):
+        start = ceiling
+    return start
 
 
 def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=None):

@@ -203,34 +203,37 @@ def list_page(
     client API's paging, as timelines.home_page takes them."""
     now_ms = _now_ms() if now_ms is None else now_ms
 
-    def fill(pipe, before=before, above=above, read=count + (above is None)):
+    def fill(pipe, before=before, above=None, read=count + 1, merge=True):
         pipe.hget(keys.lists(uid), int(lid))
         pipe.zcard(keys.list_members(uid, lid))
         pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
-        # Read upward, no extra id (``read``): every id above ``above`` on it is shown.
         scripts.home_page.queue(
-            pipe, uid=uid, list_id=lid, before=before, count=read, now_ms=now_ms, merge=True,
+            pipe, uid=uid, list_id=lid, before=before, count=read, now_ms=now_ms, merge=merge,
             above=above,
         )  # fmt: skip
 
-    name, size, member_ids, (ids, hidden, pulled, *moved) = eviction.page_read(r, uid, fill)
-    if name is None:
-        return None, None
-    if moved:  # read upward: where the page starts (timelines.home_page reads so too)
-        cursor, delivered = moved[0]
-        if pulled[0] != "fallback":
-            before = int(cursor) if cursor else None
-        else:
-            start = fanout.upward_start(r, pulled[2], delivered, above, before, count)
-            before = start + 1 if start is not None else before
-            name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(
-                r, uid, lambda pipe: fill(pipe, before, None, count)
+    if above is None:
+        name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(r, uid, fill)
+        if name is None:
+            return None, None
+        # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
+        merged = fanout.merged_page(r, uid, [int(sid) for sid in ids], pulled, before, count)
+    else:  # read upward, as a home page (fanout.read_upward)
+        listed = {}
+
+        def read(before, above, merge):
+            listed["name"], listed["size"], listed["members"], reply = eviction.page_read(
+                r, uid, lambda pipe: fill(pipe, before, above, count, merge)
             )
-    ids = [int(sid) for sid in ids]
+            return None if listed["name"] is None else reply
+
+        found = fanout.read_upward(r, uid, read, before, count, above)
+        if found is None:
+            return None, None
+        (_, hidden, *_), merged, above = found
+        name, size, member_ids = listed["name"], listed["size"], listed["members"]
     hidden = {int(author) for author in hidden}
     member_ids = [int(member) for member in member_ids]
-    # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
-    merged = fanout.merged_page(r, uid, ids, pulled, before, count)
     ids, next_cursor = paging.cut_to(merged.ids, merged.next_cursor, since, above)
     found = statuses.get_statuses(r, ids, deletions_skipped=True)
     # The statuses' authors and the members shown, in one pipeline (often none).

@@ -139,19 +139,27 @@ def home_page(r, uid, before=None, count=30, ids_read=None, since=None, above=No
     above it; ``above``, the ``count`` entries just above it (read upward: paging.cut_to).
     """
     ids = ids_read.ids_for(uid, before, count) if ids_read and above is None else None
-    if ids is None and above is not None:
-        before, reply = _home_page_upward(r, uid, before, count, above)
-        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
-    elif ids is None:
-        call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
-        (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
-        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
+    if above is not None:
+
+        def read(before, above, merge):
+            call = _home_page_call(uid, before, count, True, True, merge=merge, above=above)
+            return eviction.page_read(r, uid, lambda p: scripts.home_page.queue(p, **call))[0]
+
+        reply, found_merged, above = fanout.read_upward(
+            r, uid, read, before, count, above, marks=True, with_reposts=True
+        )
+        _, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
     else:
-        hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
-        liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
-    found_merged = fanout.merged_page(
-        r, uid, ids, merged, before, count, marks=True, with_reposts=True
-    )
+        if ids is None:
+            call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
+            (reply,) = eviction.page_read(r, uid, lambda p: scripts.home_page.queue(p, **call))
+            ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
+        else:
+            hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
+            liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
+        found_merged = fanout.merged_page(
+            r, uid, ids, merged, before, count, marks=True, with_reposts=True
+        )
     ids, next_cursor = paging.cut_to(found_merged.ids, found_merged.next_cursor, since, above)
     if found_merged.through:
         through = {**through, **found_merged.through}
@@ -186,25 +194,6 @@ def home_page(r, uid, before=None, count=30, ids_read=None, since=None, above=No
     page.liked = liked
     page.prev_cursor = ids_on_page[0] if ids_on_page else None
     return page
-
-
-def _home_page_upward(r, uid, before, count, above):
-    """(the cursor, home_page.lua's answer) of a home page read upward from ``above``:
-    ``count`` ids (no extra one: every id above ``above`` it holds is shown). One round
-    trip; when a pulled account's copy does not reach down to ``above``, two more (where
-    the page starts, fanout.upward_start, and the page read below it)."""
-    call = _home_page_call(uid, before, count, True, with_likes=True, merge=True, above=above)
-    (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
-    *reply, (moved, delivered) = reply
-    state, _, authors, _ = reply[-1]
-    if state != "fallback":
-        return (int(moved) if moved else None), reply
-    start = fanout.upward_start(r, authors, delivered, above, before, count)
-    if start is not None:
-        before = start + 1
-    call = _home_page_call(uid, before, count, True, with_likes=True, merge=True)
-    (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
-    return before, reply
 
 
 def _without_pulled_through_reposts(r, found, through, merged, pulled_here):

@@ -39,8 +39,9 @@
 -- {"fallback", "", the accounts, {}}: a copy cannot reach that far down, and the ids
 -- are the timeline's alone (fanout.merge_pulled merges them); or {"none", ...}.
 -- With ARGV[9], one more last: {the cursor the page was read below ("" for the newest),
--- the delivered ids it counted, lowest first}: with {"fallback", ...}, a copy did not
--- reach down to ARGV[9], and the caller finds where the page starts (fanout.upward_start).
+-- the delivered ids it counted, lowest first, 1 if a copy does not reach down to ARGV[9]
+-- (else 0)}: then, or with {"fallback", ...}, the caller finds where the page starts
+-- (fanout.upward_start) and merges from the accounts' own lists.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -103,11 +104,16 @@ else
     first = lo
 end
 
--- Read upward: the ids above ``above`` from every source, up to ``count`` from each,
--- lowest first (deleted ones left out); the count-th lowest of them all is where the
--- page starts, so that every entry between it and ``above`` is on the page.
+-- Read upward: the entries above ``above`` that the page would show, from every source
+-- (the timeline's, and each followed pulled account's copy, by the rules below), lowest
+-- first; the page starts at the count-th lowest, so that every entry between it and
+-- ``above`` is on it. A copy read to its limit is known only up to its last id read: the
+-- page starts there at the highest. A copy that does not reach down to ``above`` (full,
+-- its lowest above it) makes ``short``: the caller finds the start from the accounts' own
+-- lists (fanout.upward_start).
+local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
 local authors = nil
-local delivered_above = {}
+local delivered_above, short = {}, 0
 if above then
     local lo, hi = first, #ids + 1
     while lo < hi do
@@ -117,29 +123,66 @@ if above then
     local candidates = {}
     local i = lo - 1
     while i >= first and #candidates < count do
-        if noted == 0 or not redis.call('ZSCORE', KEYS[2], ids[i]) then
-            candidates[#candidates + 1] = tonumber(ids[i])
+        local id = ids[i]
+        local kept = noted == 0 or not redis.call('ZSCORE', KEYS[2], id)
+        if kept and has_reposts and noted > 0 then
+            -- An entry for an original through reposts: not shown if the original is gone.
+            local orig = redis.call('HGET', KEYS[4], 'r:' .. id)
+            kept = not (orig and orig ~= id and redis.call('HEXISTS', KEYS[4], orig) == 1
+                and redis.call('ZSCORE', KEYS[2], orig))
         end
+        if kept then candidates[#candidates + 1] = tonumber(id) end
         i = i - 1
     end
     for _, id in ipairs(candidates) do delivered_above[#delivered_above + 1] = id end
+    local ceiling = nil
     authors = followed_pulled()
     if authors and #authors > 0 then
-        local tag = keys.tag_of(KEYS[1])
+        local tag, uid = keys.tag_of(KEYS[1]), ARGV[7]
         local top = '+inf'
         if cursor ~= '' then top = '(' .. cursor end
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local wanted = 2 * count + 8  -- room for some the rules leave out
         for _, author in ipairs(authors) do
-            local read = redis.call('ZRANGEBYSCORE', keys.pulled_copy(tag, author),
-                '(' .. above, top, 'LIMIT', 0, count)
+            local copy = keys.pulled_copy(tag, author)
+            if redis.call('ZCARD', copy) >= tonumber(ARGV[8])
+                    and redis.call('ZCOUNT', copy, '-inf', ARGV[9]) == 0 then
+                short = 1
+            end
+            local read = redis.call('ZRANGEBYSCORE', copy, '(' .. ARGV[9], top,
+                'LIMIT', 0, wanted)
             for _, member in ipairs(read) do
-                candidates[#candidates + 1] = tonumber(string.match(member, '^%d+'))
+                -- As the merge below keeps them (a repost: of an original the page
+                -- does not show otherwise).
+                local sid, to, orig_author = string.match(member, '^(%d+):?(%d*):?(%d*)$')
+                local keep = true
+                if orig_author ~= '' then
+                    keep = own >= 4 and orig_author ~= uid and not not_shown[orig_author]
+                        and redis.call('SISMEMBER', KEYS[1], to) == 0
+                        and not (has_reposts and redis.call('HEXISTS', KEYS[4], to) == 1)
+                        and not (noted > 0 and redis.call('ZSCORE', KEYS[2], to))
+                elseif to ~= '' and to ~= uid then
+                    keep = redis.call('ZSCORE', KEYS[#KEYS], to) ~= false
+                end
+                if keep and noted > 0 and redis.call('ZSCORE', KEYS[2], sid) then
+                    keep = false
+                end
+                if keep then candidates[#candidates + 1] = tonumber(sid) end
+            end
+            if #read >= wanted then
+                local last = tonumber(string.match(read[#read], '^%d+'))
+                if not ceiling or last < ceiling then ceiling = last end
             end
         end
     end
+    local start = ceiling
     if #candidates >= count then
         table.sort(candidates)
-        local start = candidates[count]
-        cursor = tostring(start + 1)
+        if not start or candidates[count] < start then start = candidates[count] end
+    end
+    if start then
+        cursor = string.format('%.0f', start + 1)
         lo, hi = first, #ids + 1
         while lo < hi do
             local mid = math.floor((lo + hi) / 2)
@@ -153,7 +196,6 @@ end
 -- up: an entry standing for an original (a repost, or the original with reposters)
 -- comes back with what its "reposted" header needs, and one whose original is noted
 -- deleted is skipped like a deleted status.
-local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
 local page, shown, through = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
@@ -315,6 +357,6 @@ if merge then
     result[#result + 1] = merged_info
 end
 if above then
-    result[#result + 1] = {cursor, delivered_above}
+    result[#result + 1] = {cursor, delivered_above, short}
 end
 return result
