@@ -183,9 +183,9 @@ def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=No
     return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
-# How many tries a page read upward makes past stretches of entries it does not show
-# (pulled replies to people the reader does not follow, deleted statuses), read_upward.
-UPWARD_TRIES = 3
+# How many reads a page read upward makes at most (read_upward): past stretches of
+# entries it does not show, and below a page the merge cut short.
+UPWARD_TRIES = 4
 
 
 def read_upward(r, uid, read, before, count, above, marks=False, with_reposts=None):
@@ -194,34 +194,60 @@ def read_upward(r, uid, read, before, count, above, marks=False, with_reposts=No
     answer (``count`` ids below ``before``; with ``above``, starting where every entry
     above it is on the page, and one more answer, last; ``merge``: the pulled accounts
     merged). Returns (its answer, without that last one, with a merge's answer last; the
-    Merged page of ids; ``above`` as read: a stretch the page shows none of is read past,
-    UPWARD_TRIES times at most), or None when ``read`` found no page (a list gone).
+    Merged page of ids; ``above`` as read), or None when ``read`` found no page (a list
+    gone). One round trip, most often.
 
     When a pulled account's copy does not reach down to ``above``, where the page starts
     comes from the accounts' own lists (upward_start) and the page is merged from them
-    (merge_pulled): two or three round trips more."""
+    (merge_pulled). A merged page may stop above some entries it did not read (its
+    cursor, above ``above``): the entries below it are read instead, the lowest. A
+    stretch of entries the page shows none of is read past (``above`` moves up)."""
+    kept, first_before, top = None, before, None
     for _ in range(UPWARD_TRIES):
-        reply = read(before, above, True)
+        found = _read_upward_once(r, uid, read, before, count, above, marks, with_reposts)
+        if found is None:
+            return None
+        reply, merged, page_before = found
+        if top is None:
+            top = page_before  # once read below it, all up to it is read
+        shows = any(sid > above for sid in merged.ids)
+        if shows:
+            kept = (reply, merged, above)  # a page further down replaces it
+        if merged.next_cursor is not None and merged.next_cursor > above + 1:
+            before = merged.next_cursor  # cut short: what it did not read, below it
+        elif kept is not None:
+            return kept  # read down to ``above``: the lowest page that shows any
+        elif top == first_before:
+            return reply, merged, above  # read up to the top: nothing above ``above``
+        else:
+            # Everything up to ``top`` is read, none of it shown: on from there.
+            above, before, top = top - 1, first_before, None
+    return kept or (reply, merged, above)
+
+
+def _read_upward_once(r, uid, read, before, count, above, marks, with_reposts):
+    """read_upward's one read: (the answer, the Merged page, the cursor it is below)."""
+    reply = read(before, above, True)
+    if reply is None:
+        return None
+    *reply, (moved, delivered, short) = reply
+    state, _, authors, _ = reply[-1]
+    if short or state == "fallback":
+        authors = [int(author) for author in authors]
+        start = upward_start(r, uid, authors, delivered, above, before, count)
+        page_before = start + 1 if start is not None else before
+        reply = read(page_before, None, False)
         if reply is None:
             return None
-        *reply, (moved, delivered, short) = reply
-        state, _, authors, _ = reply[-1]
-        if short or state == "fallback":
-            authors = [int(author) for author in authors]
-            start = upward_start(r, uid, authors, delivered, above, before, count)
-            page_before = start + 1 if start is not None else before
-            reply = read(page_before, None, False)
-            if reply is None:
-                return None
-            reply = [*reply, ("fallback", "", authors, [])]
-        else:
-            page_before = int(moved) if moved else None
-        ids = [int(sid) for sid in reply[0]]
-        merged = merged_page(r, uid, ids, reply[-1], page_before, count, marks, with_reposts)
-        if page_before == before or any(sid > above for sid in merged.ids):
-            break
-        above = page_before - 1  # everything up to there is read: none of it shown
-    return reply, merged, above
+        reply = [*reply, ("fallback", "", authors, [])]
+    else:
+        page_before = int(moved) if moved else None
+    ids = [int(sid) for sid in reply[0]]
+    return (
+        reply,
+        merged_page(r, uid, ids, reply[-1], page_before, count, marks, with_reposts),
+        (page_before),
+    )
 
 
 def upward_start(r, uid, authors, delivered, above, before, count):

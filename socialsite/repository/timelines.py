@@ -136,8 +136,22 @@ def home_page(r, uid, before=None, count=30, ids_read=None, since=None, above=No
     (keys.likes_changed), else trusted that long (statuses.get_statuses).
 
     The client API's paging (no page of the site passes them): ``since``, only entries
-    above it; ``above``, the ``count`` entries just above it (read upward: paging.cut_to).
+    above it; ``above``, the ``count`` entries just above it (read upward:
+    fanout.read_upward). A page read upward whose entries are all left out here (an
+    original its pulled author brings at its own place, a hidden author's) is read on
+    from its newest entry, as the client would (fanout.UPWARD_TRIES pages at most).
     """
+    if above is None:
+        return _home_page(r, uid, before, count, ids_read, since, None)
+    for _ in range(fanout.UPWARD_TRIES):
+        page = _home_page(r, uid, before, count, None, None, above)
+        if page.items or page.prev_cursor is None:
+            break
+        above = page.prev_cursor
+    return page
+
+
+def _home_page(r, uid, before, count, ids_read, since, above):
     ids = ids_read.ids_for(uid, before, count) if ids_read and above is None else None
     if above is not None:
 
