@@ -75,7 +75,7 @@ def params(request, default=DEFAULT_LIMIT, most=MAX_LIMIT):
 
 def link_header(request, next_max_id, prev_min_id):
     """The ``Link`` header of a page: ``next`` (older: max_id) when there is an older
-    page, ``prev`` (newer: min_id) when the page has items; None for neither. The
+    page, ``prev`` (newer: min_id) when the page read anything; None for neither. The
     request's other parameters (limit, types[], exclude_replies...) are kept."""
     kept = QueryDict(mutable=True)
     for name, values in request.GET.lists():

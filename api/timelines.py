@@ -27,9 +27,9 @@ def _params(request):
 def _answer(request, page):
     """A page of statuses (a repository Page) as Status entities, newest first, with
     the Link header: ``next`` below the page's cursor, ``prev`` above the newest entry
-    read (``prev_cursor``: a repost's own id for an original shown under its header).
-    Such an original is given as the repost wrapping it (one or two round trips more
-    when the page has any: reposts.reposts_of)."""
+    it read, shown or not (``prev_cursor``). An original shown under a "reposted"
+    header is given as the repost wrapping it (one or two round trips more when the
+    page has any: reposts.reposts_of)."""
     items = page.items
     base = entities.site_base(request)
     shown_by = [

@@ -285,10 +285,10 @@ def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None
     reposted marked and those they like the page's ``liked``. Left out: statuses posted
     to followers only; those of accounts private, suspended or being deleted now, or in
     a block with the viewer or muted by them (visibility.shown_statuses, read fresh: the
-    viewer's rules, then only what is public now). ``since``,
-    ``above``: as paging.read_ids. Round trips: the ids; the statuses with the viewer's
-    reposts and likes of them; the authors not shown lately; one or two more for the
-    originals of reposts (when the page has any)."""
+    viewer's rules, then only what is public now). ``since``, ``above``: as
+    paging.read_ids. Round trips: the ids; the statuses with the viewer's reposts and
+    likes of them; the authors not shown lately; one or two more for the originals of
+    reposts (when the page has any)."""
     pairs, next_cursor = paging.read_ids(
         r, keys.RECENT_PUBLIC_STATUSES, before, count, since, above
     )
