@@ -143,17 +143,13 @@ def account_statuses(request, account_id):
         raise Http404
     if seen is not visibility.Visibility.VISIBLE or _truthy(request, "pinned"):
         return json_response([])
-    page = timelines.profile_page(
-        r, user["id"], before=query.max_id, count=query.limit, viewer_id=viewer
-    )
-    items = paging.above(page.items, query.lower)
-    kept = [item for item in items if _kept(request, item, user["id"])]
+    page = timelines.profile_page(r, user["id"], viewer_id=viewer, **query.bounds())
+    kept = [item for item in page.items if _kept(request, item, user["id"])]
     base = entities.site_base(request)
     shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
     found = reposts.reposts_of(r, shown_by)
     response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
-    next_cursor = page.next_cursor if len(items) == len(page.items) else None
-    return paging.with_link(response, request, next_cursor, items[0]["id"] if items else None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 def _kept(request, item, owner):
@@ -171,10 +167,10 @@ def _people(request, account_id, read_page):
         return error(422, str(bad))
     r = get_redis()
     user = _shown_user(r, account_id)
-    page = read_page(r, user["id"], before=query.max_id, count=query.limit)
+    page = read_page(r, user["id"], **query.bounds())
     base = entities.site_base(request)
     response = json_response([entities.account(base, person) for person in page.items])
-    return paging.with_link(response, request, page.next_cursor, None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:accounts", public=True)

@@ -158,11 +158,9 @@ def _members(request, lid):
         query = paging.params(request, default=MEMBERS_AT_ONCE, most=MEMBERS_AT_ONCE)
     except paging.BadParameter as bad:
         return error(422, str(bad))
-    found, page = lists.members_page(
-        get_redis(), request.user.id, lid, before=query.max_id, count=query.limit
-    )
+    found, page = lists.members_page(get_redis(), request.user.id, lid, **query.bounds())
     if found is None:
         raise Http404
     base = entities.site_base(request)
     response = json_response([entities.account(base, person) for person in page.items])
-    return paging.with_link(response, request, page.next_cursor, None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)

@@ -54,6 +54,7 @@ def notification_list(request):
     found, next_cursor = conversations.notices(
         get_redis(), request.user.id, kinds=_kinds(request), before=query.max_id,
         after=query.lower, count=query.limit,
+        upward=query.upward,
     )  # fmt: skip
     base = entities.site_base(request)
     response = json_response([_entity(base, notice) for notice in found])

@@ -2,7 +2,14 @@
 ``Link`` header out (``<...?max_id=X>; rel="next", <...?min_id=Y>; rel="prev"``), which
 the apps follow (Mastodon.py's fetch_next and fetch_previous). The ids are the
 repository's cursors (status ids, follow times...): a list reads ``max_id`` as its
-``before``."""
+``before``.
+
+As Mastodon (Paginable's paginate_by_max_id and paginate_by_min_id): ``since_id``
+gives the newest ``limit`` entries above it; ``min_id`` the ``limit`` entries just
+above it (the oldest of those above it), still answered newest first, so that an app
+reading upward from where it is (the ``prev`` link) skips nothing. With ``min_id``,
+``since_id`` is not used; ``max_id`` bounds either from above. A list reads
+``min_id`` as its ``above``, ``since_id`` as its ``since``."""
 
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -27,10 +34,25 @@ class Params:
     limit: int
 
     @property
+    def upward(self):
+        """Whether the page is read upward from ``min_id`` (the entries just above it)."""
+        return self.min_id is not None
+
+    @property
     def lower(self):
-        """The id the items must be above (since_id or min_id), or None."""
-        bounds = [bound for bound in (self.since_id, self.min_id) if bound is not None]
-        return max(bounds) if bounds else None
+        """The id the entries must be above: ``min_id`` when given (it decides where
+        the page starts), else ``since_id``; None for neither."""
+        return self.min_id if self.upward else self.since_id
+
+    @property
+    def since(self):
+        """The ``since_id`` a newest-first read stops at, or None (not with ``min_id``)."""
+        return None if self.upward else self.since_id
+
+    def bounds(self):
+        """The repository's paging arguments: before, count, since, above."""
+        return {"before": self.max_id, "count": self.limit, "since": self.since,
+                "above": self.min_id}  # fmt: skip
 
 
 def _number(query, name):
@@ -51,16 +73,9 @@ def params(request, default=DEFAULT_LIMIT, most=MAX_LIMIT):
                   _number(query, "min_id"), limit)  # fmt: skip
 
 
-def above(items, lower, id_of=lambda item: item["id"]):
-    """``items`` (newest first) above id ``lower`` (None: all of them)."""
-    if lower is None:
-        return items
-    return [item for item in items if int(id_of(item)) > lower]
-
-
 def link_header(request, next_max_id, prev_min_id):
     """The ``Link`` header of a page: ``next`` (older: max_id) when there is an older
-    page, ``prev`` (newer: min_id) when the page has items; None for neither. The
+    page, ``prev`` (newer: min_id) when the page read anything; None for neither. The
     request's other parameters (limit, types[], exclude_replies...) are kept."""
     kept = QueryDict(mutable=True)
     for name, values in request.GET.lists():

@@ -76,17 +76,18 @@ def unmute(request, account_id):
 
 
 def _people(request, read_page):
-    """A page of accounts from ``read_page(r, uid, before=, count=)``, latest first,
-    with the Link header Mastodon gives (``max_id``: the page's cursor)."""
+    """A page of accounts from ``read_page(r, uid, before=, count=, since=, above=)``,
+    latest first, with the Link header Mastodon gives (``max_id``: the page's cursor,
+    ``min_id``: the newest read)."""
     try:
         query = paging.params(request)
     except paging.BadParameter as bad:
         return error(422, str(bad))
-    page = read_page(get_redis(), request.user.id, before=query.max_id, count=query.limit)
+    page = read_page(get_redis(), request.user.id, **query.bounds())
     base = entities.site_base(request)
     shown = [person for person in page.items if not users.is_hidden(person)]
     response = json_response([entities.account(base, person) for person in shown])
-    return paging.with_link(response, request, page.next_cursor, None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:blocks")
@@ -103,7 +104,7 @@ def mutes_list(request):
         query = paging.params(request)
     except paging.BadParameter as bad:
         return error(422, str(bad))
-    page = blocks.mutes_page(get_redis(), request.user.id, before=query.max_id, count=query.limit)
+    page = blocks.mutes_page(get_redis(), request.user.id, **query.bounds())
     base = entities.site_base(request)
     shown = []
     for person in page.items:
@@ -113,7 +114,7 @@ def mutes_list(request):
         ends = person["mute_ends"]
         entity["mute_expires_at"] = entities.iso_time(ends / 1000) if ends else None
         shown.append(entity)
-    return paging.with_link(json_response(shown), request, page.next_cursor, None)
+    return paging.with_link(json_response(shown), request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:follows")

@@ -303,10 +303,10 @@ def _accounts_page(request, sid, read_page):
     status = visible_status(r, request.user.id, sid)
     if status.get("repost_of"):
         raise Http404
-    page = read_page(r, sid, before=query.max_id, count=query.limit)
+    page = read_page(r, sid, **query.bounds())
     base = entities.site_base(request)
     response = json_response([entities.account(base, user) for user in page.items])
-    return paging.with_link(response, request, page.next_cursor, None)
+    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 
 @api_view(scope="read:statuses", public=True)
@@ -316,8 +316,8 @@ def favourited_by(request, status_id):
 
 @api_view(scope="read:statuses", public=True)
 def reblogged_by(request, status_id):
-    def read_page(r, sid, before, count):
-        page = reposts.reposters_page(r, sid, before=before, count=count)
+    def read_page(r, sid, **bounds):
+        page = reposts.reposters_page(r, sid, **bounds)
         page.items = [user for user in page.items if user]
         return page
 

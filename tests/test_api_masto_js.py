@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from media import attachments
-from socialsite.repository import keys, oauth, statuses
+from socialsite.repository import graph, keys, likes, oauth, statuses
 from tests.test_media_images import png
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,7 +56,8 @@ def masto_js():
         if done.returncode != 0:
             _unavailable(f"npm ci failed (no network, and no cache yet?): {done.stderr[-800:]}")
         stamp.write_text(lock)
-    shutil.copyfile(SOURCE / "client.mjs", WORK / "client.mjs")
+    for script in ("client.mjs", "paging.mjs"):
+        shutil.copyfile(SOURCE / script, WORK / script)
     return node
 
 
@@ -105,3 +106,26 @@ def test_masto_js_reads_home_posts_an_image_and_streams(
     stored = statuses.get_status(r, int(said["status"]["id"]))
     assert [item["id"] for item in attachments.media_of(stored)] == [media["id"]]
     assert stored[keys.STATUS_MEDIA_FIELD]
+
+
+def test_masto_js_paginators_read_upward_from_min_id_and_skip_nothing(
+    r, masto_js, live_server, settings, alice, bob
+):
+    settings.SITE_URL = live_server.url
+    client_id, _ = oauth.create_app(r, "masto.js", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+    token = oauth.issue_token(r, client_id, ["read"], uid=bob["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    seen = statuses.post_status(r, alice["id"], "Read already")
+    arrived = [statuses.post_status(r, alice["id"], f"While away {n}") for n in range(11)]
+    own = [statuses.post_status(r, bob["id"], f"Bob's {n}") for n in range(6)]
+    for sid in own:
+        likes.like(r, alice["id"], sid)
+    done = subprocess.run(
+        [masto_js, "paging.mjs", live_server.url, token, str(seen)],
+        cwd=WORK, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    said = json.loads(done.stdout.strip().splitlines()[-1])
+    assert said["home"] == said["public"] == [str(sid) for sid in arrived + own]
+    noticed = [int(nid) for nid in said["notifications"]]  # alice's likes, one by one
+    assert len(noticed) == len(own) and noticed == sorted(set(noticed))

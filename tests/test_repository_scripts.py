@@ -70,6 +70,8 @@ SAMPLES = {
         {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "with_likes": True, "merge": True},
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "merge": True},
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "merge": True},
+        {"uid": 1, "before": 99, "count": 31, "now_ms": 5, "merge": True, "above": 7},
+        {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "above": 7},
     ],
     "create_list": [{"uid": 1, "name": "friends", "limit": 50}],
     "rename_list": [{"uid": 1, "lid": 3, "name": "friends"}],

@@ -242,18 +242,23 @@ def hidden_authors(r, uid, now_ms=None):
     return {int(author) for author in r.zrangebyscore(keys.hides(uid), f"({now}", "+inf")}
 
 
-def blocks_page(r, uid, before=None, count=30):
-    """A page of the users ``uid`` blocks, latest block first, and a cursor."""
-    pairs, next_cursor = paging.read_ids(r, keys.blocks(uid), before, count)
+def blocks_page(r, uid, before=None, count=30, since=None, above=None):
+    """A page of the users ``uid`` blocks, latest block first, and a cursor.
+    ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.blocks(uid), before, count, since, above)
     found = users.get_users(r, [other for other, _ in pairs])
-    return paging.Page([found[other] for other, _ in pairs if other in found], next_cursor)
+    return paging.Page(
+        [found[other] for other, _ in pairs if other in found], next_cursor,
+        prev_cursor=paging.top_cursor(pairs),
+    )  # fmt: skip
 
 
-def mutes_page(r, uid, before=None, count=30, now_ms=None):
+def mutes_page(r, uid, before=None, count=30, now_ms=None, since=None, above=None):
     """A page of the users ``uid`` mutes, latest mute first, and a cursor: each user's
     dict with ``mute_ends`` (ms; 0: no end). Mutes whose end has passed are left out
-    (the sweep has yet to remove them)."""
-    pairs, next_cursor = paging.read_ids(r, keys.mutes(uid), before, count)
+    (the sweep has yet to remove them). ``since``, ``above``: the client API's paging,
+    as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.mutes(uid), before, count, since, above)
     ids = [other for other, _ in pairs]
     ends = r.hmget(keys.mute_ends(uid), ids) if ids else []
     found = users.get_users(r, ids)
@@ -263,7 +268,7 @@ def mutes_page(r, uid, before=None, count=30, now_ms=None):
         end = int(end or 0)
         if other in found and (end == 0 or end > now):
             items.append({**found[other], "mute_ends": end})
-    return paging.Page(items, next_cursor)
+    return paging.Page(items, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
 def mute_ends_at(r, uid, other_uid, now_ms=None):

@@ -290,10 +290,12 @@ class ListedNotice:
     status: dict | None
 
 
-def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
+def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None, upward=False):
     """Up to ``count`` of ``uid``'s notifications one by one, newest first, with scores
     below ``before`` and above ``after`` (None: no bound), of ``kinds`` (a set of
     notifications.KINDS; None: every kind); with ``score``, that one notification only.
+    The newest such; ``upward``, the oldest such (those just above ``after``: the
+    client API's min_id), still newest first.
     Returns (ListedNotices, next_cursor). Left out as the notifications page leaves them out:
     actors the user blocks, is blocked by or mutes, actors suspended or gone, statuses
     deleted or the user may not see (visibility.shown_statuses). Round trips: the events
@@ -312,6 +314,8 @@ def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
         and (after is None or event.score > after)
         and (score is None or event.score == score)
     ]
+    if upward:
+        wanted.reverse()
     # A few more than asked for: some may be left out below.
     chosen = wanted[: count + count // 2 + 2]
     with_status = [event for event in chosen if event.status]
@@ -328,6 +332,11 @@ def notices(r, uid, kinds=None, before=None, after=None, count=20, score=None):
         made.append(ListedNotice(event, actor, status))
         if len(made) == count:
             break
+    if upward:
+        # The next (older) page is below the oldest shown, when there is one.
+        made.reverse()
+        more = bool(made) and any(e.score < made[-1].event.score for e in read.found)
+        return made, made[-1].event.score if more else None
     more = len(made) == count and wanted[-1].score < made[-1].event.score
     return made, made[-1].event.score if more else None
 

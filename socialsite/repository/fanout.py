@@ -183,6 +183,121 @@ def merged_page(r, uid, ids, merged, before, count, marks=False, with_reposts=No
     return Merged(ids[:count], next_cursor, frozenset(int(sid) for sid in on_page))
 
 
+# How many reads a page read upward makes at most (read_upward): past stretches of
+# entries it does not show, and below a page the merge cut short.
+UPWARD_TRIES = 4
+
+
+def read_upward(r, uid, read, before, count, above, marks=False, with_reposts=None):
+    """A home or list page read upward from ``above`` (the client API's min_id): the
+    ``count`` entries just above it. ``read(before, above, merge)`` reads home_page.lua's
+    answer (``count`` ids below ``before``; with ``above``, starting where every entry
+    above it is on the page, and one more answer, last; ``merge``: the pulled accounts
+    merged). Returns (its answer, without that last one, with a merge's answer last; the
+    Merged page of ids; ``above`` as read), or None when ``read`` found no page (a list
+    gone). One round trip, most often.
+
+    When a pulled account's copy does not reach down to ``above``, where the page starts
+    comes from the accounts' own lists (upward_start) and the page is merged from them
+    (merge_pulled). A merged page may stop above some entries it did not read (its
+    cursor, above ``above``): the entries below it are read instead, the lowest. A
+    stretch of entries the page shows none of is read past (``above`` moves up)."""
+    kept, first_before, top = None, before, None
+    for _ in range(UPWARD_TRIES):
+        found = _read_upward_once(r, uid, read, before, count, above, marks, with_reposts)
+        if found is None:
+            return None
+        reply, merged, page_before = found
+        if top is None:
+            top = page_before  # once read below it, all up to it is read
+        shows = any(sid > above for sid in merged.ids)
+        if shows:
+            kept = (reply, merged, above)  # a page further down replaces it
+        if merged.next_cursor is not None and merged.next_cursor > above + 1:
+            before = merged.next_cursor  # cut short: what it did not read, below it
+        elif kept is not None:
+            return kept  # read down to ``above``: the lowest page that shows any
+        elif top == first_before:
+            return reply, merged, above  # read up to the top: nothing above ``above``
+        else:
+            # Everything up to ``top`` is read, none of it shown: on from there.
+            above, before, top = top - 1, first_before, None
+    return kept or (reply, merged, above)
+
+
+def _read_upward_once(r, uid, read, before, count, above, marks, with_reposts):
+    """read_upward's one read: (the answer, the Merged page, the cursor it is below)."""
+    reply = read(before, above, True)
+    if reply is None:
+        return None
+    *reply, (moved, delivered, short) = reply
+    state, _, authors, _ = reply[-1]
+    if short or state == "fallback":
+        authors = [int(author) for author in authors]
+        start = upward_start(r, uid, authors, delivered, above, before, count)
+        page_before = start + 1 if start is not None else before
+        reply = read(page_before, None, False)
+        if reply is None:
+            return None
+        reply = [*reply, ("fallback", "", authors, [])]
+    else:
+        page_before = int(moved) if moved else None
+    ids = [int(sid) for sid in reply[0]]
+    return (
+        reply,
+        merged_page(r, uid, ids, reply[-1], page_before, count, marks, with_reposts),
+        (page_before),
+    )
+
+
+def upward_start(r, uid, authors, delivered, above, before, count):
+    """Where a page read upward from ``above`` starts when a pulled account's copy does
+    not reach down to it: the ``count``-th lowest id above ``above`` and below ``before``
+    among ``delivered`` (the timeline's, lowest first, as home_page.lua counted them) and
+    the statuses of the pulled accounts ``authors`` that the page shows (not replies to
+    people ``uid`` does not follow, not deleted: asked in ``uid``'s slot); at most the last
+    id read of an account read to its limit. None when there are fewer (the page starts
+    at ``before``). Two round trips."""
+    top = f"({int(before)}" if before is not None else "+inf"
+    wanted = 2 * count + 8  # room for some the rules leave out
+
+    def read_pulled(pipe):
+        for author in authors:
+            pipe.zrangebyscore(keys.pulled_statuses(author), f"({int(above)}", top, 0, wanted)
+
+    members, ceiling = [], None
+    for read in scripts.run_pipeline(r, read_pulled):
+        parsed = [[int(part) for part in member.split(":")] for member in read]
+        members += parsed
+        if len(read) >= wanted:
+            ceiling = parsed[-1][0] if ceiling is None else min(ceiling, parsed[-1][0])
+    uid = int(uid)
+    # A reply to someone else: shown only if ``uid`` follows them (the reply rule).
+    replied = sorted({rest[0] for _, *rest in members if len(rest) == 1 and rest[0] != uid})
+    sids = [sid for sid, *_ in members]
+    found = {int(sid) for sid in delivered}
+    if sids:
+
+        def ask(pipe):  # the reader's slot
+            pipe.zmscore(keys.deleted_statuses(uid), sids)
+            if replied:
+                pipe.zmscore(keys.following(uid), replied)
+
+        deleted, *following = scripts.run_pipeline(r, ask)
+        followed = set()
+        if following:
+            followed = {to for to, score in zip(replied, following[0], strict=True) if score}
+        for (sid, *rest), gone in zip(members, deleted, strict=True):
+            ruled_out = len(rest) == 1 and rest[0] != uid and rest[0] not in followed
+            if gone is None and not ruled_out:
+                found.add(sid)
+    lowest = sorted(found)
+    start = lowest[count - 1] if len(lowest) >= count else None
+    if ceiling is not None and (start is None or ceiling < start):
+        start = ceiling
+    return start
+
+
 def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=None):
     """Merge the statuses of the pulled accounts ``authors`` (followed by ``uid``, not
     hidden) into ``ids``: up to count + 1 ids read from ``uid``'s timeline below

@@ -327,22 +327,24 @@ def is_blocking(r, uid, other_uid):
     return r.zscore(keys.blocks(uid), other_uid) is not None
 
 
-def _page_of_users(r, key, before, count):
-    pairs, next_cursor = paging.read_ids(r, key, before, count)
+def _page_of_users(r, key, before, count, since=None, above=None):
+    pairs, next_cursor = paging.read_ids(r, key, before, count, since, above)
     found = users.get_users(r, [uid for uid, _ in pairs])
     # Suspended accounts, and those being deleted, are listed nowhere.
     shown = [found[uid] for uid, _ in pairs if uid in found and not users.is_hidden(found[uid])]
-    return paging.Page(shown, next_cursor)
+    return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def followers_page(r, uid, before=None, count=30):
-    """A page of the users following ``uid``, most recent follow first, and a cursor."""
-    return _page_of_users(r, keys.followers(uid), before, count)
+def followers_page(r, uid, before=None, count=30, since=None, above=None):
+    """A page of the users following ``uid``, most recent follow first, and a cursor.
+    ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
+    return _page_of_users(r, keys.followers(uid), before, count, since, above)
 
 
-def following_page(r, uid, before=None, count=30):
-    """A page of the users ``uid`` follows, most recent follow first, and a cursor."""
-    return _page_of_users(r, keys.following(uid), before, count)
+def following_page(r, uid, before=None, count=30, since=None, above=None):
+    """A page of the users ``uid`` follows, most recent follow first, and a cursor.
+    ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
+    return _page_of_users(r, keys.following(uid), before, count, since, above)
 
 
 def follower_ids(r, uid):

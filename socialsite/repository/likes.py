@@ -141,24 +141,26 @@ def like_count(r, sid):
     return int(r.hget(keys.status_counts(sid), "likes") or 0)
 
 
-def likers_page(r, sid, before=None, count=30):
+def likers_page(r, sid, before=None, count=30, since=None, above=None):
     """A page of the users who like status ``sid``, the latest like first, and a cursor
-    (as graph.followers_page); suspended and leaving accounts are left out."""
-    pairs, next_cursor = paging.read_ids(r, keys.likes(sid), before, count)
+    (as graph.followers_page); suspended and leaving accounts are left out. ``since``,
+    ``above``: the client API's paging, as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.likes(sid), before, count, since, above)
     found = users.get_users(r, [uid for uid, _ in pairs])
     shown = [found[uid] for uid, _ in pairs if uid in found and not users.is_hidden(found[uid])]
-    return paging.Page(shown, next_cursor)
+    return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def liked_page(r, uid, viewer_id=None, before=None, count=30):
+def liked_page(r, uid, viewer_id=None, before=None, count=30, since=None, above=None):
     """A page of the statuses user ``uid`` likes, the latest like first (each with its
     ``author``), and a cursor; the page's ``liked``, those of them ``viewer_id`` likes.
     Left out: statuses deleted (their ids are taken out of the list here, one ZREM in
     ``uid``'s slot, sent only when some are found), those whose author is gone, and those
     ``viewer_id`` may not see (visibility.shown_statuses). Round trips: the ids; the
     statuses with the viewer's likes of them; the authors not shown lately; the
-    visibility of other authors' statuses (when there are any)."""
-    pairs, next_cursor = paging.read_ids(r, keys.user_likes(uid), before, count)
+    visibility of other authors' statuses (when there are any). The cursors are the
+    likes' times; ``since``, ``above``: as paging.read_ids."""
+    pairs, next_cursor = paging.read_ids(r, keys.user_likes(uid), before, count, since, above)
     sids = [sid for sid, _ in pairs]
     viewer_likes = statuses.ViewerLikes(viewer_id)
     found = statuses.get_statuses(r, sids, viewer_likes=viewer_likes)
@@ -166,7 +168,7 @@ def liked_page(r, uid, viewer_id=None, before=None, count=30):
     if gone:
         r.zrem(keys.user_likes(uid), *gone)
     shown = visibility.shown_statuses(r, viewer_id, found)
-    return paging.Page(shown, next_cursor, frozenset(viewer_likes.ids))
+    return paging.Page(shown, next_cursor, frozenset(viewer_likes.ids), paging.top_cursor(pairs))
 
 
 def undo_likes_of_leaving_user(r, uid, budget):

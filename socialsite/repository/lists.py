@@ -187,7 +187,10 @@ def restore_statuses(r, uid, member_uid, marked_ids):
     return _fill(r, "fill", uid, member_uid, "", marked_ids)
 
 
-def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None):
+def list_page(
+    r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None, since=None,
+    above=None,
+):  # fmt: skip
     """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name, size,
     members}, Page), or (None, None) if ``uid`` has no such list. ``members``: the
     ``members`` most recently added, as {id, login, name} (not hidden accounts), and
@@ -196,56 +199,83 @@ def list_page(r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now
     One round trip reads the name, the members' ids and the page's ids (home_page.lua
     on the list's timeline: newest first, deleted statuses skipped, with the authors
     the owner does not get); then the statuses, as a home page does, and the authors
-    and members together (users.get_authors): often neither."""
+    and members together (users.get_authors): often neither. ``since``, ``above``: the
+    client API's paging, as timelines.home_page takes them."""
     now_ms = _now_ms() if now_ms is None else now_ms
 
-    def fill(pipe):
+    def fill(pipe, before=before, above=None, read=count + 1, merge=True):
         pipe.hget(keys.lists(uid), int(lid))
         pipe.zcard(keys.list_members(uid, lid))
         pipe.zrevrange(keys.list_members(uid, lid), 0, members - 1)
         scripts.home_page.queue(
-            pipe, uid=uid, list_id=lid, before=before, count=count + 1, now_ms=now_ms,
-            merge=True,
+            pipe, uid=uid, list_id=lid, before=before, count=read, now_ms=now_ms, merge=merge,
+            above=above,
         )  # fmt: skip
 
-    name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(r, uid, fill)
-    if name is None:
-        return None, None
-    ids = [int(sid) for sid in ids]
+    if above is None:
+        name, size, member_ids, (ids, hidden, pulled) = eviction.page_read(r, uid, fill)
+        if name is None:
+            return None, None
+        # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
+        merged = fanout.merged_page(r, uid, [int(sid) for sid in ids], pulled, before, count)
+    else:  # read upward, as a home page (fanout.read_upward)
+        listed = {}
+
+        def read(before, above, merge):
+            listed["name"], listed["size"], listed["members"], reply = eviction.page_read(
+                r, uid, lambda pipe: fill(pipe, before, above, count, merge)
+            )
+            return None if listed["name"] is None else reply
+
+        found = fanout.read_upward(r, uid, read, before, count, above)
+        if found is None:
+            return None, None
+        (_, hidden, *_), merged, above = found
+        name, size, member_ids = listed["name"], listed["size"], listed["members"]
     hidden = {int(author) for author in hidden}
     member_ids = [int(member) for member in member_ids]
-    # The list's pulled members' statuses, merged as a home page merges them (fanout.py).
-    merged = fanout.merged_page(r, uid, ids, pulled, before, count)
-    next_cursor = merged.next_cursor
-    found = statuses.get_statuses(r, merged.ids, deletions_skipped=True)
+    ids, next_cursor = paging.cut_to(merged.ids, merged.next_cursor, since, above)
+    found = statuses.get_statuses(r, ids, deletions_skipped=True)
     # The statuses' authors and the members shown, in one pipeline (often none).
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.
     shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
-    page = paging.Page(shown, next_cursor)
+    page = paging.Page(shown, next_cursor, prev_cursor=ids[0] if ids else None)
     shown = [authors[member] for member in member_ids if authors.get(member)]
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 
 
-def members_page(r, uid, lid, before=None, count=30):
+def members_page(r, uid, lid, before=None, count=30, since=None, above=None):
     """The list ``lid`` of ``uid`` and a page of its members, most recently added
     first: ({id, name, size}, Page of user dicts), or (None, None) for no such list.
-    Two round trips. Suspended and leaving accounts are not shown."""
+    Two round trips. Suspended and leaving accounts are not shown. ``since``,
+    ``above``: the client API's paging, as paging.read_ids takes them."""
     top = f"({int(before)}" if before is not None else "+inf"
+    members = keys.list_members(uid, lid)
     pipe = r.pipeline(transaction=False)  # one slot: the owner's
     pipe.hget(keys.lists(uid), int(lid))
-    pipe.zcard(keys.list_members(uid, lid))
-    pipe.zrevrangebyscore(
-        keys.list_members(uid, lid), top, "-inf", start=0, num=count + 1, withscores=True
-    )
-    name, size, pairs = pipe.execute()
+    pipe.zcard(members)
+    if above is None:
+        bottom = f"({int(since)}" if since is not None else "-inf"
+        pipe.zrevrangebyscore(members, top, bottom, start=0, num=count + 1, withscores=True)
+    else:  # read upward, as paging.read_ids
+        pipe.zrangebyscore(members, f"({int(above)}", top, start=0, num=count, withscores=True)
+        pipe.zcount(members, "-inf", int(above))
+    name, size, pairs, *older = pipe.execute()
     if name is None:
         return None, None
-    next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
-    ids = [int(member) for member, _ in pairs[:count]]
+    pairs = [(int(member), int(score)) for member, score in pairs]
+    if above is None:
+        next_cursor = pairs[count - 1][1] if len(pairs) > count else None
+        pairs = pairs[:count]
+    else:
+        pairs = pairs[::-1]
+        next_cursor = pairs[-1][1] if pairs and older[0] else None
+    ids = [member for member, _ in pairs]
     found = users.get_users(r, ids)
     shown = [found[m] for m in ids if m in found and not users.is_hidden(found[m])]
-    return {"id": int(lid), "name": name, "size": size}, paging.Page(shown, next_cursor)
+    page = paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
+    return {"id": int(lid), "name": name, "size": size}, page
 
 
 def list_ids_of(r, uid, lid):

@@ -14,15 +14,49 @@ class Page:
     next_cursor: int | None = None  # pass as ``before`` for the next (older) page
     # The ids of the items the viewer likes (statuses; read with the page, likes.py).
     liked: frozenset = frozenset()
+    # The highest cursor read (items left out included): pass as ``above`` for the
+    # next newer page; None when nothing was read.
+    prev_cursor: int | None = None
 
 
-def read_ids(r, key, before=None, count=30):
-    """Up to ``count`` (member, score) pairs below ``before``, newest first.
+def read_ids(r, key, before=None, count=30, since=None, above=None):
+    """Up to ``count`` (member, score) pairs below ``before``, newest first: the newest
+    of them, and only those above ``since`` if given; with ``above``, the ``count``
+    just above it instead (the oldest of those above ``above``: a page read upward,
+    as Mastodon's ``min_id``), still newest first.
 
     Returns (pairs, next_cursor). One extra entry is read to learn whether an older
-    page exists, so the "Older" link never leads to an empty page.
+    page exists, so the "Older" link never leads to an empty page; read upward, a
+    ZCOUNT of what is at or below ``above`` rides along (one round trip: one key).
     """
     top = f"({int(before)}" if before is not None else "+inf"
-    pairs = r.zrevrangebyscore(key, top, "-inf", start=0, num=count + 1, withscores=True)
+    if above is not None:
+        pipe = r.pipeline(transaction=False)
+        pipe.zrangebyscore(key, f"({int(above)}", top, start=0, num=count, withscores=True)
+        pipe.zcount(key, "-inf", int(above))
+        pairs, older = pipe.execute()
+        pairs = [(int(member), int(score)) for member, score in reversed(pairs)]
+        return pairs, pairs[-1][1] if pairs and older else None
+    bottom = f"({int(since)}" if since is not None else "-inf"
+    pairs = r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
     next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
     return [(int(member), int(score)) for member, score in pairs[:count]], next_cursor
+
+
+def top_cursor(pairs):
+    """The highest score of ``pairs`` (newest first), or None: a Page's ``prev_cursor``."""
+    return pairs[0][1] if pairs else None
+
+
+def cut_to(ids, next_cursor, since, above):
+    """A page's entry ids (newest first) and its cursor, cut to the entries above
+    ``since`` or ``above`` (the client API's since_id, min_id). Read upward
+    (home_page.lua's ``above``), the page's entries at or below ``above`` are what it
+    read to fill up: the next (older) page starts below its oldest entry kept."""
+    lower = above if above is not None else since
+    if lower is None:
+        return ids, next_cursor
+    kept = [sid for sid in ids if sid > lower]
+    if above is not None:
+        next_cursor = kept[-1] if kept else None
+    return kept, next_cursor

@@ -112,11 +112,15 @@ def has_requested(r, uid, owner_uid):
     return r.zscore(keys.follow_requests(owner_uid), uid) is not None
 
 
-def requests_page(r, uid, before=None, count=30):
-    """A page of the users asking to follow ``uid``, latest first, and a cursor."""
-    pairs, next_cursor = paging.read_ids(r, keys.follow_requests(uid), before, count)
+def requests_page(r, uid, before=None, count=30, since=None, above=None):
+    """A page of the users asking to follow ``uid``, latest first, and a cursor.
+    ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.follow_requests(uid), before, count, since, above)
     found = users.get_users(r, [other for other, _ in pairs])
-    return paging.Page([found[other] for other, _ in pairs if other in found], next_cursor)
+    return paging.Page(
+        [found[other] for other, _ in pairs if other in found], next_cursor,
+        prev_cursor=paging.top_cursor(pairs),
+    )  # fmt: skip
 
 
 def request_count(r, uid):

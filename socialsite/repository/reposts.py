@@ -277,13 +277,14 @@ def undo_all_of(r, uid, budget):
     return len(originals)
 
 
-def reposters_page(r, sid, before=None, count=30):
+def reposters_page(r, sid, before=None, count=30, since=None, above=None):
     """A page of the users who reposted status ``sid``, newest first, and a cursor
-    (as graph.followers_page: hidden accounts are listed nowhere)."""
-    pairs, next_cursor = paging.read_ids(r, keys.reposts(sid), before, count)
+    (as graph.followers_page: hidden accounts are listed nowhere). ``since``, ``above``:
+    the client API's paging, as paging.read_ids takes them."""
+    pairs, next_cursor = paging.read_ids(r, keys.reposts(sid), before, count, since, above)
     found = users.get_users(r, [uid for uid, _ in pairs])
     shown = [found[uid] for uid, _ in pairs if uid in found and not users.is_hidden(found[uid])]
-    return paging.Page(shown, next_cursor)
+    return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
 def repost_count(r, sid):

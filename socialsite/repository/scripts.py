@@ -471,7 +471,7 @@ def list_remove_status(*, sid, author, followers):
 @script("keys")
 def home_page(
     *, uid, before, count, now_ms, skip_deleted=True, with_likes=False, list_id=None,
-    merge=False,
+    merge=False, above=None,
 ):  # fmt: skip
     """Up to ``count`` ids of keys.home(uid) below ``before`` (None: the newest), newest
     first, without those noted in keys.deleted_statuses (``skip_deleted``); the authors
@@ -482,9 +482,13 @@ def home_page(
     ids and hidden authors. ``merge``: the statuses of the accounts of keys.
     pulled_accounts that uid follows (keys.following; a list: its keys.list_members),
     not hidden, merged in from their keys.pulled_copy by the reply rule (keys.following),
-    and one more answer, last: what was merged."""
+    and one more answer, last: what was merged. ``above`` (the client API's min_id; no
+    page of the site passes it): the page starts at the ``count``-th entry above
+    ``above`` (delivered or merged), so that it holds every entry between; and one more
+    answer, last: [the cursor it was read below ("" for none), the delivered ids above
+    ``above`` it counted, lowest first]."""
     args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms,
-            int(merge), uid, PULLED_COPY_SIZE]  # fmt: skip
+            int(merge), uid, PULLED_COPY_SIZE, _id_or_blank(above)]  # fmt: skip
     if list_id is not None:
         script_keys = {
             "timeline": keys.list_timeline(uid, list_id),

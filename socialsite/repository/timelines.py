@@ -43,13 +43,13 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
     return page
 
 
-def _home_page_call(uid, before, count, skip_deleted, with_likes=False, merge=False):
+def _home_page_call(uid, before, count, skip_deleted, with_likes=False, merge=False, above=None):
     """scripts.home_page's parameters; ``with_likes``: a page's call, which also returns
     which of its ids the user likes and whether they liked or unliked lately; ``merge``:
-    and the pulled accounts the user follows."""
+    and the pulled accounts the user follows; ``above``: read upward from that id."""
     return {"uid": uid, "before": before, "count": count, "skip_deleted": skip_deleted,
             "with_likes": with_likes, "now_ms": int(time.time() * 1000),
-            "merge": merge}  # fmt: skip
+            "merge": merge, "above": above}  # fmt: skip
 
 
 def _home_ids_and_hidden(r, uid, before, count, skip_deleted=False):
@@ -127,32 +127,61 @@ class HomeIdsRead:
         return self.ids
 
 
-def home_page(r, uid, before=None, count=30, ids_read=None):
+def home_page(r, uid, before=None, count=30, ids_read=None, since=None, above=None):
     """A page of the home timeline of ``uid``: statuses (newest first) and a cursor.
 
     ``ids_read``: a HomeIdsRead that may already hold the page's ids. The page's
     ``liked``: the ids of its statuses ``uid`` likes, read with the ids; its counts are
     read fresh if ``uid`` liked or unliked in the last COUNTS_TRUST_SECONDS
     (keys.likes_changed), else trusted that long (statuses.get_statuses).
+
+    The client API's paging (no page of the site passes them): ``since``, only entries
+    above it; ``above``, the ``count`` entries just above it (read upward:
+    fanout.read_upward). A page read upward whose entries are all left out here (an
+    original its pulled author brings at its own place, a hidden author's) is read on
+    from its newest entry, as the client would (fanout.UPWARD_TRIES pages at most).
     """
-    ids = ids_read.ids_for(uid, before, count) if ids_read else None
-    if ids is None:
-        call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
-        (reply,) = eviction.page_read(r, uid, lambda pipe: scripts.home_page.queue(pipe, **call))
-        ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
+    if above is None:
+        return _home_page(r, uid, before, count, ids_read, since, None)
+    for _ in range(fanout.UPWARD_TRIES):
+        page = _home_page(r, uid, before, count, None, None, above)
+        if page.items or page.prev_cursor is None:
+            break
+        above = page.prev_cursor
+    return page
+
+
+def _home_page(r, uid, before, count, ids_read, since, above):
+    ids = ids_read.ids_for(uid, before, count) if ids_read and above is None else None
+    if above is not None:
+
+        def read(before, above, merge):
+            call = _home_page_call(uid, before, count, True, True, merge=merge, above=above)
+            return eviction.page_read(r, uid, lambda p: scripts.home_page.queue(p, **call))[0]
+
+        reply, found_merged, above = fanout.read_upward(
+            r, uid, read, before, count, above, marks=True, with_reposts=True
+        )
+        _, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
     else:
-        hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
-        liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
-    found_merged = fanout.merged_page(
-        r, uid, ids, merged, before, count, marks=True, with_reposts=True
-    )
-    ids, next_cursor = found_merged.ids, found_merged.next_cursor
+        if ids is None:
+            call = _home_page_call(uid, before, count + 1, True, with_likes=True, merge=True)
+            (reply,) = eviction.page_read(r, uid, lambda p: scripts.home_page.queue(p, **call))
+            ids, hidden, through, reposted, liked, changed, merged = _home_page_read(reply)
+        else:
+            hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
+            liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
+        found_merged = fanout.merged_page(
+            r, uid, ids, merged, before, count, marks=True, with_reposts=True
+        )
+    ids, next_cursor = paging.cut_to(found_merged.ids, found_merged.next_cursor, since, above)
     if found_merged.through:
         through = {**through, **found_merged.through}
     merged_authors = [int(author) for author in merged[2]]
     if found_merged.pulled:
         liked = liked | found_merged.liked
         reposted = reposted | found_merged.reposted
+    ids_on_page = ids
     if through and found_merged.pulled:
         # An original a pulled account brings on this page is shown there, once.
         ids = [sid for sid in ids if through.get(sid, (None,))[0] not in found_merged.pulled]
@@ -177,6 +206,7 @@ def home_page(r, uid, before=None, count=30, ids_read=None):
     else:
         page = reposts.with_headers(r, found, next_cursor, through, reposted, uid)
     page.liked = liked
+    page.prev_cursor = ids_on_page[0] if ids_on_page else None
     return page
 
 
@@ -200,13 +230,13 @@ def _without_pulled_through_reposts(r, found, through, merged, pulled_here):
     return [status for status in found if status["id"] not in brought]
 
 
-def profile_page(r, uid, before=None, count=30, viewer_id=None):
+def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, above=None):
     """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
     its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
     that viewer reposted are marked (``viewer_reposted``) and those they like are the
     page's ``liked``, asked in the round trips that read the statuses (a ZMSCORE each,
-    riding along)."""
-    pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count)
+    riding along). ``since``, ``above``: as paging.read_ids."""
+    pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count, since, above)
     ids = [sid for sid, _ in pairs]
     reposted = set()
     viewer_likes = statuses.ViewerLikes(viewer_id)
@@ -233,15 +263,62 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None):
     if reposted:
         reposts.mark_reposted(page.items, reposted)
     page.liked = frozenset(viewer_likes.ids)
+    page.prev_cursor = paging.top_cursor(pairs)
     return page
 
 
-def tag_page(r, tag, before=None, count=30, viewer_id=None):
+def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=None):
     """A page of the statuses with hashtag ``tag`` (normalized: entities.normalize_tag),
     newest first, and a cursor: as profile_page, from the tag's timeline (keys.tag,
-    written by tags.py); statuses deleted since are skipped (no hash)."""
-    pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count)
-    return _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
+    written by tags.py); statuses deleted since are skipped (no hash). ``since``,
+    ``above``: as paging.read_ids."""
+    pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count, since, above)
+    page = _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
+    page.prev_cursor = paging.top_cursor(pairs)
+    return page
+
+
+def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None):
+    """A page of the recent public statuses (keys.RECENT_PUBLIC_STATUSES), newest first,
+    and a cursor, as a tag page gives them: each with its counts, a repost as its
+    original under "reposted" (reposts.profile_with_originals), those ``viewer_id``
+    reposted marked and those they like the page's ``liked``. Left out: statuses posted
+    to followers only; those of accounts private, suspended or being deleted now, or in
+    a block with the viewer or muted by them (visibility.shown_statuses, read fresh: the
+    viewer's rules, then only what is public now). ``since``, ``above``: as
+    paging.read_ids. Round trips: the ids; the statuses with the viewer's reposts and
+    likes of them; the authors not shown lately; one or two more for the originals of
+    reposts (when the page has any)."""
+    pairs, next_cursor = paging.read_ids(
+        r, keys.RECENT_PUBLIC_STATUSES, before, count, since, above
+    )
+    ids = [sid for sid, _ in pairs]
+    reposted = set()
+    viewer_likes = statuses.ViewerLikes(viewer_id)
+    if viewer_id is None or not ids:
+        found = statuses.get_statuses(r, ids)
+    else:
+        found, scores = statuses.get_statuses_and(
+            r, ids, lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
+            viewer_likes=viewer_likes,
+        )  # fmt: skip
+        reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
+    found = [status for status in found if status.get("private") != "1"]
+    visible = [
+        status for status in visibility.shown_statuses(r, viewer_id, found)
+        if "private" not in status["author"]
+    ]  # fmt: skip
+    if any("repost_of" in status for status in visible):
+        page = reposts.profile_with_originals(
+            r, visible, next_cursor, viewer_id, reposted, viewer_likes
+        )
+    else:
+        page = paging.Page(visible, next_cursor)
+    if reposted:
+        reposts.mark_reposted(page.items, reposted)
+    page.liked = frozenset(viewer_likes.ids)
+    page.prev_cursor = paging.top_cursor(pairs)
+    return page
 
 
 def home_ids(r, uid):

@@ -25,6 +25,10 @@
 -- ARGV[5] = now, in ms
 -- ARGV[6] = "1" to merge the statuses of the pulled accounts the page follows (the
 --           last three KEYS), ARGV[7] = the user's id, ARGV[8] = keys.pulled_copy's cap
+-- ARGV[9] = an id ("" for none: every page of the site): the page is read upward from
+--           it (the client API's min_id): below the cursor, it starts at the ARGV[2]-th
+--           entry above ARGV[9] (delivered or merged), so that it holds every entry
+--           between; entries at or below ARGV[9] may follow (the caller cuts them)
 -- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
 -- stands for an original shown through reposts: the id, the original's id, the first
 -- reposter and how many others bring it (flat); the originals among the page's that
@@ -34,6 +38,10 @@
 -- the page}: the page's ids include the pulled accounts' statuses (fanout.py); or
 -- {"fallback", "", the accounts, {}}: a copy cannot reach that far down, and the ids
 -- are the timeline's alone (fanout.merge_pulled merges them); or {"none", ...}.
+-- With ARGV[9], one more last: {the cursor the page was read below ("" for the newest),
+-- the delivered ids it counted, lowest first, 1 if a copy does not reach down to ARGV[9]
+-- (else 0)}: then, or with {"fallback", ...}, the caller finds where the page starts
+-- (fanout.upward_start) and merges from the accounts' own lists.
 --
 -- A script rather than a SORT from the client: SORT's keys are "movable", which
 -- makes cluster clients ask the server where they are first (two more round trips).
@@ -54,15 +62,39 @@ local own = #KEYS
 if merge then own = own - 3 end
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
+local above = nil
+if ARGV[9] and ARGV[9] ~= '' then above = tonumber(ARGV[9]) end
+local cursor = ARGV[1]
+local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
+
+-- The pulled accounts (fanout.py) the page follows and does not hide, or nil: the
+-- few accounts with huge followings are in the registry; a SMEMBERS and one ZMSCORE
+-- find those the page follows.
+local function followed_pulled()
+    if not merge then return nil end
+    local authors = {}
+    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 2])
+    if #accounts > 0 then
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local scores = redis.call('ZMSCORE', KEYS[#KEYS - 1], unpack(accounts))
+        for i = 1, #accounts do
+            if scores[i] and not not_shown[accounts[i]] then
+                authors[#authors + 1] = accounts[i]
+            end
+        end
+    end
+    return authors
+end
 
 local ids, first
-if ARGV[1] == '' then
+if ARGV[1] == '' and not above then
     -- Enough for a full page even if every noted id is among the newest.
     ids = redis.call('SORT', KEYS[1], 'LIMIT', 0, math.min(count + noted, cap), 'DESC')
     first = 1
 else
     ids = redis.call('SORT', KEYS[1], 'LIMIT', 0, cap, 'DESC')
-    local before = tonumber(ARGV[1])
+    local before = tonumber(ARGV[1]) or math.huge
     -- Bisect for the first id below the cursor (ids are in descending order).
     local lo, hi = 1, #ids + 1
     while lo < hi do
@@ -72,11 +104,98 @@ else
     first = lo
 end
 
+-- Read upward: the entries above ``above`` that the page would show, from every source
+-- (the timeline's, and each followed pulled account's copy, by the rules below), lowest
+-- first; the page starts at the count-th lowest, so that every entry between it and
+-- ``above`` is on it. A copy read to its limit is known only up to its last id read: the
+-- page starts there at the highest. A copy that does not reach down to ``above`` (full,
+-- its lowest above it) makes ``short``: the caller finds the start from the accounts' own
+-- lists (fanout.upward_start).
+local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
+local authors = nil
+local delivered_above, short = {}, 0
+if above then
+    local lo, hi = first, #ids + 1
+    while lo < hi do
+        local mid = math.floor((lo + hi) / 2)
+        if tonumber(ids[mid]) > above then lo = mid + 1 else hi = mid end
+    end
+    local candidates = {}
+    local i = lo - 1
+    while i >= first and #candidates < count do
+        local id = ids[i]
+        local kept = noted == 0 or not redis.call('ZSCORE', KEYS[2], id)
+        if kept and has_reposts and noted > 0 then
+            -- An entry for an original through reposts: not shown if the original is gone.
+            local orig = redis.call('HGET', KEYS[4], 'r:' .. id)
+            kept = not (orig and orig ~= id and redis.call('HEXISTS', KEYS[4], orig) == 1
+                and redis.call('ZSCORE', KEYS[2], orig))
+        end
+        if kept then candidates[#candidates + 1] = tonumber(id) end
+        i = i - 1
+    end
+    for _, id in ipairs(candidates) do delivered_above[#delivered_above + 1] = id end
+    local ceiling = nil
+    authors = followed_pulled()
+    if authors and #authors > 0 then
+        local tag, uid = keys.tag_of(KEYS[1]), ARGV[7]
+        local top = '+inf'
+        if cursor ~= '' then top = '(' .. cursor end
+        local not_shown = {}
+        for _, author in ipairs(hidden) do not_shown[author] = true end
+        local wanted = 2 * count + 8  -- room for some the rules leave out
+        for _, author in ipairs(authors) do
+            local copy = keys.pulled_copy(tag, author)
+            if redis.call('ZCARD', copy) >= tonumber(ARGV[8])
+                    and redis.call('ZCOUNT', copy, '-inf', ARGV[9]) == 0 then
+                short = 1
+            end
+            local read = redis.call('ZRANGEBYSCORE', copy, '(' .. ARGV[9], top,
+                'LIMIT', 0, wanted)
+            for _, member in ipairs(read) do
+                -- As the merge below keeps them (a repost: of an original the page
+                -- does not show otherwise).
+                local sid, to, orig_author = string.match(member, '^(%d+):?(%d*):?(%d*)$')
+                local keep = true
+                if orig_author ~= '' then
+                    keep = own >= 4 and orig_author ~= uid and not not_shown[orig_author]
+                        and redis.call('SISMEMBER', KEYS[1], to) == 0
+                        and not (has_reposts and redis.call('HEXISTS', KEYS[4], to) == 1)
+                        and not (noted > 0 and redis.call('ZSCORE', KEYS[2], to))
+                elseif to ~= '' and to ~= uid then
+                    keep = redis.call('ZSCORE', KEYS[#KEYS], to) ~= false
+                end
+                if keep and noted > 0 and redis.call('ZSCORE', KEYS[2], sid) then
+                    keep = false
+                end
+                if keep then candidates[#candidates + 1] = tonumber(sid) end
+            end
+            if #read >= wanted then
+                local last = tonumber(string.match(read[#read], '^%d+'))
+                if not ceiling or last < ceiling then ceiling = last end
+            end
+        end
+    end
+    local start = ceiling
+    if #candidates >= count then
+        table.sort(candidates)
+        if not start or candidates[count] < start then start = candidates[count] end
+    end
+    if start then
+        cursor = string.format('%.0f', start + 1)
+        lo, hi = first, #ids + 1
+        while lo < hi do
+            local mid = math.floor((lo + hi) / 2)
+            if tonumber(ids[mid]) > start then lo = mid + 1 else hi = mid end
+        end
+        first = lo
+    end
+end
+
 -- Reposts: only for a home that received some (the hash exists), each entry is looked
 -- up: an entry standing for an original (a repost, or the original with reposters)
 -- comes back with what its "reposted" header needs, and one whose original is noted
 -- deleted is skipped like a deleted status.
-local has_reposts = own >= 4 and redis.call('EXISTS', KEYS[4]) == 1
 local page, shown, through = {}, {}, {}
 for i = first, #ids do
     if #page >= count then break end
@@ -105,33 +224,20 @@ for i = first, #ids do
         end
     end
 end
-local hidden = redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. ARGV[5], '+inf')
 
--- Pulled accounts (fanout.py): the few accounts with huge followings are in the
--- registry; a SMEMBERS and one ZMSCORE find those the page follows. Each one's newest
--- statuses are copied into every shard (keys.pulled_copy), so they are merged here, in
--- the reader's slot, by the rules a delivery applies: the reply rule, hidden authors,
--- deleted statuses, one entry per original.
+-- Pulled accounts (fanout.py, followed_pulled): each one's newest statuses are copied
+-- into every shard (keys.pulled_copy), so they are merged here, in the reader's slot,
+-- by the rules a delivery applies: the reply rule, hidden authors, deleted statuses,
+-- one entry per original.
 local merged_info
 if merge then
-    local authors = {}
-    local accounts = redis.call('SMEMBERS', KEYS[#KEYS - 2])
-    if #accounts > 0 then
-        local not_shown = {}
-        for _, author in ipairs(hidden) do not_shown[author] = true end
-        local scores = redis.call('ZMSCORE', KEYS[#KEYS - 1], unpack(accounts))
-        for i = 1, #accounts do
-            if scores[i] and not not_shown[accounts[i]] then
-                authors[#authors + 1] = accounts[i]
-            end
-        end
-    end
+    authors = authors or followed_pulled()
     merged_info = {'none', '', authors, {}}
     if #authors > 0 then
         local tag, uid = keys.tag_of(KEYS[1]), ARGV[7]
         local copy_cap = tonumber(ARGV[8])
         local top = '+inf'
-        if ARGV[1] ~= '' then top = '(' .. ARGV[1] end
+        if cursor ~= '' then top = '(' .. cursor end
         -- The lowest id below which some source may hold ids it did not give.
         local floor
         if #page >= count then floor = tonumber(page[#page]) end
@@ -249,5 +355,8 @@ else
 end
 if merge then
     result[#result + 1] = merged_info
+end
+if above then
+    result[#result + 1] = {cursor, delivered_above, short}
 end
 return result
