@@ -361,3 +361,29 @@ def test_a_pulled_post_whose_status_was_never_written_is_taken_back_from_the_cop
     assert not any(r.zscore(key, sid) for key in keys.all_pulled_copies(author))
     assert r.zscore(keys.pulled_statuses(author), sid) is None
     assert sid not in timelines.profile_ids(r, author)
+
+
+@pytest.mark.parametrize("undo", ["delete", "unrepost"])
+def test_a_deletion_from_full_copies_leaves_older_statuses_on_the_pages(r, monkeypatch, undo):
+    """Copies of 4: a pulled account's statuses beyond them are merged from its own list
+    once a page is deeper. A status taken out of a full copy (a deletion, an undone
+    repost) is replaced by the one below it, so that the copy still says there are older
+    ones; a copy left with 3 would read as the account's whole list, and the pages would
+    lose everything older."""
+    monkeypatch.setattr(scripts, "PULLED_COPY_SIZE", 4)
+    monkeypatch.setattr(fanout, "PULLED_COPY_SIZE", 4)
+    star, poster, reader, f2, f3 = users_named(r, "star", "poster", "reader", "f2", "f3")
+    make_pulled(r, star, [reader, f2, f3])
+    older = [post(r, star, f"older {n}") for n in range(6)]
+    newest = post(r, star, "newest")
+    reposted = statuses.post_status(r, poster, "worth a repost")
+    if undo == "delete":
+        assert statuses.delete_status(r, star, newest) == statuses.DeleteResult.DELETED
+    else:
+        assert reposts.repost(r, star, reposted)[0] == reposts.RepostResult.REPOSTED
+        reposts.unrepost(r, star, reposted)
+    for key in keys.all_pulled_copies(star):
+        assert r.zcard(key) == 4
+    shown = whole_home(r, reader, count=2)
+    assert set(older) <= set(shown)
+    assert (newest in shown) is (undo != "delete")

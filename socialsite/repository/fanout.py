@@ -105,6 +105,22 @@ def queue_uncopy(pipe, author_uid, sid):
         pipe.zremrangebyscore(key, sid, sid)
 
 
+def refill_copies(r, author_uid):
+    """After queue_uncopy's writes: put the status now PULLED_COPY_SIZE-th newest of
+    ``author_uid``'s pulled statuses back into every shard's copy, each kept to its
+    newest PULLED_COPY_SIZE. A copy is read as the account's whole list while it holds
+    fewer (home_page.lua merges nothing older than it then), so a copy that lost a status
+    must be full again whenever the account has older ones. One read and one round trip
+    (one per node on a cluster); idempotent."""
+    below = r.zrevrange(
+        keys.pulled_statuses(author_uid), PULLED_COPY_SIZE - 1, PULLED_COPY_SIZE - 1,
+        withscores=True,
+    )  # fmt: skip
+    if below:
+        member, sid = below[0]
+        copy_pulled(r, author_uid, int(sid), member)
+
+
 def pulled_member(sid, author_uid, replied_to_uid=None):
     """How keys.pulled_statuses holds status ``sid``: its id, or "<id>:<uid>" for a reply
     to another user (add_own_status.lua writes the same)."""

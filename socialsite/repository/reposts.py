@@ -227,6 +227,8 @@ def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=Non
             )
 
     scripts.run_pipeline(r, fill)
+    if registered:
+        fanout.refill_copies(r, uid)
     fanout.remove_repost(
         r, removed, orig, author, uid, [int(member) for member, _ in followers], purge
     )

@@ -533,6 +533,8 @@ def _finish_unfinished(r, grace_ms):
                 fanout.copy_pulled(r, author, sid, note["pulled"])
         else:
             scripts.run_pipeline(r, lambda pipe, sid=sid, note=note: _take_back(pipe, sid, note))
+            if note.get("pulled"):
+                fanout.refill_copies(r, note["author"])
         r.hdel(key, sid)
     return len(due)
 
@@ -848,6 +850,8 @@ def delete_status(r, uid, sid):
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
     *_, reposted, newest = scripts.run_pipeline(r, fill)
+    if registered:
+        fanout.refill_copies(r, uid)
     _note_deleted(r, sid)
     # Its replies list, likes and counts go with it (one slot); replies to it keep their
     # place in their own threads, under "This status was deleted". The list of its
