@@ -198,32 +198,37 @@ def follow(request, account_id):
     refused = throttled(request, "follows") or email_unverified(request)
     if refused is not None:
         return refused
-    return _act(request, account_id, graph.follow)
+    return act_on_account(request, account_id, graph.follow, FOLLOW_REFUSED)
 
 
 @api_view(scope="write:follows", methods=("POST",))
 def unfollow(request, account_id):
     """POST /api/v1/accounts/:id/unfollow (a request not yet answered is withdrawn)."""
-    return _act(request, account_id, graph.unfollow)
+    return act_on_account(request, account_id, graph.unfollow, FOLLOW_REFUSED)
 
 
+# What the API answers for a follow or unfollow refused: (HTTP status, message).
 FOLLOW_REFUSED = {
-    graph.FollowResult.SELF: "You cannot follow or unfollow yourself",
-    graph.FollowResult.BLOCKED: "This action is not allowed: they have blocked you",
-    graph.FollowResult.BLOCKING: "This action is not allowed: unblock them first",
+    graph.FollowResult.SELF: (422, "You cannot follow or unfollow yourself"),
+    graph.FollowResult.BLOCKED: (403, "This action is not allowed: they have blocked you"),
+    graph.FollowResult.BLOCKING: (403, "This action is not allowed: unblock them first"),
 }
+BUSY = "Another follow of yours (or theirs) is still in progress: try again"
 
 
-def _act(request, account_id, act):
+def act_on_account(request, account_id, act, refused):
+    """Run ``act(r, caller id, other id)`` on account ``account_id`` (404 for one the
+    caller may not see) and answer its Relationship after it, or for a result in
+    ``refused`` ({result: (HTTP status, message)}) that error; 409 while a follow of
+    either is in progress (locks.LockBusy)."""
     r = get_redis()
     user = _shown_user(r, account_id)
     try:
         result = act(r, request.user.id, user["id"])
     except locks.LockBusy:
-        return error(409, "Another follow of yours (or theirs) is still in progress: try again")
-    if result in FOLLOW_REFUSED:
-        status = 422 if result is graph.FollowResult.SELF else 403
-        return error(status, FOLLOW_REFUSED[result])
+        return error(409, BUSY)
+    if result in refused:
+        return error(*refused[result])
     return json_response(_relationship(r, request.user.id, user))
 
 

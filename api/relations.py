@@ -5,35 +5,25 @@ repository function its page uses (timeline/relations.py), answering Mastodon's
 Relationship (entities.relationship) or a page of Accounts with a Link header."""
 
 from socialsite.connection import get_redis
-from socialsite.repository import blocks, graph, locks, privacy, users
+from socialsite.repository import blocks, graph, privacy, users
 
 from . import entities, paging
-from .accounts import _relationship, _shown_user
+from .accounts import act_on_account
 from .auth import api_view
 from .common import BadBody, body
 from .responses import error, json_response
 
-BUSY = "Another follow of yours (or theirs) is still in progress: try again"
 # The longest mute an app may ask for, in seconds (Mastodon has none; the pages offer up
 # to 7 days or no end): ten years, so the end is a time Redis and Python both keep.
 LONGEST_MUTE_SECONDS = 10 * 365 * 24 * 3600
 SELF = {
-    blocks.BlockResult.SELF: "You cannot block or unblock yourself",
-    blocks.MuteResult.SELF: "You cannot mute or unmute yourself",
+    blocks.BlockResult.SELF: (422, "You cannot block or unblock yourself"),
+    blocks.MuteResult.SELF: (422, "You cannot mute or unmute yourself"),
 }
 
 
 def _act(request, account_id, act):
-    """Run ``act(r, viewer id, other id)`` on account ``account_id``; its Relationship."""
-    r = get_redis()
-    user = _shown_user(r, account_id)
-    try:
-        result = act(r, request.user.id, user["id"])
-    except locks.LockBusy:
-        return error(409, BUSY)
-    if result in SELF:
-        return error(422, SELF[result])
-    return json_response(_relationship(r, request.user.id, user))
+    return act_on_account(request, account_id, act, SELF)
 
 
 @api_view(scope="write:blocks", methods=("POST",))
@@ -135,22 +125,11 @@ APPROVE_REFUSED = {
 def authorize(request, account_id):
     """POST /api/v1/follow_requests/:id/authorize: they follow the user now (already
     following: the same answer, so a retry is harmless); 404 if they do not ask."""
-    r = get_redis()
-    user = _shown_user(r, account_id)
-    try:
-        result = privacy.approve(r, request.user.id, user["id"])
-    except locks.LockBusy:
-        return error(409, BUSY)
-    if result in APPROVE_REFUSED:
-        return error(*APPROVE_REFUSED[result])
-    return json_response(_relationship(r, request.user.id, user))
+    return act_on_account(request, account_id, privacy.approve, APPROVE_REFUSED)
 
 
 @api_view(scope="write:follows", methods=("POST",))
 def reject(request, account_id):
     """POST /api/v1/follow_requests/:id/reject: their request is dropped (none left to
     drop: the same answer, so a retry is harmless). They are not told."""
-    r = get_redis()
-    user = _shown_user(r, account_id)
-    privacy.reject(r, request.user.id, user["id"])
-    return json_response(_relationship(r, request.user.id, user))
+    return act_on_account(request, account_id, privacy.reject, {})
