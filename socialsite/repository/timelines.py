@@ -230,20 +230,6 @@ def _without_pulled_through_reposts(r, found, through, merged, pulled_here):
     return [status for status in found if status["id"] not in brought]
 
 
-def _statuses_and_reposted(r, ids, viewer_likes):
-    """(the statuses of ``ids``, the ids among them the viewer of ``viewer_likes``
-    reposted), in the round trip that reads the statuses and the viewer's likes of them
-    (none read for a visitor)."""
-    viewer_id = viewer_likes.uid
-    if viewer_id is None or not ids:
-        return statuses.get_statuses(r, ids), set()
-    found, scores = statuses.get_statuses_and(
-        r, ids, lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
-        viewer_likes=viewer_likes,
-    )  # fmt: skip
-    return found, {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
-
-
 def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, above=None):
     """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
     its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
@@ -251,8 +237,19 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
     page's ``liked``, asked in the round trips that read the statuses (a ZMSCORE each,
     riding along). ``since``, ``above``: as paging.read_ids."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count, since, above)
+    ids = [sid for sid, _ in pairs]
+    reposted = set()
     viewer_likes = statuses.ViewerLikes(viewer_id)
-    found, reposted = _statuses_and_reposted(r, [sid for sid, _ in pairs], viewer_likes)
+    if viewer_id is None or not ids:
+        found = statuses.get_statuses(r, ids)
+    else:
+        found, scores = statuses.get_statuses_and(
+            r,
+            ids,
+            lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
+            viewer_likes=viewer_likes,
+        )
+        reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
     if any("repost_of" in status for status in found):
         page = reposts.profile_with_originals(
             r, found, next_cursor, viewer_id, reposted, viewer_likes
@@ -295,8 +292,17 @@ def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None
     pairs, next_cursor = paging.read_ids(
         r, keys.RECENT_PUBLIC_STATUSES, before, count, since, above
     )
+    ids = [sid for sid, _ in pairs]
+    reposted = set()
     viewer_likes = statuses.ViewerLikes(viewer_id)
-    found, reposted = _statuses_and_reposted(r, [sid for sid, _ in pairs], viewer_likes)
+    if viewer_id is None or not ids:
+        found = statuses.get_statuses(r, ids)
+    else:
+        found, scores = statuses.get_statuses_and(
+            r, ids, lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
+            viewer_likes=viewer_likes,
+        )  # fmt: skip
+        reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
     found = [status for status in found if status.get("private") != "1"]
     visible = [
         status for status in visibility.shown_statuses(r, viewer_id, found)
