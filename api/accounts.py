@@ -168,9 +168,7 @@ def _people(request, account_id, read_page):
     r = get_redis()
     user = _shown_user(r, account_id)
     page = read_page(r, user["id"], **query.bounds())
-    base = entities.site_base(request)
-    response = json_response([entities.account(base, person) for person in page.items])
-    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
+    return paging.accounts_response(request, page.items, page)
 
 
 @api_view(scope="read:accounts", public=True)

@@ -10,7 +10,7 @@ from socialsite.repository import lists, users
 from timeline.forms import ListNameForm
 from timeline.lists import MEMBER_REFUSALS, NAME_REFUSALS
 
-from . import entities, paging
+from . import paging
 from .auth import api_view
 from .common import BadBody, body, get_list, scope_refused
 from .responses import error, json_response
@@ -161,6 +161,4 @@ def _members(request, lid):
     found, page = lists.members_page(get_redis(), request.user.id, lid, **query.bounds())
     if found is None:
         raise Http404
-    base = entities.site_base(request)
-    response = json_response([entities.account(base, person) for person in page.items])
-    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
+    return paging.accounts_response(request, page.items, page)

@@ -16,7 +16,8 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
-from .entities import site_base
+from .entities import account, site_base
+from .responses import json_response
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 40
@@ -102,3 +103,11 @@ def with_link(response, request, next_max_id, prev_min_id):
     if header:
         response["Link"] = header
     return response
+
+
+def accounts_response(request, people, page):
+    """A page of a list of accounts: the Account entities of ``people`` (user dicts) as
+    JSON, with the Link header of ``page`` (its next and prev cursors)."""
+    base = site_base(request)
+    response = json_response([account(base, person) for person in people])
+    return with_link(response, request, page.next_cursor, page.prev_cursor)

@@ -74,10 +74,8 @@ def _people(request, read_page):
     except paging.BadParameter as bad:
         return error(422, str(bad))
     page = read_page(get_redis(), request.user.id, **query.bounds())
-    base = entities.site_base(request)
     shown = [person for person in page.items if not users.is_hidden(person)]
-    response = json_response([entities.account(base, person) for person in shown])
-    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
+    return paging.accounts_response(request, shown, page)
 
 
 @api_view(scope="read:blocks")

@@ -304,9 +304,7 @@ def _accounts_page(request, sid, read_page):
     if status.get("repost_of"):
         raise Http404
     page = read_page(r, sid, **query.bounds())
-    base = entities.site_base(request)
-    response = json_response([entities.account(base, user) for user in page.items])
-    return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
+    return paging.accounts_response(request, page.items, page)
 
 
 @api_view(scope="read:statuses", public=True)
