@@ -50,7 +50,7 @@ def _senders(r, conversations):
 def conversation_entities(r, base, conversations):
     """The Conversation entities of ``conversations`` (repository Conversations of one
     member): what GET /api/v1/conversations answers, and what the stream server's
-    ``direct`` stream sends (timeline/streaming/mastodon.py)."""
+    ``direct`` stream sends (api/streaming.py)."""
     people = _senders(r, conversations)
     return [
         entities.conversation(base, c, people.get(c.last["from"]) if c.last else None)

@@ -86,7 +86,7 @@ api_urlpatterns = [
         name="notification_dismiss",
     ),
     path("v2/search", search.search_v2, name="search"),
-    # --- Part 2 (api-part2) ---
+    # --- markers, blocks, mutes, follow requests, lists, reports, favourites ---
     path("v1/markers", markers.markers_view, name="markers"),
     path("v1/accounts/<str:account_id>/block", relations.block, name="block"),
     path("v1/accounts/<str:account_id>/unblock", relations.unblock, name="unblock"),

@@ -2,12 +2,12 @@
 every client holds a Redis subscription of its own, and decodes and filters every
 event itself. ``manage.py bench_stream_server`` runs the streaming server with it, and
 ``manage.py bench_stream`` measures it against the server's own design, one
-subscription per process (timeline/streaming/hub.py), in the same run.
+subscription per process (streaming/hub.py), in the same run.
 """
 
 import asyncio
 
-from timeline.streaming.hub import Hub
+from streaming.hub import Hub
 
 
 class PerClientHub(Hub):

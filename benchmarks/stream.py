@@ -49,10 +49,10 @@ from socialsite.repository import client as redis_client
 from socialsite.repository import events, keys, oauth, users
 from socialsite_dev.redis_servers import RedisServer
 from socialsite_dev.streams import StreamServerProcess
-from timeline.streaming import filters
-from timeline.streaming.hub import redacted
-from timeline.streaming.index import ClientIndex
-from timeline.streaming.live import HomeFilter
+from streaming import filters
+from streaming.home import HomeFilter
+from streaming.hub import redacted
+from streaming.index import ClientIndex
 
 HOST = "127.0.0.1"
 # The command that serves each design: one Redis subscription per process (the
@@ -77,7 +77,7 @@ DRAIN_SECONDS = 2.0
 
 
 # A status line's own "id" and "posted" (BenchClient.data_received): a Tweet's line
-# starts with created_at then id and ends with posted (timeline/streaming/tweets.py).
+# starts with created_at then id and ends with posted (streaming/tweets.py).
 ID_AND_POSTED = re.compile(
     rb'^\{"created_at": "[^"]*", "id": ([0-9]+), .*"posted": ([-+.eE0-9]+)\}$', re.MULTILINE
 )

@@ -1,5 +1,5 @@
 """What the site's metrics endpoints share (the pages' GET /metrics,
-socialsite/metrics_page.py; a stream server's, timeline/streaming/metrics.py): who may
+socialsite/metrics_page.py; a stream server's, streaming/metrics.py): who may
 read them, and the directories where processes keep their metrics for whichever of
 them answers a scrape (prometheus-client's multiprocess mode). Nothing here makes a
 metric, so a supervising process (gunicorn's master, manage.py stream) may use it

@@ -319,7 +319,7 @@ STREAM_KEEPALIVE = env_int("STREAM_KEEPALIVE", 30, minimum=1)
 # Events a streaming client may fall behind by before it is disconnected: about ten
 # seconds of a busy site, while costing only pointers to bytes shared by all clients.
 STREAM_CLIENT_BUFFER = env_int("STREAM_CLIENT_BUFFER", 1000, minimum=1)
-# Limits of the stream server (timeline/streaming/limits.py): streams at a time per
+# Limits of the stream server (streaming/limits.py): streams at a time per
 # process (new ones past it get 429), streams of one client address over all the
 # server's processes, and the seconds a new connection has to send its request.
 STREAM_MAX_CLIENTS = env_int("STREAM_MAX_CLIENTS", 10_000, minimum=1)

@@ -251,7 +251,7 @@ ACTIONS = {
     "delete",
     "delete_message",
     "report_message",
-    # The client API, part 2 (docs/api.md "## Part 2"): JSON.
+    # The client API's markers, lists, blocks, mutes, ...: JSON.
     "markers",
     "list",
     "list_accounts",

@@ -138,7 +138,7 @@ def test_jinja2_builds_a_templates_globals_with_make_globals():
     assert list(inspect.signature(jinja2.Environment.make_globals).parameters) == ["self", "d"]
 
 
-# --- uvicorn: timeline.management.commands.stream and timeline.streaming.app ------------
+# --- uvicorn: timeline.management.commands.stream and streaming.server ------------
 
 
 def test_uvicorn_server_shuts_down_through_an_overridable_coroutine():
@@ -156,7 +156,7 @@ def test_uvicorn_reports_an_unfinished_response_with_the_message_the_app_filters
     completing response" error, logged when a slow client is cut off."""
     from uvicorn.protocols.http import h11_impl, httptools_impl
 
-    from timeline.streaming.app import QuietIncompleteResponses
+    from streaming.server import QuietIncompleteResponses
 
     for module in (httptools_impl, h11_impl):
         assert "ASGI callable returned without completing response" in inspect.getsource(module)
@@ -168,7 +168,7 @@ def test_uvicorn_reports_an_unfinished_response_with_the_message_the_app_filters
 
 
 def test_uvicorn_httptools_protocol_has_the_hooks_the_connection_limits_use():
-    """timeline.streaming.limits subclasses uvicorn's HttpToolsProtocol: it overrides
+    """streaming.limits subclasses uvicorn's HttpToolsProtocol: it overrides
     ``connection_made``, ``on_message_begin`` (httptools' callback for a request's first
     byte) and ``connection_lost``, reads ``loop`` and ``transport``, and is passed to
     Config(http=...) as a class."""
@@ -184,7 +184,7 @@ def test_uvicorn_httptools_protocol_has_the_hooks_the_connection_limits_use():
 
 
 def test_uvicorn_httptools_send_is_a_method_of_a_cycle_with_its_transport():
-    """timeline.streaming.direct_writes.DirectWriter.of takes ``send.__self__``
+    """streaming.direct_writes.DirectWriter.of takes ``send.__self__``
     (httptools_impl.RequestResponseCycle) and reads its ``transport`` and
     ``chunked_encoding``; DirectWriter.write then frames each chunk as uvicorn's own
     ``send`` does, and leaves the writing to ``send`` while the transport holds unsent
@@ -205,7 +205,7 @@ def test_uvicorn_httptools_lets_a_direct_writer_write_chunks_of_a_streaming_resp
 
     from socialsite_dev.ports import free_port
     from socialsite_dev.streams import StreamConnection
-    from timeline.streaming.direct_writes import DirectWriter
+    from streaming.direct_writes import DirectWriter
 
     found = []
 

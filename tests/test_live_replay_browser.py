@@ -1,7 +1,7 @@
 """The live page in a real headless Chromium across its stream's ups and downs: the
 unread badge follows notifications through the same connection, and a status posted
 while the stream server was down appears, once, when the page reconnects (the browser's
-Last-Event-ID, timeline/streaming/replay.py).
+Last-Event-ID, streaming/replay.py).
 
 A module of its own: a test restarts the module's stream server.
 """
@@ -14,8 +14,8 @@ except ImportError:  # pragma: no cover - depends on the environment; the browse
     expect = None  # fixture then skips (or fails when CI=true)
 
 from socialsite.repository import graph
+from streaming import replay
 from tests.support.helpers import log_in_browser, post
-from timeline.streaming import replay
 
 # The browser waits 5 s (the stream's retry) before reconnecting: room for that.
 TIMEOUT_MS = 30_000

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 REPOSITORY = ROOT / "socialsite" / "repository"
 # Where pages, templates' helpers, the client API and the streaming server live.
 FRONT = [ROOT / "timeline", ROOT / "accounts", ROOT / "moderation", ROOT / "socialsite",
-         ROOT / "api"]  # fmt: skip
+         ROOT / "api", ROOT / "streaming"]  # fmt: skip
 
 # What turns status ids into statuses.
 READERS = {
@@ -51,7 +51,7 @@ NOT_SHOWN = {
 # Outside the repository: none may read statuses, except these.
 FRONT_ALLOWED = {
     # A live page's event names its author: events come through the reader's follows.
-    ("timeline/streaming/live.py", "get_authors"),
+    ("timeline/live.py", "get_authors"),
 }
 
 

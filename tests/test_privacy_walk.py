@@ -44,9 +44,9 @@ from socialsite.repository import (
     users,
 )
 from socialsite_dev.streams import StreamConnection
+from streaming import replay
+from streaming.filters import StatusEvent
 from tests.support.helpers import log_in, make_user, post
-from timeline.streaming import replay
-from timeline.streaming.filters import StatusEvent
 
 PRIVATE_MARK = "zqprivmark"
 SUSPENDED_MARK = "zqsuspmark"
@@ -342,7 +342,7 @@ def test_a_catch_up_withholds_the_late_events_of_the_statuses_it_left_out(r, ali
 
 
 def test_mastodons_streams_never_carry_a_direct_message(scenario, stream_server, r):
-    """The client API's streams (Mastodon's, timeline/streaming/mastodon.py), its member's
+    """The client API's streams (Mastodon's, api/streaming.py), its member's
     own home, list and notification streams too: a direct message, sent as the client API
     sends it (direct.reply), comes down none of them but its member's ``direct`` stream;
     a non-member's ``direct`` stream gets only their own conversation, sent last."""

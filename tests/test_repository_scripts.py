@@ -385,7 +385,7 @@ def python_files():
 
 
 # Strings that start like a key and are none: Mastodon's stream names
-# (timeline/streaming/mastodon.py).
+# (api/streaming.py).
 NOT_KEYS = {"user:notification"}
 
 

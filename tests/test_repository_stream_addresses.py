@@ -1,14 +1,14 @@
 """Streams per client address over a stream server's processes
 (repository/stream_addresses.py, lua/hold_stream.lua, release_stream.lua) on real Redis,
 and the stream server's use of them when a process starts in a dead one's place
-(timeline/streaming/limits.StreamsPerAddress)."""
+(streaming/limits.StreamsPerAddress)."""
 
 import asyncio
 
 from redis.cluster import key_slot
 
 from socialsite.repository import keys, limits, stream_addresses
-from timeline.streaming.limits import StreamsPerAddress
+from streaming.limits import StreamsPerAddress
 
 SERVER = "test-server"
 ADDRESS = "198.51.100.7"

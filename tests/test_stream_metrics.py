@@ -1,4 +1,4 @@
-"""A stream server's own GET /metrics (timeline/streaming/metrics.py): two processes on
+"""A stream server's own GET /metrics (streaming/metrics.py): two processes on
 one port, real sockets, the tests' Redis; whichever process answers reports both."""
 
 import time

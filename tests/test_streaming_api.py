@@ -20,8 +20,8 @@ from socialsite.repository import client as redis_client
 from socialsite.repository import events, keys, statuses, users
 from socialsite_dev.redis_servers import RedisServer
 from socialsite_dev.streams import StreamClosed, StreamConnection, StreamServerProcess
+from streaming import filters
 from tests.support.helpers import make_user, post
-from timeline.streaming import filters
 
 # Short enough for the tests to see keep-alives, long enough not to drown them.
 KEEPALIVE_SECONDS = 1

@@ -6,8 +6,8 @@ rule gets its edge cases cheaply.
 
 import pytest
 
-from timeline.streaming import filters
-from timeline.streaming.filters import RequestError, StatusEvent
+from streaming import filters
+from streaming.filters import RequestError, StatusEvent
 
 
 def event(message="", uid=1, sid=1, location=None, deleted=False, login="alice"):
@@ -285,7 +285,7 @@ def test_track_words_read_as_event_words_are(word, tracked):
 
 
 def test_the_live_home_filter_applies_the_reply_rule():
-    from timeline.streaming.live import HomeFilter
+    from streaming.home import HomeFilter
 
     home = HomeFilter(1, following={2, 3})  # user 1 follows 2 and 3, not 4
 

@@ -1,4 +1,4 @@
-"""Matching by index (timeline/streaming/index.py) against the scan it replaces.
+"""Matching by index (streaming/index.py) against the scan it replaces.
 
 The property test builds random clients (samples, track phrases, follows, location
 boxes from tiny to the whole world, live home pages with hidden authors, filters
@@ -14,11 +14,11 @@ import random
 
 import pytest
 
-from timeline.streaming import filters
-from timeline.streaming.app import JSON_LINES
-from timeline.streaming.filters import StatusEvent
-from timeline.streaming.hub import Format, Hub
-from timeline.streaming.live import HomeFilter
+from streaming import filters
+from streaming.filters import StatusEvent
+from streaming.home import HomeFilter
+from streaming.hub import Format, Hub
+from streaming.twitter import JSON_LINES
 
 WORDS = "redis django python cluster paris rain #redis #rain coffee stream a b".split()
 UIDS = list(range(1, 41))

@@ -183,8 +183,8 @@ def test_a_live_status_links_its_mentions_tags_and_links_as_the_page_does(
 
 
 def test_a_status_whose_markup_cannot_be_made_is_left_out(caplog):
-    from timeline.streaming.filters import StatusEvent
-    from timeline.streaming.live import ServerSentEvents
+    from streaming.filters import StatusEvent
+    from timeline.live import ServerSentEvents
 
     def broken(event, own):
         raise ValueError("no such field")

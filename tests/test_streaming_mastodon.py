@@ -1,4 +1,4 @@
-"""Mastodon's streaming API on the stream server (timeline/streaming/mastodon.py), over
+"""Mastodon's streaming API on the stream server (api/streaming.py), over
 real sockets: Server-Sent Events, the WebSocket, tokens and scopes, the visibility rules
 and the connection limits.
 
@@ -594,8 +594,8 @@ def test_websocket_connections_are_released_when_they_end(r, app, small_server, 
 def test_an_event_no_entity_can_be_made_of_is_left_out_not_raised():
     """A malformed event (no time, no message) must not stop the hub from handing it to
     the other clients of other formats: the Mastodon formats leave it out."""
-    from timeline.streaming.filters import StatusEvent
-    from timeline.streaming.mastodon import SSE_HOME, websocket_format
+    from api.streaming import SSE_HOME, websocket_format
+    from streaming.filters import StatusEvent
 
     event = StatusEvent({"id": 7, "uid": 1, "login": "alice"})
     assert SSE_HOME.bytes_for(event) == b": status 7 left out\n\n"
@@ -608,8 +608,8 @@ def test_a_delivery_tells_the_direct_stream_alone():
     reads its notifications for notification changes alone."""
     import asyncio
 
-    from timeline.streaming.filters import DirectEvent, UnreadEvent
-    from timeline.streaming.mastodon import MastodonClient, Nothing, websocket_format
+    from api.streaming import MastodonClient, Nothing, websocket_format
+    from streaming.filters import DirectEvent, UnreadEvent
 
     user = MastodonClient(Nothing(), websocket_format(("user",)), 10)
     user.notices = asyncio.Event()

@@ -1,5 +1,5 @@
 """Nothing missed across a reconnection, over real sockets against ``manage.py stream``:
-a live page's replay (Last-Event-ID, timeline/streaming/replay.py) and an API client's
+a live page's replay (Last-Event-ID, streaming/replay.py) and an API client's
 catch-up (``since_id``), each joined to the live stream without a gap or a duplicate,
 and neither sending what the live stream would not (blocked, muted, suspended, deleted,
 private).
@@ -30,8 +30,8 @@ from socialsite.repository import (
     statuses,
 )
 from socialsite_dev.streams import StreamConnection
+from streaming import filters, replay
 from tests.support.helpers import log_in, make_user, post
-from timeline.streaming import filters, replay
 
 # Far off: a change seen during a test came by its own event, not a periodic refresh.
 REFRESH_SECONDS = 3600

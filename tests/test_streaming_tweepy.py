@@ -17,8 +17,8 @@ from requests_oauthlib import OAuth1
 from tweepy.streaming import BaseStream
 
 from socialsite.repository import graph, reposts, statuses
+from streaming import filters
 from tests.support.helpers import post
-from timeline.streaming import filters
 
 # Short, so that a stream told to disconnect notices within a couple of seconds (tweepy
 # checks between lines), long enough for a connection to be made well before the first.

@@ -1,4 +1,4 @@
-"""Statuses as Twitter's v1.1 Tweet objects (timeline/streaming/tweets.py), in process:
+"""Statuses as Twitter's v1.1 Tweet objects (streaming/tweets.py), in process:
 the shapes, and that the hub makes an event's line once whatever the number of clients.
 The same over real sockets: test_streaming_api.py and, with tweepy, test_streaming_tweepy.py.
 """
@@ -11,10 +11,10 @@ import pytest
 
 from media import files
 from socialsite.repository import entities
-from timeline.streaming import app, filters, tweets
-from timeline.streaming.app import JSON_LINES
-from timeline.streaming.filters import StatusEvent
-from timeline.streaming.hub import Hub
+from streaming import filters, tweets, twitter
+from streaming.filters import StatusEvent
+from streaming.hub import Hub
+from streaming.twitter import JSON_LINES
 
 AUTHOR = {"id": 7, "login": "alice", "name": "Alice L.", "followers": 3, "following": 2,
           "posts": 10, "signup": 1_500_000_000.0}  # fmt: skip
@@ -158,11 +158,11 @@ def test_the_api_line_of_an_event_is_one_line_of_json(deleted):
 
 def test_the_consumer_key_is_read_from_an_oauth_authorization_header_only():
     header = 'OAuth realm="stream", oauth_consumer_key="my%20app", oauth_signature="a%3D"'
-    assert app.oauth_consumer_key(header) == "my app"
-    assert app.oauth_consumer_key('oauth oauth_consumer_key = "key"') == "key"
-    assert app.oauth_consumer_key('OAuth oauth_token="t", oauth_nonce="n"') is None
-    assert app.oauth_consumer_key("Bearer oauth_consumer_key") is None
-    assert app.oauth_consumer_key("") is None and app.oauth_consumer_key(None) is None
+    assert twitter.oauth_consumer_key(header) == "my app"
+    assert twitter.oauth_consumer_key('oauth oauth_consumer_key = "key"') == "key"
+    assert twitter.oauth_consumer_key('OAuth oauth_token="t", oauth_nonce="n"') is None
+    assert twitter.oauth_consumer_key("Bearer oauth_consumer_key") is None
+    assert twitter.oauth_consumer_key("") is None and twitter.oauth_consumer_key(None) is None
 
 
 MEDIA = json.dumps([

@@ -3,7 +3,7 @@ and the status component's Python side.
 
 A status becomes markup in one place, _status.html's status_article macro, for every
 page (through its status_list) and for the live page's events alike (the stream server
-calls it: timeline.streaming.live). StatusLinks and the filters below make its links.
+calls it: timeline.live). StatusLinks and the filters below make its links.
 
 The functools.lru_cache on _url_pattern is not a memory (socialsite.memory): it keeps
 what reverse() gives for its arguments, which is never stale.

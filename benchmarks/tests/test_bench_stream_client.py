@@ -1,11 +1,11 @@
 """bench_stream's client reads what the streaming server sends: a live page's events,
-each with the connection's ``id:`` line (timeline/streaming/replay.py), and JSON lines."""
+each with the connection's ``id:`` line (streaming/replay.py), and JSON lines."""
 
 import asyncio
 import json
 
 from benchmarks.stream import ID_AND_POSTED, BenchClient
-from timeline.streaming import tweets
+from streaming import tweets
 
 
 def chunked(body):

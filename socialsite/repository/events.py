@@ -8,7 +8,7 @@ PUBLISH is fire-and-forget: a streaming server that is not subscribed at that mo
 never sees the event. Nothing else in the site depends on these events arriving.
 
 Publishing is synchronous (the site's views call it); receiving is asyncio (the
-streaming server holds one subscription per process, see timeline/streaming/hub.py).
+streaming server holds one subscription per process, see streaming/hub.py).
 """
 
 import asyncio

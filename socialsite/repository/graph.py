@@ -239,7 +239,7 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
         scripts.run_pipeline(r, after)
     if added:
         # uid's open live pages start showing other's statuses now, not at their next
-        # periodic refresh (timeline/streaming/live.py).
+        # periodic refresh (timeline/live.py).
         events.publish_relations_changed(r, [uid])
     if approved and added:
         notify_follow_approved(r, uid, other_uid)

@@ -6,7 +6,7 @@ shown is read from its author's account at display (docs/decisions/0032): turnin
 private hides every status from all but followers at once; turning public shows them
 all. Followers at the time an account turns private stay approved. Each status also
 carries ``private`` = "1" in its hash if posted while private: the streaming API, which
-has no time to ask, sends none of those (timeline/streaming/hub.py), and live pages
+has no time to ask, sends none of those (streaming/hub.py), and live pages
 only to followers.
 
 A request lives in follow_requests:{owner} (graph.follow records it, in the owner's

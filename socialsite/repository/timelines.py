@@ -337,7 +337,7 @@ def profile_ids(r, uid, count=None):
     return [int(sid) for sid in r.zrevrange(keys.profile(uid), 0, stop)]
 
 
-# --- what a stream missed (timeline/streaming/replay.py) ----------------------------------
+# --- what a stream missed (streaming/replay.py) ----------------------------------
 
 
 def home_newer(r, uid, after, count):
@@ -460,7 +460,7 @@ def _as_events(r, found):
 
 def recent_public_span(r):
     """(how many ids keys.RECENT_PUBLIC_STATUSES holds, its lowest id or None): whether a
-    catch-up from an id reaches back far enough (timeline/streaming/replay.py)."""
+    catch-up from an id reaches back far enough (streaming/replay.py)."""
     pipe = r.pipeline(transaction=False)
     pipe.zcard(keys.RECENT_PUBLIC_STATUSES)
     pipe.zrange(keys.RECENT_PUBLIC_STATUSES, 0, 0)

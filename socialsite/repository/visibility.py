@@ -17,7 +17,7 @@ Home timelines need no check at read: a status enters one only through the autho
 followers (fan-out, backfill, refill), every one of them approved, and never for a
 follower who is in a block with the author or mutes them (deliver.lua, backfill.lua).
 The streaming API never sends a status posted while its author was private, and the
-live pages send a user only what their home timeline would get (timeline/streaming).
+live pages send a user only what their home timeline would get (streaming/).
 
 Everything here reads the account's privacy fresh from its user hash, never from a
 process's memory of authors: an account that turns private is private at once.

@@ -25,15 +25,16 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from api.streaming import MastodonStreams
 from socialsite.connection import get_redis, redis_url
 from socialsite.repository import client as redis_client
 from socialsite.repository import moderation
-from timeline.streaming import metrics as stream_metrics
-from timeline.streaming.app import QuietIncompleteResponses, RedactedTokens, StreamingApp
-from timeline.streaming.hub import Hub, redacted
-from timeline.streaming.limits import ConnectionLimits, StreamsPerAddress
-from timeline.streaming.live import REFRESH_SECONDS, LiveHome
-from timeline.streaming.mastodon import MastodonStreams
+from streaming import metrics as stream_metrics
+from streaming.hub import Hub, redacted
+from streaming.limits import ConnectionLimits, StreamsPerAddress
+from streaming.server import QuietIncompleteResponses, RedactedTokens, StreamingApp
+from streaming.twitter import TwitterStreams
+from timeline.live import REFRESH_SECONDS, LiveHome
 
 # Streams that have not ended this long after the stop signal (their clients stopped
 # reading, so the last chunk cannot go out) are cut.
@@ -182,11 +183,12 @@ class Command(BaseCommand):
             process=options["process_index"],
             processes=options["process_count"],
         )
-        app = StreamingApp(
-            hub, redis, live, max_streams=options["max_clients"], per_address=per_address
-        )
+        app = StreamingApp(hub, redis, max_streams=options["max_clients"], per_address=per_address)
         app.metrics = stream_metrics.StreamMetrics(hub, app)
-        app.serve_mastodon(MastodonStreams(app, live))
+        # The three products on one server, sharing its hub and limits.
+        TwitterStreams(app)
+        live.serve_on(app)
+        MastodonStreams(app, live.homes, live.refresh_seconds)
         return app, url
 
     def handle(self, *args, **options):

@@ -17,9 +17,9 @@ entity is made once per event for every Mastodon client, as Mastodon makes it (w
 viewer: ``favourited`` and ``reblogged`` false); each transport's framing of it once per
 format (one per kind of stream; per tag or list for a WebSocket's ``stream`` field).
 
-Every stream is a hub client (hub.py) with the filter of its timeline, held to the same
+Every stream is a hub client (streaming/hub.py) with the filter of its timeline, held to the same
 rules as the live pages: the user stream's filter is the live home page's
-(live.HomeFilter: blocks, mutes, the reply rule, a private account's statuses to its
+(streaming.home.HomeFilter: blocks, mutes, the reply rule, a private account's statuses to its
 followers only), the public ones leave out private statuses (the hub does, by the
 format), reposts, and authors the user blocks, is blocked by or mutes; suspended authors
 are left out by the hub. A token is checked when the stream starts and again when the
@@ -41,7 +41,6 @@ import contextlib
 import functools
 import json
 import logging
-import random
 
 from django.conf import settings
 from redis.exceptions import RedisError
@@ -60,13 +59,27 @@ from socialsite.repository import (
     oauth,
     users,
 )
-
-from . import filters
-from .app import parse_query, send_preflight, send_text
-from .filters import RequestError
-from .hub import Client, Format
+from streaming import filters
+from streaming.asgi import parse_query, send_preflight, send_text
+from streaming.filters import RequestError
+from streaming.hub import Client, Format
+from streaming.refresh import refresh_until_ended
 
 log = logging.getLogger(__name__)
+
+# The WebSocket's path, and the Server-Sent Events paths under it with the stream each
+# names.
+WEBSOCKET_PATH = "/api/v1/streaming"
+SSE_PATHS = {
+    f"{WEBSOCKET_PATH}/user": "user",
+    f"{WEBSOCKET_PATH}/user/notification": "user:notification",
+    f"{WEBSOCKET_PATH}/public": "public",
+    f"{WEBSOCKET_PATH}/public/local": "public:local",
+    f"{WEBSOCKET_PATH}/hashtag": "hashtag",
+    f"{WEBSOCKET_PATH}/hashtag/local": "hashtag:local",
+    f"{WEBSOCKET_PATH}/list": "list",
+    f"{WEBSOCKET_PATH}/direct": "direct",
+}
 
 # The scope each stream needs, as Mastodon's streaming server asks it (a token with
 # the top-level ``read`` has them all).
@@ -273,7 +286,7 @@ class PublicFilter:
 
 
 class ListFilter:
-    """A list's timeline: what the owner's home gets (live.HomeFilter) from its members."""
+    """A list's timeline: what the owner's home gets (home.HomeFilter) from its members."""
 
     def __init__(self, home, members):
         self.home = home
@@ -380,11 +393,17 @@ def request_token(scope, query):
 class MastodonStreams:
     """The Mastodon streams of a StreamingApp (``app``: its hub, limits and streams)."""
 
-    def __init__(self, app, live):
+    def __init__(self, app, homes, refresh_seconds):
         self.app = app
-        self.live = live
+        # The users' home filters (streaming.home.HomeFilters), shared with the live pages.
+        self.homes = homes
         self.redis = app.redis
-        self.refresh_seconds = live.refresh_seconds
+        self.refresh_seconds = refresh_seconds
+        app.add_route(f"{WEBSOCKET_PATH}/health", ("GET", "HEAD"), self.health)
+        for path, stream in SSE_PATHS.items():
+            app.add_route(path, ("GET", "OPTIONS"), functools.partial(self.sse, stream=stream))
+        app.add_websocket(WEBSOCKET_PATH, self.websocket)
+        app.answer_json_errors_under(WEBSOCKET_PATH)
 
     # --- who is asking ---
 
@@ -423,7 +442,7 @@ class MastodonStreams:
 
     async def _filter_for(self, request, user):
         if request.stream in HOME_STREAMS:
-            home = await self.live.filter_for(user)
+            home = await self.homes.filter_for(user.id)
             if request.stream == "user":
                 return home
             members = await asyncio.to_thread(self._list_members, user.id, request.list_id)
@@ -522,18 +541,12 @@ class MastodonStreams:
             task.cancel()
 
     async def _recheck(self, client, token, request, user):
-        while True:
-            period = self.refresh_seconds * random.uniform(0.8, 1.2)
-            try:
-                await asyncio.wait_for(client.refresh.wait(), period)
-            except TimeoutError:
-                pass
-            client.refresh.clear()
+        async def refresh():
             client.hidden_recently.clear()
             try:
                 if not await self.still_valid(token):
                     client.close()  # the writer ends the stream
-                    return
+                    return False
                 fresh = await self.filter_for(request, user)
                 if hasattr(fresh, "hide"):
                     fresh.hide(client.hidden_recently)
@@ -541,10 +554,13 @@ class MastodonStreams:
             except RequestError as error:
                 if error.status == 404:
                     client.close()  # the list is gone
-                    return
+                    return False
                 log.warning("Could not re-read the filter of @%s: %s", user.login, error)
             except Exception:
                 log.exception("Could not re-check the Mastodon stream of @%s", user.login)
+            return True
+
+        await refresh_until_ended(client, self.refresh_seconds, refresh)
 
     async def _send_notifications(self, client, user, after):
         while True:

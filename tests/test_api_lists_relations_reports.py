@@ -1,7 +1,7 @@
-"""The client API, part 2 (docs/api.md "## Part 2"): markers, lists, blocks, mutes,
-follow requests, reports, favourites. Mastodon.py against a live server for each
-group, direct HTTP for each error code and scope; every action through the pages' own
-repository functions."""
+"""The client API's markers, lists, blocks, mutes, follow requests, reports and
+favourites (docs/api.md): Mastodon.py against a live server for each group, direct HTTP
+for each error code and scope; every action through the pages' own repository
+functions."""
 
 import pytest
 from mastodon import Mastodon

@@ -28,11 +28,13 @@ from markupsafe import Markup
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
-from socialsite.repository import blocks, graph, users
+from socialsite.repository import users
+from streaming import filters, replay
+from streaming.asgi import first, parse_query, request_headers, send_preflight, send_text
+from streaming.home import HomeFilters
+from streaming.hub import Format
+from streaming.refresh import refresh_until_ended
 from timeline import jinja_helpers
-
-from . import filters
-from .hub import Format
 
 log = logging.getLogger(__name__)
 
@@ -145,38 +147,6 @@ class ServerSentEvents(Format):
         return f"event: {kind}\ndata: {json.dumps(payload)}\n\n".encode()
 
 
-class HomeFilter:
-    """Statuses by the user or by anyone they follow, as their home timeline has them:
-    not by those they do not get (blocked either way, muted), and a reply by someone
-    else only if the user follows, or is, the user it replies to (fan-out's rule,
-    deliver.lua). Deletions go through the same filter."""
-
-    def __init__(self, uid, following, hidden=()):
-        self.uid = uid
-        self.following = frozenset(following) | {uid}
-        hidden = frozenset(hidden) - {uid}
-        # The same set when nobody is hidden (the usual case): a live page's memory is
-        # mostly these sets.
-        self.uids = self.following - hidden if hidden else self.following
-
-    def hide(self, authors):
-        """Stop matching ``authors``' statuses (a block or mute made just now)."""
-        self.uids = self.uids - (frozenset(authors) - {self.uid})
-
-    def index_keys(self):
-        # Indexed under every author it gets (hub.py's ClientIndex): re-indexed when
-        # hide() or a refresh changes them.
-        return [(filters.INDEX_AUTHOR, self.uids)]
-
-    def __call__(self, event):
-        if event.uid not in self.uids:
-            return False
-        if str(event.status.get("repost_of_uid")) == str(self.uid):
-            return False  # one's own status reposted does not come back home
-        replied_to = event.replied_to
-        return replied_to is None or event.uid == self.uid or replied_to in self.following
-
-
 class LiveHome:
     """What the /live/home endpoint asks of the site: who is logged in, whom they
     follow, which page origins may read the stream, and statuses' markup."""
@@ -198,8 +168,9 @@ class LiveHome:
         self.site_port = site_port
         self.refresh_seconds = refresh_seconds
         self.format = ServerSentEvents(self.status_html)
-        # {user id: the one int object for it} (filter_for).
-        self.user_ids = {}
+        self.homes = HomeFilters(redis)
+        # The StreamingApp serving the live pages (serve_on).
+        self.app = None
         # Where prepare reads authors: events are handed out one at a time, so one
         # thread is all they can use.
         self.authors_executor = concurrent.futures.ThreadPoolExecutor(1, "stream-authors")
@@ -229,19 +200,131 @@ class LiveHome:
         return await asyncio.to_thread(lookup)
 
     async def filter_for(self, user):
-        """A HomeFilter for ``user``, with whom they follow and do not get now."""
+        """The HomeFilter of ``user`` (home.HomeFilters)."""
+        return await self.homes.filter_for(user.id)
 
-        def read():
-            # One int object per user id for all the pages of the process, not one per
-            # page that follows them: 200 follows cost 200 pointers, not 200 ints.
-            shared = self.user_ids
-            following = [
-                shared.setdefault(uid, uid) for uid in graph.following_ids(self.redis, user.id)
-            ]
-            return following, blocks.hidden_authors(self.redis, user.id)
+    def serve_on(self, app):
+        """Serve /live/home and /live/messages on ``app`` (a StreamingApp)."""
+        self.app = app
+        app.add_route("/live/home", ("GET", "OPTIONS"), self.live_home)
+        app.add_route("/live/messages", ("GET", "OPTIONS"), self.live_messages)
 
-        following, hidden = await asyncio.to_thread(read)
-        return HomeFilter(user.id, following, hidden)
+    # --- the streams ---
+
+    async def _live_user(self, scope, send):
+        """(user, session key, request headers, CORS headers) of a live page's stream
+        request, or None when it is answered here: a preflight (EventSource sends none,
+        but a browser may for a reconnection carrying Last-Event-ID: answered rather than
+        failed), or a request without a logged-in session (401)."""
+        headers = request_headers(scope)
+        cors = self.cors_headers(headers.get("origin"))
+        if scope["method"] == "OPTIONS":
+            await send_preflight(send, cors, b"Last-Event-ID, Cache-Control")
+            return None
+        session_key = self.session_key(headers.get("cookie"))
+        user = await self.authenticate(session_key)
+        if user is None:
+            await send_text(send, 401, "Log in to the site first: no logged-in session.", cors)
+            return None
+        return user, session_key, headers, cors
+
+    async def live_home(self, scope, receive, send):
+        """GET /live/home: the logged-in user's home timeline as Server-Sent Events."""
+        logged_in = await self._live_user(scope, send)
+        if logged_in is None:
+            return
+        user, session_key, headers, cors = logged_in
+        home = await self.filter_for(user)
+        # Where the page is: the browser's Last-Event-ID when it reconnects, else what
+        # live.js passes from the page itself (?last_event_id=). A malformed one is
+        # ignored (the stream starts from now), and said so in a comment.
+        given = headers.get("last-event-id")
+        if given is None:
+            given = first(parse_query(scope), "last_event_id")
+        ignored = None
+        try:
+            cursor, version = replay.parse_event_id(given)
+        except ValueError as error:
+            cursor, version, ignored = None, None, str(error)
+        format = self.format_for(user)
+
+        def live_client(*args):
+            return replay.LiveClient(*args, cursor=cursor, version=version)
+
+        async def catch_up(client):
+            if ignored is not None:
+                note = f": Last-Event-ID ignored: {ignored}\n\n".encode()
+                return [(None, note)]  # a comment: no event, no id
+            return await replay.live_replay(self, self.app.hub, user, client, format)
+
+        async def keep_up_to_date(client):
+            # Whom the user follows changes; so may the session (a logout elsewhere).
+            async def refresh():
+                client.hidden_recently.clear()
+                try:
+                    if await self.authenticate(session_key) is None:
+                        client.close()  # the writer ends the response
+                        return False
+                    fresh = await self.filter_for(user)
+                    # A block or mute that came while reading may be missing from
+                    # what was read: it stays applied (and the loop reads again).
+                    fresh.hide(client.hidden_recently)
+                    client.match = fresh
+                except Exception:
+                    # Redis away for a moment: keep the old list, try again later.
+                    log.exception("Could not refresh the live feed of @%s", user.login)
+                return True
+
+            await refresh_until_ended(client, self.refresh_seconds, refresh)
+
+        await self.app.stream(
+            scope,
+            receive,
+            send,
+            home,
+            f"@{user.login}",
+            format,
+            headers=cors,
+            background=keep_up_to_date,
+            user_id=user.id,
+            client_class=live_client,
+            replay=catch_up,
+        )
+
+    async def live_messages(self, scope, receive, send):
+        """GET /live/messages: the logged-in user's own events as Server-Sent Events (a
+        new direct message in one of their conversations, their unread counts) and no
+        statuses: a conversation's page (static/js/messages.js). No replay: the page
+        fetches what it missed when it connects again."""
+        logged_in = await self._live_user(scope, send)
+        if logged_in is None:
+            return
+        user, session_key, headers, cors = logged_in
+
+        async def keep_logged_in(client):
+            # A logout, a password change or a suspension ends the stream.
+            async def refresh():
+                try:
+                    if await self.authenticate(session_key) is None:
+                        client.close()
+                        return False
+                except Exception:
+                    log.exception("Could not check the session of @%s", user.login)
+                return True
+
+            await refresh_until_ended(client, self.refresh_seconds, refresh)
+
+        await self.app.stream(
+            scope,
+            receive,
+            send,
+            filters.NothingFilter(),
+            f"@{user.login} messages",
+            self.format_for(user),
+            headers=cors,
+            background=keep_logged_in,
+            user_id=user.id,
+        )
 
     # --- who may read the stream (CORS) ---
 
