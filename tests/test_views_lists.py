@@ -161,3 +161,20 @@ def test_names_are_escaped(r, as_bob, bob):
     lists.create_list(r, bob["id"], "<script>x</script>")
     page = html(as_bob.get("/lists/"))
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+
+
+def test_a_repost_on_a_list_shows_its_original_under_the_reposted_line(
+    r, as_bob, alice, bob, carol, friends
+):
+    """A repost on a list shows as on home and profile (the one status component): the
+    original's text under "↻ <reposter> reposted", never a blank row."""
+    from socialsite.repository import reposts
+
+    sid = post(r, carol, "words of carol, reposted")
+    reposts.repost(r, alice["id"], sid)
+    lists.remove_member(r, bob["id"], friends, alice["id"])
+    lists.add_member(r, bob["id"], friends, alice["id"])  # the repost copied in from her profile
+    page = html(as_bob.get(f"/lists/{friends}/"))
+    assert "words of carol, reposted" in page
+    assert re.search(r'class="reposted-by">.*<bdi>Alice[^<]*</bdi></a> reposted', page)
+    assert page.count('class="status"') == 1

@@ -33,7 +33,7 @@ import enum
 import time
 import unicodedata
 
-from . import eviction, fanout, keys, paging, scripts, statuses, users, visibility
+from . import eviction, fanout, keys, paging, reposts, scripts, statuses, users, visibility
 from .limits import (
     HOME_TIMELINE_SIZE,
     LIST_MEMBERS,
@@ -240,7 +240,15 @@ def list_page(
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.
     shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
-    page = paging.Page(shown, next_cursor, prev_cursor=ids[0] if ids else None)
+    if any("repost_of" in status for status in shown):
+        # A member's repost (copied in from their profile when they were added, or
+        # merged from a pulled member's) shows its original, as a profile shows it.
+        reposted = set()
+        page = reposts.with_originals(r, shown, next_cursor, uid, reposted)
+        reposts.mark_reposted(page.items, reposted)
+    else:
+        page = paging.Page(shown, next_cursor)
+    page.prev_cursor = ids[0] if ids else None
     shown = [authors[member] for member in member_ids if authors.get(member)]
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 

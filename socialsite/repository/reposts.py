@@ -340,16 +340,26 @@ def with_headers(r, found, next_cursor, through, reposted, viewer_id):
     return paging.Page(shown, next_cursor)
 
 
-def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_likes=None):
-    """A profile page's statuses with each repost replaced by its original under the
-    header "↻ <reposter> reposted" (one round trip more: the originals, and with a
-    ``viewer_id`` which of them the viewer reposted, added to ``reposted``, and which
-    they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals deleted or
-    hidden are left out)."""
+def shown_as_repost(repost, original, reposter):
+    """How a page shows ``repost`` (a repost's hash): its ``original`` (with its
+    author) under the header "↻ <reposter> reposted" (``reposted_by``, a user dict),
+    ``repost_id`` naming the repost itself (what a report about the reposter names)."""
+    return {**original, "reposted_by": reposter, "reposted_others": 0, "repost_id": repost["id"]}
+
+
+def with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_likes=None):
+    """A page's statuses (shown to ``viewer_id``: a profile, the public page, a list, the
+    report form) with each repost replaced by its original under the header
+    "↻ <reposter> reposted" (shown_as_repost). One round trip more: the originals, and
+    with a ``viewer_id`` which of them the viewer reposted, added to ``reposted``, and
+    which they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals
+    deleted, hidden from the viewer or no longer public are left out, and their reposts
+    with them."""
+    reposted = set() if reposted is None else reposted
     wanted = [original_of(s) for s in found if "repost_of" in s]
-    # The profile's owner was checked by the caller (visibility.statuses_visibility);
-    # the originals' authors (each repost names its original's) are asked about, for
-    # this viewer, with the originals.
+    # The caller decided the viewer may see the reposters (visibility.statuses_visibility,
+    # shown_statuses, or their deliveries); the originals' authors (each repost names
+    # its original's) are asked about, for this viewer, with the originals.
     owners = {status["uid"] for status in found}
     seen = visibility.Seen(
         viewer_id, {int(s["repost_of_uid"]) for s in found if "repost_of_uid" in s} - owners
@@ -365,7 +375,7 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             seen=seen,
         )
         reposted.update(sid for sid, score in zip(wanted, scores, strict=True) if score)
-    # The profile's and the originals' authors in one pipeline (often none: memory).
+    # The page's and the originals' authors in one pipeline (often none: memory).
     authors = users.get_authors(r, [s["uid"] for s in found] + [s["uid"] for s in read])
     originals = {
         status["id"]: status
@@ -381,7 +391,7 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             author = original["author"]
             if "private" in author and author["id"] != viewer_id:
                 continue  # no longer public: reposts of it are shown nowhere
-            status = {**original, "reposted_by": reposter, "reposted_others": 0}
+            status = shown_as_repost(status, original, reposter)
         else:
             status["author"] = authors.get(status["uid"])
         if status["author"]:
