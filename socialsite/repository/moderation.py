@@ -141,6 +141,27 @@ def statuses_of(r, uid, status_ids):
     return [sid for sid, score in zip(status_ids, pipe.execute(), strict=True) if score]
 
 
+def reportable_statuses(r, reporter_id, account, status_ids):
+    """Those of ``status_ids`` that are statuses of user dict ``account`` (read fresh)
+    and that ``reporter_id`` may see (visibility.statuses_visibility, as its profile
+    decides), in the order given: what a report may name. A status the reporter may
+    not see is left out as one that is not there, or someone else's: nothing tells
+    them apart. Two round trips: the relationship, the profile."""
+    if not _reporter_sees(r, reporter_id, account):
+        return []
+    return statuses_of(r, account["id"], status_ids)
+
+
+def _reporter_sees(r, reporter_id, account):
+    """Whether ``reporter_id`` may see the statuses of user dict ``account``: none of a
+    private account they do not follow, none when the account blocks them. One round
+    trip."""
+    rel = visibility.relationship(r, reporter_id, account["id"])
+    return (
+        visibility.statuses_visibility(reporter_id, account, rel) is visibility.Visibility.VISIBLE
+    )
+
+
 def report_form_statuses(r, reporter_id, account, ticked, count):
     """The statuses the report form offers ``reporter_id`` to tick about user dict
     ``account``: those of ``ticked`` (ids) that are the account's, then its newest
@@ -149,19 +170,15 @@ def report_form_statuses(r, reporter_id, account, ticked, count):
     (visibility.statuses_visibility, as its profile decides), and through
     visibility.shown_statuses like every list of statuses shown; a repost as its
     original under "reposted" (reposts.with_originals, as a profile shows it; its
-    ``repost_id`` is what the form ticks). Returns (statuses, the ticked ids that are
-    the account's, whether seen or not: the form may name them). Four round trips: the
-    ticked, the relationship, the ids, the statuses; one more for reposts' originals."""
+    ``repost_id`` is what the form ticks). Returns (statuses, the ticked ids the report
+    may name, as reportable_statuses gives them). Four round trips: the relationship, the ticked,
+    the ids, the statuses; one more for reposts' originals."""
     from . import timelines  # timelines imports this module's neighbours: read late
 
     uid = account["id"]
+    if not _reporter_sees(r, reporter_id, account):
+        return [], []
     ticked = statuses_of(r, uid, ticked)
-    rel = visibility.relationship(r, reporter_id, uid)
-    if (
-        visibility.statuses_visibility(reporter_id, account, rel)
-        is not visibility.Visibility.VISIBLE
-    ):
-        return [], ticked
     newest = timelines.profile_ids(r, uid, count)
     found = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
     shown = visibility.shown_statuses(r, reporter_id, found, checked={uid})
