@@ -365,8 +365,8 @@ def shown_as_repost(repost, original, reposter):
 
 
 def with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_likes=None):
-    """A page's statuses (shown to ``viewer_id``: a profile, the public page, a list, the
-    report form) with each repost replaced by its original under the header
+    """A page's statuses (shown to ``viewer_id``: a profile, the public page, the report
+    form) with each repost replaced by its original under the header
     "↻ <reposter> reposted" (shown_as_repost). One round trip more: the originals, and
     with a ``viewer_id`` which of them the viewer reposted, added to ``reposted``, and
     which they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals
