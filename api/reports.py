@@ -41,7 +41,7 @@ def report(request):
     form_data.update({"reason": CATEGORIES.get(category, category),
                       "comment": str(params.get("comment", ""))})  # fmt: skip
     form_data.setlist("status", get_list(params, "status_ids"))
-    form = ReportForm(account, form_data)
+    form = ReportForm(account, request.user.id, form_data)
     if not form.is_valid():
         problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
         return error(422, f"Validation failed: {problems}")

@@ -13,7 +13,6 @@ from django.views.decorators.csrf import csrf_exempt
 from media import attachments, pictures
 from socialsite.connection import get_redis
 from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
-from socialsite.repository import users as users_repo
 from timeline.forms import StatusForm
 
 from . import direct, entities, paging
@@ -183,10 +182,8 @@ def _delete(request, status_id):
     status = visible_status(r, request.user.id, sid)
     entity = status_entity(request, status)
     result = statuses.delete_status(r, request.user.id, sid)
-    if result is statuses.DeleteResult.NOT_FOUND:
-        raise Http404
-    if result is statuses.DeleteResult.NOT_OWNER:
-        return error(403, "This action is not allowed: you can only delete your own statuses")
+    if result is not statuses.DeleteResult.DELETED:
+        raise Http404  # someone else's too: as Mastodon, one deletes among one's own
     pictures.delete_unused(r)  # its images' files, which the deletion listed
     entity["text"] = str(status.get("message") or "")
     return json_response(entity)
@@ -203,9 +200,7 @@ def context(request, status_id):
     if thread is None:
         raise Http404
     author, rel = visibility.author_and_relationship(r, viewer, thread.status["uid"])
-    if author is None or users_repo.is_hidden(author):
-        raise Http404
-    if visibility.statuses_visibility(viewer, author, rel) is not visibility.Visibility.VISIBLE:
+    if not visibility.sees_statuses_of(viewer, author, rel):
         raise Http404
     base = entities.site_base(request)
     liked = thread.liked
@@ -226,14 +221,15 @@ def context(request, status_id):
 
 
 def _refusal(result):
+    """The answer to a like's or repost's refusal, as Mastodon's: a status the caller
+    may not see is "Record not found", as one that is not there (404); one they see
+    and may not act on (a private account's, seen by a follower, reblogged) 403."""
     if result in (likes.LikeResult.NOT_FOUND, reposts.RepostResult.NOT_FOUND):
         raise Http404
     if result in (likes.LikeResult.BLOCKED, reposts.RepostResult.BLOCKED):
-        raise Http404  # as Mastodon: a status across a block is not there
-    if result is likes.LikeResult.PROTECTED:
-        raise Http404
+        raise Http404  # the caller blocks the author: as a status across a block, not there
     if result is reposts.RepostResult.NOT_PUBLIC:
-        return error(422, "Validation failed: this status is not public: it cannot be reblogged")
+        return error(403, "This action is not allowed: the status is not public")
     return None
 
 

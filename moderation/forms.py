@@ -23,7 +23,9 @@ def parse_ids(values, what="status"):
 class ReportForm(forms.Form):
     """A report about an account: a reason, a comment, and (as ``status`` fields, one
     per status, written out by the template) the statuses it is about, which must all
-    be the account's."""
+    be the account's, and statuses the reporter ``reporter_id`` may see
+    (moderation.reportable_statuses: one they may not see is refused word for word as
+    one that is not there)."""
 
     reason = forms.ChoiceField(
         label="What is wrong?",
@@ -38,8 +40,9 @@ class ReportForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
     )
 
-    def __init__(self, account, *args, **kwargs):
+    def __init__(self, account, reporter_id, *args, **kwargs):
         self.account = account
+        self.reporter_id = reporter_id
         self.status_ids = []
         super().__init__(*args, **kwargs)
 
@@ -61,7 +64,7 @@ class ReportForm(forms.Form):
                 None, f"A report names at most {REPORT_STATUSES_MAX} statuses; this one {len(ids)}."
             )
             return cleaned
-        theirs = moderation.statuses_of(get_redis(), self.account["id"], ids)
+        theirs = moderation.reportable_statuses(get_redis(), self.reporter_id, self.account, ids)
         unknown = [str(sid) for sid in ids if sid not in theirs]
         if unknown:
             self.add_error(

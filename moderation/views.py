@@ -66,7 +66,7 @@ def _report_refused(request, counted, login):
     """429 for a report over the reports throttle: the form again, with what was typed
     and the reason it was not sent."""
     account = _visible_account_or_404(login)
-    form = ReportForm(account, request.POST)
+    form = ReportForm(account, request.user.id, request.POST)
     form.is_valid()
     form.add_error(None, counted.message)
     context = _report_context(get_redis(), request.user.id, account, form, form.posted_status_ids())
@@ -83,7 +83,7 @@ def report(request, login):
     if account["id"] == request.user.id:
         raise BadRequest("You cannot report yourself.")
     r = get_redis()
-    form = ReportForm(account, request.POST or None)
+    form = ReportForm(account, request.user.id, request.POST or None)
     if request.method == "POST":
         if form.is_valid():
             moderation.file_report(

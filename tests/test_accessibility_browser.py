@@ -460,9 +460,10 @@ ERROR_PAGES = [
     pytest.param("alice", "/?before=x", 400, id="400-malformed-link-logged-in"),
     pytest.param(None, "/accounts/logout/", 405, id="405-get-a-form-action"),
     pytest.param("alice", "/accounts/logout/", 405, id="405-get-a-form-action-logged-in"),
-    pytest.param(None, lambda s: f"/@carol/{s['private']}/", 403, id="403-private-status"),
+    # A status the reader may not see is not there, as one never posted (Mastodon's 404).
+    pytest.param(None, lambda s: f"/@carol/{s['private']}/", 404, id="404-private-status"),
     pytest.param("erin", "/@alice/", 403, id="403-blocked"),
-    pytest.param("alice", delete_someone_elses_status, 403, id="403-not-your-status"),
+    pytest.param("alice", delete_someone_elses_status, 404, id="404-not-your-status"),
     pytest.param(None, log_in_without_the_csrf_cookie, 403, id="403-csrf"),
     pytest.param(None, search_twice, 429, id="429-search"),
     pytest.param("alice", search_twice, 429, id="429-search-logged-in"),

@@ -5,6 +5,7 @@ the pages refuse, the API refuses ("Record not found")."""
 
 import io
 import json
+import re
 
 import pytest
 from django.test.client import BOUNDARY, MULTIPART_CONTENT, encode_multipart
@@ -205,7 +206,9 @@ def test_hidden_statuses_are_404_as_the_pages_refuse_them(r, client, alice, bob,
 def test_only_the_author_deletes_a_status(r, client, alice, bob, token):
     sid = post(r, alice, "Mine to delete")
     response = client.delete(f"/api/v1/statuses/{sid}", **bearer(token(bob)))
-    assert response.status_code == 403
+    # As Mastodon: one deletes among one's own statuses; another's is not there.
+    missing = client.delete("/api/v1/statuses/999999", **bearer(token(bob)))
+    assert (response.status_code, response.json()) == (404, missing.json())
     deleted = client.delete(f"/api/v1/statuses/{sid}", **bearer(token(alice)))
     assert deleted.status_code == 200 and deleted.json()["text"] == "Mine to delete"
     assert client.get(f"/api/v1/statuses/{sid}", **bearer(token(alice))).status_code == 404
@@ -217,7 +220,51 @@ def test_a_private_accounts_status_cannot_be_reblogged(r, client, alice, bob, to
     privacy.approve(r, alice["id"], bob["id"])
     sid = post(r, alice, "Followers only")
     response = client.post(f"/api/v1/statuses/{sid}/reblog", **bearer(token(bob)))
-    assert response.status_code == 422
+    # Seen by an approved follower, and not public: Mastodon's 403 (StatusPolicy#reblog?).
+    assert response.status_code == 403
+    assert response.json() == {"error": "This action is not allowed: the status is not public"}
+
+
+def test_a_status_the_caller_may_not_see_answers_as_a_missing_one(
+    r, client, alice, bob, carol, token, settings
+):
+    """Every endpoint taking a status id answers a status the caller may not see (a
+    private account's they do not follow, one whose author blocks them) exactly as one
+    that is not there, code and body: Mastodon's 404 "Record not found"."""
+    settings.THROTTLES = {name: (1000, 3600) for name in settings.THROTTLES}
+    r.set(keys.STATUS_IDS, 70_000)  # ids no page shows by chance, to be told apart
+    protected = post(r, alice, "followers only")
+    privacy.set_private(r, alice["id"], True)
+    across_a_block = post(r, carol, "not for bob")
+    blocks.block(r, carol["id"], bob["id"])
+    headers = bearer(token(bob))
+
+    def answers(sid, account):
+        calls = [
+            ("get", "/api/v1/statuses/{}", None),
+            ("get", "/api/v1/statuses/{}/context", None),
+            ("get", "/api/v1/statuses/{}/favourited_by", None),
+            ("get", "/api/v1/statuses/{}/reblogged_by", None),
+            ("post", "/api/v1/statuses/{}/favourite", None),
+            ("post", "/api/v1/statuses/{}/unfavourite", None),
+            ("post", "/api/v1/statuses/{}/reblog", None),
+            ("post", "/api/v1/statuses/{}/unreblog", None),
+            ("delete", "/api/v1/statuses/{}", None),
+            ("post", "/api/v1/statuses", {"status": "a reply", "in_reply_to_id": sid}),
+            ("post", "/api/v1/reports", {"account_id": account["id"], "status_ids[]": [sid]}),
+        ]
+        found = []
+        for method, url, data in calls:
+            response = getattr(client, method)(url.format(sid), data or {}, **headers)
+            said = re.sub(rb"\b%d\b" % sid, b"ID", response.content)
+            found.append((method, url, response.status_code, said))
+        return found
+
+    for sid, author in ((protected, alice), (across_a_block, carol)):
+        assert answers(sid, author) == answers(999_999, author)
+    assert moderation.open_reports_page(r).items == []
+    assert likes.like_count(r, protected) == reposts.repost_count(r, protected) == 0
+    assert statuses.get_status(r, across_a_block) is not None
 
 
 def test_paging_parameters_are_checked_and_link_keeps_the_others(r, client, alice, token):

@@ -46,7 +46,7 @@ from socialsite.repository import (
 from socialsite_dev.streams import StreamConnection
 from streaming import replay
 from streaming.filters import StatusEvent
-from tests.support.helpers import log_in, make_user, post
+from tests.support.helpers import answer_of, log_in, make_user, post
 
 PRIVATE_MARK = "zqprivmark"
 SUSPENDED_MARK = "zqsuspmark"
@@ -167,6 +167,17 @@ def scenario(r):
         r, uid["pub"], [people["follower"]], f"{DIRECT_MARK} #shared @outsider", "d" * 22
     )
     sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
+    # Who of READERS may see each status (the rest may not, and must find it not there).
+    private = {"follower"}
+    seen_by = {
+        hello: set(READERS),
+        before: private,
+        secret: private,
+        private_reply: private,
+        doomed: set(),
+        suspended_reply: set(),
+        public: set(READERS) - {"blocked"},
+    }
     # The message as the client API names it (a direct "status"), and one not there.
     direct_ids = [f"dm-{sent.cid}-{sent.mid}", f"dm-{sent.cid}-{sent.mid + 1}"]
     client_id, _ = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
@@ -198,6 +209,7 @@ def scenario(r):
             "client_id": [client_id, "no-such-app"],
         },
         "sids": sids,
+        "seen_by": seen_by,
         "hello": hello,
         "marked": [secret, doomed],
         "conversation": sent.cid,
@@ -261,6 +273,46 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
     assert DIRECT_MARK in api_follower.get("/api/v1/conversations").content.decode()
     message_url = f"/api/v1/statuses/{values['status_id'][-2]}"
     assert DIRECT_MARK in api_follower.get(message_url).content.decode()
+    assert not problems, "\n".join(problems)
+
+
+# A status id that names nothing.
+MADE_UP_ID = 424242
+
+
+def test_a_status_the_reader_may_not_see_answers_as_a_missing_one(scenario, settings):
+    """Every URL of the URLconf that takes a status id, and the report form ticking one,
+    answers a status the reader may not see exactly as a made-up id: the same code and
+    the same words (answer_of), so that nothing tells a protected status from a missing
+    one (Mastodon answers 404 to both)."""
+    settings.THROTTLES = {name: (100_000, 3600) for name in settings.THROTTLES}
+    values = scenario["values"]
+    routes = [(route, name) for route, name, _ in patterns() if "<int:status_id>" in route
+              or "<str:status_id>" in route]  # fmt: skip
+    assert len(routes) >= 10, "the URLconf was not walked"
+    login_of = dict((sid, login) for login, sid in values["status"])
+
+    def urls_for(sid, login):
+        chosen = {**values, "status": [(login, sid)], "status_id": [sid]}
+        found = [url for route, _ in routes for url in fill(route, chosen)]
+        return [*found, f"/@{login}/report/?status={sid}"]
+
+    problems = []
+    compared = 0
+    for reader in READERS:
+        client = reader_client(reader, scenario["people"])
+        client.get("/")  # a welcome message, shown once
+        for sid, seen_by in scenario["seen_by"].items():
+            if reader in seen_by:
+                continue
+            login = login_of[sid]
+            hidden = urls_for(sid, login)
+            missing = urls_for(MADE_UP_ID, login)
+            for url, made_up in zip(hidden, missing, strict=True):
+                compared += 1
+                if answer_of(client.get(url)) != answer_of(client.get(made_up)):
+                    problems.append(f"{reader}: GET {url} answers unlike GET {made_up}")
+    assert compared >= 100, "too few statuses compared"
     assert not problems, "\n".join(problems)
 
 

@@ -224,6 +224,23 @@ def test_seen_is_noted_on_an_api_tokens_read(r):
     assert r.zscore(keys.seen(uid), uid) == eviction.seen_day()
 
 
+def test_a_rebuilt_list_holds_its_members_statuses_not_their_reposts(r):
+    """A list holds no reposts (the fan-out delivers none to lists): rebuilding an
+    evicted home's lists copies none in from the members' profiles either."""
+    author, other, reader = users_named(r, "author", "other", "reader")
+    graph.follow(r, reader, author)
+    _, lid = lists.create_list(r, reader, "l")
+    lists.add_member(r, reader, lid, author)
+    sid = statuses.post_status(r, author, "own")
+    reposts.repost(r, author, statuses.post_status(r, other, "reposted"))
+    worker.work_until_idle(r)
+    assert lists.list_ids_of(r, reader, lid) == [sid]
+    eviction.note_seen(r, reader, time.time() - 2 * MONTH)
+    eviction.sweep(r, MONTH)
+    timelines.home_page(r, reader)  # the first page back rebuilds the home and its lists
+    assert lists.list_ids_of(r, reader, lid) == [sid]
+
+
 def test_list_page_and_live_replay_rebuild_too(r):
     author, reader = users_named(r, "author", "reader")
     graph.follow(r, reader, author)

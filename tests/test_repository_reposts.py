@@ -93,12 +93,17 @@ def test_the_author_is_notified_and_the_notification_goes_with_the_undo(r, alice
 def test_a_status_that_is_not_public_or_gone_or_blocked_is_refused(r, alice, bob, carol):
     sid = statuses.post_status(r, alice["id"], "soon private")
     privacy.set_private(r, alice["id"], True)
+    # Not seen (bob does not follow her): as if it were not there.
+    assert reposts.repost(r, bob["id"], sid)[0] is RepostResult.NOT_FOUND
+    graph.follow(r, bob["id"], alice["id"])
+    privacy.approve(r, alice["id"], bob["id"])
     assert reposts.repost(r, bob["id"], sid)[0] is RepostResult.NOT_PUBLIC
+    graph.unfollow(r, bob["id"], alice["id"])
     privacy.set_private(r, alice["id"], False)
     blocks.block(r, alice["id"], bob["id"])
-    assert reposts.repost(r, bob["id"], sid)[0] is RepostResult.BLOCKED
+    assert reposts.repost(r, bob["id"], sid)[0] is RepostResult.NOT_FOUND  # she blocks him
     blocks.block(r, carol["id"], alice["id"])
-    assert reposts.repost(r, carol["id"], sid)[0] is RepostResult.BLOCKED
+    assert reposts.repost(r, carol["id"], sid)[0] is RepostResult.BLOCKED  # carol blocks her
     statuses.delete_status(r, alice["id"], sid)
     assert reposts.repost(r, bob["id"], sid)[0] is RepostResult.NOT_FOUND
     assert reposts.repost(r, bob["id"], 999_999)[0] is RepostResult.NOT_FOUND

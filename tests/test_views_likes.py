@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from socialsite.repository import blocks, graph, likes, moderation, privacy
-from tests.support.helpers import csrf_token, log_in, make_user, post
+from tests.support.helpers import answer_of, csrf_token, log_in, make_user, post
 
 
 def html_of(response):
@@ -120,18 +120,26 @@ def test_refusals_are_readable_4xx(r, alice, bob, carol, bob_client):
         # No such status.
         response = bob_client.post(f"/statuses/999999/{action}/")
         assert response.status_code == 404 and "no such status" in html_of(response)
+    # A status bob may not see is answered as one that is not there, word for word.
+    missing = {
+        action: answer_of(bob_client.post(f"/statuses/999999/{action}/"))
+        for action in ("like", "unlike")
+    }
+    missing_likes = answer_of(bob_client.get("/@alice/999999/likes/"))
     blocks.block(r, alice["id"], bob["id"])
-    response = bob_client.post(f"/statuses/{sid}/like/")
-    assert response.status_code == 403 and "one of you blocks the other" in html_of(response)
-    assert bob_client.get(f"/@alice/{sid}/likes/").status_code == 403
+    for action in ("like", "unlike"):
+        assert answer_of(bob_client.post(f"/statuses/{sid}/{action}/")) == missing[action]
+    assert answer_of(bob_client.get(f"/@alice/{sid}/likes/")) == missing_likes
     blocks.unblock(r, alice["id"], bob["id"])
     blocks.block(r, bob["id"], alice["id"])
-    assert bob_client.post(f"/statuses/{sid}/like/").status_code == 403
+    response = bob_client.post(f"/statuses/{sid}/like/")
+    assert response.status_code == 403 and "you block its author" in html_of(response)
+    assert bob_client.get(f"/@alice/{sid}/likes/").status_code == 200  # he sees it
     blocks.unblock(r, bob["id"], alice["id"])
     privacy.set_private(r, alice["id"], True)
-    response = bob_client.post(f"/statuses/{sid}/like/")
-    assert response.status_code == 403 and "protected" in html_of(response)
-    assert bob_client.get(f"/@alice/{sid}/likes/").status_code == 403
+    for action in ("like", "unlike"):
+        assert answer_of(bob_client.post(f"/statuses/{sid}/{action}/")) == missing[action]
+    assert answer_of(bob_client.get(f"/@alice/{sid}/likes/")) == missing_likes
     assert bob_client.get("/@alice/likes/").status_code == 403
     privacy.set_private(r, alice["id"], False)
     moderation.suspend(r, alice["id"], reason="spam")

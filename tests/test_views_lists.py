@@ -161,3 +161,24 @@ def test_names_are_escaped(r, as_bob, bob):
     lists.create_list(r, bob["id"], "<script>x</script>")
     page = html(as_bob.get("/lists/"))
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;" in page
+
+
+def test_a_list_holds_its_members_statuses_never_a_blank_row_for_a_repost(
+    r, as_bob, alice, bob, carol, friends
+):
+    """A list holds its members' own statuses, not their reposts (the fan-out delivers
+    none to lists): adding a member who reposted copies no repost in, and a repost that
+    an older fill copied in is not shown as a row without text."""
+    from socialsite.repository import keys, reposts
+
+    original = post(r, carol, "words of carol")
+    own = post(r, alice, "words of alice")
+    reposts.repost(r, alice["id"], original)
+    rid = reposts.repost_id(r, alice["id"], original)
+    lists.remove_member(r, bob["id"], friends, alice["id"])
+    lists.add_member(r, bob["id"], friends, alice["id"])
+    assert lists.list_ids_of(r, bob["id"], friends) == [own]
+    r.sadd(keys.list_timeline(bob["id"], friends), rid)  # as an older fill copied it
+    page = html(as_bob.get(f"/lists/{friends}/"))
+    assert re.findall(r'data-status-id="(\d+)"', page) == [str(own)]
+    assert "words of carol" not in page and "reposted" not in page

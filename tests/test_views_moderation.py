@@ -7,7 +7,7 @@ import re
 import pytest
 from django.test import Client
 
-from socialsite.repository import graph, moderation, statuses, users
+from socialsite.repository import graph, moderation, reposts, statuses, users
 from tests.support.helpers import PASSWORD, log_in, make_user, post
 
 SUSPENDED_LOGIN_ERROR = "This account is suspended"
@@ -55,6 +55,27 @@ def test_the_report_form_offers_the_accounts_statuses_and_ticks_the_one_named(
     for reason in moderation.REASONS:
         assert f'value="{reason}"' in html
     assert 'name="comment"' in html
+
+
+def test_the_report_form_shows_a_repost_as_pages_do_and_names_the_repost(
+    r, client, alice, bob, carol
+):
+    """A repost is offered as every timeline shows it: the original's words under
+    "↻ <reposter> reposted", never an empty checkbox; ticking it reports the repost."""
+    original = post(r, carol, "words of carol")
+    reposts.repost(r, alice["id"], original)
+    rid = reposts.repost_id(r, alice["id"], original)
+    log_in(client, "bob")
+    html = html_of(client.get(f"/@alice/report/?status={rid}"))
+    assert f'name="status" value="{rid}" checked>' in html
+    assert re.search(
+        rf'value="{rid}" checked>\s*<span class="reposted-by">.*Alice Liddell</bdi></a> '
+        r'reposted</span>\s*<span class="message">words of carol</span>',
+        html,
+    )
+    response = client.post("/@alice/report/", {"reason": "spam", "status": [str(rid)]})
+    assert response.status_code == 302
+    assert open_reports(r)[0]["status_ids"] == [rid]
 
 
 def test_reporting_needs_a_login(client, alice):
@@ -207,6 +228,25 @@ def test_the_queue_shows_open_reports_with_their_statuses(r, mod, alice, bob):
     assert "please look" in html
     assert "reported by @bob" in html
     assert 'name="action" value="suspend"' in html
+
+
+def test_the_queue_shows_a_reported_repost_as_pages_do_and_can_undo_it(r, mod, alice, bob, carol):
+    original = post(r, carol, "words of carol")
+    reposts.repost(r, alice["id"], original)
+    rid = reposts.repost_id(r, alice["id"], original)
+    report = moderation.file_report(r, bob, alice, "spam", "", [rid])
+    client = as_user("mod")
+    html = html_of(client.get("/moderation/"))
+    assert re.search(r'class="reposted-by">.*Alice Liddell</bdi></a> reposted</p>', html)
+    assert '<p class="message">words of carol</p>' in html
+    response = client.post(
+        f"/moderation/reports/{report}/",
+        {"action": "delete-status", "status": str(rid), "reason": "spam"},
+    )
+    assert response.status_code == 302
+    assert not reposts.has_reposted(r, alice["id"], original)
+    assert statuses.get_status(r, original) is not None  # the original stays
+    assert open_reports(r) == []
 
 
 def test_dismissing(r, mod, alice, bob):

@@ -8,8 +8,19 @@ import re
 import pytest
 from django.test import Client
 
-from socialsite.repository import graph, keys, likes, reposts, statuses, timelines, users, worker
-from tests.support.helpers import log_in, make_user, post
+from socialsite.repository import (
+    blocks,
+    graph,
+    keys,
+    likes,
+    privacy,
+    reposts,
+    statuses,
+    timelines,
+    users,
+    worker,
+)
+from tests.support.helpers import answer_of, csrf_token, log_in, make_user, post
 
 LANDING_TEXT = "Short posts from the people you follow"
 # The message of a 400, escaped as templates escape it (Jinja2 writes ' as &#39;).
@@ -478,8 +489,9 @@ def test_it_checks_the_owner_before_deleting(r, alice_client, alice, bob):
     graph.follow(r, alice["id"], bob["id"])
     sid = post(r, bob, "bob's own")
     response = alice_client.post(f"/statuses/{sid}/delete/")
-    assert response.status_code == 403
-    assert "You can only delete your own statuses." in html_of(response)
+    # As Mastodon: one deletes among one's own statuses; another's is not there.
+    assert response.status_code == 404
+    assert "There is no such status." in html_of(response)
     assert statuses.get_status(r, sid)["message"] == "bob's own"
     assert timelines.profile_ids(r, bob["id"]) == [sid]
     assert timelines.home_ids(r, alice["id"]) == [sid]
@@ -852,6 +864,53 @@ def test_status_page_of_an_unknown_id_answers_404(client, alice):
     response = client.get("/@alice/424242/")
     assert response.status_code == 404
     assert "There is no such status." in html_of(response)
+
+
+def test_a_status_the_reader_may_not_see_answers_as_a_missing_one(
+    r, client, alice, bob, carol, settings
+):
+    """Every page and action taking a status id answers a status the reader may not see
+    (a private account's they do not follow, one whose author blocks them) exactly as
+    one that is not there: the same code, the same words, the same place sent back to.
+    Mastodon answers 404 to all."""
+    settings.THROTTLES = {name: (1000, 3600) for name in settings.THROTTLES}
+    r.set(keys.STATUS_IDS, 70_000)  # ids no page shows by chance, to be told apart
+    protected = post(r, alice, "followers only")
+    privacy.set_private(r, alice["id"], True)
+    across_a_block = post(r, carol, "not for bob")
+    blocks.block(r, carol["id"], bob["id"])
+    log_in(client, "bob")
+    client.get("/")  # the welcome message, shown once
+    token = {"csrfmiddlewaretoken": csrf_token(client.get("/"))}
+
+    def said(response, sid):
+        """The answer, and for a redirect where it leads and what it says there."""
+        if response.status_code == 302:
+            shown = client.get(response["Location"]).content.decode()
+            flashed = re.findall(r'<li class="message[^"]*">([^<]*)</li>', shown)
+            answer = (302, response["Location"], flashed)
+        else:
+            answer = answer_of(response)
+        return re.sub(rf"\b{sid}\b", "ID", repr(answer))
+
+    def answers(sid, login):
+        gets = [f"/@{login}/{sid}/", f"/@{login}/{sid}/likes/", f"/@{login}/{sid}/reposts/",
+                f"/@{login}/report/?status={sid}"]  # fmt: skip
+        posts = [
+            (f"/statuses/{sid}/{action}/", {"next": "/"})
+            for action in ("like", "unlike", "repost", "unrepost", "delete")
+        ] + [
+            ("/statuses/", {"message": "a reply", "in_reply_to": sid, "next": "/"}),
+            (f"/@{login}/report/", {"reason": "spam", "status": sid}),
+        ]
+        found = [said(client.get(url), sid) for url in gets]
+        found += [said(client.post(url, {**data, **token}), sid) for url, data in posts]
+        return found
+
+    for sid, login in ((protected, "alice"), (across_a_block, "carol")):
+        assert answers(sid, login) == answers(999_999, login)
+    assert likes.like_count(r, protected) == reposts.repost_count(r, protected) == 0
+    assert statuses.get_status(r, across_a_block) is not None
 
 
 def test_status_page_deletion_returns_to_the_profile(r, alice_client, alice):

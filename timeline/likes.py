@@ -4,7 +4,6 @@ checks, one repository call, a response (see views.py)."""
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -15,7 +14,7 @@ from socialsite.redirects import redirect_to_next
 from socialsite.repository import likes, visibility
 from socialsite.throttling import throttle
 
-from .views import _cursor, _user_or_404
+from .views import _cursor, _user_or_404, no_such_status
 
 LIKE_MESSAGES = {
     likes.LikeResult.LIKED: (messages.SUCCESS, "You like this status."),
@@ -26,16 +25,11 @@ LIKE_MESSAGES = {
 
 
 def _refuse(refusal):
-    """The readable 4xx of a status the viewer may not see (likes.REFUSALS)."""
+    """The readable 4xx of a refusal (likes.REFUSALS): a status the viewer may not see
+    is answered as one that is not there (no_such_status)."""
     if refusal is likes.LikeResult.BLOCKED:
-        raise PermissionDenied(
-            "You cannot like or unlike this status: one of you blocks the other."
-        )
-    if refusal is likes.LikeResult.PROTECTED:
-        raise PermissionDenied(
-            "This status is protected: its author's account is private, and you do not follow it."
-        )
-    raise Http404("There is no such status: it was deleted, or never existed.")
+        raise PermissionDenied("You cannot like or unlike this status: you block its author.")
+    raise no_such_status()
 
 
 def _act(request, status_id, act):
@@ -71,15 +65,9 @@ def status_likes(request, login, status_id):
     before = _cursor(request)
     r = get_redis()
     status, refused = likes.status_for_viewer(r, request.user.id, status_id)
-    if refused is likes.LikeResult.NOT_FOUND or (
-        status is not None and status["author"]["login"].lower() != login.lower()
-    ):
-        raise Http404("There is no such status.")
-    if refused:
-        author = _user_or_404(login)
-        seen = "blocked" if refused is likes.LikeResult.BLOCKED else "protected"
-        context = {"profile": author, "seen": seen}
-        return render(request, "timeline/status_hidden.html", context, status=403)
+    # BLOCKED: the viewer blocks the author, and sees the status (and who likes it).
+    if status is None or status["author"]["login"].lower() != login.lower():
+        raise no_such_status()
     page = likes.likers_page(r, status["id"], before=before, count=settings.TIMELINE_PAGE_SIZE)
     return render(request, "timeline/status_likes.html", {"status": status, "page": page})
 

@@ -81,6 +81,18 @@ def _user_or_404(login):
     return user
 
 
+# What a page taking a status id answers for one that is not there.
+NO_SUCH_STATUS = "There is no such status."
+
+
+def no_such_status():
+    """The 404 of a status id that names nothing the viewer may see: deleted, never
+    posted, or one they may not see (a private account's they do not follow, one whose
+    author blocks them, a suspended author's). All alike, word for word, so that no page
+    tells a protected status from a missing one (Mastodon answers 404 to all)."""
+    return Http404(NO_SUCH_STATUS)
+
+
 def new_posting_key():
     """A fresh key for one showing of the status form: the same form sent twice (a
     retry after an error, a double click) posts once (statuses.post_status)."""
@@ -268,10 +280,9 @@ def post_status(request):
 @login_required
 def delete_status(request, status_id):
     result = statuses.delete_status(get_redis(), request.user.id, status_id)
-    if result is statuses.DeleteResult.NOT_FOUND:
-        raise Http404("There is no such status.")
-    if result is statuses.DeleteResult.NOT_OWNER:
-        raise PermissionDenied("You can only delete your own statuses.")
+    if result is not statuses.DeleteResult.DELETED:
+        # Someone else's status, too: as Mastodon, one deletes among one's own.
+        raise no_such_status()
     # Its images' files, which the deletion listed (statuses.media_names).
     pictures.delete_unused(get_redis())
     messages.success(request, "Your status is deleted.")
@@ -365,13 +376,7 @@ def status_detail(request, login, status_id):
     after = _cursor(request, "after")
     thread = conversations.thread(get_redis(), status_id, request.user.id, after=after)
     if thread is None or thread.status["login"].lower() != login.lower():
-        raise Http404("There is no such status.")
-    if thread.status.get("repost_of"):
-        # A repost's own id: its page is the original's.
-        original = statuses.locate(get_redis(), thread.status["repost_of"])
-        if original is None:
-            raise Http404("The reposted status was deleted.")
-        return redirect("status_detail", original["login"], original["id"])
+        raise no_such_status()
     r = get_redis()
     viewer = request.user
     # The author read fresh (the thread's authors may come from memory): whether the
@@ -379,14 +384,16 @@ def status_detail(request, login, status_id):
     author, rel, reposted = visibility.author_relationship_and_repost(
         r, viewer.id, thread.status["uid"], thread.status["id"]
     )
-    if author is None or users.is_hidden(author):
-        raise Http404("There is no such status.")
+    if not visibility.sees_statuses_of(viewer.id, author, rel):
+        raise no_such_status()
+    if thread.status.get("repost_of"):
+        # A repost's own id: its page is the original's (which decides who sees it).
+        original = statuses.locate(r, thread.status["repost_of"])
+        if original is None:
+            raise no_such_status()
+        return redirect("status_detail", original["login"], original["id"])
     if reposted:
         thread.status["viewer_reposted"] = True
-    seen = visibility.statuses_visibility(viewer.id, author, rel)
-    if seen is not visibility.Visibility.VISIBLE:
-        context = {"profile": author, "seen": seen.value}
-        return render(request, "timeline/status_hidden.html", context, status=403)
     form = None
     if viewer.is_authenticated:
         draft = request.session.get(DRAFT_SESSION_KEY)
@@ -535,13 +542,15 @@ def _repost_action(request, status_id, act):
     if isinstance(result, tuple):
         result = result[0]
     if result is reposts.RepostResult.NOT_FOUND:
-        raise Http404("There is no such status: it was deleted, or never existed.")
+        raise no_such_status()
+    # Refusals of a status the viewer sees (reposts.repost: one they may not see is
+    # NOT_FOUND).
     if result is reposts.RepostResult.NOT_PUBLIC:
         raise PermissionDenied(
             "This status is not public (its author's account is private): it cannot be reposted."
         )
     if result is reposts.RepostResult.BLOCKED:
-        raise PermissionDenied("You cannot repost this status: a block stands between you.")
+        raise PermissionDenied("You cannot repost this status: you block its author.")
     level, text = REPOST_MESSAGES[result]
     messages.add_message(request, level, text)
     return redirect_to_next(request, reverse("home"))
@@ -572,14 +581,10 @@ def reposters(request, login, status_id):
     r = get_redis()
     status = statuses.locate(r, status_id)
     if status is None or status["repost_of"] or status["login"].lower() != login.lower():
-        raise Http404("There is no such status.")
+        raise no_such_status()
     author, rel = visibility.author_and_relationship(r, request.user.id, status["uid"])
-    if author is None or users.is_hidden(author):
-        raise Http404("There is no such status.")
-    seen = visibility.statuses_visibility(request.user.id, author, rel)
-    if seen is not visibility.Visibility.VISIBLE:
-        context = {"profile": author, "seen": seen.value}
-        return render(request, "timeline/status_hidden.html", context, status=403)
+    if not visibility.sees_statuses_of(request.user.id, author, rel):
+        raise no_such_status()
     page = reposts.reposters_page(r, status_id, before=before, count=settings.TIMELINE_PAGE_SIZE)
     context = {"profile": author, "page": page, "title": "Reposts of a status"}
     return render(request, "timeline/user_list.html", context)

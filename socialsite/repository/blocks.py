@@ -27,7 +27,7 @@ pages of those concerned read their filters again at once.
 import enum
 import time
 
-from . import events, graph, keys, lists, notifications, paging, scripts, users
+from . import events, eviction, graph, keys, lists, notifications, paging, scripts, users
 from .limits import HOME_TIMELINE_SIZE
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
@@ -176,9 +176,8 @@ def restore(r, uid, other_uid, now_ms=None):
     restored = graph.backfill(r, uid, other_uid, now, status_ids, replies, reposts)
     # And into uid's named lists that hold other (list_fill.lua checks the same); lists
     # hold statuses, not reposts.
-    repost_ids = {repost.split(":")[0] for repost in reposts}
-    plain_ids = [sid for sid in status_ids if sid not in repost_ids]
-    lists.restore_statuses(r, uid, other_uid, graph.replies_marked(plain_ids, replies))
+    marked = eviction.list_statuses_marked(status_ids, replies, reposts)
+    lists.restore_statuses(r, uid, other_uid, marked)
     return restored
 
 

@@ -307,6 +307,16 @@ def replies_marked(status_ids, replies):
     return [f"{sid}:{replied[sid]}" if sid in replied else sid for sid in status_ids]
 
 
+def list_statuses_marked(status_ids, replies, reposts):
+    """A profile's ``status_ids`` as list_fill.lua takes them to fill a named list:
+    without the profile's reposts (``reposts``: its keys.profile_reposts members), for
+    a list holds its members' own statuses, never their reposts (the fan-out delivers
+    none to lists: deliver_repost.lua; home_page.lua merges none), and each reply
+    marked (replies_marked)."""
+    repost_ids = {repost.split(":")[0] for repost in reposts}
+    return replies_marked([sid for sid in status_ids if sid not in repost_ids], replies)
+
+
 def refill_lists(r, uid):
     """Fill every list of ``uid``'s from its members' newest statuses, as adding each
     member does (list_fill.lua: while uid follows and gets them, replies by the reply
@@ -319,11 +329,13 @@ def refill_lists(r, uid):
     for member in members:
         pipe.zrevrange(keys.profile(member), 0, HOME_TIMELINE_SIZE - 1)
         pipe.zrange(keys.profile_replies(member), 0, -1)
+        pipe.zrange(keys.profile_reposts(member), 0, -1)
     read = pipe.execute()
     now_ms = int(time.time() * 1000)
     pipe = r.pipeline(transaction=False)  # one slot: uid's
-    for member, status_ids, replies in zip(members, read[::2], read[1::2], strict=True):
-        marked = replies_marked(status_ids, replies)
+    profiles = zip(members, read[::3], read[1::3], read[2::3], strict=True)
+    for member, status_ids, replies, reposts in profiles:
+        marked = list_statuses_marked(status_ids, replies, reposts)
         if marked:
             scripts.list_fill.queue(
                 pipe, uid=uid, member=member, action="fill", now_ms=now_ms, lid="",

@@ -37,33 +37,36 @@ class LikeResult(enum.Enum):
     ALREADY_LIKED = "already liked"
     UNLIKED = "unliked"
     NOT_LIKED = "not liked"
-    NOT_FOUND = "not found"  # deleted, never was, or its author is suspended or leaving
-    BLOCKED = "blocked"  # the author blocks the viewer, or the viewer blocks the author
-    PROTECTED = "protected"  # a private account the viewer does not follow
+    # Deleted, never was, or the viewer may not see it (its author suspended or
+    # leaving, private and not followed, blocking the viewer): all alike to them.
+    NOT_FOUND = "not found"
+    BLOCKED = "blocked"  # the viewer blocks the author (and sees the status)
 
 
 # What a refusal of status_for_viewer is.
-REFUSALS = (LikeResult.NOT_FOUND, LikeResult.BLOCKED, LikeResult.PROTECTED)
+REFUSALS = (LikeResult.NOT_FOUND, LikeResult.BLOCKED)
 
 
 def status_for_viewer(r, viewer_id, sid):
     """Status ``sid`` (with its counts and ``author``, the user hash read fresh) if
     ``viewer_id`` (None: a visitor) may see it, and None; else (None, a LikeResult of
-    REFUSALS). The one rule of visibility.statuses_visibility, and a block the viewer
-    made also refuses: one does not like the statuses of someone one blocks. Two round
-    trips: the status, then its author with the relationship."""
+    REFUSALS). The one rule of visibility.statuses_visibility: a status the viewer may
+    not see is NOT_FOUND, exactly as one that is not there (a door answers both alike:
+    Mastodon's "Record not found"). A block the viewer made refuses too, with the
+    status (which the viewer sees): (status, BLOCKED): one does not like the statuses
+    of someone one blocks. Two round trips: the status, then its author with the
+    relationship."""
     status = statuses.get_status(r, sid)
     if status is None:
         return None, LikeResult.NOT_FOUND
     author, rel = visibility.author_and_relationship(r, viewer_id, status["uid"])
     if author is None or users.is_hidden(author):
         return None, LikeResult.NOT_FOUND
-    seen = visibility.statuses_visibility(viewer_id, author, rel)
-    if seen is visibility.Visibility.BLOCKED or rel.blocking:
-        return None, LikeResult.BLOCKED
-    if seen is visibility.Visibility.PROTECTED:
-        return None, LikeResult.PROTECTED
+    if visibility.statuses_visibility(viewer_id, author, rel) is not visibility.Visibility.VISIBLE:
+        return None, LikeResult.NOT_FOUND
     status["author"] = author
+    if rel.blocking:
+        return status, LikeResult.BLOCKED
     return status, None
 
 

@@ -124,12 +124,13 @@ def _member(r, action, uid, lid, member_uid, limit=LIST_MEMBERS):
 
 
 def _newest_statuses(r, member_uid):
-    """The member's newest HOME_TIMELINE_SIZE status ids, replies marked
-    "<id>:<replied-to user>" (graph.replies_marked's form), one round trip."""
+    """The member's newest HOME_TIMELINE_SIZE status ids but their reposts, replies
+    marked "<id>:<replied-to user>" (eviction.list_statuses_marked), one round trip."""
     pipe = r.pipeline(transaction=False)  # one slot: the member's
     pipe.zrevrange(keys.profile(member_uid), 0, HOME_TIMELINE_SIZE - 1)
     pipe.zrange(keys.profile_replies(member_uid), 0, -1)
-    return eviction.replies_marked(*pipe.execute())
+    pipe.zrange(keys.profile_reposts(member_uid), 0, -1)
+    return eviction.list_statuses_marked(*pipe.execute())
 
 
 def _fill(r, action, uid, member_uid, lid, marked_ids):
@@ -240,6 +241,9 @@ def list_page(
     authors = users.get_authors(r, [*(status["uid"] for status in found), *member_ids])
     # A list's timeline is filled by the owner's deliveries (fanout.py): as a home page.
     shown = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
+    # A list holds its members' own statuses, never their reposts; one a fill copied in
+    # from a profile before fills left reposts out is not shown (nor counted).
+    shown = [status for status in shown if "repost_of" not in status]
     page = paging.Page(shown, next_cursor, prev_cursor=ids[0] if ids else None)
     shown = [authors[member] for member in member_ids if authors.get(member)]
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page

@@ -22,7 +22,7 @@ import json
 import re
 import time
 
-from . import events, keys, oauth, paging, search, sessions, statuses, users, visibility
+from . import events, keys, oauth, paging, reposts, search, sessions, statuses, users, visibility
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
 
 # What a report may say is wrong, and how the queue words it.
@@ -141,28 +141,50 @@ def statuses_of(r, uid, status_ids):
     return [sid for sid, score in zip(status_ids, pipe.execute(), strict=True) if score]
 
 
+def reportable_statuses(r, reporter_id, account, status_ids):
+    """Those of ``status_ids`` that are statuses of user dict ``account`` (read fresh)
+    and that ``reporter_id`` may see (visibility.statuses_visibility, as its profile
+    decides), in the order given: what a report may name. A status the reporter may
+    not see is left out as one that is not there, or someone else's: nothing tells
+    them apart. Two round trips: the relationship, the profile."""
+    if not _reporter_sees(r, reporter_id, account):
+        return []
+    return statuses_of(r, account["id"], status_ids)
+
+
+def _reporter_sees(r, reporter_id, account):
+    """Whether ``reporter_id`` may see the statuses of user dict ``account``: none of a
+    private account they do not follow, none when the account blocks them. One round
+    trip."""
+    rel = visibility.relationship(r, reporter_id, account["id"])
+    return (
+        visibility.statuses_visibility(reporter_id, account, rel) is visibility.Visibility.VISIBLE
+    )
+
+
 def report_form_statuses(r, reporter_id, account, ticked, count):
     """The statuses the report form offers ``reporter_id`` to tick about user dict
     ``account``: those of ``ticked`` (ids) that are the account's, then its newest
     ``count``, each once, and only as the reporter may see them: none of a private
     account they do not follow, none when the account blocks them
     (visibility.statuses_visibility, as its profile decides), and through
-    visibility.shown_statuses like every list of statuses shown. Returns (statuses,
-    the ticked ids that are the account's, whether seen or not: the form may name
-    them). Four round trips: the ticked, the relationship, the ids, the statuses."""
+    visibility.shown_statuses like every list of statuses shown; a repost as its
+    original under "reposted" (reposts.with_originals, as a profile shows it; its
+    ``repost_id`` is what the form ticks). Returns (statuses, the ticked ids the report
+    may name, as reportable_statuses gives them). Four round trips: the relationship, the ticked,
+    the ids, the statuses; one more for reposts' originals."""
     from . import timelines  # timelines imports this module's neighbours: read late
 
     uid = account["id"]
+    if not _reporter_sees(r, reporter_id, account):
+        return [], []
     ticked = statuses_of(r, uid, ticked)
-    rel = visibility.relationship(r, reporter_id, uid)
-    if (
-        visibility.statuses_visibility(reporter_id, account, rel)
-        is not visibility.Visibility.VISIBLE
-    ):
-        return [], ticked
     newest = timelines.profile_ids(r, uid, count)
     found = statuses.get_statuses(r, list(dict.fromkeys([*ticked, *newest])))
-    return visibility.shown_statuses(r, reporter_id, found, checked={uid}), ticked
+    shown = visibility.shown_statuses(r, reporter_id, found, checked={uid})
+    if any("repost_of" in status for status in shown):
+        shown = reposts.with_originals(r, shown, None, reporter_id).items
+    return shown, ticked
 
 
 def file_report(r, reporter, account, reason, comment="", status_ids=(), messages=()):
@@ -223,8 +245,9 @@ def open_reports_page(r, before=None, count=20):
     """A page of the open reports, newest first, each with what a moderator needs to
     judge it: ``account`` (the reported user dict, None if gone), ``reporter`` (the
     same), ``statuses`` (the named statuses, each None once deleted: a list of
-    (id, status) pairs) and ``open_about`` (how many open reports name the account).
-    A fixed number of round trips, whatever the page holds."""
+    (id, status) pairs; a repost as its original under "reposted", as pages show it:
+    reposts.shown_as_repost) and ``open_about`` (how many open reports name the
+    account). A fixed number of round trips, whatever the page holds."""
     pairs, next_cursor = paging.read_ids(r, keys.OPEN_REPORTS, before, count)
     pipe = r.pipeline(transaction=False)
     for rid, _ in pairs:
@@ -242,9 +265,28 @@ def open_reports_page(r, before=None, count=20):
         sid: statuses.decode_status(data) for sid, data in zip(status_ids, replies, strict=False)
     }
     open_about = dict(zip(account_ids, replies[len(status_ids) :], strict=True))
+    # Reported reposts show their originals, whoever may see them: moderators judge.
+    reported_reposts = [status for status in found.values() if status and "repost_of" in status]
+    originals = {
+        status["id"]: status
+        for status in statuses.get_statuses(r, map(reposts.original_of, reported_reposts))
+    }
     people = users.get_users(
-        r, [report["account"] for report in reports] + [report["reporter"] for report in reports]
+        r,
+        [report["account"] for report in reports]
+        + [report["reporter"] for report in reports]
+        + [status["uid"] for status in [*reported_reposts, *originals.values()]],
     )
+    for status in reported_reposts:
+        original = originals.get(reposts.original_of(status))
+        shown = original is not None and {status["uid"], original["uid"]} <= people.keys()
+        found[status["id"]] = (
+            reposts.shown_as_repost(
+                status, {**original, "author": people[original["uid"]]}, people[status["uid"]]
+            )
+            if shown
+            else None
+        )
     for report in reports:
         report["account_user"] = people.get(report["account"])
         report["reporter_user"] = people.get(report["reporter"])
@@ -314,7 +356,12 @@ def delete_status(r, sid, by, by_uid=None, reason="", report_id=None):
     status = statuses.get_status(r, sid)
     if status is None:
         return Result.NOT_FOUND
-    if statuses.delete_status(r, status["uid"], sid) is not statuses.DeleteResult.DELETED:
+    if status.get("repost_of"):
+        # A repost is undone, not deleted (reposts.py): the reposter's undo.
+        undone = reposts.unrepost(r, status["uid"], sid, rid=sid)
+        if undone is not reposts.RepostResult.UNREPOSTED:
+            return Result.ALREADY
+    elif statuses.delete_status(r, status["uid"], sid) is not statuses.DeleteResult.DELETED:
         return Result.ALREADY  # deleted meanwhile, by its author or another moderator
     target = {"id": status["uid"], "login": status["login"]}
     record(r, "delete status", by, by_uid, target, reason, status=sid, report=report_id)

@@ -47,9 +47,11 @@ class RepostResult(enum.Enum):
     ALREADY_REPOSTED = "already reposted"
     UNREPOSTED = "unreposted"
     NOT_REPOSTED = "not reposted"
-    NOT_FOUND = "not found"  # no such status, or deleted
-    NOT_PUBLIC = "not public"  # a private account's status, or a hidden author's
-    BLOCKED = "blocked"  # a block stands between the reposter and the author
+    # No such status, deleted, or one the reposter may not see (its author suspended or
+    # leaving, private and not followed, blocking the reposter): all alike to them.
+    NOT_FOUND = "not found"
+    NOT_PUBLIC = "not public"  # a private account's status, seen by an approved follower
+    BLOCKED = "blocked"  # the reposter blocks the author
 
 
 def _now_ms():
@@ -69,7 +71,9 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
        signup (for the repost's event), a new id, and the blocks between the reposter
        and the author (both in the reposter's slot).
     2. The original's author read fresh (private, suspended, being deleted: refused; its
-       name, counts and signup for the event);
+       name, counts and signup for the event); a status the reposter may not see is
+       refused as NOT_FOUND, as one that is not there (one round trip more to tell a
+       private account's follower, refused NOT_PUBLIC, from anyone else);
        then the repost counted in the original's slot (status_count.lua: refused if
        the status is gone; counted once per user).
     3. One round trip: the reposter's side (add_repost.lua: a no-op if reposted
@@ -96,18 +100,25 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
     if status is None or login is None:
         return RepostResult.NOT_FOUND, None
     if status.get("repost_of"):
-        # A repost of a repost reposts the original.
+        # A repost of a repost reposts the original, if the reposter may see the
+        # repost named (rare: its own author's visibility read apart).
+        if str(status["uid"]) in blocked_by or not _sees_author(r, uid, status["uid"]):
+            return RepostResult.NOT_FOUND, None
         orig, author = int(status["repost_of"]), int(status["repost_of_uid"])
     else:
         orig, author = status["id"], status["uid"]
-    if str(author) in (*blocking, *blocked_by):
+    if str(author) in blocked_by:
+        return RepostResult.NOT_FOUND, None  # their statuses are not there, to the reposter
+    if str(author) in blocking:
         return RepostResult.BLOCKED, orig
     now = _now_ms()
     fields = ["private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD, *users.EVENT_AUTHOR_FIELDS]
     private, suspended, leaving, *author_fields = r.hmget(keys.user(author), fields)
     if author_fields[0] is None or suspended or leaving:
-        return RepostResult.NOT_FOUND, orig
+        return RepostResult.NOT_FOUND, None
     if private == "1" and author != uid:
+        if not _sees_author(r, uid, author):
+            return RepostResult.NOT_FOUND, None
         return RepostResult.NOT_PUBLIC, orig
     counted = scripts.status_count(r, sid=orig, uid=uid, kind="reposts", action="add", now_ms=now)
     if counted == -1:
@@ -167,6 +178,12 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
             users.event_author(uid, reposter),
         )
     return RepostResult.REPOSTED, orig
+
+
+def _sees_author(r, uid, author_uid):
+    """Whether ``uid`` may see the statuses of ``author_uid`` (the one rule:
+    visibility.statuses_visibility, the author read fresh). One round trip."""
+    return visibility.sees_statuses_of(uid, *visibility.author_and_relationship(r, uid, author_uid))
 
 
 def _original_event(r, orig, author):
@@ -340,16 +357,26 @@ def with_headers(r, found, next_cursor, through, reposted, viewer_id):
     return paging.Page(shown, next_cursor)
 
 
-def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_likes=None):
-    """A profile page's statuses with each repost replaced by its original under the
-    header "↻ <reposter> reposted" (one round trip more: the originals, and with a
-    ``viewer_id`` which of them the viewer reposted, added to ``reposted``, and which
-    they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals deleted or
-    hidden are left out)."""
+def shown_as_repost(repost, original, reposter):
+    """How a page shows ``repost`` (a repost's hash): its ``original`` (with its
+    author) under the header "↻ <reposter> reposted" (``reposted_by``, a user dict),
+    ``repost_id`` naming the repost itself (what a report about the reposter names)."""
+    return {**original, "reposted_by": reposter, "reposted_others": 0, "repost_id": repost["id"]}
+
+
+def with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_likes=None):
+    """A page's statuses (shown to ``viewer_id``: a profile, the public page, the report
+    form) with each repost replaced by its original under the header
+    "↻ <reposter> reposted" (shown_as_repost). One round trip more: the originals, and
+    with a ``viewer_id`` which of them the viewer reposted, added to ``reposted``, and
+    which they like, added to ``viewer_likes`` (a statuses.ViewerLikes); originals
+    deleted, hidden from the viewer or no longer public are left out, and their reposts
+    with them."""
+    reposted = set() if reposted is None else reposted
     wanted = [original_of(s) for s in found if "repost_of" in s]
-    # The profile's owner was checked by the caller (visibility.statuses_visibility);
-    # the originals' authors (each repost names its original's) are asked about, for
-    # this viewer, with the originals.
+    # The caller decided the viewer may see the reposters (visibility.statuses_visibility,
+    # shown_statuses, or their deliveries); the originals' authors (each repost names
+    # its original's) are asked about, for this viewer, with the originals.
     owners = {status["uid"] for status in found}
     seen = visibility.Seen(
         viewer_id, {int(s["repost_of_uid"]) for s in found if "repost_of_uid" in s} - owners
@@ -365,7 +392,7 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             seen=seen,
         )
         reposted.update(sid for sid, score in zip(wanted, scores, strict=True) if score)
-    # The profile's and the originals' authors in one pipeline (often none: memory).
+    # The page's and the originals' authors in one pipeline (often none: memory).
     authors = users.get_authors(r, [s["uid"] for s in found] + [s["uid"] for s in read])
     originals = {
         status["id"]: status
@@ -381,7 +408,7 @@ def profile_with_originals(r, found, next_cursor, viewer_id=None, reposted=None,
             author = original["author"]
             if "private" in author and author["id"] != viewer_id:
                 continue  # no longer public: reposts of it are shown nowhere
-            status = {**original, "reposted_by": reposter, "reposted_others": 0}
+            status = shown_as_repost(status, original, reposter)
         else:
             status["author"] = authors.get(status["uid"])
         if status["author"]:

@@ -55,11 +55,13 @@ class DeleteResult(enum.Enum):
 
 
 class ParentGone(Exception):
-    """The status replied to does not exist: it never did, or it was deleted."""
+    """The status replied to does not exist: it never did, or it was deleted; or the
+    poster may not see it (a private account they do not follow, an author who blocks
+    them, a suspended author), which to them is the same."""
 
 
 class ReplyRefused(Exception):
-    """The author of the status replied to blocks the poster, or the poster blocks them."""
+    """The poster blocks the author of the status replied to."""
 
 
 def _decode_status(data):
@@ -241,10 +243,11 @@ def post_status(
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
     (private, path, *author_fields), sid, *rest = pipe.execute()
     login = author_fields[0]
-    blocked = set()
+    blocked, blocked_by_them = set(), set()
     if mentioned or in_reply_to is not None:
         blocking, blocked_by, *rest = rest
         blocked = {int(other) for other in (*blocking, *blocked_by)}
+        blocked_by_them = {int(other) for other in blocked_by}
     mentioned_ids = rest[:1] if mentioned else []
     parent = rest[1:] if mentioned else rest
     if not login:
@@ -290,6 +293,9 @@ def post_status(
     if mentioned_uids is None:
         mentioned_uids = [mention["id"] for mention in parsed["user_mentions"]]
     notified = _mentions_to_notify(uid, status.get("in_reply_to_uid"), mentioned_uids)
+    if parent and status["in_reply_to_uid"] in blocked_by_them:
+        # Their statuses are, to the poster, statuses that do not exist (visibility.py).
+        raise ParentGone(f"There is no status {in_reply_to} to reply to.")
     if parent and status["in_reply_to_uid"] in blocked:
         raise ReplyRefused(f"You cannot reply to @{status['in_reply_to_login']}.")
     if parent and status["in_reply_to_uid"] != uid:
@@ -428,11 +434,7 @@ def _check_parent_seen(r, uid, parent_uid, parent_sid):
     status that does not exist, and a reply to it is refused as one to nothing would
     be. One round trip, for a reply to someone else's status only."""
     author, rel = visibility.author_and_relationship(r, uid, parent_uid)
-    if (
-        author is None
-        or users.is_hidden(author)
-        or visibility.statuses_visibility(uid, author, rel) is not visibility.Visibility.VISIBLE
-    ):
+    if not visibility.sees_statuses_of(uid, author, rel):
         raise ParentGone(f"There is no status {parent_sid} to reply to.")
 
 

@@ -251,9 +251,7 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
         )
         reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
     if any("repost_of" in status for status in found):
-        page = reposts.profile_with_originals(
-            r, found, next_cursor, viewer_id, reposted, viewer_likes
-        )
+        page = reposts.with_originals(r, found, next_cursor, viewer_id, reposted, viewer_likes)
     else:
         # The caller decided that the viewer may see this profile's statuses
         # (visibility.statuses_visibility): its author is not asked about again.
@@ -281,7 +279,7 @@ def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=No
 def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None):
     """A page of the recent public statuses (keys.RECENT_PUBLIC_STATUSES), newest first,
     and a cursor, as a tag page gives them: each with its counts, a repost as its
-    original under "reposted" (reposts.profile_with_originals), those ``viewer_id``
+    original under "reposted" (reposts.with_originals), those ``viewer_id``
     reposted marked and those they like the page's ``liked``. Left out: statuses posted
     to followers only; those of accounts private, suspended or being deleted now, or in
     a block with the viewer or muted by them (visibility.shown_statuses, read fresh: the
@@ -309,9 +307,7 @@ def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None
         if "private" not in status["author"]
     ]  # fmt: skip
     if any("repost_of" in status for status in visible):
-        page = reposts.profile_with_originals(
-            r, visible, next_cursor, viewer_id, reposted, viewer_likes
-        )
+        page = reposts.with_originals(r, visible, next_cursor, viewer_id, reposted, viewer_likes)
     else:
         page = paging.Page(visible, next_cursor)
     if reposted:

@@ -124,6 +124,19 @@ def statuses_visibility(viewer_id, author, rel):
     return Visibility.VISIBLE
 
 
+def sees_statuses_of(viewer_id, author, rel):
+    """Whether ``viewer_id`` may see the statuses of ``author`` (a user dict read fresh,
+    None if there is none), given their Relationship ``rel``: there is such an
+    account, shown (users.is_hidden: not suspended, not being deleted), and
+    statuses_visibility says VISIBLE. What a door asks of a status id before answering
+    anything but "not found"."""
+    return (
+        author is not None
+        and not users.is_hidden(author)
+        and statuses_visibility(viewer_id, author, rel) is Visibility.VISIBLE
+    )
+
+
 def is_public(r, status):
     """Whether ``status`` is for everyone: its author's account is not private now.
     What reposting and anything else that shows a status beyond its author's

@@ -59,6 +59,24 @@ def log_in_browser(page, login, password=PASSWORD):
     expect(nav.get_by_role("link", name=f"@{login}", exact=True)).to_be_visible()
 
 
+def answer_of(response):
+    """What ``response`` answers, to compare two answers word for word: its status code
+    and its body; of a page, its <main> (the header around it counts the reader's
+    unread notifications, which change with anything), without the messages flashed
+    to the session before and without what differs between any two requests (the
+    request's id, the CSRF token)."""
+    content = b"".join(response.streaming_content) if response.streaming else response.content
+    body = content.decode(errors="replace")
+    main = re.search(r"<main\b.*?</main>", body, re.S)
+    if main is not None:
+        body = main.group(0)
+        flashed = r'<div role="status"><ul class="messages">.*?</ul></div>'
+        body = re.sub(flashed, "", body, flags=re.S)
+    body = re.sub(r'<p class="request-id">.*?</p>', "", body)
+    body = re.sub(r'(name="csrfmiddlewaretoken" value=)"[^"]*"', r"\1", body)
+    return response.status_code, body
+
+
 def post(r, user, message, **data):
     """``user`` posts ``message`` through the repository; the status id."""
     return statuses.post_status(r, user["id"], message, **data)
