@@ -21,6 +21,7 @@ from socialsite.repository import oauth
 
 from . import entities
 from .auth import SCOPES, api_view
+from .common import BadBody, json_object
 from .oauth_server import CODE_CHALLENGE_METHODS, GRANT_TYPES, OOB, code_guard, server
 from .responses import error, json_response
 
@@ -78,14 +79,10 @@ def scope_in_words(scope):
 
 def _request_data(request):
     """The request's parameters: its form or JSON body (apps send either), else its
-    query. A dict of strings; a JSON list of redirect URIs is joined by newlines."""
+    query. A dict of strings; a JSON list of redirect URIs is joined by newlines.
+    BadBody for a JSON body that is not one (common.json_object)."""
     if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"{}")
-        except (ValueError, UnicodeDecodeError):
-            return None
-        if not isinstance(data, dict):
-            return None
+        data = json_object(request)
         return {
             key: "\n".join(map(str, value)) if isinstance(value, list) else str(value)
             for key, value in data.items()
@@ -144,9 +141,10 @@ def _is_website(url):
 @api_view(methods=("POST",), public=True)
 def create_app(request):
     """POST /api/v1/apps: register an app (client_name, redirect_uris, scopes, website)."""
-    data = _request_data(request)
-    if data is None:
-        return error(422, "Validation failed: the body is not a JSON object")
+    try:
+        data = _request_data(request)
+    except BadBody as bad:
+        return error(422, f"Validation failed: {bad}")
     name = (data.get("client_name") or "").strip()
     if not name:
         return error(422, "Validation failed: Application name can't be blank")
@@ -295,8 +293,9 @@ def _oauthlib_answer(headers, body, status):
 
 def _token_request(request):
     """(body, headers) for oauthlib: a JSON body as the form it stands for."""
-    data = _request_data(request)
-    if data is None:
+    try:
+        data = _request_data(request)
+    except BadBody:
         return None, None
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
     if request.META.get("HTTP_AUTHORIZATION"):

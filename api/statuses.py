@@ -14,6 +14,7 @@ from media import attachments, pictures
 from socialsite.connection import get_redis
 from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
 from socialsite.repository import users as users_repo
+from socialsite.repository.ids import parse_id
 from timeline.forms import StatusForm
 
 from . import direct, entities, paging
@@ -24,11 +25,12 @@ from .common import (
     body,
     email_unverified,
     get_list,
+    id_or_404,
     status_entity,
     throttled,
-    to_status_id,
     visible_status,
 )
+from .media import UPLOAD_ID
 from .responses import error, json_response
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")
@@ -56,6 +58,8 @@ def post(request):
         return error(422, str(bad))
     key = request.headers.get("Idempotency-Key")
     media_ids = [str(each) for each in get_list(params, "media_ids") if str(each)]
+    if not all(UPLOAD_ID.fullmatch(each) for each in media_ids):
+        return error(422, "Validation failed: media_ids[] are the ids /api/v2/media gave")
     wanted = params.get("visibility") or None
     if wanted == "direct":
         if media_ids:
@@ -84,10 +88,9 @@ def post(request):
         )
     in_reply_to = params.get("in_reply_to_id") or None
     if in_reply_to is not None:
-        in_reply_to = str(in_reply_to)
-        if not (in_reply_to.isascii() and in_reply_to.isdigit() and len(in_reply_to) <= 19):
+        in_reply_to = parse_id(in_reply_to)
+        if in_reply_to is None:
             return error(404, "Record not found")
-        in_reply_to = int(in_reply_to)
     form = StatusForm(
         {
             "message": str(params.get("status") or ""),
@@ -163,7 +166,7 @@ def _get(request, status_id):
     message = direct.parse_direct_status_id(status_id)
     if message is not None:
         return json_response(direct.direct_status(request, *message))
-    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
+    status = visible_status(get_redis(), request.user.id, id_or_404(status_id))
     return json_response(status_entity(request, status))
 
 
@@ -175,7 +178,7 @@ def _delete(request, status_id):
     message = direct.parse_direct_status_id(status_id)
     if message is not None:
         return json_response(direct.delete_direct_status(request, *message))
-    sid = to_status_id(status_id)
+    sid = id_or_404(status_id)
     refused = throttled(request, "deletions")
     if refused is not None:
         return refused
@@ -196,7 +199,7 @@ def _delete(request, status_id):
 def context(request, status_id):
     """GET /api/v1/statuses/:id/context: ancestors (oldest first) and descendants (depth
     first, as the thread page shows them), those the viewer may not see left out."""
-    sid = to_status_id(status_id)
+    sid = id_or_404(status_id)
     r = get_redis()
     viewer = request.user.id
     thread = conversations.thread(r, sid, viewer)
@@ -244,7 +247,7 @@ def _after_action(request, sid):
 def _like_action(act):
     @api_view(scope="write:favourites", methods=("POST",))
     def view(request, status_id):
-        sid = to_status_id(status_id)
+        sid = id_or_404(status_id)
         refused = throttled(request, "likes")
         if refused is None and act is likes.like:
             refused = email_unverified(request)
@@ -264,7 +267,7 @@ unfavourite = _like_action(likes.unlike)
 def _repost_action(act):
     @api_view(scope="write:statuses", methods=("POST",))
     def view(request, status_id):
-        sid = to_status_id(status_id)
+        sid = id_or_404(status_id)
         refused = throttled(request, "reposts")
         if refused is None and act is reposts.repost:
             refused = email_unverified(request)
@@ -294,7 +297,7 @@ unreblog = _repost_action(reposts.unrepost)
 
 
 def _accounts_page(request, sid, read_page):
-    sid = to_status_id(sid)
+    sid = id_or_404(sid)
     try:
         query = paging.params(request)
     except paging.BadParameter as bad:

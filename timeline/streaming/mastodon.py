@@ -60,6 +60,7 @@ from socialsite.repository import (
     oauth,
     users,
 )
+from socialsite.repository.ids import parse_id
 
 from . import filters
 from .app import parse_query, send_preflight, send_text
@@ -355,9 +356,9 @@ def parse_request(stream, fields):
             raise json_error(400, "Missing or malformed tag parameter")
     if stream == "list":
         value = str(fields.get("list") or "").strip()
-        if not (value.isascii() and value.isdigit() and len(value) < 19):
+        list_id = parse_id(value)
+        if list_id is None:
             raise json_error(400, "Missing or malformed list parameter")
-        list_id = int(value)
     return Request(stream, tag, list_id)
 
 
