@@ -59,7 +59,7 @@ def json_object(request):
         raise BadBody("The request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise BadBody("The request body must be a JSON object")
-    _check_json(data)
+    check_json(data)
     return data
 
 
@@ -70,7 +70,7 @@ def _content_length(request):
         return 0  # Django reads such a body as empty
 
 
-def _check_json(data):
+def check_json(data):
     """BadBody if ``data`` nests past MAX_JSON_DEPTH or holds a string (value or key)
     that is not Unicode. A loop, not recursion: the check must not itself run out."""
     waiting = [(data, 1)]

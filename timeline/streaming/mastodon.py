@@ -49,6 +49,7 @@ from redis.exceptions import RedisError
 from accounts.users import SiteUser
 from api import entities
 from api.auth import INVALID_TOKEN, OUTSIDE_SCOPES, scope_allows
+from api.common import BadBody, check_json
 from api.direct import conversation_entities
 from socialsite.repository import (
     blocks,
@@ -669,7 +670,10 @@ class Socket:
                 raise json_error(400, "Message too long")
             try:
                 message = json.loads(text)
-            except ValueError:
+                check_json(message)  # no lone surrogate (a tag goes to Redis), not too deep
+            except BadBody as bad:
+                raise json_error(400, str(bad).replace("The request body", "The message")) from None
+            except (ValueError, RecursionError):
                 raise json_error(400, "Could not parse the message as JSON") from None
             if not isinstance(message, dict):
                 raise json_error(400, "A message is a JSON object")
