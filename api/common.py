@@ -4,6 +4,7 @@ its Status entity."""
 
 import json
 
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
@@ -43,6 +44,10 @@ def body(request):
         return request.POST
     except MultiPartParserError:
         raise BadBody("The multipart body does not read") from None
+    except (RequestDataTooBig, TooManyFieldsSent) as refused:
+        # Django's bounds on a form (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB of fields past
+        # the files; DATA_UPLOAD_MAX_NUMBER_FIELDS, 1,000): said in JSON, not its page.
+        raise BadBody(f"The request body is refused: {refused}") from None
 
 
 def json_object(request):

@@ -128,6 +128,14 @@ def test_json_nested_without_bound_is_422(alice, token, path):
         assert "nests deeper than" in answer.json()["error"]
 
 
+def test_a_form_body_past_djangos_bounds_is_422_in_json(alice, token):
+    client = Client(raise_request_exception=False)
+    for raw in ("status=" + "x" * (3 * 2**20), "&".join(f"f{n}=1" for n in range(1500))):
+        answer = client.post("/api/v1/statuses", raw, **bearer(token(alice)),
+                             content_type="application/x-www-form-urlencoded")  # fmt: skip
+        assert answer.status_code == 422 and "refused" in answer.json()["error"]
+
+
 def test_a_json_body_past_its_size_is_422(alice, token):
     client = Client(raise_request_exception=False)
     raw = json.dumps({"status": "x" * (MAX_JSON_BYTES + 1)})
