@@ -138,6 +138,10 @@ def id_or_404(value):
     return found
 
 
+# A status's id from the URL: the same rule, by the name the status views use.
+to_status_id = id_or_404
+
+
 def visible_status(r, viewer_id, sid):
     """Status ``sid`` (with its ``author``, the user hash read fresh) if ``viewer_id``
     may see it, else Http404 (missing, hidden, protected, blocked: Mastodon answers all

@@ -25,9 +25,9 @@ from .common import (
     body,
     email_unverified,
     get_list,
-    id_or_404,
     status_entity,
     throttled,
+    to_status_id,
     visible_status,
 )
 from .media import UPLOAD_ID
@@ -166,7 +166,7 @@ def _get(request, status_id):
     message = direct.parse_direct_status_id(status_id)
     if message is not None:
         return json_response(direct.direct_status(request, *message))
-    status = visible_status(get_redis(), request.user.id, id_or_404(status_id))
+    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
     return json_response(status_entity(request, status))
 
 
@@ -178,7 +178,7 @@ def _delete(request, status_id):
     message = direct.parse_direct_status_id(status_id)
     if message is not None:
         return json_response(direct.delete_direct_status(request, *message))
-    sid = id_or_404(status_id)
+    sid = to_status_id(status_id)
     refused = throttled(request, "deletions")
     if refused is not None:
         return refused
@@ -199,7 +199,7 @@ def _delete(request, status_id):
 def context(request, status_id):
     """GET /api/v1/statuses/:id/context: ancestors (oldest first) and descendants (depth
     first, as the thread page shows them), those the viewer may not see left out."""
-    sid = id_or_404(status_id)
+    sid = to_status_id(status_id)
     r = get_redis()
     viewer = request.user.id
     thread = conversations.thread(r, sid, viewer)
@@ -247,7 +247,7 @@ def _after_action(request, sid):
 def _like_action(act):
     @api_view(scope="write:favourites", methods=("POST",))
     def view(request, status_id):
-        sid = id_or_404(status_id)
+        sid = to_status_id(status_id)
         refused = throttled(request, "likes")
         if refused is None and act is likes.like:
             refused = email_unverified(request)
@@ -267,7 +267,7 @@ unfavourite = _like_action(likes.unlike)
 def _repost_action(act):
     @api_view(scope="write:statuses", methods=("POST",))
     def view(request, status_id):
-        sid = id_or_404(status_id)
+        sid = to_status_id(status_id)
         refused = throttled(request, "reposts")
         if refused is None and act is reposts.repost:
             refused = email_unverified(request)
@@ -297,7 +297,7 @@ unreblog = _repost_action(reposts.unrepost)
 
 
 def _accounts_page(request, sid, read_page):
-    sid = id_or_404(sid)
+    sid = to_status_id(sid)
     try:
         query = paging.params(request)
     except paging.BadParameter as bad:

@@ -23,9 +23,9 @@ def parse_id(value, lowest=1):
     return number if lowest <= number <= MAX_ID else None
 
 
-# A paging cursor is read up to this many digits: far past any id, and short enough that
-# int() costs nothing.
-MAX_CURSOR_DIGITS = 30
+# A paging cursor is read up to this many digits: the longest 64-bit number, as clients
+# written for Mastodon's 64-bit ids may send; int() of it costs nothing.
+MAX_CURSOR_DIGITS = 20
 
 
 def parse_cursor(value):
