@@ -16,6 +16,8 @@ from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
+from socialsite.repository.ids import parse_id
+
 VERIFY_SALT = "accounts.tokens.verification"
 
 
@@ -71,4 +73,4 @@ def uid_from_b64(value):
         text = urlsafe_base64_decode(value).decode()
     except (ValueError, UnicodeDecodeError):
         return None
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 19 else None
+    return parse_id(text)

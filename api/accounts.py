@@ -19,11 +19,12 @@ from socialsite.repository import (
     users,
     visibility,
 )
+from socialsite.repository.ids import parse_id
 from timeline.forms import ProfileForm, pictures_sent
 
 from . import entities, paging
 from .auth import api_view
-from .common import TRUE, BadBody, body, email_unverified, get_list, throttled
+from .common import TRUE, BadBody, body, email_unverified, get_list, id_or_404, throttled
 from .responses import error, json_response, json_text_response
 
 RELATIONSHIPS_AT_ONCE = 40
@@ -94,9 +95,7 @@ def _patch(request):
 def _shown_user(r, uid_text):
     """The user dict of id ``uid_text`` (a string from the URL), or Http404 for none,
     a suspended account or one being deleted."""
-    if not (uid_text.isascii() and uid_text.isdigit() and len(uid_text) <= 19):
-        raise Http404
-    user = users.get_user(r, int(uid_text))
+    user = users.get_user(r, id_or_404(uid_text))
     if user is None or users.is_hidden(user):
         raise Http404
     return user
@@ -235,8 +234,8 @@ def relationships(request):
     """GET /api/v1/accounts/relationships?id[]=...: up to RELATIONSHIPS_AT_ONCE ids; ids
     of no account are left out, as Mastodon does."""
     r = get_redis()
-    wanted = [uid for uid in get_list(request.GET, "id") if uid.isascii() and uid.isdigit()]
-    found = users.get_users(r, [int(uid) for uid in wanted[:RELATIONSHIPS_AT_ONCE]])
+    wanted = [parse_id(uid) for uid in get_list(request.GET, "id")]
+    found = users.get_users(r, [uid for uid in wanted if uid][:RELATIONSHIPS_AT_ONCE])
     shown = [user for user in found.values() if not users.is_hidden(user)]
     return json_response([_relationship(r, request.user.id, user) for user in shown])
 

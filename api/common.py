@@ -4,17 +4,29 @@ its Status entity."""
 
 import json
 
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.repository import likes, reposts
+from socialsite.repository.ids import parse_id
 
 from . import entities
 from .responses import error
 
 TRUE = ("1", "true", "True", "on", True, 1)
+
+
+# A JSON body nests this deep at most: Mastodon's nest three (a marker's
+# ``{"home": {"last_read_id": ...}}``, ``fields_attributes``); more is no client's, and
+# Python's decoder would reach its recursion limit near 1,000.
+MAX_JSON_DEPTH = 16
+
+# A JSON body is this long at most: the longest a client sends is a status with its
+# spoiler, a few KB; the API's pictures come as multipart forms, never as JSON.
+MAX_JSON_BYTES = 256 * 1024
 
 
 class BadBody(ValueError):
@@ -27,17 +39,67 @@ def body(request):
     if request.method == "GET":
         return request.GET
     if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"{}")
-        except ValueError:
-            raise BadBody("The request body is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise BadBody("The request body must be a JSON object")
-        return data
+        return json_object(request)
     try:
         return request.POST
     except MultiPartParserError:
         raise BadBody("The multipart body does not read") from None
+    except (RequestDataTooBig, TooManyFieldsSent) as refused:
+        # Django's bounds on a form (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB of fields past
+        # the files; DATA_UPLOAD_MAX_NUMBER_FIELDS, 1,000): said in JSON, not its page.
+        raise BadBody(f"The request body is refused: {refused}") from None
+
+
+def json_object(request):
+    """The request's JSON body as a dict; BadBody when it is not a JSON object, is over
+    MAX_JSON_BYTES, nests past MAX_JSON_DEPTH or holds text that is not Unicode (a lone
+    surrogate such as ``"\\ud800"``, which Redis could not be given)."""
+    if _content_length(request) > MAX_JSON_BYTES:
+        raise BadBody(f"The request body is over {MAX_JSON_BYTES // 1024} KB")
+    try:
+        data = json.loads(request.body or b"{}")
+    except RecursionError:
+        raise BadBody(f"The request body nests deeper than {MAX_JSON_DEPTH} levels") from None
+    except ValueError:  # UnicodeDecodeError is one
+        raise BadBody("The request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise BadBody("The request body must be a JSON object")
+    check_json(data)
+    return data
+
+
+def _content_length(request):
+    try:
+        return int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return 0  # Django reads such a body as empty
+
+
+def check_json(data):
+    """BadBody if ``data`` nests past MAX_JSON_DEPTH or holds a string (value or key)
+    that is not Unicode. A loop, not recursion: the check must not itself run out."""
+    waiting = [(data, 1)]
+    while waiting:
+        value, depth = waiting.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise BadBody(f"The request body nests deeper than {MAX_JSON_DEPTH} levels")
+        if isinstance(value, dict):
+            for key, item in value.items():
+                _check_text(key)
+                waiting.append((item, depth + 1))
+        elif isinstance(value, list):
+            waiting.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            _check_text(value)
+
+
+def _check_text(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadBody(
+            "The request body holds text that is not Unicode (a lone surrogate such as \\ud800)"
+        ) from None
 
 
 def get_list(params, name):
@@ -67,13 +129,17 @@ def email_unverified(request):
     return None
 
 
-def to_status_id(value):
-    """A status id from the URL, or Http404 (ids are numbers: anything else names no
-    record)."""
-    value = str(value)
-    if not (value.isascii() and value.isdigit()) or not 0 < len(value) <= 19:
+def id_or_404(value):
+    """An id from the URL (a status's, a list's, an account's...), or Http404 (ids are
+    numbers up to ids.MAX_ID: anything else names no record)."""
+    found = parse_id(value)
+    if found is None:
         raise Http404
-    return int(value)
+    return found
+
+
+# A status's id from the URL: the same rule, by the name the status views use.
+to_status_id = id_or_404
 
 
 def visible_status(r, viewer_id, sid):

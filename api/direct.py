@@ -20,7 +20,7 @@ from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
-from .common import email_unverified, throttled
+from .common import email_unverified, id_or_404, throttled
 from .responses import error, json_response
 
 DIRECT_STATUS_ID = re.compile(r"dm-([0-9]{1,18})-([0-9]{1,18})")
@@ -82,9 +82,7 @@ def conversation_list(request):
 def _member_conversation(r, uid, cid_text):
     """The Conversation ``cid_text`` (from the URL) as member ``uid`` sees it, or
     Http404 (not a member, no such conversation)."""
-    if not (cid_text.isascii() and cid_text.isdigit() and 0 < len(cid_text) <= 18):
-        raise Http404
-    page = direct.conversation_page(r, uid, int(cid_text), count=1)
+    page = direct.conversation_page(r, uid, id_or_404(cid_text), count=1)
     if page is None:
         raise Http404
     return page.conversation

@@ -7,12 +7,13 @@ from django.http import Http404, QueryDict
 
 from socialsite.connection import get_redis
 from socialsite.repository import lists, users
+from socialsite.repository.ids import parse_id
 from timeline.forms import ListNameForm
 from timeline.lists import MEMBER_REFUSALS, NAME_REFUSALS
 
 from . import paging
 from .auth import api_view
-from .common import BadBody, body, get_list, scope_refused
+from .common import BadBody, body, get_list, id_or_404, scope_refused
 from .responses import error, json_response
 
 ListResult, MemberResult = lists.ListResult, lists.MemberResult
@@ -29,10 +30,7 @@ def _scope_refused(request):
     return scope_refused(request, "read:lists" if request.method == "GET" else "write:lists")
 
 
-def _list_id(list_id):
-    if not (list_id.isascii() and list_id.isdigit() and 0 < len(list_id) <= 18):
-        raise Http404
-    return int(list_id)
+_list_id = id_or_404
 
 
 def _params(request):
@@ -144,10 +142,11 @@ def accounts(request, list_id):
 
 def _accounts(r, wanted):
     """The users of ids ``wanted`` (strings), or Http404 if one names no one shown."""
-    if len(wanted) > MEMBERS_AT_ONCE or not all(w.isascii() and w.isdigit() for w in wanted):
+    wanted = [parse_id(w) for w in wanted]
+    if len(wanted) > MEMBERS_AT_ONCE or None in wanted:
         raise Http404
-    found = users.get_users(r, [int(w) for w in wanted if len(w) <= 18])
-    people = [found.get(int(w)) for w in wanted]
+    found = users.get_users(r, wanted)
+    people = [found.get(w) for w in wanted]
     if any(person is None or users.is_hidden(person) for person in people):
         raise Http404
     return people

@@ -4,6 +4,7 @@ show as "new since you last read"."""
 
 from socialsite.connection import get_redis
 from socialsite.repository import markers, notifications
+from socialsite.repository.ids import MAX_ID, parse_id
 
 from . import entities
 from .auth import api_view
@@ -20,13 +21,6 @@ def _entity(marker):
 
 
 _NAMES = [f"{name}[last_read_id]" for name in markers.TIMELINES]
-
-
-def _id(value):
-    value = str(value)
-    if not (value.isascii() and value.isdigit()) or not 0 < len(value) <= 19:
-        return None
-    return int(value)
 
 
 def _posted(params, timeline):
@@ -65,10 +59,13 @@ def _save(request):
     sent = {name: value for name, value in sent.items() if value is not None}
     if not sent:
         return error(422, f"Validation failed: give {' or '.join(_NAMES)}")
-    ids = {name: _id(value) for name, value in sent.items()}
+    ids = {name: parse_id(value) for name, value in sent.items()}
     bad = [name for name, value in ids.items() if value is None]
     if bad:
-        return error(422, f"Validation failed: {bad[0]}[last_read_id] must be an id")
+        return error(
+            422,
+            f"Validation failed: {bad[0]}[last_read_id] must be an id (1 to {MAX_ID})",
+        )
     r = get_redis()
     uid = request.user.id
     if markers.HOME in ids:

@@ -10,7 +10,7 @@ from socialsite.repository import conversations, notifications
 
 from . import entities, paging
 from .auth import api_view
-from .common import get_list
+from .common import get_list, id_or_404
 from .responses import error, json_response
 
 # Mastodon's types -> the repository's kinds.
@@ -63,10 +63,8 @@ def notification_list(request):
 
 
 def _one(request, notification_id):
-    if not (notification_id.isascii() and notification_id.isdigit()) or len(notification_id) > 19:
-        raise Http404
     found, _ = conversations.notices(
-        get_redis(), request.user.id, kinds=SHOWN_KINDS, score=int(notification_id), count=1
+        get_redis(), request.user.id, kinds=SHOWN_KINDS, score=id_or_404(notification_id), count=1
     )
     if not found:
         raise Http404

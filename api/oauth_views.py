@@ -9,6 +9,7 @@ import re
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from django.contrib import messages
+from django.core import signing
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
@@ -21,6 +22,7 @@ from socialsite.repository import oauth
 
 from . import entities
 from .auth import SCOPES, api_view
+from .common import BadBody, json_object
 from .oauth_server import CODE_CHALLENGE_METHODS, GRANT_TYPES, OOB, code_guard, server
 from .responses import error, json_response
 
@@ -37,6 +39,18 @@ _HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?")
 # The authorization request's parameters the consent form carries back.
 AUTHORIZE_FIELDS = ("response_type", "client_id", "redirect_uri", "scope", "state",
                     "code_challenge", "code_challenge_method")  # fmt: skip
+
+# Each of them is at most this long: the state and the rest go back to the app in the
+# Location header, and nginx answers 502 for a header over its buffer (4 or 8 KB).
+# Mastodon's apps send under 100 characters; a registered redirect URI is shorter still.
+MAX_AUTHORIZE_FIELD = 1024
+
+# The consent form carries the request the page was shown for, signed (django.core.signing
+# under SECRET_KEY) for the user it was shown to: the POST approves or denies that very
+# request, never one whose hidden fields were changed (a PKCE challenge taken out). Good
+# for an hour: time to read the page, not a link to keep.
+CONSENT_SALT = "api.oauth.consent"
+CONSENT_MAX_AGE = 3600
 
 # The scopes in words, for the consent page.
 SCOPE_WORDS = {
@@ -78,14 +92,10 @@ def scope_in_words(scope):
 
 def _request_data(request):
     """The request's parameters: its form or JSON body (apps send either), else its
-    query. A dict of strings; a JSON list of redirect URIs is joined by newlines."""
+    query. A dict of strings; a JSON list of redirect URIs is joined by newlines.
+    BadBody for a JSON body that is not one (common.json_object)."""
     if request.content_type == "application/json":
-        try:
-            data = json.loads(request.body or b"{}")
-        except (ValueError, UnicodeDecodeError):
-            return None
-        if not isinstance(data, dict):
-            return None
+        data = json_object(request)
         return {
             key: "\n".join(map(str, value)) if isinstance(value, list) else str(value)
             for key, value in data.items()
@@ -144,9 +154,10 @@ def _is_website(url):
 @api_view(methods=("POST",), public=True)
 def create_app(request):
     """POST /api/v1/apps: register an app (client_name, redirect_uris, scopes, website)."""
-    data = _request_data(request)
-    if data is None:
-        return error(422, "Validation failed: the body is not a JSON object")
+    try:
+        data = _request_data(request)
+    except BadBody as bad:
+        return error(422, f"Validation failed: {bad}")
     name = (data.get("client_name") or "").strip()
     if not name:
         return error(422, "Validation failed: Application name can't be blank")
@@ -194,8 +205,32 @@ def _oauthlib_uri(request, params):
 def _fatal(request, exc):
     """A request whose client or redirect URI is wrong: said on a page, never
     redirected (RFC 6749 4.1.2.1)."""
-    description = exc.description or exc.error
+    return _fatal_page(request, exc.description or exc.error)
+
+
+def _fatal_page(request, description):
     return render(request, "oauth/error.html", {"description": description}, status=400)
+
+
+def _signed_request(request, params):
+    """The consent form's ``request`` field: ``params`` signed for the viewer."""
+    return signing.dumps({"uid": request.user.id, "params": params}, salt=CONSENT_SALT)
+
+
+def _consented_request(request):
+    """The authorization request the consent form was shown for (its signed ``request``
+    field), or None if the field is missing, changed, too old or was signed for
+    another user."""
+    try:
+        signed = signing.loads(
+            request.POST.get("request", ""), salt=CONSENT_SALT, max_age=CONSENT_MAX_AGE
+        )
+    except signing.BadSignature:  # SignatureExpired is one
+        return None
+    if not isinstance(signed, dict) or signed.get("uid") != request.user.id:
+        return None
+    params = signed.get("params")
+    return params if isinstance(params, dict) else None
 
 
 def _redirect(location):
@@ -233,10 +268,23 @@ def authorize(request):
     """GET: the consent page (after logging in, the query kept); POST: Authorize
     (redirect with the code and state, or the code shown for the oob URI) or Deny
     (``deny``: redirect with access_denied)."""
+    if request.method == "GET":
+        params = {key: request.GET[key] for key in AUTHORIZE_FIELDS if request.GET.get(key)}
+        # Before the log-in redirect too: it carries the query in its Location.
+        too_long = [key for key, value in params.items() if len(value) > MAX_AUTHORIZE_FIELD]
+        if too_long:
+            return _fatal_page(
+                request, f"its {too_long[0]} is over {MAX_AUTHORIZE_FIELD} characters"
+            )
     if not request.user.is_authenticated:
         return redirect_to_login(request) if request.method == "GET" else redirect("login")
-    source = request.GET if request.method == "GET" else request.POST
-    params = {key: source[key] for key in AUTHORIZE_FIELDS if source.get(key)}
+    if request.method == "POST":
+        params = _consented_request(request)
+        if params is None:
+            return _fatal_page(
+                request,
+                "the consent form was changed or is over an hour old. Start again from the app",
+            )
     uri = _oauthlib_uri(request, params)
     try:
         scopes, credentials = server.validate_authorization_request(uri)
@@ -270,7 +318,7 @@ def _consent_page(request, credentials, scopes, params):
     context = {
         "app": app,
         "scopes": [(scope, scope_in_words(scope)) for scope in scopes],
-        "fields": params,
+        "signed_request": _signed_request(request, params),
     }
     response = render(request, "oauth/authorize.html", context)
     # The form posts here, and the answer redirects to the app: CSP's form-action
@@ -295,8 +343,9 @@ def _oauthlib_answer(headers, body, status):
 
 def _token_request(request):
     """(body, headers) for oauthlib: a JSON body as the form it stands for."""
-    data = _request_data(request)
-    if data is None:
+    try:
+        data = _request_data(request)
+    except BadBody:
         return None, None
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
     if request.META.get("HTTP_AUTHORIZATION"):

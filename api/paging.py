@@ -16,6 +16,8 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 
+from socialsite.repository.ids import parse_cursor
+
 from .entities import account, site_base
 from .responses import json_response
 
@@ -60,9 +62,10 @@ def _number(query, name):
     value = query.get(name)
     if value in (None, ""):
         return None
-    if not (value.isascii() and value.isdigit()) or len(value) > 20:
+    number = parse_cursor(value)
+    if number is None:
         raise BadParameter(f"'{name}' must be a number")
-    return int(value)
+    return number
 
 
 def params(request, default=DEFAULT_LIMIT, most=MAX_LIMIT):

@@ -48,7 +48,8 @@ def mute(request, account_id):
     except BadBody as bad:
         return error(422, str(bad))
     duration = str(params.get("duration", "0") or "0")
-    if not (duration.isascii() and duration.isdigit()) or int(duration) > LONGEST_MUTE_SECONDS:
+    digits = duration.isascii() and duration.isdigit() and len(duration) <= 12
+    if not digits or int(duration) > LONGEST_MUTE_SECONDS:
         return error(
             422, f"Validation failed: duration is 0 to {LONGEST_MUTE_SECONDS} seconds (0: no end)"
         )

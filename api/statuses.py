@@ -13,6 +13,7 @@ from django.views.decorators.csrf import csrf_exempt
 from media import attachments, pictures
 from socialsite.connection import get_redis
 from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
+from socialsite.repository.ids import parse_id
 from timeline.forms import StatusForm
 
 from . import direct, entities, paging
@@ -28,6 +29,7 @@ from .common import (
     to_status_id,
     visible_status,
 )
+from .media import UPLOAD_ID
 from .responses import error, json_response
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")
@@ -55,6 +57,8 @@ def post(request):
         return error(422, str(bad))
     key = request.headers.get("Idempotency-Key")
     media_ids = [str(each) for each in get_list(params, "media_ids") if str(each)]
+    if not all(UPLOAD_ID.fullmatch(each) for each in media_ids):
+        return error(422, "Validation failed: media_ids[] are the ids /api/v2/media gave")
     wanted = params.get("visibility") or None
     if wanted == "direct":
         if media_ids:
@@ -83,10 +87,9 @@ def post(request):
         )
     in_reply_to = params.get("in_reply_to_id") or None
     if in_reply_to is not None:
-        in_reply_to = str(in_reply_to)
-        if not (in_reply_to.isascii() and in_reply_to.isdigit() and len(in_reply_to) <= 19):
+        in_reply_to = parse_id(in_reply_to)
+        if in_reply_to is None:
             return error(404, "Record not found")
-        in_reply_to = int(in_reply_to)
     form = StatusForm(
         {
             "message": str(params.get("status") or ""),

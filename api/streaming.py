@@ -48,6 +48,7 @@ from redis.exceptions import RedisError
 from accounts.users import SiteUser
 from api import entities
 from api.auth import INVALID_TOKEN, OUTSIDE_SCOPES, scope_allows
+from api.common import BadBody, check_json
 from api.direct import conversation_entities
 from socialsite.repository import (
     blocks,
@@ -59,6 +60,7 @@ from socialsite.repository import (
     oauth,
     users,
 )
+from socialsite.repository.ids import parse_id
 from streaming import filters
 from streaming.asgi import parse_query, send_preflight, send_text
 from streaming.filters import RequestError
@@ -368,9 +370,9 @@ def parse_request(stream, fields):
             raise json_error(400, "Missing or malformed tag parameter")
     if stream == "list":
         value = str(fields.get("list") or "").strip()
-        if not (value.isascii() and value.isdigit() and len(value) < 19):
+        list_id = parse_id(value)
+        if list_id is None:
             raise json_error(400, "Missing or malformed list parameter")
-        list_id = int(value)
     return Request(stream, tag, list_id)
 
 
@@ -684,7 +686,10 @@ class Socket:
                 raise json_error(400, "Message too long")
             try:
                 message = json.loads(text)
-            except ValueError:
+                check_json(message)  # no lone surrogate (a tag goes to Redis), not too deep
+            except BadBody as bad:
+                raise json_error(400, str(bad).replace("The request body", "The message")) from None
+            except (ValueError, RecursionError):
                 raise json_error(400, "Could not parse the message as JSON") from None
             if not isinstance(message, dict):
                 raise json_error(400, "A message is a JSON object")

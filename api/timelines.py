@@ -14,6 +14,7 @@ from socialsite.repository import lists, reposts, timelines
 
 from . import entities, paging
 from .auth import api_view
+from .common import id_or_404
 from .responses import error, json_response, json_text_response
 
 
@@ -69,9 +70,9 @@ def list_timeline(request, list_id):
     query, refused = _params(request)
     if refused is not None:
         return refused
-    if not (list_id.isascii() and list_id.isdigit() and len(list_id) <= 19):
-        raise Http404
-    found, page = lists.list_page(get_redis(), request.user.id, int(list_id), **query.bounds())
+    found, page = lists.list_page(
+        get_redis(), request.user.id, id_or_404(list_id), **query.bounds()
+    )
     if found is None:
         raise Http404
     return _answer(request, page)

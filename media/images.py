@@ -47,6 +47,17 @@ Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 # A truncated file is refused, never completed with grey (Pillow's default, said here).
 ImageFile.LOAD_TRUNCATED_IMAGES = False
 
+# A JPEG cut short and closed with its end marker (EOI) is not "truncated" to Pillow:
+# libjpeg meets the marker, warns (a warning Pillow does not pass on) and decodes the
+# missing blocks as grey, at the full cost of the size the header declares. Its coded
+# data says it is cut: every 8 x 8 block of a component carries at least one Huffman
+# code of its DC value (one bit at the least) in some scan, so a JPEG whose scans hold
+# fewer bits than its picture has blocks cannot be whole. Checked before decoding, in
+# one regular-expression pass over the bytes.
+_JPEG_MARKER = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")  # not stuffing, not RSTn
+_JPEG_SOS = 0xDA
+_JPEG_EOI = 0xD9
+
 # The first bytes of each accepted format, checked before Pillow sees the file: SVG,
 # HTML, PDF and text are refused by their content whatever their name says.
 _SIGNATURES = (
@@ -158,6 +169,8 @@ def read_image(data):
             if width < 1 or height < 1 or image.format != declared:
                 raise ImageRefused(f"The file is not {ACCEPTED_NAMES}.")
             _check_pixels(width, height)
+            if declared == "JPEG":
+                _check_jpeg_data(data, width, height)
             image.seek(0)  # an animated GIF or WebP: its first frame
             image.load()
     except (Image.DecompressionBombError, Image.DecompressionBombWarning):
@@ -173,6 +186,38 @@ def read_image(data):
             f"The file could not be read as {ACCEPTED_NAMES}: it is damaged or cut short."
         ) from None
     return _clean(image)
+
+
+def _jpeg_scan_bytes(data):
+    """How many bytes the JPEG ``data``'s scans (its entropy-coded data) hold: the
+    marker segments are walked from the start; each scan runs from its SOS header to
+    the next marker that is neither byte stuffing nor a restart marker."""
+    total, at = 0, 2  # past SOI
+    while at + 4 <= len(data):
+        if data[at] != 0xFF:
+            return total  # not a marker where one must be: the decoder refuses it
+        marker = data[at + 1]
+        if marker == 0xFF:  # fill bytes before a marker
+            at += 1
+            continue
+        if marker == _JPEG_EOI:
+            return total
+        at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
+        if marker == _JPEG_SOS:
+            found = _JPEG_MARKER.search(data, at)
+            end = found.start() if found else len(data)
+            total += end - at
+            at = end
+    return total
+
+
+def _check_jpeg_data(data, width, height):
+    blocks = -(-width // 8) * -(-height // 8)
+    if _jpeg_scan_bytes(data) * 8 < blocks:
+        raise ImageRefused(
+            f"The file could not be read as {ACCEPTED_NAMES}: it is damaged or cut short"
+            f" (its data is too short for the {width:,} x {height:,} pixels it declares)."
+        )
 
 
 def _check_pixels(width, height):

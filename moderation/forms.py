@@ -2,6 +2,7 @@ from django import forms
 
 from socialsite.connection import get_redis
 from socialsite.repository import moderation
+from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import (
     MODERATION_REASON_MAX_LENGTH,
     REPORT_COMMENT_MAX_LENGTH,
@@ -14,9 +15,10 @@ def parse_ids(values, what="status"):
     each; ValidationError for one that is not a number."""
     ids = []
     for value in values:
-        if not (value.isascii() and value.isdigit() and len(value) <= 19):
+        number = parse_id(value, lowest=0)  # 0 names no status: "not one of theirs"
+        if number is None:
             raise forms.ValidationError(f"A {what} is named by its number, not {value[:40]!r}.")
-        ids.append(int(value))
+        ids.append(number)
     return list(dict.fromkeys(ids))
 
 
@@ -49,7 +51,7 @@ class ReportForm(forms.Form):
     def posted_status_ids(self):
         """The ``status`` fields sent, as numbers where they are numbers."""
         values = self.data.getlist("status") if hasattr(self.data, "getlist") else []
-        return [int(v) for v in values if v.isascii() and v.isdigit() and len(v) <= 19]
+        return [number for number in map(parse_id, values) if number is not None]
 
     def clean(self):
         cleaned = super().clean()

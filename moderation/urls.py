@@ -7,7 +7,7 @@ urlpatterns = [
     path("moderation/", views.queue, name="moderation_queue"),
     path("moderation/log/", views.log, name="moderation_log"),
     path(
-        "moderation/reports/<int:report_id>/",
+        "moderation/reports/<id:report_id>/",
         views.report_action,
         name="moderation_report_action",
     ),

@@ -16,6 +16,7 @@ from accounts.decorators import login_required
 from media import pictures
 from socialsite.connection import get_redis
 from socialsite.repository import emails, moderation, users
+from socialsite.repository.ids import parse_cursor
 from socialsite.throttling import throttle, too_many_requests
 
 from .decorators import moderator_action, moderator_required
@@ -45,9 +46,10 @@ def _number(request, name):
     value = request.GET.get(name) if request.META.get("QUERY_STRING") else None
     if value is None:
         return None
-    if not (value.isascii() and value.isdigit()) or len(value) > 19:
+    number = parse_cursor(value)
+    if number is None:
         raise BadRequest(f"The link is malformed: {name!r} must be a number.")
-    return int(value)
+    return number
 
 
 # --- reporting --------------------------------------------------------------------------

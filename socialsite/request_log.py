@@ -9,6 +9,11 @@ access log and the site's share it.
 
 The line says the method, path, view name, status, duration in milliseconds and Redis
 round trips; the same figures go to the metrics (socialsite/metrics.py).
+
+No secret reaches a log line: every line (this one, Django's "Not Found: <path>", any
+other) goes through ``redact``, which hides the secret part of the mailed links' paths
+(``/accounts/reset/<uidb64>/<token>/``, ``/accounts/verify/<token>/``) and the value of
+a query parameter that carries one (``access_token``, ``code``, ``state``...).
 """
 
 import datetime
@@ -30,6 +35,44 @@ log = logging.getLogger("socialsite.requests")
 _GIVEN_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 # The view name of a request no URL pattern matched (a 404 of the resolver).
 UNMATCHED = "unmatched"
+
+# What stands in a log line for a secret.
+REDACTED = "[redacted]"
+# The secret parts of paths: the mailed links' tokens (accounts/urls.py). The reset
+# link's uidb64 names the account, not a secret; Django's own next step there,
+# ``set-password``, is kept.
+_SECRET_PATHS = (
+    re.compile(r"(/accounts/reset/[^/\s?]+/)(?!set-password/)[^/\s?]+"),
+    re.compile(r"(/accounts/verify/)[^/\s?]+"),
+)
+# Query parameters (and form-like ``name=value`` text) whose value is a secret: the
+# API's access token, OAuth's code, state, client secret and PKCE verifier, any token.
+_SECRET_PARAMS = re.compile(
+    r"((?:access_token|code|state|client_secret|code_verifier|token|password)=)[^&\s\"']+",
+    re.IGNORECASE,
+)
+
+
+def redact(text):
+    """``text`` (a path, a URL, a log message) with the secrets it may carry replaced by
+    REDACTED."""
+    for pattern in _SECRET_PATHS:
+        text = pattern.sub(rf"\g<1>{REDACTED}", text)
+    return _SECRET_PARAMS.sub(rf"\g<1>{REDACTED}", text)
+
+
+class RedactSecrets(logging.Filter):
+    """A handler's filter: each record's message is written with ``redact`` applied
+    (the arguments merged in first: Django logs the path as one)."""
+
+    def filter(self, record):
+        message = record.getMessage()
+        cleaned = redact(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, None
+        if isinstance(getattr(record, "path", None), str):
+            record.path = redact(record.path)
+        return True
 
 
 class _Current(threading.local):

@@ -46,9 +46,8 @@ ALWAYS = (None,)
 CELL_DEGREES = 10.0
 MAX_CELLS = 64
 
-# A login as accounts.forms accepts it; a user id is digits.
+# A login as accounts.forms accepts it (a user id: ids.parse_id).
 LOGIN = re.compile(r"[A-Za-z0-9_]{1,30}")
-USER_ID = re.compile(r"[0-9]{1,20}")
 # "@bob" in a message, but not "carol@bob.example": the @ must start a word.
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_]{1,30})")
 # Punctuation around a word: "world!" also counts as "world", "#django" as "django".
@@ -475,7 +474,7 @@ def parse_percent(value):
     if value is None:
         return DEFAULT_SAMPLE_PERCENT
     text = value.strip()
-    if not (text.isascii() and text.isdigit() and 1 <= int(text) <= 100):
+    if not (text.isascii() and text.isdigit() and len(text) <= 3 and 1 <= int(text) <= 100):
         raise malformed(f"percent must be a whole number from 1 to 100, not {value!r}.")
     return int(text)
 

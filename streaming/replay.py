@@ -27,6 +27,7 @@ import re
 import time
 
 from socialsite.repository import notifications, timelines
+from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import RECENT_PUBLIC_STATUSES
 
 from .filters import RequestError, StatusEvent, UnreadEvent
@@ -47,7 +48,6 @@ REPLAYED_MEMORY_SECONDS = 30.0
 
 # A live page's cursor: "S.V", "S" or ".V" (S a status id, V an unread-count version).
 EVENT_ID = re.compile(r"([0-9]{0,19})(?:\.([0-9]{0,19}))?")
-STATUS_ID = re.compile(r"[0-9]{1,19}")
 
 
 class ReplayingClient(Client):
@@ -186,12 +186,12 @@ def parse_since_id(value):
     """The status id of ``since_id`` (None if absent); 400 when it is not one."""
     if value is None:
         return None
-    text = value.strip()
-    if not STATUS_ID.fullmatch(text):
+    cursor = parse_id(value.strip(), lowest=0)
+    if cursor is None:
         raise RequestError(
             400, f"since_id must be a status id (a whole number), not {value[:40]!r}."
         )
-    return int(text)
+    return cursor
 
 
 # --- a live page's replay -----------------------------------------------------------------

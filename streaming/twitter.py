@@ -19,6 +19,7 @@ from urllib.parse import unquote
 
 from media import files
 from socialsite.repository import users
+from socialsite.repository.ids import parse_id
 
 from . import filters, replay, tweets
 from .asgi import client_address, first, parse_query, read_form, request_headers
@@ -177,9 +178,9 @@ def resolve_users(redis, names):
     """
     ids_by_login = users.get_user_ids(redis, names)
     rest = [name for name in names if name.lower() not in ids_by_login]
-    numeric = [int(name) for name in rest if filters.USER_ID.fullmatch(name)]
+    numeric = [uid for uid in map(parse_id, rest) if uid is not None]
     by_id = users.get_users(redis, numeric) if numeric else {}
-    unknown = [name for name in rest if not (name.isdigit() and int(name) in by_id)]
+    unknown = [name for name in rest if parse_id(name) not in by_id]
     if unknown:
         listed = ", ".join(unknown[:5]) + (", ..." if len(unknown) > 5 else "")
         raise filters.malformed(f"follow: there is no user {listed}.")

@@ -26,7 +26,7 @@ from socialsite.repository import (
     uploads,
 )
 from tests.support.helpers import bearer, make_user, stored_files
-from tests.test_media_images import jpeg_with_gps, png, png_bomb
+from tests.test_media_images import jpeg_cut_and_closed, jpeg_with_gps, png, png_bomb
 
 
 def upload(client, headers, data=None, name="photo.png", **fields):
@@ -80,6 +80,10 @@ def test_an_upload_refused_says_why(client, alice, bob, token, media_root):
         "no file": client.post("/api/v2/media", {"description": "x"}, **headers),
         "not an image": upload(client, headers, b"<html><script>1</script>", name="x.png"),
         "too many pixels": upload(client, headers, png_bomb()),
+        "cut and closed": upload(client, headers, jpeg_cut_and_closed(), name="x.jpg"),
+        "cut and closed, v1": client.post(
+            "/api/v1/media", {"file": io.BytesIO(jpeg_cut_and_closed())}, **headers
+        ),
         "alt too long": upload(client, headers, description="x" * 1501),
     }
     for why, answer in refused.items():

@@ -7,7 +7,9 @@ tests/test_api_oauth_browser.py."""
 
 import base64
 import hashlib
+import html
 import json
+import re
 import time
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -15,6 +17,7 @@ import pytest
 from django.test import Client
 
 from accounts import tokens
+from api.oauth_views import MAX_AUTHORIZE_FIELD
 from socialsite.repository import emails, keys, leaving, limits, moderation, oauth, users
 from tests.support.helpers import PASSWORD, csrf_token, log_in
 
@@ -67,13 +70,19 @@ def authorize_params(app, **params):
     }
 
 
+def consent_form(page):
+    """What the consent page's form sends: its CSRF token and its signed request."""
+    found = re.search(r'<input type="hidden" name="request" value="([^"]+)"', page.content.decode())
+    assert found, "the consent page has no request field"
+    return {"request": html.unescape(found.group(1)), "csrfmiddlewaretoken": csrf_token(page)}
+
+
 def authorize(client, app, **params):
     """Load the consent page, then press Authorize: the answer."""
     query = authorize_params(app, **params)
     page = client.get(f"/oauth/authorize?{urlencode(query)}")
     assert page.status_code == 200, page.content.decode()
-    form = {**query, "authorize": "1", "csrfmiddlewaretoken": csrf_token(page)}
-    return client.post("/oauth/authorize", form)
+    return client.post("/oauth/authorize", {**consent_form(page), "authorize": "1"})
 
 
 def redirect_params(response):
@@ -188,7 +197,7 @@ def test_the_consent_page_names_the_app_its_website_and_the_scopes_in_words(alic
     assert 'href="https://app.example/"' in html
     assert "read all your account" in html and "change your statuses" in html
     assert 'name="deny"' in html and 'name="csrfmiddlewaretoken"' in html
-    assert 'value="opaque-state"' in html
+    assert 'name="request"' in html and "opaque-state" not in html  # one signed field
 
 
 def test_the_app_name_is_escaped(client, alice_client):
@@ -210,9 +219,7 @@ def test_an_apps_own_scheme_is_allowed_as_a_form_action(client, alice_client):
     query = urlencode(authorize_params(app, redirect_uri="org.example.app:/oauth"))
     page = alice_client.get(f"/oauth/authorize?{query}")
     assert "form-action 'self' org.example.app:;" in page["Content-Security-Policy"]
-    form = authorize_params(app, redirect_uri="org.example.app:/oauth")
-    form["csrfmiddlewaretoken"] = csrf_token(page)
-    answer = alice_client.post("/oauth/authorize", form)
+    answer = alice_client.post("/oauth/authorize", consent_form(page))
     assert answer.status_code == 302
     assert answer["Location"].startswith("org.example.app:/oauth?code=")
 
@@ -221,8 +228,7 @@ def test_the_oob_uri_gets_no_form_action_and_shows_the_code(r, client, alice_cli
     query = urlencode(authorize_params(app, redirect_uri=OOB))
     page = alice_client.get(f"/oauth/authorize?{query}")
     assert "form-action 'self';" in page["Content-Security-Policy"]
-    form = {**authorize_params(app, redirect_uri=OOB), "csrfmiddlewaretoken": csrf_token(page)}
-    answer = alice_client.post("/oauth/authorize", form)
+    answer = alice_client.post("/oauth/authorize", consent_form(page))
     assert answer.status_code == 200
     html = answer.content.decode()
     code = html.split('class="oauth-code" value="')[1].split('"')[0]
@@ -241,13 +247,51 @@ def test_authorize_redirects_with_the_code_and_the_state(r, alice_client, alice,
 def test_deny_redirects_with_access_denied_and_no_code(r, alice_client, app):
     query = authorize_params(app)
     page = alice_client.get(f"/oauth/authorize?{urlencode(query)}")
-    answer = alice_client.post(
-        "/oauth/authorize", {**query, "deny": "1", "csrfmiddlewaretoken": csrf_token(page)}
-    )
+    answer = alice_client.post("/oauth/authorize", {**consent_form(page), "deny": "1"})
     back = redirect_params(answer)
     assert back["error"] == "access_denied" and back["state"] == "opaque-state"
     assert "code" not in back
     assert list(r.scan_iter("oauth:code:*")) == []
+
+
+def test_the_consent_form_approves_only_the_request_its_page_was_shown_for(r, alice_client, app):
+    verifier = "v" * 50
+    query = authorize_params(app, code_challenge=challenge_of(verifier),
+                             code_challenge_method="S256")  # fmt: skip
+    page = alice_client.get(f"/oauth/authorize?{urlencode(query)}")
+    token = csrf_token(page)
+    # The hidden fields as the form once sent them, less the PKCE challenge: refused.
+    bare = {k: v for k, v in query.items() if not k.startswith("code_challenge")}
+    for form in (bare, {**bare, "request": "x"}, {**consent_form(page), "request": "x:y:z"}):
+        answer = alice_client.post("/oauth/authorize", {**form, "authorize": "1",
+                                                        "csrfmiddlewaretoken": token})  # fmt: skip
+        assert answer.status_code == 400, form
+        assert "consent form was changed" in answer.content.decode()
+    assert list(r.scan_iter("oauth:code:*")) == []
+    # The page's own form: a code bound to the challenge.
+    code = redirect_params(
+        alice_client.post("/oauth/authorize", {**consent_form(page), "authorize": "1"})
+    )["code"]
+    assert oauth.peek_code(r, code)["challenge"] == challenge_of(verifier)
+
+
+def test_a_consent_form_shown_to_one_user_approves_nothing_for_another(r, app, alice, bob):
+    page = log_in(Client(), "alice").get(f"/oauth/authorize?{urlencode(authorize_params(app))}")
+    bob_client = log_in(Client(), "bob")
+    bob_page = bob_client.get(f"/oauth/authorize?{urlencode(authorize_params(app))}")
+    form = {**consent_form(page), "csrfmiddlewaretoken": csrf_token(bob_page), "authorize": "1"}
+    assert bob_client.post("/oauth/authorize", form).status_code == 400
+    assert list(r.scan_iter("oauth:code:*")) == []
+
+
+def test_a_state_over_its_bound_is_400_never_a_huge_redirect(client, alice_client, app):
+    fine = authorize_params(app, state="s" * MAX_AUTHORIZE_FIELD)
+    assert alice_client.get(f"/oauth/authorize?{urlencode(fine)}").status_code == 200
+    huge = urlencode(authorize_params(app, state="s" * 10_000))
+    for who in (alice_client, client):  # logged in, and not: the log-in redirect keeps it
+        answer = who.get(f"/oauth/authorize?{huge}")
+        assert answer.status_code == 400 and "Location" not in answer
+        assert "state is over 1024 characters" in answer.content.decode()
 
 
 def test_the_consent_form_needs_its_csrf_token(r, alice):

@@ -3,6 +3,7 @@ and as the backup's cron line reads it (a shell's ``set -a; . file``): both give
 settings, and ``check --deploy`` is clean with them. The layout itself runs in
 tests/test_deploy_nginx.py."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -81,3 +82,37 @@ def test_systemd_reads_every_unit_without_a_complaint(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+NGINX_SITE = DEPLOY / "nginx" / "socialsite.conf"
+# What would write a request's query string (an access token, an OAuth code or state).
+WHOLE_REQUEST_VARIABLES = {"$request", "$request_uri", "$args", "$query_string", "$is_args"}
+
+
+def nginx_directives(text, name):
+    """The arguments of each ``name`` directive of nginx config ``text``, comments left
+    out (a directive runs to its semicolon, over several lines)."""
+    code = "\n".join(line.split("#", 1)[0] for line in text.splitlines())
+    return [
+        found.group(1).split()
+        for found in re.finditer(rf"(?:^|[;{{}}\s]){name}\s+([^;]*);", code, re.MULTILINE)
+    ]
+
+
+def test_every_nginx_log_leaves_query_strings_and_mailed_links_secrets_out():
+    text = NGINX_SITE.read_text()
+    formats = {args[0]: " ".join(args[1:]) for args in nginx_directives(text, "log_format")}
+    assert formats, "the site names its own log format"
+    for name, fields in formats.items():
+        written = re.findall(r"\$\w+", fields)
+        leaks = [v for v in written if v in WHOLE_REQUEST_VARIABLES or v.startswith("$arg_")]
+        assert not leaks, (name, fields)
+        assert "$socialsite_logged_path" in written, name  # the map that hides links' tokens
+    # Every server logs in one of them (a location without its own access_log inherits
+    # its server's): none falls back to nginx's "combined".
+    servers = text.count("server {")
+    access_logs = nginx_directives(text, "access_log")
+    assert len([a for a in access_logs if a[0] != "off"]) >= servers
+    assert all(len(args) >= 2 and args[1] in formats for args in access_logs), access_logs
+    assert all(args[1] == "crit" for args in nginx_directives(text, "error_log"))
+    assert len(nginx_directives(text, "error_log")) == servers

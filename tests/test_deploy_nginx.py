@@ -98,6 +98,8 @@ def nginx_site(ports, tmp, static_root, media_root):
         "alias /srv/socialsite/var/media/;": f"alias {media_root}/;",
         "server_name social.example.org;": "server_name localhost;",
         "/var/log/nginx/socialsite-stream.log": str(tmp / "stream-access.log"),
+        "/var/log/nginx/socialsite.log": str(tmp / "site-access.log"),
+        "/var/log/nginx/socialsite-error.log": str(tmp / "site-error.log"),
     }
     for old, new in replacements.items():
         assert old in site, f"deploy/nginx/socialsite.conf no longer has {old!r}"
@@ -305,6 +307,7 @@ def production(r, redis_backend, nginx, tmp_path):
             "origin": origin,
             "media_root": media_root,
             "processes": processes,
+            "tmp": tmp_path,
         }
     finally:
         processes.stop_all()
@@ -427,3 +430,31 @@ def test_the_production_layout_through_nginx(r, production, browser):
     status, headers, body = https_request(port, "/metrics")
     assert status == 404 and b"nginx" in body, body
     assert "Content-Security-Policy" not in headers  # the site's header: not the site's page
+
+    # No secret reaches a log the layout keeps: an access token in a query string (the
+    # API, the stream servers, plain HTTP), OAuth's state, the mailed links' tokens.
+    secret = "SECRETTOKEN" + secrets.token_hex(8)
+    for path in (
+        f"/api/v1/accounts/verify_credentials?access_token={secret}",
+        f"/api/v1/timelines/home?access_token={secret}&limit=2",
+        f"/stream/health?access_token={secret}",
+        f"/api/v1/streaming/health?access_token={secret}",
+        f"/oauth/authorize?client_id=x&state={secret}",
+        f"/accounts/verify/{secret}/",
+        f"/accounts/reset/MQ/{secret}/",
+        f"/static/missing.css?code={secret}",
+    ):
+        assert https_request(port, path)[0] < 500, path
+    connection = http.client.HTTPConnection("127.0.0.1", production["http_port"], timeout=5)
+    connection.request("GET", f"/?access_token={secret}", headers={"Host": "localhost"})
+    assert connection.getresponse().status == 301
+    connection.close()
+    production["processes"].stop_all()  # every line written out
+    logs = {path.name: path.read_text(errors="replace") for path in production["tmp"].glob("*.log")}
+    assert "/accounts/verify/[redacted]/" in logs["site-access.log"]
+    assert '"GET /api/v1/accounts/verify_credentials"' in logs["site-access.log"]
+    assert '"GET /api/v1/streaming/health"' in logs["stream-access.log"]
+    leaked = [name for name, text in logs.items() if secret in text]
+    assert not leaked, [
+        line for name in leaked for line in logs[name].splitlines() if secret in line
+    ]

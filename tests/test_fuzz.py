@@ -7,13 +7,17 @@ requests reach the views; tests/test_csrf.py covers the checks themselves.
 """
 
 import itertools
+import json
 import random
 from urllib.parse import quote, urlencode
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
-from socialsite.repository import statuses
+from api.auth import SCOPES
+from socialsite.repository import direct, graph, lists, oauth, statuses
+from socialsite.repository.ids import MAX_ID
 from tests.support.helpers import log_in
 
 VALUES = [
@@ -192,3 +196,258 @@ def test_random_mixes_of_hostile_values(visitors):
         if response.status_code >= 500:
             failures.append((who, method, template, login[:20], data, headers))
     assert_no_5xx(failures, 600)
+
+
+# --- the client API ---------------------------------------------------------------------
+# Every route of api/urls.py (test_every_api_route_is_fuzzed keeps the table whole): the
+# methods it answers and the parameters it reads. Paging routes read PAGING too.
+
+PAGING = ["max_id", "since_id", "min_id", "limit"]
+API_ROUTES = {
+    "verify_credentials": (["GET"], []),
+    "create_app": (["POST"], ["client_name", "redirect_uris", "scopes", "website"]),
+    "verify_app": (["GET"], []),
+    "update_credentials": (["PATCH"], ["display_name", "note", "locked", "discoverable",
+                                       "fields_attributes", "source[privacy]"]),
+    "account_lookup": (["GET"], ["acct"]),
+    "relationships": (["GET"], ["id[]", "id"]),
+    "account_search": (["GET"], ["q", "limit", "offset", "resolve", "following"]),
+    "account": (["GET"], []),
+    "account_statuses": (["GET"], [*PAGING, "exclude_replies", "exclude_reblogs",
+                                   "only_media", "pinned", "tagged"]),
+    "followers": (["GET"], PAGING),
+    "following": (["GET"], PAGING),
+    "follow": (["POST"], ["reblogs", "notify"]),
+    "unfollow": (["POST"], []),
+    "instance_v1": (["GET"], []),
+    "instance_v2": (["GET"], []),
+    "statuses": (["POST"], ["status", "in_reply_to_id", "sensitive", "spoiler_text",
+                            "visibility", "media_ids[]", "poll[options][]", "language"]),
+    "status": (["GET", "DELETE"], []),
+    "status_context": (["GET"], []),
+    "favourite": (["POST"], []),
+    "unfavourite": (["POST"], []),
+    "reblog": (["POST"], ["visibility"]),
+    "unreblog": (["POST"], []),
+    "favourited_by": (["GET"], PAGING),
+    "reblogged_by": (["GET"], PAGING),
+    "timeline_home": (["GET"], [*PAGING, "local", "only_media"]),
+    "timeline_public": (["GET"], [*PAGING, "local", "remote", "only_media"]),
+    "timeline_tag": (["GET"], [*PAGING, "any[]", "all[]", "none[]"]),
+    "timeline_list": (["GET"], PAGING),
+    "notifications": (["GET"], [*PAGING, "types[]", "exclude_types[]", "account_id"]),
+    "notifications_clear": (["POST"], []),
+    "notification": (["GET"], []),
+    "notification_dismiss": (["POST"], []),
+    "search": (["GET"], ["q", "type", "limit", "offset", "resolve", "following", "account_id"]),
+    "markers": (["GET", "POST"], ["timeline[]", "home[last_read_id]",
+                                  "notifications[last_read_id]"]),
+    "block": (["POST"], []),
+    "unblock": (["POST"], []),
+    "mute": (["POST"], ["notifications", "duration"]),
+    "unmute": (["POST"], []),
+    "blocks": (["GET"], PAGING),
+    "mutes": (["GET"], PAGING),
+    "follow_requests": (["GET"], PAGING),
+    "follow_request_authorize": (["POST"], []),
+    "follow_request_reject": (["POST"], []),
+    "reports": (["POST"], ["account_id", "status_ids[]", "comment", "category", "forward",
+                           "rule_ids[]"]),
+    "favourites": (["GET"], PAGING),
+    "lists": (["GET", "POST"], ["title", "replies_policy", "exclusive"]),
+    "list": (["GET", "PUT", "DELETE"], ["title", "replies_policy"]),
+    "list_accounts": (["GET", "POST", "DELETE"], [*PAGING, "account_ids[]"]),
+    "media_upload": (["POST"], ["file", "description", "focus"]),
+    "media_upload_v1": (["POST"], ["file", "description", "focus"]),
+    "media": (["GET", "PUT"], ["description", "focus"]),
+    "conversations": (["GET"], PAGING),
+    "conversation": (["DELETE"], []),
+    "conversation_read": (["POST"], []),
+    "oauth_authorize": (["GET", "POST"], ["response_type", "client_id", "redirect_uri",
+                                          "scope", "state", "code_challenge",
+                                          "code_challenge_method", "request"]),
+    "oauth_token": (["POST"], ["grant_type", "code", "client_id", "client_secret",
+                               "redirect_uri", "code_verifier", "scope"]),
+    "oauth_revoke": (["POST"], ["token", "client_id", "client_secret"]),
+    "oauth_server_metadata": (["GET"], []),
+    "settings_apps": (["GET"], []),
+    "revoke_app": (["POST"], []),
+}  # fmt: skip
+
+# Values for the API's parameters: ids at and past their range, numbers written every
+# way, JSON words, control characters, long and odd text.
+API_VALUES = [
+    "", "x", "-1", "0", "1", str(MAX_ID + 1), "9223372036854775807", "9" * 5000, "1e18", "²",
+    "\x00", "é🙂", "a" * 3000, "true", "[]", "<script>alert(1)</script>", "direct",
+]  # fmt: skip
+# A path argument's hostile values, written as they would be in a URL.
+PATH_VALUES = ["0", "-1", "9" * 30, str(MAX_ID + 1), "%ED%A0%80", "1.5", "%00", "a" * 300,
+               "1e3", "%D9%A3", "..", "%2F"]  # fmt: skip
+# A JSON body's field with a value of every kind but the one expected.
+JSON_VALUES = ["\ud800", [1, 2], ["\udfff"], {"a": 1}, MAX_ID + 1, -1, 1.5, None, True,
+               "x" * 3000]  # fmt: skip
+# Whole bodies that are not what an endpoint reads.
+RAW_BODIES = [
+    ("application/json", b'{"a":' * 3000 + b"1" + b"}" * 3000),
+    ("application/json", b"[" * 100_000),
+    ("application/json", b"[1, 2]"),
+    ("application/json", b'{"\\ud800": "\\udfff"}'),
+    ("application/json", b"\xff\xfe{}"),
+    ("application/json", b'{"a": 1'),
+    ("application/json; charset=latin-1", '{"status": "\xe9"}'),  # the client encodes it
+    ("application/x-www-form-urlencoded", b"status=%ED%A0%80&title=%ED%A0%80&q=%00"),
+    ("multipart/form-data", b"--x\r\n"),
+    ("multipart/form-data; boundary=x", b"--x\r\nContent-Disposition: form-data\r\n\r\n"),
+    ("text/plain", b"status=hello"),
+]  # fmt: skip
+
+
+def api_routes():
+    """{route name: its path arguments' names} of every route of api/urls.py."""
+    from api import urls
+
+    def walk(patterns):
+        for pattern in patterns:
+            if hasattr(pattern, "url_patterns"):
+                yield from walk(pattern.url_patterns)
+            else:
+                yield pattern.name, list(getattr(pattern.pattern, "converters", {}))
+
+    return dict(walk(urls.urlpatterns))
+
+
+API_PATH_ARGUMENTS = api_routes()
+
+
+def test_every_api_route_is_fuzzed():
+    assert set(API_PATH_ARGUMENTS) == set(API_ROUTES)
+
+
+@pytest.fixture
+def api_world(r, alice, bob, settings):
+    """alice's token with every scope, and a real record for each path argument: bob,
+    his status, alice's list, a conversation of theirs."""
+    settings.THROTTLES = {name: (10**9, 1) for name in settings.THROTTLES}
+    client_id, _ = oauth.create_app(r, "Fuzz", ["urn:ietf:wg:oauth:2.0:oob"], list(SCOPES))
+    token = oauth.issue_token(r, client_id, list(SCOPES), uid=alice["id"])
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, alice["id"], bob["id"])
+    real = {
+        "account_id": str(bob["id"]),
+        "status_id": str(statuses.post_status(r, bob["id"], "hello #tag")),
+        "list_id": str(lists.create_list(r, alice["id"], "friends")[1]),
+        "conversation_id": str(direct.start(r, alice["id"], [bob], "hi", "k").cid),
+        "notification_id": "1",
+        "media_id": "x",
+        "tag": "tag",
+        "client_id": client_id,
+    }
+    client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client, real
+
+
+def api_path(name, real, hostile=None):
+    """Route ``name``'s path: its argument real, or ``hostile`` (raw URL text)."""
+    arguments = API_PATH_ARGUMENTS[name]
+    path = reverse(f"api:{name}", kwargs=dict.fromkeys(arguments, "ARG"))
+    for argument in arguments:
+        value = hostile if hostile is not None else quote(real[argument], safe="")
+        path = path.replace("ARG", value, 1)
+    return path
+
+
+def api_send(client, method, path, data=None, raw=None, content_type=None):
+    send = getattr(client, method.lower())
+    if raw is not None:
+        return send(path, raw, content_type=content_type)
+    if method == "GET":
+        return client.get(path, data or {})
+    if method == "POST":
+        return client.post(path, data or {})
+    return send(path, urlencode(data or {}, doseq=True),
+                content_type="application/x-www-form-urlencoded")  # fmt: skip
+
+
+def collect(failures, response, *what):
+    if response.status_code >= 500:
+        failures.append((*what, response.status_code))
+
+
+def test_every_api_parameter_with_every_value(api_world):
+    client, real = api_world
+    failures, total = [], 0
+    for name, (methods, fields) in API_ROUTES.items():
+        path = api_path(name, real)
+        for method, field, value in itertools.product(methods, fields, API_VALUES):
+            collect(failures, api_send(client, method, path, {field: value}),
+                    name, method, field, value[:40])  # fmt: skip
+            total += 1
+    assert total >= 2000
+    assert_no_5xx(failures, total)
+
+
+def test_every_api_path_argument_with_hostile_ids(api_world):
+    client, real = api_world
+    failures, total = [], 0
+    for name, (methods, _) in API_ROUTES.items():
+        if not API_PATH_ARGUMENTS[name]:
+            continue
+        for method, value in itertools.product(methods, PATH_VALUES):
+            path = api_path(name, real, hostile=value)
+            collect(failures, api_send(client, method, path), name, method, value[:40])
+            total += 1
+    assert_no_5xx(failures, total)
+
+
+def test_every_api_body_with_values_of_the_wrong_kind(api_world):
+    client, real = api_world
+    failures, total = [], 0
+    for name, (methods, fields) in API_ROUTES.items():
+        path = api_path(name, real)
+        for method in [m for m in methods if m != "GET"]:
+            for field, value in itertools.product(fields, JSON_VALUES):
+                body = json.dumps({field: value})
+                answer = api_send(client, method, path, raw=body,
+                                  content_type="application/json")  # fmt: skip
+                collect(failures, answer, name, method, field, repr(value)[:40])
+                total += 1
+            for content_type, raw in RAW_BODIES:
+                answer = api_send(client, method, path, raw=raw, content_type=content_type)
+                collect(failures, answer, name, method, content_type, raw[:30])
+                total += 1
+    assert_no_5xx(failures, total)
+
+
+def test_random_mixes_of_hostile_api_values(api_world):
+    client, real = api_world
+    rng = random.Random(20261129)
+    failures = []
+    for _ in range(400):
+        name = rng.choice(list(API_ROUTES))
+        methods, fields = API_ROUTES[name]
+        method = rng.choice(methods)
+        hostile = rng.choice(PATH_VALUES) if rng.random() < 0.3 else None
+        path = api_path(name, real, hostile=hostile)
+        data = {field: rng.choice(API_VALUES) for field in fields if rng.random() < 0.6}
+        if method != "GET" and rng.random() < 0.5:
+            body = {field: rng.choice([*JSON_VALUES, *API_VALUES]) for field in data}
+            answer = api_send(client, method, path, raw=json.dumps(body),
+                              content_type="application/json")  # fmt: skip
+        else:
+            answer = api_send(client, method, path, data)
+        collect(failures, answer, name, method, hostile, str(data)[:80])
+    assert_no_5xx(failures, 400)
+
+
+def test_every_form_with_bodies_it_does_not_expect(visitors):
+    browsers, sid = visitors
+    failures, total = [], 0
+    for (method, template, _), (who, browser) in itertools.product(ENDPOINTS, browsers.items()):
+        if method != "POST":
+            continue
+        path = path_for(template, "bob", sid)
+        for content_type, raw in RAW_BODIES:
+            answer = browser.post(path, raw, content_type=content_type)
+            collect(failures, answer, who, template, content_type, raw[:30])
+            total += 1
+    assert_no_5xx(failures, total)

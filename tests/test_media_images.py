@@ -44,6 +44,17 @@ def animated_gif():
     return buffer.getvalue()
 
 
+def jpeg_cut_and_closed(width=5000, height=6000, progressive=False):
+    """A 16 x 16 JPEG whose header declares ``width`` x ``height``: its data ends (with
+    the end-of-image marker) after the first 16 x 16 pixels, about 600 bytes."""
+    out = io.BytesIO()
+    Image.new("RGB", (16, 16), (200, 30, 30)).save(out, "JPEG", progressive=progressive)
+    data = bytearray(out.getvalue())
+    frame = data.find(b"\xff\xc2" if progressive else b"\xff\xc0")
+    data[frame + 5 : frame + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
 def png_bomb(width=20_000, height=20_000):
     """A few hundred bytes declaring width x height pixels: a valid header and one
     compressed block of zeros (most rows missing)."""
@@ -241,6 +252,8 @@ REFUSED = {
     "html": (b"<!DOCTYPE html><html><body>hi</body></html>", "not a JPEG"),
     "pdf": (b"%PDF-1.7\n1 0 obj\n<<>>\nendobj\n", "not a JPEG"),
     "truncated jpeg": (None, "damaged or cut short"),
+    "jpeg cut and closed": (None, "too short for the 5,000 x 6,000 pixels it declares"),
+    "progressive jpeg cut and closed": (None, "too short for the 5,000 x 6,000 pixels"),
     "bomb": (None, "pixels"),
     "gif with html": (None, "web page, script or PDF"),
 }
@@ -250,6 +263,10 @@ def refused_file(name):
     data, reason = REFUSED[name]
     if name == "truncated jpeg":
         data = jpeg_with_gps()[:2000]
+    elif name == "jpeg cut and closed":
+        data = jpeg_cut_and_closed()
+    elif name == "progressive jpeg cut and closed":
+        data = jpeg_cut_and_closed(progressive=True)
     elif name == "bomb":
         data = png_bomb()
     elif name == "gif with html":
@@ -264,6 +281,15 @@ def test_it_refuses_what_is_not_an_image_with_its_reason(name):
     data, reason = refused_file(name)
     with pytest.raises(images.ImageRefused, match=reason):
         images.read_image(data)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+@pytest.mark.parametrize("options", [{}, {"progressive": True}, {"optimize": True}])
+def test_the_most_compressible_whole_jpeg_is_not_taken_for_a_cut_one(mode, options):
+    # One flat colour at the most pixels accepted: two bits per block, twice the bound.
+    out = io.BytesIO()
+    Image.new(mode, (7680, 4320)).save(out, "JPEG", **options)
+    assert images.read_image(out.getvalue()).size == (7680, 4320)
 
 
 def test_a_jpeg_with_xml_metadata_is_no_polyglot():

@@ -458,3 +458,26 @@ def test_the_evicted_homes(r):
     assert eviction.sweep(r, 30 * 86400) == 1
     metrics_page._reading.forget()
     assert value(scrape(), "socialsite_timelines_evicted_homes") == 1
+
+
+@pytest.mark.parametrize("formatter", ["text", "json"])
+def test_no_mailed_links_secret_nor_token_reaches_the_log(r, formatter):
+    # The console handler as settings.LOGGING makes it, writing here for the test.
+    (handler,) = [h for h in logging.getLogger().handlers if h.name == "console"]
+    written = io.StringIO()
+    old_stream, old_formatter = handler.setStream(written), handler.formatter
+    if formatter == "json":
+        handler.setFormatter(JsonFormatter())
+    secrets = ["eyJ1aWQiOjF9SECRETVERIFY", "c1x2y3-SECRETRESET", "SECRETACCESSTOKEN"]
+    try:
+        client = Client(raise_request_exception=False)
+        client.get(f"/accounts/verify/{secrets[0]}/")
+        client.get(f"/accounts/reset/MQ/{secrets[1]}/")
+        client.get(f"/api/v1/accounts/verify_credentials?access_token={secrets[2]}")
+    finally:
+        handler.setStream(old_stream)
+        handler.setFormatter(old_formatter)
+    logged = written.getvalue()
+    assert "/accounts/verify/[redacted]/" in logged and "/accounts/reset/MQ/[redacted]/" in logged
+    for secret in secrets:
+        assert secret not in logged

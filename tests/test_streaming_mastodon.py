@@ -482,9 +482,15 @@ def test_a_websocket_streams_and_subscribes(r, app, stream_server, alice, bob):
 def test_a_websocket_tells_bad_messages_and_notifications(r, app, stream_server, alice, bob):
     headers = {"Authorization": f"Bearer {token_of(r, app, alice)}"}
     with websocket(stream_server, additional_headers=headers) as ws:
-        for bad in ["not json", "[]", json.dumps({"type": "subscribe", "stream": "nope"})]:
+        for bad in [
+            "not json",
+            "[]",
+            json.dumps({"type": "subscribe", "stream": "nope"}),
+            "[" * 4000,
+            '{"type": "subscribe", "stream": "hashtag", "tag": "\\ud800"}',
+        ]:
             ws.send(bad)
-            assert next_message(ws)["status"] == 400
+            assert next_message(ws)["status"] == 400, bad
         ws.send(json.dumps({"type": "subscribe", "stream": "user:notification"}))
         time.sleep(0.3)
         graph.follow(r, bob["id"], alice["id"])

@@ -19,7 +19,13 @@ from PIL import Image
 from media import attachments
 from socialsite.repository import keys, leaving, reposts, statuses, timelines, uploads
 from tests.support.helpers import PASSWORD, log_in, make_user, stored_files
-from tests.test_media_images import animated_gif, jpeg_with_gps, png, png_bomb
+from tests.test_media_images import (
+    animated_gif,
+    jpeg_cut_and_closed,
+    jpeg_with_gps,
+    png,
+    png_bomb,
+)
 
 
 @pytest.fixture
@@ -146,6 +152,7 @@ REFUSALS = {
     ),
     "truncated": ({"media": [upload(png(), "a.png"), upload(jpeg_with_gps()[:3000])]}, "Image 2"),
     "bomb": ({"media": [upload(png_bomb(), "b.png", "image/png")]}, "pixels"),
+    "cut and closed": ({"media": [upload(jpeg_cut_and_closed())]}, "too short for the 5,000"),
     "long alt": (
         {"media": [upload(png())], "media_description": ["x" * 1501]},
         "The description of image 1 is 1,501 characters; at most 1,500 are kept.",

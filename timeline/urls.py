@@ -5,13 +5,13 @@ from . import discover, likes, lists, profile_settings, relations, search, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("statuses/", views.post_status, name="post_status"),
-    path("statuses/<int:status_id>/delete/", views.delete_status, name="delete_status"),
+    path("statuses/<id:status_id>/delete/", views.delete_status, name="delete_status"),
     path("@<str:login>/", views.profile, name="profile"),
     path("@<str:login>/followers/", views.followers, name="followers"),
     path("@<str:login>/following/", views.following, name="following"),
     path("@<str:login>/follow/", views.follow, name="follow"),
     path("@<str:login>/unfollow/", views.unfollow, name="unfollow"),
-    path("@<str:login>/<int:status_id>/", views.status_detail, name="status_detail"),
+    path("@<str:login>/<id:status_id>/", views.status_detail, name="status_detail"),
     path("tags/<str:tag>/", views.tag, name="tag"),
     path("notifications/", views.notifications_page, name="notifications"),
 ]
@@ -45,19 +45,19 @@ urlpatterns += [
 # Named lists (lists.py): the owner's own, by their per-owner ids.
 urlpatterns += [
     path("lists/", lists.lists_page, name="lists"),
-    path("lists/<int:list_id>/", lists.list_timeline, name="list_timeline"),
-    path("lists/<int:list_id>/members/", lists.list_members, name="list_members"),
-    path("lists/<int:list_id>/rename/", lists.rename_list, name="rename_list"),
-    path("lists/<int:list_id>/delete/", lists.delete_list, name="delete_list"),
-    path("lists/<int:list_id>/add/", lists.add_to_list, name="add_to_list"),
-    path("lists/<int:list_id>/remove/", lists.remove_from_list, name="remove_from_list"),
+    path("lists/<id:list_id>/", lists.list_timeline, name="list_timeline"),
+    path("lists/<id:list_id>/members/", lists.list_members, name="list_members"),
+    path("lists/<id:list_id>/rename/", lists.rename_list, name="rename_list"),
+    path("lists/<id:list_id>/delete/", lists.delete_list, name="delete_list"),
+    path("lists/<id:list_id>/add/", lists.add_to_list, name="add_to_list"),
+    path("lists/<id:list_id>/remove/", lists.remove_from_list, name="remove_from_list"),
 ]
 
 # Likes (likes.py).
 urlpatterns += [
-    path("statuses/<int:status_id>/like/", likes.like, name="like"),
-    path("statuses/<int:status_id>/unlike/", likes.unlike, name="unlike"),
-    path("@<str:login>/<int:status_id>/likes/", likes.status_likes, name="status_likes"),
+    path("statuses/<id:status_id>/like/", likes.like, name="like"),
+    path("statuses/<id:status_id>/unlike/", likes.unlike, name="unlike"),
+    path("@<str:login>/<id:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
 ]
 
@@ -69,7 +69,7 @@ urlpatterns += [
 
 # Reposts (views.py: repost, unrepost, reposters).
 urlpatterns += [
-    path("statuses/<int:status_id>/repost/", views.repost, name="repost"),
-    path("statuses/<int:status_id>/unrepost/", views.unrepost, name="unrepost"),
-    path("@<str:login>/<int:status_id>/reposts/", views.reposters, name="reposters"),
+    path("statuses/<id:status_id>/repost/", views.repost, name="repost"),
+    path("statuses/<id:status_id>/unrepost/", views.unrepost, name="unrepost"),
+    path("@<str:login>/<id:status_id>/reposts/", views.reposters, name="reposters"),
 ]

@@ -36,6 +36,7 @@ from socialsite.repository import (
     users,
     visibility,
 )
+from socialsite.repository.ids import parse_cursor, parse_id
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
@@ -58,18 +59,15 @@ def _cursor(request, name="before"):
     value = request.GET.get(name)
     if value is None:
         return None
-    # isascii(): str.isdigit() also accepts digits such as "²" that int() refuses.
-    if not (value.isascii() and value.isdigit()) or len(value) > 20:
+    cursor = parse_cursor(value)
+    if cursor is None:
         raise BadRequest(f"The page link is malformed: '{name}' must be a number.")
-    return int(value)
+    return cursor
 
 
 def _status_id(value):
     """A status id given in a form (``in_reply_to``), or None if it is not one."""
-    value = value.strip()
-    if value.isascii() and value.isdigit() and 0 < len(value) <= 19:
-        return int(value)
-    return None
+    return parse_id(value.strip())
 
 
 def _user_or_404(login):

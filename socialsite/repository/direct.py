@@ -588,7 +588,9 @@ def conversation_page(r, uid, cid, before=None, after=None, count=50):
     and those of anyone blocked either way. None if ``uid`` is no member
     (or there is no such conversation). Three round trips."""
 
-    before = None if before is None else min(int(before), MAX_MESSAGE_ID)
+    # Message ids start at 1: "before 0" (or less) is the empty page past the oldest,
+    # which XREVRANGE cannot be asked for as "(0-0".
+    before = None if before is None else min(max(int(before), 1), MAX_MESSAGE_ID)
     after = None if after is None else min(int(after), MAX_MESSAGE_ID)
 
     def fill(pipe):

@@ -11,6 +11,8 @@ slot, which gives us two things:
   each group is delivered by one script call instead of 1000 (fanout.deliver).
 """
 
+from .ids import parse_id
+
 # Counters that hand out ids. INCR makes ids unique and increasing: status ids are
 # issued in posting order, which is why timelines can be scored by id.
 USER_IDS = "user:id:"
@@ -281,9 +283,7 @@ def session(session_key):
 def session_user_id(session_key):
     """The user id a session key starts with ("42.k3j..." -> 42), or None."""
     head, dot, _ = session_key.partition(".")
-    if dot and head.isascii() and head.isdigit() and len(head) <= 19:
-        return int(head)
-    return None
+    return parse_id(head) if dot else None
 
 
 # STREAMs of deferred work (fan-out beyond the inline followers, cleanup after a

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 
 from . import keys
+from .ids import stored_id
 
 HOME = "home"
 NOTIFICATIONS = "notifications"
@@ -29,16 +30,18 @@ class Marker:
 
 def _home(fields):
     home_id, version, updated = fields
-    if not home_id:
+    home_id = stored_id(home_id)
+    if not home_id:  # none, or a value that is not an id: no marker
         return None
-    return Marker(int(home_id), int(version or 0), int(updated or 0))
+    return Marker(home_id, int(version or 0), int(updated or 0))
 
 
 def _notifications(state, updated):
     read, version = state
+    read = stored_id(read)
     if not read:
         return None
-    return Marker(int(read), int(version or 0), int(updated or 0))
+    return Marker(read, int(version or 0), int(updated or 0))
 
 
 HOME_FIELDS = ["home_id", "home_version", "home_updated"]

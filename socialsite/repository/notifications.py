@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import keys, scripts
+from .ids import stored_id
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
 # What a notification can say happened. The page's ?type= takes one of them.
@@ -127,8 +128,10 @@ class Unread:
 
 
 def _unread(reply):
-    count, version, read = (int(value or 0) for value in reply)
-    return Unread(count, version, read)
+    count, version, read = reply
+    # The read mark is an id a client may have sent: one the code cannot read (a float
+    # stored by an older version) counts as no mark, as read_mark in Lua takes it.
+    return Unread(int(count or 0), int(version or 0), stored_id(read) or 0)
 
 
 class UnreadRead:

@@ -15,8 +15,12 @@ local function actor_of(member)
     return string.match(member, '^[^:]*:(%d+):')
 end
 
+-- The read mark; one that is not a whole number up to ids.MAX_ID (a float an older
+-- version stored from a client's id) counts as none.
 local function read_mark(state)
-    return tonumber(redis.call('HGET', state, 'read') or '0')
+    local read = tonumber(redis.call('HGET', state, 'read') or '0')
+    if not read or read ~= math.floor(read) or read > 9007199254740991 then return 0 end
+    return read
 end
 
 -- Whether ``actor`` is in any of the keys ``hidden`` (whose types are ``types``).
