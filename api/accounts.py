@@ -24,7 +24,15 @@ from timeline.forms import ProfileForm, pictures_sent
 
 from . import entities, paging
 from .auth import api_view
-from .common import TRUE, BadBody, body, email_unverified, get_list, id_or_404, throttled
+from .common import (
+    TRUE,
+    BadBody,
+    body,
+    email_unverified,
+    get_list,
+    shown_user,
+    throttled,
+)
 from .responses import error, json_response, json_text_response
 
 RELATIONSHIPS_AT_ONCE = 40
@@ -92,15 +100,6 @@ def _patch(request):
     return QueryDict(request.body, encoding=request.encoding), {}
 
 
-def _shown_user(r, uid_text):
-    """The user dict of id ``uid_text`` (a string from the URL), or Http404 for none,
-    a suspended account or one being deleted."""
-    user = users.get_user(r, id_or_404(uid_text))
-    if user is None or users.is_hidden(user):
-        raise Http404
-    return user
-
-
 @api_view(scope="read:accounts", public=True)
 def lookup(request):
     """GET /api/v1/accounts/lookup?acct=login (an ``@`` in front, or this server's
@@ -115,7 +114,7 @@ def lookup(request):
 @api_view(scope="read:accounts", public=True)
 def one(request, account_id):
     """GET /api/v1/accounts/:id: the card, which is public, as the profile's."""
-    user = _shown_user(get_redis(), account_id)
+    user = shown_user(get_redis(), account_id)
     return json_response(entities.account(entities.site_base(request), user))
 
 
@@ -134,7 +133,7 @@ def account_statuses(request, account_id):
     except paging.BadParameter as bad:
         return error(422, str(bad))
     r = get_redis()
-    user = _shown_user(r, account_id)
+    user = shown_user(r, account_id)
     viewer = request.user.id
     rel = visibility.relationship(r, viewer, user["id"])
     seen = visibility.statuses_visibility(viewer, user, rel)
@@ -165,7 +164,7 @@ def _people(request, account_id, read_page):
     except paging.BadParameter as bad:
         return error(422, str(bad))
     r = get_redis()
-    user = _shown_user(r, account_id)
+    user = shown_user(r, account_id)
     page = read_page(r, user["id"], **query.bounds())
     return paging.accounts_response(request, page.items, page)
 
@@ -219,7 +218,7 @@ def act_on_account(request, account_id, act, refused):
     ``refused`` ({result: (HTTP status, message)}) that error; 409 while a follow of
     either is in progress (locks.LockBusy)."""
     r = get_redis()
-    user = _shown_user(r, account_id)
+    user = shown_user(r, account_id)
     try:
         result = act(r, request.user.id, user["id"])
     except locks.LockBusy:

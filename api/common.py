@@ -10,7 +10,7 @@ from django.http.multipartparser import MultiPartParserError
 
 from socialsite import throttling
 from socialsite.connection import get_redis
-from socialsite.repository import likes, reposts
+from socialsite.repository import likes, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -140,6 +140,15 @@ def id_or_404(value):
 
 # A status's id from the URL: the same rule, by the name the status views use.
 to_status_id = id_or_404
+
+
+def shown_user(r, uid_text):
+    """The user dict of id ``uid_text`` (a string from the URL or the body), or Http404
+    for none, a suspended account or one being deleted."""
+    user = users.get_user(r, id_or_404(uid_text))
+    if user is None or users.is_hidden(user):
+        raise Http404
+    return user
 
 
 def visible_status(r, viewer_id, sid):

@@ -11,9 +11,8 @@ from socialsite.connection import get_redis
 from socialsite.repository import moderation
 
 from . import entities
-from .accounts import _shown_user
 from .auth import api_view
-from .common import BadBody, body, get_list, throttled
+from .common import BadBody, body, get_list, shown_user, throttled
 from .responses import error, json_response
 
 # Mastodon's report categories as the reasons here (moderation.REASONS); a reason's own
@@ -33,7 +32,7 @@ def report(request):
     except BadBody as bad:
         return error(422, str(bad))
     r = get_redis()
-    account = _shown_user(r, str(params.get("account_id", "")))
+    account = shown_user(r, str(params.get("account_id", "")))
     if account["id"] == request.user.id:
         return error(422, "Validation failed: you cannot report yourself")
     category = str(params.get("category") or "other")

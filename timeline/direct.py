@@ -19,7 +19,8 @@ from socialsite.repository import direct, moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MessageForm, MessageReportForm, MessagesFromForm, NewConversationForm
-from .views import _cursor, new_posting_key, posting_key_of
+from .lookups import page_cursor
+from .posting_keys import new_posting_key, posting_key_of
 
 # Conversations per page of the inbox; messages per page of a conversation.
 INBOX_PAGE_SIZE = 20
@@ -29,7 +30,7 @@ CONVERSATION_PAGE_SIZE = 50
 def _inbox(request, requests=False, form=None, status=200, refusal=None, ids_read=None):
     r = get_redis()
     page = direct.inbox_page(
-        r, request.user.id, requests=requests, before=_cursor(request), count=INBOX_PAGE_SIZE,
+        r, request.user.id, requests=requests, before=page_cursor(request), count=INBOX_PAGE_SIZE,
         ids_read=ids_read,
     )  # fmt: skip
     context = {
@@ -60,7 +61,7 @@ def inbox(request):
     group; then to its page."""
     if request.method == "GET":
         # The page's ids are read with the session and its user: one round trip.
-        ids_read = direct.InboxIdsRead(before=_cursor(request), count=INBOX_PAGE_SIZE)
+        ids_read = direct.InboxIdsRead(before=page_cursor(request), count=INBOX_PAGE_SIZE)
         request.session.read_along(ids_read)
         if not request.user.is_authenticated:
             return redirect_to_login(request)
@@ -116,8 +117,8 @@ def requests_page(request):
 
 
 def _conversation(request, cid, form=None, status=200, refusal=None):
-    before = _cursor(request)
-    after = _cursor(request, "after")
+    before = page_cursor(request)
+    after = page_cursor(request, "after")
     r = get_redis()
     page = direct.conversation_page(
         r, request.user.id, cid, before=before, after=after, count=CONVERSATION_PAGE_SIZE

@@ -14,7 +14,7 @@ from socialsite.redirects import redirect_to_next
 from socialsite.repository import likes, visibility
 from socialsite.throttling import throttle
 
-from .views import _cursor, _user_or_404, no_such_status
+from .lookups import no_such_status, page_cursor, user_or_404
 
 LIKE_MESSAGES = {
     likes.LikeResult.LIKED: (messages.SUCCESS, "You like this status."),
@@ -62,7 +62,7 @@ def unlike(request, status_id):
 @require_GET
 def status_likes(request, login, status_id):
     """Who likes a status, the latest like first, as the followers list."""
-    before = _cursor(request)
+    before = page_cursor(request)
     r = get_redis()
     status, refused = likes.status_for_viewer(r, request.user.id, status_id)
     # BLOCKED: the viewer blocks the author, and sees the status (and who likes it).
@@ -77,8 +77,8 @@ def user_likes(request, login):
     """The statuses a user likes, the latest like first, those the viewer may not see
     left out; nothing of an account whose statuses the viewer may not see (as its
     profile)."""
-    before = _cursor(request)
-    user = _user_or_404(login)
+    before = page_cursor(request)
+    user = user_or_404(login)
     r = get_redis()
     viewer = request.user
     rel = visibility.relationship(r, viewer.id, user["id"])

@@ -17,7 +17,7 @@ from socialsite.form_markup import BlankForm
 from socialsite.repository import limits, lists, users
 
 from .forms import ListMemberForm, ListNameForm
-from .views import _cursor
+from .lookups import page_cursor
 
 ListResult, MemberResult = lists.ListResult, lists.MemberResult
 
@@ -79,7 +79,7 @@ def lists_page(request):
 
 
 def _list_timeline(request, list_id, rename_form=None, member_form=None, status=200):
-    before = _cursor(request) if request.method == "GET" else None
+    before = page_cursor(request) if request.method == "GET" else None
     found, page = lists.list_page(
         get_redis(), request.user.id, list_id, before=before, count=settings.TIMELINE_PAGE_SIZE
     )
@@ -108,7 +108,7 @@ def list_timeline(request, list_id):
 def list_members(request, list_id):
     """Everyone on a list, most recently added first, each with a button taking them off."""
     found, page = lists.members_page(
-        get_redis(), request.user.id, list_id, before=_cursor(request),
+        get_redis(), request.user.id, list_id, before=page_cursor(request),
         count=settings.TIMELINE_PAGE_SIZE,
     )  # fmt: skip
     if found is None:

@@ -11,7 +11,8 @@ from socialsite.connection import get_redis
 from socialsite.repository import blocks, graph, privacy, users
 
 from .forms import MUTE_DURATIONS, DisplayNameForm, MuteForm, PrivacyForm, mute_until
-from .views import _cursor, act_on_user
+from .lookups import page_cursor
+from .views import act_on_user
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -155,7 +156,7 @@ def change_name(request):
 
 
 def _settings_list(request, kind, read_page):
-    page = read_page(get_redis(), request.user.id, before=_cursor(request), count=30)
+    page = read_page(get_redis(), request.user.id, before=page_cursor(request), count=30)
     if kind == "mutes":
         for person in page.items:
             person["until"] = mute_until(person["mute_ends"])

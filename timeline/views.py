@@ -3,8 +3,6 @@ a response. All Redis work happens in socialsite.repository."""
 
 import datetime
 import json
-import re
-import secrets
 
 from django.conf import settings
 from django.contrib import messages
@@ -33,17 +31,15 @@ from socialsite.repository import (
     statuses,
     suggestions,
     timelines,
-    users,
     visibility,
 )
-from socialsite.repository.ids import parse_cursor, parse_id
+from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, images_sent, mute_until
-
-# What new_posting_key makes: 22 URL-safe characters.
-POSTING_KEY = re.compile(r"[A-Za-z0-9_-]{22}")
+from .lookups import no_such_status, page_cursor, user_or_404
+from .posting_keys import new_posting_key, posting_key_of
 
 # Where a rejected post's text waits to be shown again in the form (Post/Redirect/Get).
 DRAFT_SESSION_KEY = "status_draft"
@@ -52,61 +48,14 @@ DRAFT_SESSION_KEY = "status_draft"
 CHOOSE_AGAIN = " Choose your images again: they were not kept."
 
 
-def _cursor(request, name="before"):
-    """The ``before`` (or ``name``) cursor of a paged list, or None for the first page."""
-    if not request.META.get("QUERY_STRING"):
-        return None  # the first page, most often: no QueryDict to build
-    value = request.GET.get(name)
-    if value is None:
-        return None
-    cursor = parse_cursor(value)
-    if cursor is None:
-        raise BadRequest(f"The page link is malformed: '{name}' must be a number.")
-    return cursor
-
-
 def _status_id(value):
     """A status id given in a form (``in_reply_to``), or None if it is not one."""
     return parse_id(value.strip())
 
 
-def _user_or_404(login):
-    user = users.get_user_by_login(get_redis(), login)
-    if user is not None and users.is_suspended(user):
-        raise Http404("This account is suspended.")
-    if user is None or users.is_hidden(user):  # hidden: being deleted
-        raise Http404(f"There is no user @{login}.")
-    return user
-
-
-# What a page taking a status id answers for one that is not there.
-NO_SUCH_STATUS = "There is no such status."
-
-
-def no_such_status():
-    """The 404 of a status id that names nothing the viewer may see: deleted, never
-    posted, or one they may not see (a private account's they do not follow, one whose
-    author blocks them, a suspended author's). All alike, word for word, so that no page
-    tells a protected status from a missing one (Mastodon answers 404 to all)."""
-    return Http404(NO_SUCH_STATUS)
-
-
-def new_posting_key():
-    """A fresh key for one showing of the status form: the same form sent twice (a
-    retry after an error, a double click) posts once (statuses.post_status)."""
-    return secrets.token_urlsafe(16)
-
-
-def posting_key_of(request):
-    """The form's posting key, or None if it has none or not one this site made (the
-    status is then posted without the protection: nothing is refused for it)."""
-    key = request.POST.get("posting_key", "")
-    return key if POSTING_KEY.fullmatch(key) else None
-
-
 @require_GET
 def home(request):
-    before = _cursor(request)  # first: a malformed link must not cost the saved draft
+    before = page_cursor(request)  # first: a malformed link must not cost the saved draft
     count = settings.TIMELINE_PAGE_SIZE
     # The page's ids are read with the session and its user: one round trip in all.
     ids_read = timelines.HomeIdsRead(before, count)
@@ -295,8 +244,8 @@ def joined_month(signup):
 
 @require_GET
 def profile(request, login):
-    before = _cursor(request)
-    user = _user_or_404(login)
+    before = page_cursor(request)
+    user = user_or_404(login)
     r = get_redis()
     viewer = request.user
     # Follows, blocks, mutes and requests between the two, in one round trip.
@@ -323,9 +272,9 @@ def profile(request, login):
 
 
 def _user_list(request, login, read_page, title):
-    user = _user_or_404(login)
+    user = user_or_404(login)
     page = read_page(
-        get_redis(), user["id"], before=_cursor(request), count=settings.TIMELINE_PAGE_SIZE
+        get_redis(), user["id"], before=page_cursor(request), count=settings.TIMELINE_PAGE_SIZE
     )
     context = {"profile": user, "page": page, "title": title}
     return render(request, "timeline/user_list.html", context)
@@ -371,7 +320,7 @@ def status_detail(request, login, status_id):
     reply form, and its replies, nested (conversations.thread). A fixed number of round
     trips whatever the thread's size: the session's (with the user and unread count),
     then at most five (conversations.thread): tests/test_round_trips.py counts them."""
-    after = _cursor(request, "after")
+    after = page_cursor(request, "after")
     thread = conversations.thread(get_redis(), status_id, request.user.id, after=after)
     if thread is None or thread.status["login"].lower() != login.lower():
         raise no_such_status()
@@ -415,7 +364,7 @@ def notifications_page(request):
         raise BadRequest(
             f"The page link is malformed: 'type' must be one of {', '.join(notifications.KINDS)}."
         )
-    before = _cursor(request)
+    before = page_cursor(request)
     events_read = notifications.EventsRead()
     request.session.read_along(events_read)  # before anything loads the session
     if not request.user.is_authenticated:
@@ -448,7 +397,7 @@ def tag(request, tag):
             f"There is no tag #{tag[:80]}: a tag is 1 to {entities.MAX_TAG_LENGTH} letters, "
             "digits and underscores, with at least one letter."
         )
-    before = _cursor(request)
+    before = page_cursor(request)
     if normalized != tag:
         url = reverse("tag", args=[normalized])
         query = request.META.get("QUERY_STRING")
@@ -495,7 +444,7 @@ def act_on_user(request, login, act, results, back=None):
     answer a request...); flash what its result means (``results``: result -> (level,
     text)) and go back where the form said, else to ``back`` (a URL name) or their
     profile."""
-    other = _user_or_404(login)
+    other = user_or_404(login)
     try:
         result = act(get_redis(), request.user.id, other["id"])
     except graph.LockBusy:
@@ -575,7 +524,7 @@ def unrepost(request, status_id):
 def reposters(request, login, status_id):
     """Who reposted a status, newest first, paged like the followers list; only for a
     status the viewer may see."""
-    before = _cursor(request)
+    before = page_cursor(request)
     r = get_redis()
     status = statuses.locate(r, status_id)
     if status is None or status["repost_of"] or status["login"].lower() != login.lower():
