@@ -46,7 +46,7 @@ def forget(r, key, name):
 
 
 def last_seen(r, key, now=None):
-    """{worker name: seconds since it was last noted}, oldest last, in one ZRANGE."""
+    """{worker name: seconds since it was last noted}, the latest first (one ZREVRANGE)."""
     now_ms = _now_ms(now)
     return {
         name: max(0.0, (now_ms - seen_ms) / 1000)

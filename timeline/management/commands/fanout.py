@@ -149,7 +149,7 @@ class Command(BaseCommand):
                 f"worker {name}: {pending.get(name, 0)} in flight, "
                 f"last seen alive {seconds:.1f} s ago"
             )
-        for name in pending.keys() - state["workers"].keys():
+        for name in sorted(pending.keys() - state["workers"].keys()):
             self.stdout.write(f"worker {name}: {pending[name]} in flight, not seen alive lately")
 
     def run_worker(self, r, options):
