@@ -33,7 +33,7 @@ def run_checks():
     findings = settings_findings()
     findings += redis_findings()
     findings.append(stream_finding())
-    findings.append(workers_finding())
+    findings += workers_findings()
     return findings
 
 
@@ -89,11 +89,14 @@ def stream_finding(timeout=TIMEOUT):
     return Finding("stream server", OK, f"The stream server answers at {url}.")
 
 
-def workers_finding(timeout=TIMEOUT):
+def workers_findings(timeout=TIMEOUT):
     try:
         return server_checks.check_workers(connection.new_redis(timeout, retries=0))
     except OUTAGE_ERRORS as error:
-        return Finding("fan-out workers", UNCHECKED, f"Redis does not answer ({error}).")
+        return [
+            Finding(item, UNCHECKED, f"Redis does not answer ({error}).")
+            for item in ("fan-out workers", "mail senders")
+        ]
 
 
 def log_redis_checks():

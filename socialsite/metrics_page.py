@@ -63,6 +63,8 @@ def _read_redis(r):
         nodes = _server_info(r)
         queue, completed = jobs.status(r), jobs.completed_count(r)
         mail_waiting, mail_dead, mail_sent = mail.backlog(r), mail.dead_count(r), mail.sent_count(r)
+        workers = len(jobs.alive_workers(r, server_checks.WORKER_ALIVE_MS))
+        senders = len(mail.alive_senders(r, server_checks.WORKER_ALIVE_MS))
         pulled = fanout.pulled_counts(r)
         evicted = eviction.evicted_count(r)
     except OUTAGE_ERRORS:
@@ -89,7 +91,6 @@ def _read_redis(r):
             family.add_metric([node], read(info))
         yield family
     oldest = max(queue["oldest_waiting_seconds"] or 0, queue["oldest_in_flight_seconds"] or 0)
-    alive = sum(1 for c in queue["consumers"] if c["idle_ms"] < server_checks.WORKER_ALIVE_MS)
     yield from (
         _gauge("socialsite_fanout_jobs_waiting", "Fan-out jobs queued, not yet read by a "
                "worker.", queue["waiting"]),
@@ -100,8 +101,10 @@ def _read_redis(r):
                "flight (seconds since it was queued); 0 when there is none.", oldest),
         _gauge("socialsite_fanout_dead_letters", "Fan-out jobs given up after their last "
                "failed attempt (manage.py fanout --dead).", queue["dead"]),
-        _gauge("socialsite_fanout_workers", "Fan-out workers in the consumer group that read "
-               f"it in the last {server_checks.WORKER_ALIVE_MS // 1000} seconds.", alive),
+        _gauge("socialsite_fanout_workers", "Fan-out workers seen alive (their heartbeat) in "
+               f"the last {server_checks.WORKER_ALIVE_MS // 1000} seconds.", workers),
+        _gauge("socialsite_mail_senders", "Fan-out workers' mail threads seen alive in the "
+               f"last {server_checks.WORKER_ALIVE_MS // 1000} seconds.", senders),
         _gauge("socialsite_mail_waiting", "Mail queued and not yet sent (waiting or being "
                "retried).", mail_waiting),
         _gauge("socialsite_mail_dead_letters", "Mail given up after its last failed send.",

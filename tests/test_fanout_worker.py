@@ -301,6 +301,19 @@ def test_status_command_reports_the_queue(r, alice, small_batches):
     assert "oldest waiting:  " in text and "oldest waiting:  -" not in text
 
 
+def test_status_command_lists_the_workers_seen_alive_and_those_holding_jobs(r, alice):
+    add_followers(r, alice["id"], 30)
+    statuses.post_status(r, alice["id"], "queued", inline_limit=5)
+    jobs.ensure_group(r)
+    jobs.read(r, "killed", count=1, block_ms=None)  # holds the job; never noted alive
+    jobs.note_alive(r, "quiet", now=time.time() - 3)  # alive; no job ever reached it
+    out = StringIO()
+    call_command("fanout", "--status", stdout=out)
+    text = out.getvalue()
+    assert "worker quiet: 0 in flight, last seen alive 3." in text
+    assert "worker killed: 1 in flight, not seen alive lately" in text
+
+
 # --- real worker processes ----------------------------------------------------------------
 
 
@@ -354,11 +367,14 @@ def test_a_worker_killed_mid_job_loses_and_doubles_nothing(r, alice, redis_backe
     assert receivers(r, sid, followers) == set(followers)
     homes = all_homes(r, followers[:: len(followers) // 50])
     assert all(len(home) == 1 for home in homes.values())
-    assert jobs.status(r) | {"consumers": []} == {
+    state = jobs.status(r)
+    assert state | {"consumers": [], "workers": {}} == {
         "waiting": 0, "in_flight": 0, "dead": 0, "oldest_waiting_seconds": None,
         "oldest_in_flight_seconds": None, "reclaimed": 0, "most_deliveries": 0,
-        "failing": 0, "consumers": [],
+        "failing": 0, "consumers": [], "workers": {},
     }  # fmt: skip
+    # The killed worker was last seen when it died; the survivor, stopped, is forgotten.
+    assert f"doomed{attempt}" in state["workers"] and "survivor" not in state["workers"]
 
 
 def test_sigterm_lets_the_worker_finish_its_job_then_stop(r, alice, redis_backend):

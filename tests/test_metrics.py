@@ -216,12 +216,16 @@ def test_fanout_backlog_lag_throughput_and_dead_letters(r):
     jobs.complete(r, taken[1])
     jobs.complete(r, taken[1])  # as a worker that claimed it from a slow one would
     r.xadd(keys.DEAD_JOBS, {"job": json.dumps({"kind": "refill", "uid": 4}), "error": "x"})
+    jobs.note_alive(r, "worker-a")
+    jobs.note_alive(r, "worker-b", now=time.time() - 61)  # stopped a minute ago
+    mail.note_alive(r, "worker-a")
     samples = scrape()
     assert value(samples, "socialsite_fanout_jobs_waiting") == 1
     assert value(samples, "socialsite_fanout_jobs_in_flight") == 1
     assert 90 <= value(samples, "socialsite_fanout_lag_seconds") < 120
     assert value(samples, "socialsite_fanout_dead_letters") == 1
     assert value(samples, "socialsite_fanout_workers") == 1
+    assert value(samples, "socialsite_mail_senders") == 1
     assert value(samples, "socialsite_fanout_jobs_completed_total") == 1
 
 

@@ -18,15 +18,16 @@ from dataclasses import dataclass
 
 from redis.exceptions import ResponseError
 
-from . import keys, scripts
+from . import heartbeats, keys, scripts
 
 # A job whose runs raised an error this many times goes to the dead-letter stream.
 MAX_ATTEMPTS = 5
 # A pending job idle this long is taken to belong to a dead worker and is claimed.
 CLAIM_IDLE_MS = 30_000
-# A consumer (a worker's name in the group) idle this long with nothing pending is a
-# worker that stopped or died: it is removed from the group (prune_consumers).
-CONSUMER_FORGET_MS = 24 * 60 * 60 * 1000
+# A consumer (a worker's name in the group) idle this long with nothing pending, and not
+# seen alive as long (heartbeats), is a worker that stopped or died: it is removed from
+# the group (prune_consumers).
+CONSUMER_FORGET_MS = heartbeats.FORGET_MS
 
 
 @dataclass
@@ -155,7 +156,10 @@ def status(r):
     waiting: queued and not yet read; in_flight: read and not completed; dead: in the
     dead-letter stream; oldest_waiting_seconds / oldest_in_flight_seconds: ages by
     the stream ids (their first part is the time they were queued, in ms); consumers:
-    workers known to the group with their pending counts and idle times;
+    workers known to the group with their pending counts and idle times (XINFO
+    CONSUMERS: which workers it lists, and what idle means, differ between Redis
+    versions: see heartbeats.py); workers: {name: seconds since it was last seen alive},
+    by the workers' own heartbeats (note_alive);
     reclaimed: in-flight jobs handed out more than once (their worker died, or a run
     failed), most_deliveries: the most times one was handed out, failing: queued jobs
     with at least one failed run. The claim figures look at the oldest 100 in flight.
@@ -200,7 +204,19 @@ def status(r):
         "most_deliveries": most_deliveries,
         "failing": r.hlen(keys.JOB_FAILURES),
         "consumers": consumers,
+        "workers": heartbeats.last_seen(r, keys.JOB_WORKERS_SEEN, now),
     }
+
+
+def note_alive(r, consumer, now=None):
+    """Note that worker ``consumer`` is alive (heartbeats.note): each worker does so at
+    least every heartbeats.NOTE_EVERY_SECONDS, with jobs or without."""
+    heartbeats.note(r, keys.JOB_WORKERS_SEEN, consumer, now)
+
+
+def alive_workers(r, within_ms, now=None):
+    """The workers seen alive within the last ``within_ms``."""
+    return heartbeats.alive(r, keys.JOB_WORKERS_SEEN, within_ms, now)
 
 
 def completed_count(r):
@@ -217,23 +233,32 @@ def _groups(r):
 
 def prune_consumers(r, idle_ms=CONSUMER_FORGET_MS):
     """Remove from the group the consumers idle ``idle_ms`` or more with nothing
-    pending: workers that stopped or died. Returns their names.
+    pending and not seen alive (note_alive) for as long: workers that stopped or died.
+    Returns their names.
 
-    A live worker is never that idle (it reads every second or so), and a consumer
-    with pending jobs is kept until another worker has claimed them.
+    A consumer's idle alone does not tell: before Redis 7.2 a read that finds nothing
+    does not reset it, so a live worker of a quiet site grows idle. A consumer with
+    pending jobs is kept until another worker has claimed them.
     """
     try:
         known = r.xinfo_consumers(keys.JOBS, keys.JOBS_GROUP)
     except ResponseError:
         return []  # no stream or group yet
-    gone = [c["name"] for c in known if c["pending"] == 0 and c["idle"] >= idle_ms]
+    alive = set(alive_workers(r, idle_ms))
+    gone = [
+        c["name"]
+        for c in known
+        if c["pending"] == 0 and c["idle"] >= idle_ms and c["name"] not in alive
+    ]
     for name in gone:
         r.xgroup_delconsumer(keys.JOBS, keys.JOBS_GROUP, name)
     return gone
 
 
 def forget_consumer(r, consumer):
-    """Remove a stopped worker from the group (only once it has nothing pending)."""
+    """Remove a stopped worker from the group (only once it has nothing pending), and
+    its heartbeat: it is not alive any more."""
+    heartbeats.forget(r, keys.JOB_WORKERS_SEEN, consumer)
     try:
         known = r.xinfo_consumers(keys.JOBS, keys.JOBS_GROUP)
     except ResponseError:

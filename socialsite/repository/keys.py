@@ -298,6 +298,9 @@ JOB_FAILURES = "fanout:{queue}:failures"
 # fan-out throughput.
 JOBS_COMPLETED = "fanout:{queue}:completed"
 JOBS_GROUP = "fanout-workers"  # the consumer group's name (not a key)
+# ZSET: fan-out worker name -> when it last went round its loop (ms since the epoch):
+# which workers are alive (heartbeats.py), the same on every Redis version.
+JOB_WORKERS_SEEN = "fanout:{queue}:workers"
 
 # STREAM of mail to send (mail.py), read by the fan-out workers' group MAIL_GROUP, with
 # its dead letters and failure counts: the same shape as the jobs above, in a slot of
@@ -307,6 +310,9 @@ DEAD_MAIL = "mail:{outbox}:dead"
 MAIL_FAILURES = "mail:{outbox}:failures"
 MAIL_SENT = "mail:{outbox}:sent"  # STRING: messages sent, ever
 MAIL_GROUP = "mail-senders"  # the consumer group's name (not a key)
+# ZSET: mail sender (a fan-out worker's mail thread) name -> when it last looked for
+# mail (ms since the epoch), as JOB_WORKERS_SEEN.
+MAIL_SENDERS_SEEN = "mail:{outbox}:senders"
 
 # HASH: lowercased email address -> id of the account it is the address of. HSETNX on it
 # decides who gets an address (emails.py).

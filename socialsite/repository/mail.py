@@ -17,7 +17,7 @@ import logging
 
 from redis.exceptions import ResponseError
 
-from . import keys, scripts
+from . import heartbeats, keys, scripts
 from .jobs import Job
 
 log = logging.getLogger(__name__)
@@ -156,3 +156,18 @@ def sent_count(r):
 def backlog(r):
     """Messages waiting or being retried (sent ones are deleted from the stream)."""
     return r.xlen(keys.MAIL)
+
+
+def note_alive(r, sender, now=None):
+    """Note that mail sender ``sender`` is alive (heartbeats.note), as jobs.note_alive."""
+    heartbeats.note(r, keys.MAIL_SENDERS_SEEN, sender, now)
+
+
+def alive_senders(r, within_ms, now=None):
+    """The mail senders seen alive within the last ``within_ms``."""
+    return heartbeats.alive(r, keys.MAIL_SENDERS_SEEN, within_ms, now)
+
+
+def forget_sender(r, sender):
+    """Remove a stopped sender's heartbeat."""
+    heartbeats.forget(r, keys.MAIL_SENDERS_SEEN, sender)

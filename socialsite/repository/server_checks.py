@@ -13,12 +13,13 @@ from urllib.parse import urlsplit, urlunsplit
 
 from redis.exceptions import ResponseError
 
-from . import client, jobs, scripts
+from . import client, jobs, mail, scripts
 
 OK, PROBLEM, UNCHECKED = "ok", "problem", "cannot check"
 CLUSTER_SLOTS = 16384
-# A fan-out worker reads the queue at least every second or so (it blocks for one
-# second at most): one idle longer than this is stopped, stuck or dead.
+# A fan-out worker (and its mail thread) notes that it is alive every few seconds
+# (heartbeats.NOTE_EVERY_SECONDS), with jobs or without: one not seen for longer than
+# this is stopped, stuck or dead.
 WORKER_ALIVE_MS = 60_000
 
 
@@ -151,20 +152,33 @@ def _scripts(name, node):
     return Finding("scripts", OK, f"Redis at {name} loads the site's {len(scripts.ALL)} scripts.")
 
 
-def check_workers(r):
-    """Whether a fan-out worker of the consumer group read the queue lately (``r``: the
-    site's client, a cluster client on a cluster)."""
+def check_workers(r, now=None):
+    """Whether fan-out workers, and their mail threads, were seen alive within the last
+    WORKER_ALIVE_MS (their heartbeats: jobs.note_alive, mail.note_alive), as two
+    Findings. ``r``: the site's client, a cluster client on a cluster."""
     try:
-        consumers = jobs.status(r)["consumers"]
+        workers = jobs.alive_workers(r, WORKER_ALIVE_MS, now)
+        senders = mail.alive_senders(r, WORKER_ALIVE_MS, now)
     except ResponseError as error:
-        return Finding(
-            "fan-out workers", UNCHECKED, f"Redis refused to list the workers ({error})."
-        )
-    alive = [c for c in consumers if c["idle_ms"] < WORKER_ALIVE_MS]
-    if alive:
-        return Finding("fan-out workers", OK, f"{len(alive)} fan-out worker(s) alive.")
-    return Finding("fan-out workers", PROBLEM, (
-        f"No fan-out worker has read the queue in the last {WORKER_ALIVE_MS // 1000} seconds: "
-        "statuses for large followings, deletions and mail wait. Start manage.py fanout "
-        "(two or more, under a supervisor)."
-    ))  # fmt: skip
+        return [
+            Finding(item, UNCHECKED, f"Redis refused to list the workers ({error}).")
+            for item in ("fan-out workers", "mail senders")
+        ]
+    seconds = WORKER_ALIVE_MS // 1000
+    if workers:
+        found = [Finding("fan-out workers", OK, f"{len(workers)} fan-out worker(s) alive.")]
+    else:
+        found = [Finding("fan-out workers", PROBLEM, (
+            f"No fan-out worker has been seen alive in the last {seconds} seconds: "
+            "statuses for large followings, deletions and mail wait. Start manage.py fanout "
+            "(two or more, under a supervisor)."
+        ))]  # fmt: skip
+    if senders:
+        found.append(Finding("mail senders", OK, f"{len(senders)} mail sender(s) alive."))
+    else:
+        found.append(Finding("mail senders", PROBLEM, (
+            f"No fan-out worker's mail thread has been seen alive in the last {seconds} "
+            "seconds: verification and password reset mail waits. Start manage.py fanout, "
+            "or look in its log for what holds its mail thread."
+        )))  # fmt: skip
+    return found

@@ -25,7 +25,16 @@ from django.core.management.base import BaseCommand
 from accounts import mail as account_mail
 from media import attachments, pictures
 from socialsite.connection import new_redis
-from socialsite.repository import blocks, eviction, jobs, mail, statuses, trends, worker
+from socialsite.repository import (
+    blocks,
+    eviction,
+    heartbeats,
+    jobs,
+    mail,
+    statuses,
+    trends,
+    worker,
+)
 from socialsite.repository.client import OUTAGE_ERRORS
 from socialsite.repository.limits import JOBS_PER_STEP
 
@@ -134,11 +143,14 @@ class Command(BaseCommand):
         self.stdout.write(f"dead letters:    {state['dead']}")
         self.stdout.write(f"mail to send:    {mail.backlog(r)} (dead: {mail.dead_count(r)})")
         self.stdout.write("oldest waiting:  " + ("-" if age is None else f"{age:.1f} s"))
-        for consumer in state["consumers"]:
+        pending = {consumer["name"]: consumer["pending"] for consumer in state["consumers"]}
+        for name, seconds in state["workers"].items():
             self.stdout.write(
-                f"worker {consumer['name']}: {consumer['pending']} in flight, "
-                f"last read {consumer['idle_ms'] / 1000:.1f} s ago"
+                f"worker {name}: {pending.get(name, 0)} in flight, "
+                f"last seen alive {seconds:.1f} s ago"
             )
+        for name in sorted(pending.keys() - state["workers"].keys()):
+            self.stdout.write(f"worker {name}: {pending[name]} in flight, not seen alive lately")
 
     def run_worker(self, r, options):
         name = options["name"] or f"{socket.gethostname()}-{os.getpid()}"
@@ -153,9 +165,14 @@ class Command(BaseCommand):
         self.stdout.write(f"Fan-out worker {name} started.")
         sender = threading.Thread(target=self.send_mail, args=(name,), name="mail", daemon=True)
         sender.start()
-        done, outage_wait, next_prune, next_sweep = 0, None, 0.0, 0.0
+        done, outage_wait, next_prune, next_sweep, next_note = 0, None, 0.0, 0.0, 0.0
         while not self.stopping:
             try:
+                if time.monotonic() >= next_note:
+                    # Alive, with jobs or without (heartbeats.py: what the doctor and
+                    # the metrics read); a step blocks for READ_BLOCK_MS at most.
+                    jobs.note_alive(r, name)
+                    next_note = time.monotonic() + heartbeats.NOTE_EVERY_SECONDS
                 if time.monotonic() >= next_prune:
                     jobs.ensure_group(r)
                     mail.ensure_group(r)
@@ -188,6 +205,7 @@ class Command(BaseCommand):
             # sweep (some other worker's, or this one's when it runs again).
             pictures.delete_unused(r)
             jobs.forget_consumer(r, name)
+            mail.forget_sender(r, name)
         except OUTAGE_ERRORS:
             pass  # prune_consumers removes it later; the next sweep deletes the files
         self.stdout.write(f"Fan-out worker {name} stopped after {done} job(s).")
@@ -197,9 +215,12 @@ class Command(BaseCommand):
         MAIL_POLL_SECONDS; while Redis is unreachable, wait as the worker does. Its own
         Redis client: its waits are not the fan-out's."""
         r = new_redis(timeout=READ_TIMEOUT_SECONDS, retries=0)
-        wait = 0.0
+        wait, next_note = 0.0, 0.0
         while not self.stopping:
             try:
+                if time.monotonic() >= next_note:
+                    mail.note_alive(r, name)
+                    next_note = time.monotonic() + heartbeats.NOTE_EVERY_SECONDS
                 sent = mail.send_waiting(r, name, account_mail.send, count=1)
                 wait = 0.0 if sent else MAIL_POLL_SECONDS
             except OUTAGE_ERRORS:
