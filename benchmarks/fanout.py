@@ -94,7 +94,7 @@ class FanoutBenchmark:
                 server = RedisServer(tmp).start()
                 url = server.url
             try:
-                r = client.connect(url)
+                r = client.connect(url, timeout=60)  # big pipelines on a busy server
                 self.stdout.write(f"Redis {r.info('server')['redis_version']} at {url}")
                 self.stdout.write(
                     f"{'followers':>10} {'who':<22} {'seconds':>8} {'deliveries/s':>13}"
@@ -278,6 +278,7 @@ class FanoutBenchmark:
     def setup(self, r, size):
         """An author followed by ``size`` followers, in both layouts; empty timelines."""
         client.flush_all(r)
+        memory.freed(r)
         (author,) = bulk.create_users(r, [("author", "Author")], "unused")
         followers = list(range(author + 1, author + 1 + size))
         base = int(time.time() * 1000) - size

@@ -68,10 +68,19 @@ FULL_IDS = list(range(FIRST_ID, FIRST_ID + HOME_TIMELINE_SIZE))
 NEXT_ID = FIRST_ID + HOME_TIMELINE_SIZE
 
 
+def freed(r):
+    """Wait until Redis has freed what FLUSHALL ASYNC let go: freeing millions of keys
+    in the background slows the server, and a big pipeline sent meanwhile can outwait
+    the client's timeout."""
+    while r.info("memory").get("lazyfree_pending_objects", 0):
+        time.sleep(0.05)
+
+
 def author_and_followers(r, count):
     """On an emptied server: an author and ``count`` followers (ids with no user hash).
     Returns (author, followers)."""
     client.flush_all(r)
+    freed(r)
     (author,) = bulk.create_users(r, [("author", "Author")], "unused")
     followers = list(range(author + 1, author + 1 + count))
     bulk.add_follows(r, [(f, author, i + 1) for i, f in enumerate(followers)])
@@ -118,8 +127,7 @@ class MemoryBenchmark:
 
     def used(self, r):
         """used_memory once Redis has finished freeing what FLUSHALL ASYNC let go."""
-        while r.info("memory").get("lazyfree_pending_objects", 0):
-            time.sleep(0.05)
+        freed(r)
         return r.info("memory")["used_memory"]
 
     def timelines(self, r, count, rounds):
