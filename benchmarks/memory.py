@@ -43,6 +43,61 @@ from socialsite.repository.limits import HOME_TIMELINE_SIZE, HOME_TIMELINE_SLACK
 from socialsite_dev.redis_servers import RedisServer
 
 
+def script_usec(r):
+    """Server time of the EVALSHA calls since the last CONFIG RESETSTAT (the commands
+    they ran are inside it)."""
+    return r.info("commandstats")["cmdstat_evalsha"]["usec"]
+
+
+def delivery_usec(r, author, followers, first_sid, rounds):
+    """Redis's time per delivery, in microseconds, of ``rounds`` statuses (ids from
+    ``first_sid``) delivered by ``author`` to every one of ``followers`` as a fan-out
+    does (fanout.deliver: deliver.lua by shard group, the unfollow check and the trims
+    included), from INFO commandstats, so the client's cost is left out. Into full
+    timelines this is the server-time ceiling of the fan-out: the rate Redis could
+    deliver at if it did nothing else (bench_fanout reads its share of it)."""
+    r.config_resetstat()
+    for n in range(rounds):
+        fanout.deliver(r, author, first_sid + n, followers)
+    return script_usec(r) / (rounds * len(followers))
+
+
+# The ids of a full timeline: 8-digit ids, as a site with millions of statuses has.
+FIRST_ID = 10_000_000
+FULL_IDS = list(range(FIRST_ID, FIRST_ID + HOME_TIMELINE_SIZE))
+NEXT_ID = FIRST_ID + HOME_TIMELINE_SIZE
+
+
+def freed(r):
+    """Wait until Redis has freed what FLUSHALL ASYNC let go: freeing millions of keys
+    in the background slows the server, and a big pipeline sent meanwhile can outwait
+    the client's timeout."""
+    while r.info("memory").get("lazyfree_pending_objects", 0):
+        time.sleep(0.05)
+
+
+def author_and_followers(r, count):
+    """On an emptied server: an author and ``count`` followers (ids with no user hash).
+    Returns (author, followers)."""
+    client.flush_all(r)
+    freed(r)
+    (author,) = bulk.create_users(r, [("author", "Author")], "unused")
+    followers = list(range(author + 1, author + 1 + count))
+    bulk.add_follows(r, [(f, author, i + 1) for i, f in enumerate(followers)])
+    return author, followers
+
+
+def ceiling_usec(r, count, rounds):
+    """delivery_usec into ``count`` full home timelines, on an emptied server, emptied
+    again after: the fan-out's server-time ceiling, which bench_fanout measures in its
+    own run (bench_memory's "ours: N us per delivery" is the same figure)."""
+    author, followers = author_and_followers(r, count)
+    bulk.set_homes(r, {f: FULL_IDS for f in followers})
+    usec = delivery_usec(r, author, followers, NEXT_ID, rounds)
+    client.flush_all(r)
+    return usec
+
+
 class MemoryBenchmark:
     """One run of ``manage.py bench_memory`` with its options (a dict)."""
 
@@ -72,21 +127,15 @@ class MemoryBenchmark:
 
     def used(self, r):
         """used_memory once Redis has finished freeing what FLUSHALL ASYNC let go."""
-        while r.info("memory").get("lazyfree_pending_objects", 0):
-            time.sleep(0.05)
+        freed(r)
         return r.info("memory")["used_memory"]
 
     def timelines(self, r, count, rounds):
-        client.flush_all(r)
-        (author,) = bulk.create_users(r, [("author", "Author")], "unused")
-        followers = list(range(author + 1, author + 1 + count))
-        bulk.add_follows(r, [(f, author, i + 1) for i, f in enumerate(followers)])
-        first_id = 10_000_000  # 8-digit ids, as a site with millions of statuses has
-        ids = list(range(first_id, first_id + HOME_TIMELINE_SIZE))
+        author, followers = author_and_followers(r, count)
         now = time.time()
 
         before = self.used(r)
-        bulk.set_homes(r, {f: ids for f in followers})
+        bulk.set_homes(r, {f: FULL_IDS for f in followers})
         ours = (self.used(r) - before) / (count * HOME_TIMELINE_SIZE)
         ours_key = r.memory_usage(keys.home(followers[0])) / HOME_TIMELINE_SIZE
         encoding = r.object("encoding", keys.home(followers[0]))
@@ -94,8 +143,9 @@ class MemoryBenchmark:
         before = self.used(r)
         for start in range(0, count, 100):
             pipe = r.pipeline(transaction=False)
+            book_home = {str(sid): now + i for i, sid in enumerate(FULL_IDS)}
             for f in followers[start : start + 100]:
-                pipe.zadd(book.key("home", f), {str(sid): now + i for i, sid in enumerate(ids)})
+                pipe.zadd(book.key("home", f), book_home)
             pipe.execute()
         theirs = (self.used(r) - before) / (count * HOME_TIMELINE_SIZE)
         theirs_key = r.memory_usage(book.key("home", followers[0])) / HOME_TIMELINE_SIZE
@@ -108,15 +158,12 @@ class MemoryBenchmark:
                           f"(used_memory), {theirs_key:6.1f} (MEMORY USAGE)")  # fmt: skip
 
         # Inserts into full timelines.
-        r.config_resetstat()
-        for n in range(rounds):
-            fanout.deliver(r, author, first_id + HOME_TIMELINE_SIZE + n, followers)
-        ours_usec = self.script_usec(r) / (rounds * count)
+        ours_usec = delivery_usec(r, author, followers, NEXT_ID, rounds)
         sizes = [r.scard(keys.home(f)) for f in followers[:100]]
         steady = self.used(r)
         r.config_resetstat()
         for n in range(rounds):
-            sid = first_id + HOME_TIMELINE_SIZE + n
+            sid = NEXT_ID + n
             pipe = r.pipeline(transaction=False)
             for f in followers:
                 pipe.zadd(book.key("home", f), {str(sid): now + HOME_TIMELINE_SIZE + n})
@@ -154,7 +201,7 @@ class MemoryBenchmark:
             r.config_resetstat()
             for n in range(rounds):
                 fanout.deliver(r, author, first + n, group)
-            usec = self.script_usec(r) / (rounds * len(group))
+            usec = script_usec(r) / (rounds * len(group))
             self.stdout.write(f"  delivering to {label}: {usec:5.2f} us per delivery")
             first += rounds
 
@@ -205,7 +252,7 @@ class MemoryBenchmark:
                 fanout.deliver_repost(r, reposter, rid, orig, author, followers)
                 rid += 1
             per_entry = (self.used(r) - before) / (count * per_home)
-            usec = self.script_usec(r) / (count * per_home)
+            usec = script_usec(r) / (count * per_home)
             if label == "first":
                 self.stdout.write(f"  a home entry through a repost: {per_entry:6.1f} bytes "
                                   f"(the SET entry, its home-reposts fields, the notes), "
@@ -219,10 +266,6 @@ class MemoryBenchmark:
         self.stdout.write(f"  home-reposts hash: {encoding}, "
                           f"{r.memory_usage(keys.home_reposts(followers[0]))} bytes for "
                           f"{per_home} originals (MEMORY USAGE)")  # fmt: skip
-
-    def script_usec(self, r):
-        """Server time of the EVALSHA calls (the commands they ran are inside it)."""
-        return r.info("commandstats")["cmdstat_evalsha"]["usec"]
 
     def statuses(self, r, count):
         client.flush_all(r)

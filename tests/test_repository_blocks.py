@@ -3,8 +3,6 @@ cleaned at once and kept clean, also against fan-outs already under way."""
 
 import threading
 
-from redis.cluster import RedisCluster
-
 from socialsite.repository import (
     blocks,
     fanout,
@@ -16,7 +14,7 @@ from socialsite.repository import (
     users,
     worker,
 )
-from tests.support.helpers import make_user, post
+from tests.support.helpers import command_calls, make_user, post, reset_command_stats
 
 HOUR_MS = 3600 * 1000
 
@@ -236,30 +234,15 @@ def test_a_delivery_where_nobody_hides_the_author_checks_one_key_per_group(r, al
     # Twenty follower ids of one shard (deliver needs no more than their ids).
     ids = [7 + keys.USER_SHARDS * n for n in range(1, 21)]
     sid = post(r, alice, "cheap", inline_limit=0)
-    reset_stats(r)
+    reset_command_stats(r)
     assert fanout.deliver(r, alice["id"], sid, ids) == 20
-    assert calls(r, "exists") == 1 and calls(r, "zscore") == 0
+    assert command_calls(r, "exists") == 1 and command_calls(r, "zscore") == 0
     # Someone in the shard mutes the author: now each follower of the group is checked.
     blocks.mute(r, ids[3], alice["id"])
     sid = post(r, alice, "dearer", inline_limit=0)
-    reset_stats(r)
+    reset_command_stats(r)
     assert fanout.deliver(r, alice["id"], sid, ids) == 19
-    assert calls(r, "exists") == 1 and calls(r, "zscore") == 2 * 20
-
-
-def _all_nodes(r):
-    return {"target_nodes": RedisCluster.ALL_NODES} if isinstance(r, RedisCluster) else {}
-
-
-def reset_stats(r):
-    r.config_resetstat(**_all_nodes(r))
-
-
-def calls(r, command):
-    """How often ``command`` ran since reset_stats, scripts' calls included."""
-    info = r.info("commandstats", **_all_nodes(r))
-    nodes = info.values() if isinstance(r, RedisCluster) else [info]
-    return sum(node.get(f"cmdstat_{command}", {}).get("calls", 0) for node in nodes)
+    assert command_calls(r, "exists") == 1 and command_calls(r, "zscore") == 2 * 20
 
 
 # --- mutes ----------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from socialsite.repository import (
     blocks,
     eviction,
+    fanout,
     graph,
     keys,
     leaving,
@@ -25,7 +26,7 @@ from socialsite.repository import (
     worker,
 )
 from socialsite.settings import env_duration
-from tests.support.helpers import make_user
+from tests.support.helpers import command_calls, make_user, reset_command_stats
 
 DAY = 24 * 3600
 MONTH = 30 * DAY
@@ -162,6 +163,21 @@ def test_an_empty_or_new_home_is_not_an_evicted_one(r):
     eviction.note_seen(r, newcomer, time.time() - 2 * MONTH)
     assert eviction.sweep(r, MONTH) == 1
     assert eviction.is_evicted(r, newcomer)  # an evicted empty home is marked as one
+
+
+def test_only_a_home_of_one_id_is_asked_whether_it_is_evicted(r):
+    # An evicted home holds one id; an empty one (new, or emptied) needs no question:
+    # a delivery to it is a SCARD and a SADD, as to a home holding many.
+    author, empty, one, many = users_named(r, "author", "empty", "one", "many")
+    r.sadd(keys.home(one), 7)
+    r.sadd(keys.home(many), 7, 8)
+    scripts.load_all(r)
+    for follower, asked in ((empty, 0), (one, 1), (many, 0)):
+        reset_command_stats(r)
+        assert fanout.deliver(r, author, 100 + follower, [follower]) == 1
+        assert command_calls(r, "sismember") == asked
+        assert command_calls(r, "scard") == command_calls(r, "sadd") == 1
+        assert timelines.in_home(r, follower, 100 + follower)
 
 
 def test_concurrent_first_pages_rebuild_once(r, monkeypatch):

@@ -5,6 +5,7 @@ import threading
 import weakref
 from urllib.parse import urlsplit, urlunsplit
 
+import hiredis
 import redis
 import redis.asyncio
 from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
@@ -17,6 +18,7 @@ from redis.connection import AbstractConnection
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
+    DataError,
     RedisClusterException,
     ResponseError,
     TimeoutError,
@@ -35,6 +37,7 @@ PUBSUB_CLIENT_NAME = "socialsite-stream"
 # try again, or answer 503. BusyLoadingError is a ConnectionError.
 OUTAGE_ERRORS = (
     ConnectionError,
+    DataError,
     TimeoutError,
     ClusterDownError,
     TryAgainError,
@@ -255,7 +258,7 @@ def round_trip(r, fill):
 
 
 def _send_and_read(r, connection, commands):
-    connection.send_packed_command(connection.pack_commands([args for args, _ in commands]))
+    connection.send_packed_command([_pack([args for args, _ in commands])])
     replies = []
     # Every reply is read, also after an error reply, so that the connection stays in
     # step with the server for the next round trip.
@@ -265,6 +268,22 @@ def _send_and_read(r, connection, commands):
         except ResponseError as error:
             replies.append(error)
     return replies
+
+
+def _pack(commands):
+    """``commands`` (tuples of arguments: str, bytes, int, float) in Redis's protocol,
+    in one bytes. hiredis packs them as redis-py's packer does, which first walks every
+    argument in Python for a bytearray or memoryview to copy (nothing here sends one):
+    a fan-out worker spent a quarter of its CPU in that walk (docs/decisions/0065)."""
+    packed = []
+    for args in commands:
+        if " " in args[0]:  # "MEMORY USAGE": two words, as redis-py sends it
+            args = (*args[0].split(), *args[1:])
+        try:
+            packed.append(hiredis.pack_command(args))
+        except TypeError as error:  # None, or another type Redis has no form for
+            raise DataError(error) from error
+    return b"".join(packed)
 
 
 def _own_connection(r):

@@ -39,7 +39,8 @@ from . import keys, locks, scripts, search
 from .limits import HOME_TIMELINE_SIZE
 
 # What an evicted home holds, alone (lua/_home.lua's EVICTED_MEMBER): deliveries read a
-# home's size anyway, and ask only a home of at most one id whether it is this.
+# home's size anyway, and ask only a home of exactly one id whether it is this (an
+# empty home has no key: decision 0065).
 EVICTED_MEMBER = "0"
 
 # How precisely "seen" is kept: one write a day per person at most.

@@ -81,9 +81,21 @@ def read(r, consumer, count=1, block_ms=1000):
 
 def complete(r, job, followups=()):
     """Mark ``job`` done and queue ``followups`` with it, in one step (complete_job.lua)."""
-    scripts.complete_job(
-        r, job_id=job.id, followups_json=[json.dumps(followup) for followup in followups]
-    )
+    complete_all(r, [(job, followups)])
+
+
+def complete_all(r, done):
+    """``complete`` for each (job, followups) of ``done``, in one round trip: a worker
+    completes the deliver jobs it ran together at once."""
+
+    def fill(pipe):
+        for job, followups in done:
+            scripts.complete_job.queue(
+                pipe, job_id=job.id, followups_json=[json.dumps(each) for each in followups]
+            )
+
+    if done:
+        scripts.run_pipeline(r, fill)
 
 
 def claim_stale(r, consumer, min_idle_ms=CLAIM_IDLE_MS, count=10):

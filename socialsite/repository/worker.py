@@ -133,10 +133,11 @@ def work(r, consumer, block_ms=1000, claim_idle_ms=jobs.CLAIM_IDLE_MS,
                 except Exception as error:
                     _failed(r, job, error, max_attempts)
                     followups.append(None)
-        for job, its_followups in zip(group, followups, strict=True):
-            if its_followups is not None:
-                jobs.complete(r, job, its_followups)
-                done += 1
+        finished = [
+            (job, its) for job, its in zip(group, followups, strict=True) if its is not None
+        ]
+        jobs.complete_all(r, finished)
+        done += len(finished)
     return done
 
 

@@ -1,4 +1,4 @@
-"""Helpers the test modules share: users, logging in, posting.
+"""Helpers the test modules share: users, logging in, posting, counting commands.
 
 Fixtures (the personas alice, bob and carol, the Redis servers, the stream server) are
 in tests/conftest.py; these are plain functions.
@@ -10,6 +10,7 @@ import re
 import zipfile
 
 from django.contrib.auth.hashers import make_password
+from redis.cluster import RedisCluster
 
 from socialsite.repository import statuses, users
 
@@ -110,3 +111,19 @@ READ_WRITE = ["read", "write", "follow"]
 def bearer(token):
     """The Django test client's keyword for an ``Authorization: Bearer`` header."""
     return {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+
+
+def _all_nodes(r):
+    return {"target_nodes": RedisCluster.ALL_NODES} if isinstance(r, RedisCluster) else {}
+
+
+def reset_command_stats(r):
+    """Start counting commands again (CONFIG RESETSTAT on every node)."""
+    r.config_resetstat(**_all_nodes(r))
+
+
+def command_calls(r, command):
+    """How often ``command`` ran since reset_command_stats, scripts' calls included."""
+    info = r.info("commandstats", **_all_nodes(r))
+    nodes = info.values() if isinstance(r, RedisCluster) else [info]
+    return sum(node.get(f"cmdstat_{command}", {}).get("calls", 0) for node in nodes)

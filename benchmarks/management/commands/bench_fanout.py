@@ -40,5 +40,19 @@ class Command(BaseCommand):
             "their lists get each status in the same step as their homes",
         )
 
+        parser.add_argument(
+            "--ceiling-timelines",
+            type=int,
+            default=1000,
+            help="full home timelines the server-time ceiling is measured on, each round "
+            "(bench_memory's; 0: not measured)",
+        )
+        parser.add_argument(
+            "--breakdown",
+            action="store_true",
+            help="instead of the timed runs: where a delivery's time goes (Redis time by "
+            "command, round trips, one profiled worker's CPU by part) at each size",
+        )
+
     def handle(self, *args, **options):
         FanoutBenchmark(self.stdout, self.stderr).run(options)

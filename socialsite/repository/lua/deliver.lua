@@ -34,8 +34,9 @@
 -- A follower whose home was evicted (eviction.py) gets nothing, in the home or its lists
 -- (they went with it): their first page rebuilds both from the profiles. An evicted
 -- home holds only EVICTED_MEMBER; the home's size, which the trim reads anyway, is read
--- first, and only a home of at most one id is asked whether it is that one: a delivery
--- to anyone else costs what it did, a skipped one less.
+-- first, and only a home of exactly one id is asked whether it is that one (an empty
+-- home, new or emptied, is not evicted): a delivery to anyone else costs a SCARD and a
+-- SADD, a skipped one a SCARD and a SISMEMBER.
 --
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
@@ -56,7 +57,7 @@ local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
     local size = call('SCARD', home)
-    local wanted = size > 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    local wanted = size ~= 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
     local shown = false
     if wanted and (check or replied_to) then
         local follower = keys.user_of(home)

@@ -27,7 +27,7 @@ for i = 4, n + 3 do
     local home = KEYS[i]
     local follower = keys.user_of(home)
     -- An evicted home (holding only EVICTED_MEMBER, as deliver.lua checks) gets nothing.
-    local wanted = redis.call('SCARD', home) > 1
+    local wanted = redis.call('SCARD', home) ~= 1
         or redis.call('SISMEMBER', home, EVICTED_MEMBER) == 0
     if wanted and check then
         local hidden = redis.call('ZSCORE', KEYS[2], follower)
