@@ -37,7 +37,6 @@ PUBSUB_CLIENT_NAME = "socialsite-stream"
 # try again, or answer 503. BusyLoadingError is a ConnectionError.
 OUTAGE_ERRORS = (
     ConnectionError,
-    DataError,
     TimeoutError,
     ClusterDownError,
     TryAgainError,
