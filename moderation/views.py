@@ -15,8 +15,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 from accounts.decorators import login_required
 from media import pictures
 from socialsite.connection import get_redis
+from socialsite.query import page_cursor
 from socialsite.repository import emails, moderation, users
-from socialsite.repository.ids import parse_cursor
 from socialsite.throttling import throttle, too_many_requests
 
 from .decorators import moderator_action, moderator_required
@@ -39,17 +39,6 @@ def _visible_account_or_404(login):
     if user is None or users.is_hidden(user):
         raise Http404(f"There is no user @{login}.")
     return user
-
-
-def _number(request, name):
-    """The query parameter ``name`` as a number, None if absent; 400 if malformed."""
-    value = request.GET.get(name) if request.META.get("QUERY_STRING") else None
-    if value is None:
-        return None
-    number = parse_cursor(value)
-    if number is None:
-        raise BadRequest(f"The link is malformed: {name!r} must be a number.")
-    return number
 
 
 # --- reporting --------------------------------------------------------------------------
@@ -103,7 +92,7 @@ def report(request, login):
             return redirect("profile", account["login"])
         ticked = form.posted_status_ids()
     else:
-        named = _number(request, "status")
+        named = page_cursor(request, "status")
         ticked = [named] if named is not None else []
     context = _report_context(r, request.user.id, account, form, ticked)
     return render(request, "moderation/report.html", context, status=400 if form.errors else 200)
@@ -114,7 +103,7 @@ def report(request, login):
 
 def _queue(request, action_errors=None, status=200):
     r = get_redis()
-    page = moderation.open_reports_page(r, before=_number(request, "before"), count=QUEUE_PAGE_SIZE)
+    page = moderation.open_reports_page(r, before=page_cursor(request), count=QUEUE_PAGE_SIZE)
     suspended = moderation.suspended_page(r, count=SUSPENDED_SHOWN)
     accounts = [report["account"] for report in page.items]
     accounts += [person["id"] for person in suspended.items]

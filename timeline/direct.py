@@ -15,11 +15,11 @@ from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
+from socialsite.query import page_cursor
 from socialsite.repository import direct, moderation, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MessageForm, MessageReportForm, MessagesFromForm, NewConversationForm
-from .lookups import page_cursor
 from .posting_keys import new_posting_key, posting_key_of
 
 # Conversations per page of the inbox; messages per page of a conversation.

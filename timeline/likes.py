@@ -10,11 +10,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required, verified_email_required
 from socialsite.connection import get_redis
+from socialsite.query import page_cursor
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import likes, visibility
 from socialsite.throttling import throttle
 
-from .lookups import no_such_status, page_cursor, user_or_404
+from .lookups import no_such_status, user_or_404
 
 LIKE_MESSAGES = {
     likes.LikeResult.LIKED: (messages.SUCCESS, "You like this status."),

@@ -14,10 +14,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
+from socialsite.query import page_cursor
 from socialsite.repository import limits, lists, users
 
 from .forms import ListMemberForm, ListNameForm
-from .lookups import page_cursor
 
 ListResult, MemberResult = lists.ListResult, lists.MemberResult
 

@@ -1,29 +1,14 @@
-"""What the pages look up before they act: a paged list's cursor, the user a URL names,
-and the one answer for a status id that names nothing the viewer may see."""
+"""What the pages look up before they act: the user a URL names, and the one answer for
+a status id that names nothing the viewer may see (a paged list's cursor:
+socialsite.query.page_cursor)."""
 
-from django.core.exceptions import BadRequest
 from django.http import Http404
 
 from socialsite.connection import get_redis
 from socialsite.repository import users
-from socialsite.repository.ids import parse_cursor
 
 # What a page taking a status id answers for one that is not there.
 NO_SUCH_STATUS = "There is no such status."
-
-
-def page_cursor(request, name="before"):
-    """The ``before`` (or ``name``) cursor of a paged list, or None for the first page;
-    BadRequest (400) for a malformed one."""
-    if not request.META.get("QUERY_STRING"):
-        return None  # the first page, most often: no QueryDict to build
-    value = request.GET.get(name)
-    if value is None:
-        return None
-    cursor = parse_cursor(value)
-    if cursor is None:
-        raise BadRequest(f"The page link is malformed: '{name}' must be a number.")
-    return cursor
 
 
 def user_or_404(login):

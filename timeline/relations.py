@@ -8,10 +8,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.decorators import login_required
 from socialsite.connection import get_redis
+from socialsite.query import page_cursor
 from socialsite.repository import blocks, graph, privacy, users
 
 from .forms import MUTE_DURATIONS, DisplayNameForm, MuteForm, PrivacyForm, mute_until
-from .lookups import page_cursor
 from .views import act_on_user
 
 BLOCK_MESSAGES = {

@@ -18,6 +18,7 @@ from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
+from socialsite.query import page_cursor
 from socialsite.redirects import redirect_to_next
 from socialsite.repository import (
     conversations,
@@ -38,7 +39,7 @@ from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, images_sent, mute_until
-from .lookups import no_such_status, page_cursor, user_or_404
+from .lookups import no_such_status, user_or_404
 from .posting_keys import new_posting_key, posting_key_of
 
 # Where a rejected post's text waits to be shown again in the form (Post/Redirect/Get).
