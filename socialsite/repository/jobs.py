@@ -243,10 +243,11 @@ def _groups(r):
         return []  # no stream yet
 
 
-def prune_consumers(r, idle_ms=CONSUMER_FORGET_MS):
+def prune_consumers(r, idle_ms=CONSUMER_FORGET_MS, now=None):
     """Remove from the group the consumers idle ``idle_ms`` or more with nothing
-    pending and not seen alive (note_alive) for as long: workers that stopped or died.
-    Returns their names.
+    pending and not seen alive (note_alive) for as long before ``now`` (seconds since
+    the epoch, default: this machine's clock): workers that stopped or died. Returns
+    their names.
 
     A consumer's idle alone does not tell: before Redis 7.2 a read that finds nothing
     does not reset it, so a live worker of a quiet site grows idle. A consumer with
@@ -256,7 +257,7 @@ def prune_consumers(r, idle_ms=CONSUMER_FORGET_MS):
         known = r.xinfo_consumers(keys.JOBS, keys.JOBS_GROUP)
     except ResponseError:
         return []  # no stream or group yet
-    alive = set(alive_workers(r, idle_ms))
+    alive = set(alive_workers(r, idle_ms, now))
     gone = [
         c["name"]
         for c in known
