@@ -18,11 +18,11 @@ from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 
 from accounts.users import AnonymousUser, SiteUser
-from socialsite import throttling
+from socialsite import actions, throttling
 from socialsite.connection import get_redis
 from socialsite.repository import oauth, throttles, users
 
-from .responses import error
+from .responses import error, refusal_response
 
 READ_SCOPES = ("read:accounts", "read:blocks", "read:bookmarks", "read:favourites",
                "read:filters", "read:follows", "read:lists", "read:mutes",
@@ -69,7 +69,8 @@ def api_view(scope=None, methods=("GET",), public=False, user_required=True):
     SiteUser, or an AnonymousUser), ``request.user_data`` its whole user hash (a dict,
     or None: its bio, pictures, privacy for the Account entity) and
     ``request.api_token`` its record (or None); a
-    Http404 it raises is answered ``{"error": "Record not found"}``.
+    Http404 it raises is answered ``{"error": "Record not found"}``, an action's refusal
+    as responses.refusal_response says.
     """
 
     def decorator(view):
@@ -84,6 +85,8 @@ def api_view(scope=None, methods=("GET",), public=False, user_required=True):
                     refused = view(request, *args, **kwargs)
                 except Http404:
                     refused = error(404, "Record not found")
+                except actions.Refused as refusal:
+                    refused = refusal_response(refusal)
             return throttling.set_headers(refused, counted)
 
         return wrapper

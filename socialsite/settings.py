@@ -361,6 +361,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "socialsite.errors.MethodNotAllowedPageMiddleware",
+    # An action's refusal a page's view did not answer itself: its 404, 403, 429 page.
+    "socialsite.acting.RefusalPagesMiddleware",
     "socialsite.errors.RedisOutageMiddleware",
 ]
 

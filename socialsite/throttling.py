@@ -254,6 +254,17 @@ def _count_account(request, name, rule, limit):
     return Counted(name, verdict)
 
 
+# Where a request keeps the throttle uses counted for it so far, by throttle name.
+COUNTED_ATTRIBUTE = "throttles_counted"
+
+
+def counted_for(request):
+    """{throttle name: Counted or None} of the uses counted for ``request`` so far."""
+    if not hasattr(request, COUNTED_ATTRIBUTE):
+        setattr(request, COUNTED_ATTRIBUTE, {})
+    return getattr(request, COUNTED_ATTRIBUTE)
+
+
 def refund(counted):
     """Give back a use ``count`` counted, in its window (a log-in that succeeded is no
     failed log-in). Nothing for None or a refused use."""
@@ -305,6 +316,9 @@ def throttle(name, methods=("POST",), refused=None):
             if request.method not in methods:
                 return view(request, *args, **kwargs)
             counted = count(request, name)
+            # Kept for the request's Actor (socialsite/acting.py): the action that
+            # names this throttle finds its use counted already.
+            counted_for(request)[name] = counted
             if is_refused(counted):
                 if refused is None:
                     return too_many_requests(request, counted)
