@@ -54,7 +54,6 @@ from socialsite.repository import (
     blocks,
     conversations,
     direct,
-    keys,
     lists,
     notifications,
     oauth,
@@ -148,11 +147,11 @@ def _event_author(status, remembered=None):
         login = str(status.get("login", ""))
         author = {"id": status.get("uid"), "login": login, "name": login}
     author = {"signup": status.get("posted", 0), **author}
-    small = (remembered or {}).get(keys.AVATAR_SMALL_FIELD)
-    if small and not author.get(keys.AVATAR_FIELD):
+    small = (remembered or {}).get("avatar_small")
+    if small and not author.get("avatar"):
         # The event carries no picture; the stream server's memory of authors has the
         # small avatar (users.get_authors), which apps show small anyway.
-        author[keys.AVATAR_FIELD] = small
+        author["avatar"] = small
     return author
 
 
