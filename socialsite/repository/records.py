@@ -6,9 +6,10 @@ They are TypedDicts, not dataclasses: a record is the Redis hash as decoded (HGE
 fields, the ids and counts made numbers), and every template, the status memory
 (socialsite/memory.py), the API's entities and the stream server read it as a mapping.
 A TypedDict types exactly that, checked by mypy where the code is annotated, at no
-cost per status (docs/decisions/0066). Field names are the hash's own; the ones the
-hash keeps under a constant's name (keys.STATUS_MEDIA_FIELD ...) are the same words,
-so code outside the repository names them as written here.
+cost per status (docs/decisions/0066-one-action-per-act-called-by-every-door.md).
+Field names are the hash's own; the ones the hash keeps under a constant's name
+(keys.STATUS_MEDIA_FIELD ...) are the same words, so code outside the repository names
+them as written here.
 
 ``total=False``: which fields a hash has depends on what was posted (a reply has
 ``in_reply_to``, a repost ``repost_of``; an account without pictures has no
