@@ -139,6 +139,7 @@ def throttle_refused(name):
     THROTTLE_REFUSALS.labels(name).inc()
 
 
-def moderation_act(act):
+def moderation_act(act: str) -> None:
+    """Count one act done of moderation ``act`` (socialsite/actions/moderation.py)."""
     ensure_directory()
     MODERATION_ACTS.labels(act).inc()

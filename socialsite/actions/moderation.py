@@ -16,7 +16,6 @@ itself in the metrics (``socialsite_moderation_acts_total``). Reports count agai
 logged in may tell the moderators about abuse.
 """
 
-import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +39,7 @@ __all__ = [
     "CannotReportSelf",
     "FiledReport",
     "Result",
+    "TagOutcome",
     "add_moderator",
     "command_line_actor",
     "delete_status",
@@ -258,7 +258,7 @@ def report_message(
 
 
 def _report(rid: int) -> dict[str, Any]:
-    report = moderation.get_report(get_redis(), rid)
+    report: dict[str, Any] | None = moderation.get_report(get_redis(), rid)
     if report is None:
         raise NotFound("There is no such report.")
     return report
@@ -303,7 +303,7 @@ def delete_status(
 
 
 def _account(account_id: int) -> dict[str, Any]:
-    user = users.get_user(get_redis(), account_id)
+    user: dict[str, Any] | None = users.get_user(get_redis(), account_id)
     if user is None:
         raise NotFound("There is no such account.")
     return user
@@ -362,9 +362,13 @@ def remove_moderator(actor: Actor, account_id: int) -> Result:
 # --- trends -----------------------------------------------------------------------------
 
 
-class TagResult(enum.Enum):
-    DONE = "done"
-    ALREADY = "already so"
+@dataclass(frozen=True)
+class TagOutcome:
+    """A tag hidden or unhidden: the tag as normalized, and DONE, or ALREADY when it
+    was so."""
+
+    tag: str
+    result: Result
 
 
 def _tag(tag: str) -> str:
@@ -380,30 +384,29 @@ def _tag(tag: str) -> str:
     return str(normalized)
 
 
-def hide_tag(actor: Actor, tag: str, reason: str = "") -> tuple[str, TagResult]:
-    """Leave ``tag`` out of the trends, at once and at every recompute. Moderators only;
-    Invalid for no tag. (the tag as normalized, DONE or ALREADY if it was hidden)."""
+def hide_tag(actor: Actor, tag: str, reason: str = "") -> TagOutcome:
+    """Leave ``tag`` out of the trends, at once and at every recompute (ALREADY if it
+    was hidden). Moderators only; Invalid for no tag; a reason is optional."""
     who = _moderator(actor)
     reason = _reason(reason, required=False)
     tag = _tag(tag)
     r = get_redis()
     if not trends.hide(r, tag):
-        return tag, TagResult.ALREADY
+        return TagOutcome(tag, Result.ALREADY)
     moderation.record(r, "hide tag", reason=reason, tag=tag, **who)
     metrics.moderation_act("hide tag")
-    return tag, TagResult.DONE
+    return TagOutcome(tag, Result.DONE)
 
 
-def unhide_tag(actor: Actor, tag: str, reason: str = "") -> tuple[str, TagResult]:
-    """Let hidden ``tag`` trend again (from the next recompute). Moderators only;
-    Invalid for no tag. (the tag as normalized, DONE or ALREADY if it was not
-    hidden)."""
+def unhide_tag(actor: Actor, tag: str, reason: str = "") -> TagOutcome:
+    """Let hidden ``tag`` trend again, from the next recompute (ALREADY if it was not
+    hidden). Moderators only; Invalid for no tag; a reason is optional."""
     who = _moderator(actor)
     reason = _reason(reason, required=False)
     tag = _tag(tag)
     r = get_redis()
     if not trends.unhide(r, tag):
-        return tag, TagResult.ALREADY
+        return TagOutcome(tag, Result.ALREADY)
     moderation.record(r, "unhide tag", reason=reason, tag=tag, **who)
     metrics.moderation_act("unhide tag")
-    return tag, TagResult.DONE
+    return TagOutcome(tag, Result.DONE)

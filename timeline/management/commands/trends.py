@@ -46,10 +46,10 @@ class Command(BaseCommand):
             return
         act = acts.hide_tag if action == "hide" else acts.unhide_tag
         try:
-            tag, result = act(acts.command_line_actor(), options["tag"], options["reason"])
+            outcome = act(acts.command_line_actor(), options["tag"], options["reason"])
         except Refused as refusal:
             raise CommandError(refusal.message) from None
-        done = result is acts.TagResult.DONE
+        tag, done = outcome.tag, outcome.result is acts.Result.DONE
         if action == "hide":
             self.stdout.write(f"#{tag} is hidden from trends." if done else f"#{tag} was hidden.")
         else:
