@@ -12,11 +12,15 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
 from socialsite import throttling
+from socialsite.acting import actor_of
+from socialsite.actions import Invalid, NotAllowed
+from socialsite.actions import moderation as moderation_acts
+from socialsite.actions.moderation import CannotReportSelf
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
 from socialsite.query import page_cursor
-from socialsite.repository import direct, moderation, users
+from socialsite.repository import direct, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MessageForm, MessageReportForm, MessagesFromForm, NewConversationForm
@@ -268,30 +272,27 @@ def delete_message(request, cid, mid):
 @throttle("reports")
 @login_required
 def report_message(request, cid, mid):
-    """Report a message: it and the few before it go to the moderators, nothing more."""
-    message = _message_or_404(request, cid, mid)
-    if message["from"] == request.user.id:
-        raise BadRequest("You cannot report your own message.")
-    form = MessageReportForm(request.POST)
-    if not form.is_valid():
-        errors = "; ".join(e for errors in form.errors.values() for e in errors)
-        messages.error(request, f"The report was not sent: {errors}")
+    """Report a message: it and the few before it go to the moderators, nothing more
+    (actions.moderation.report_message: not one's own, members only, the reason and
+    comment as any report's)."""
+    try:
+        filed = moderation_acts.report_message(
+            actor_of(request),
+            cid,
+            mid,
+            request.POST.get("reason", ""),
+            request.POST.get("comment", ""),
+        )
+    except CannotReportSelf:
+        raise  # the 400 page (socialsite.acting), as always
+    except Invalid as refusal:
+        messages.error(request, f"The report was not sent: {refusal.message}")
         return _back(cid)
-    r = get_redis()
-    sender = users.get_user(r, message["from"])
-    if sender is None:
-        messages.info(request, "That account is deleted: there is nobody to report.")
+    except NotAllowed as refusal:  # its sender is gone
+        messages.info(request, refusal.message)
         return _back(cid)
-    moderation.file_report(
-        r,
-        {"id": request.user.id, "login": request.user.login},
-        sender,
-        form.cleaned_data["reason"],
-        form.cleaned_data["comment"],
-        messages=direct.report_context(r, cid, mid),
-    )
     messages.success(
-        request, f"Thank you: your report about @{sender['login']} is with the moderators."
+        request, f"Thank you: your report about @{filed.login} is with the moderators."
     )
     return _back(cid)
 
