@@ -58,16 +58,24 @@ def start(actor: Actor, logins: Sequence[str], text: str, key: str) -> direct.Se
     into the one conversation of the two for one other, else into a new group (one per
     ``key``, the form's or the client's idempotency key: the same key sent again finds
     its message sent). Rules, in this order: THROTTLE_MESSAGES and the verified address;
-    the text (Invalid); every login an account (Invalid, field "to"), someone besides
-    the actor (NobodyNamed); THROTTLE_CONVERSATIONS; then the repository's who may
-    message whom (MESSAGES_FROM, blocks either way, suspended or leaving accounts, the
-    group's size: Invalid with its words)."""
+    the text (Invalid); at most direct.MAX_OTHER_MEMBERS besides the actor, every login
+    an account (Invalid, field "to"), someone besides the actor (NobodyNamed);
+    THROTTLE_CONVERSATIONS; then the repository's who may message whom (MESSAGES_FROM,
+    blocks either way, suspended or leaving accounts: Invalid with its words)."""
     require(actor, throttle="messages", verified=True)
     text = _checked_text(text)
     wanted = list(dict.fromkeys(login.removeprefix("@").lower() for login in logins))
     wanted = [login for login in wanted if login]
     if not wanted:
         raise NobodyNamed("Say whom the message is for.", field="to")
+    named = len([login for login in wanted if login != actor.login.lower()])
+    if named > direct.MAX_OTHER_MEMBERS:
+        # Before any name is looked up: a list this long is refused whoever is in it.
+        raise Invalid(
+            f"A conversation has at most {direct.MAX_OTHER_MEMBERS} people besides you; "
+            f"you named {named}.",
+            field="to",
+        )
     r = get_redis()
     ids = users.get_user_ids(r, wanted)
     unknown = [login for login in wanted if login not in ids]
