@@ -18,10 +18,17 @@ direct stream only (NOTIFICATIONS_KEPT has nothing to keep here).
 
 from collections.abc import Sequence
 
+from redis import Redis, RedisCluster
+
 from socialsite.connection import get_redis
 from socialsite.repository import direct, users
 
 from .core import Actor, Invalid, NotFound, require
+
+# What start and reply return (a message sent, or found sent by its key), and what
+# mark_read returns (the badge after it): the repository's own.
+Sent = direct.Sent
+Unread = direct.Unread
 
 # Django's own words for a form field holding NUL, which the pages' form said first.
 NULL_CHARACTERS = "Null characters are not allowed."
@@ -53,7 +60,7 @@ def _checked_text(text: str) -> str:
     return text
 
 
-def start(actor: Actor, logins: Sequence[str], text: str, key: str) -> direct.Sent:
+def start(actor: Actor, logins: Sequence[str], text: str, key: str) -> Sent:
     """``actor`` sends ``text`` to the accounts ``logins`` name (without "@", any case):
     into the one conversation of the two for one other, else into a new group (one per
     ``key``, the form's or the client's idempotency key: the same key sent again finds
@@ -93,7 +100,7 @@ def start(actor: Actor, logins: Sequence[str], text: str, key: str) -> direct.Se
         raise Invalid(str(refused)) from None
 
 
-def reply(actor: Actor, cid: int, text: str, key: str) -> direct.Sent:
+def reply(actor: Actor, cid: int, text: str, key: str) -> Sent:
     """``actor`` sends ``text`` into conversation ``cid`` (``key`` as for start). Rules:
     THROTTLE_MESSAGES and the verified address; a member only (NotFound, before anything
     is said about the text: a non-member learns nothing); the text (Invalid); in a
@@ -119,7 +126,7 @@ def reply(actor: Actor, cid: int, text: str, key: str) -> direct.Sent:
     return sent
 
 
-def mark_read(actor: Actor, conversation: direct.Conversation) -> direct.Unread | None:
+def mark_read(actor: Actor, conversation: direct.Conversation) -> Unread | None:
     """``actor`` has read ``conversation`` (as a members-only read gave it to them:
     direct.conversation_page): everything delivered is read, the badge follows. Returns
     the badge after it, or None when nothing was unread (nothing written). NotFound if
@@ -133,7 +140,7 @@ def mark_read(actor: Actor, conversation: direct.Conversation) -> direct.Unread 
     return direct.mark_read(get_redis(), actor.uid, conversation.id)
 
 
-def _member_or_not_found(r, actor: Actor, cid: int) -> None:
+def _member_or_not_found(r: Redis | RedisCluster, actor: Actor, cid: int) -> None:
     if not direct.is_member(r, actor.uid, cid):
         raise NotFound("There is no such conversation.")
 
