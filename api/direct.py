@@ -20,12 +20,13 @@ from socialsite.acting import actor_of
 from socialsite.actions import Invalid
 from socialsite.actions import direct as acts
 from socialsite.connection import get_redis
-from socialsite.repository import direct, users
+from socialsite.repository import direct
 from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
 from .common import id_or_404
+from .direct_entities import conversation_entities
 from .responses import error, json_response
 
 DIRECT_STATUS_ID = re.compile(r"dm-([0-9]{1,18})-([0-9]{1,18})")
@@ -38,29 +39,6 @@ def parse_direct_status_id(value):
         return None
     cid, mid = int(found[1]), int(found[2])
     return (cid, mid) if cid > 0 and mid > 0 else None
-
-
-def _senders(r, conversations):
-    """{uid: user dict} of the senders of ``conversations``' last messages: the
-    members', and in one round trip those of senders who left a group (an account that
-    is gone or hidden is left out)."""
-    people = {member["id"]: member for c in conversations for member in c.members}
-    missing = {c.last["from"] for c in conversations if c.last} - set(people)
-    if missing:
-        found = users.get_users(r, missing)
-        people.update({uid: user for uid, user in found.items() if not users.is_hidden(user)})
-    return people
-
-
-def conversation_entities(r, base, conversations):
-    """The Conversation entities of ``conversations`` (repository Conversations of one
-    member): what GET /api/v1/conversations answers, and what the stream server's
-    ``direct`` stream sends (api/streaming.py)."""
-    people = _senders(r, conversations)
-    return [
-        entities.conversation(base, c, people.get(c.last["from"]) if c.last else None)
-        for c in conversations
-    ]
 
 
 @api_view(scope="read:statuses")
