@@ -12,6 +12,11 @@ the rules of who may message whom (MESSAGES_FROM, blocks, suspended or leaving
 accounts); its refusal's words become Invalid's here, which the pages show in the form
 and the API as a 422, as both did before.
 
+Throttles: "messages" counts every message sent (start and reply), "conversations" a
+message that starts one, counted only once the message is otherwise fit to send. Both
+need a verified address (EMAIL_VERIFICATION=required); the other acts need neither (one
+may always read, mute, leave or delete).
+
 No notification: a message is never a status, and reaches its members' inbox, badge and
 direct stream only (NOTIFICATIONS_KEPT has nothing to keep here).
 """
