@@ -356,8 +356,15 @@ def pictures_sent(files):
 # --- direct messages (direct.py) ---------------------------------------------------------
 
 
+class _MessageField(forms.CharField):
+    def to_python(self, value):
+        # A line break as one character (browsers send a textarea's as CR LF), before
+        # its length is counted: as the message's action counts it (actions.direct).
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 def _message_field(label):
-    return forms.CharField(
+    return _MessageField(
         label=label,
         max_length=direct.MESSAGE_MAX_CHARACTERS,
         strip=False,
@@ -416,11 +423,7 @@ class NewConversationForm(forms.Form):
         logins = list(dict.fromkeys(login.lower() for login in logins))
         if not logins:
             raise forms.ValidationError("Say whom the message is for.")
-        if len(logins) > direct.MAX_OTHER_MEMBERS:
-            raise forms.ValidationError(
-                f"A conversation has at most {direct.MAX_OTHER_MEMBERS} people besides you; "
-                f"you named {len(logins)}."
-            )
+        # How many: the action's rule (actions.direct.start), which leaves out the sender.
         return logins
 
     def clean_message(self):
