@@ -32,7 +32,7 @@ from django.utils.html import format_html
 from jinja2 import Environment
 
 from media import attachments, avatars
-from socialsite import form_markup
+from socialsite import form_markup, icons
 from socialsite.request_log import current_request_id
 from timeline import jinja_helpers
 
@@ -191,6 +191,8 @@ def environment(**options):
         url=url,
         urls=_PresentNamedUrls(),
         static=static,
+        # {{ icon("heart") }}: an icon from the sprite (socialsite/icons.py).
+        icon=icons.icon,
         form_widget=form_markup.form_widget,
         remembered_form_fields=form_markup.remembered_form_fields,
         status_links=jinja_helpers.StatusLinks,
