@@ -24,6 +24,7 @@ def icon(name: str) -> Markup:
 def _icon(name: str, static_url: str) -> Markup:
     # static_url is not used here but by static(): the cache's key.
     sprite = static("icons/sprite.svg")
+    # Markup.format escapes what it is given: the name is a template's, never a user's.
     return Markup(
-        f'<svg class="icon" aria-hidden="true" focusable="false"><use href="{sprite}#{name}"></use></svg>'
-    )
+        '<svg class="icon" aria-hidden="true" focusable="false"><use href="{}#{}"></use></svg>'
+    ).format(sprite, name)
