@@ -72,7 +72,7 @@ def _counting_round_trips(send):
 # Every synchronous connection (pooled, cluster nodes', round_trip's own) sends through
 # this method; the streaming server's asyncio subscriptions are not counted.
 if not hasattr(AbstractConnection.send_packed_command, "__wrapped__"):
-    AbstractConnection.send_packed_command = _counting_round_trips(
+    AbstractConnection.send_packed_command = _counting_round_trips(  # type: ignore[method-assign]
         AbstractConnection.send_packed_command
     )
 
