@@ -3,6 +3,7 @@
 import os
 import threading
 import weakref
+from typing import TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
@@ -11,7 +12,7 @@ import redis.asyncio
 from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
-from redis.cluster import RedisCluster
+from redis.cluster import ClusterPipeline, RedisCluster
 from redis.commands import CoreCommands
 from redis.commands.policies import BasePolicyResolver, StaticPolicyResolver
 from redis.connection import AbstractConnection
@@ -42,6 +43,12 @@ OUTAGE_ERRORS = (
     TryAgainError,
     RedisClusterException,
 )
+
+
+# What every repository function takes as ``r`` (connect's client: a server's, or a
+# cluster's), and what a function given a pipeline to queue on takes as ``pipe``.
+Client: TypeAlias = redis.Redis | RedisCluster
+Pipe: TypeAlias = redis.client.Pipeline | ClusterPipeline
 
 
 class _RoundTrips(threading.local):

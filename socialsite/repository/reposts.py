@@ -39,6 +39,7 @@ from . import (
     users,
     visibility,
 )
+from .client import Client
 from .limits import INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
 
 
@@ -63,7 +64,13 @@ def original_of(status):
     return int(status.get("repost_of") or status["id"])
 
 
-def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOTIFICATIONS_KEPT):
+def repost(
+    r: Client,
+    uid: int,
+    sid: int,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+) -> tuple[RepostResult, int | None]:
     """User ``uid`` reposts status ``sid`` (a repost of a repost reposts its original);
     return (a RepostResult, the original's id or None).
 
@@ -160,7 +167,7 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         # Reposted while the reposter's account is private: as a status posted then, the
         # streaming API never sends it; live pages send it to their followers (privacy.py).
         repost_status["private"] = "1"
-    r.hset(keys.status(rid), mapping=repost_status)
+    r.hset(keys.status(rid), mapping=repost_status)  # type: ignore[arg-type]
     if pulled:
         # Merged into the followers' pages by the dedupe rules when read (fanout.py).
         fanout.copy_pulled(r, uid, rid, fanout.pulled_repost_member(rid, orig, author))
@@ -199,7 +206,14 @@ def _original_event(r, orig, author):
     return status
 
 
-def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=None):
+def unrepost(
+    r: Client,
+    uid: int,
+    sid: int,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    purge: bool = False,
+    rid: int | None = None,
+) -> RepostResult:
     """User ``uid`` undoes their repost of status ``sid`` (or of its original, for a
     repost); return a RepostResult.
 
@@ -296,7 +310,14 @@ def undo_all_of(r, uid, budget):
     return len(originals)
 
 
-def reposters_page(r, sid, before=None, count=30, since=None, above=None):
+def reposters_page(
+    r: Client,
+    sid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users who reposted status ``sid``, newest first, and a cursor
     (as graph.followers_page: hidden accounts are listed nowhere). ``since``, ``above``:
     the client API's paging, as paging.read_ids takes them."""
@@ -306,12 +327,12 @@ def reposters_page(r, sid, before=None, count=30, since=None, above=None):
     return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def repost_count(r, sid):
+def repost_count(r: Client, sid: int) -> int:
     """The number of reposts of status ``sid`` (tests, maintenance)."""
     return int(r.hget(keys.status_counts(sid), "reposts") or 0)
 
 
-def has_reposted(r, uid, sid):
+def has_reposted(r: Client, uid: int, sid: int) -> bool:
     """Whether ``uid`` reposted status ``sid``."""
     return r.zscore(keys.reposted(uid), sid) is not None
 
@@ -424,7 +445,7 @@ def mark_reposted(statuses_shown, reposted):
     return statuses_shown
 
 
-def repost_id(r, uid, sid):
+def repost_id(r: Client, uid: int, sid: int) -> int | None:
     """The id of ``uid``'s repost of status ``sid``, or None (one command)."""
     score = r.zscore(keys.reposted(uid), sid)
     return int(score) if score is not None else None
