@@ -16,6 +16,8 @@ given with each status as ``replies``, ``likes``, ``reposts``.
 import enum
 import json
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..memory import Memory
 from . import (
@@ -34,6 +36,7 @@ from . import (
     users,
     visibility,
 )
+from .client import Client
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
@@ -171,18 +174,18 @@ def _replied_to(status):
 
 
 def post_status(
-    r,
-    uid,
-    message,
-    inline_limit=INLINE_FANOUT_LIMIT,
-    posting_key=None,
-    in_reply_to=None,
-    mentioned_uids=None,
-    notifications_kept=NOTIFICATIONS_KEPT,
-    pending_uploads=(),
-    pull_followers=FANOUT_PULL_FOLLOWERS,
-    **data,
-):
+    r: Client,
+    uid: int,
+    message: str,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    posting_key: str | None = None,
+    in_reply_to: int | None = None,
+    mentioned_uids: Sequence[int] | None = None,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+    pending_uploads: Iterable[str] = (),
+    pull_followers: int = FANOUT_PULL_FOLLOWERS,
+    **data: Any,
+) -> int | None:
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
 
     Extra keyword fields (``location="lat,lon"``...) are stored with the status, as
@@ -476,7 +479,7 @@ def _claim_posting_key(r, uid, posting_key, sid):
     return None if claimed else int(named)
 
 
-def posted_with_key(r, uid, posting_key):
+def posted_with_key(r: Client, uid: int, posting_key: str) -> int | None:
     """The id of the status form submission ``posting_key`` of ``uid`` posted (within
     POSTING_KEY_SECONDS), or None: a repeat whose images the first took can answer with
     it."""
@@ -582,7 +585,7 @@ def _with_counts(status, counts):
     return {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
 
 
-def get_status(r, sid):
+def get_status(r: Client, sid: int) -> dict[str, Any] | None:
     """The status hash as a dict (id, uid as ints; posted as float) with its counts as
     ``replies``, ``likes`` and ``reposts``, or None; one round trip (the keys share a
     slot)."""
@@ -802,7 +805,7 @@ def _note_deleted(r, sid):
     pipe.execute()
 
 
-def delete_status(r, uid, sid):
+def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
     """Delete status ``sid`` if user ``uid`` posted it; return a DeleteResult.
 
     1. Read the status, and its newest likers (as many as a user keeps notifications:

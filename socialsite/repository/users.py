@@ -10,9 +10,12 @@ the authors memory and the fan-out workers leave hidden accounts out (is_hidden)
 """
 
 import time
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 from ..memory import Memory
 from . import keys, scripts, search
+from .client import Client
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
 # page of 30 statuses needs no read for authors it has shown lately. A new name
@@ -24,11 +27,11 @@ PUBLIC_FIELDS = ("id", "login", "name", "followers", "following", "posts", "sign
 COUNT_FIELDS = ("followers", "following", "posts")
 
 
-def decode_user(data):
+def decode_user(data: Mapping[str, str]) -> dict[str, Any] | None:
     """A user hash as a dict with its counts as ints; None for a missing user."""
     if not data:
         return None
-    user = dict(data)
+    user: dict[str, Any] = dict(data)
     for field in COUNT_FIELDS:
         user[field] = int(user.get(field, 0))
     user["id"] = int(user["id"])
@@ -36,7 +39,9 @@ def decode_user(data):
     return user
 
 
-def create_user(r, login, name, password_hash, now=None):
+def create_user(
+    r: Client, login: str, name: str, password_hash: str, now: float | None = None
+) -> int | None:
     """Create a user and return their id, or None if the login is taken (any case) or
     reserved (login_free_at: a deleted account's, for a while).
 
@@ -107,13 +112,13 @@ def release_login(r, login, uid):
     return bool(scripts.release_login(r, login=login, uid=uid))
 
 
-def get_user_id(r, login):
+def get_user_id(r: Client, login: str) -> int | None:
     """The id of the user with this login (any case), or None."""
     uid = r.hget(keys.LOGINS, login.lower())
     return int(uid) if uid else None
 
 
-def get_user_ids(r, logins):
+def get_user_ids(r: Client, logins: Iterable[str]) -> dict[str, int]:
     """Ids of several logins (any case) in one round trip: {lowercased login: id}.
 
     Logins nobody has are left out.
@@ -135,18 +140,18 @@ def user_ids_read(lowercased_logins, reply):
     return {login: int(uid) for login, uid in zip(lowercased_logins, reply, strict=True) if uid}
 
 
-def get_user(r, uid):
+def get_user(r: Client, uid: int) -> dict[str, Any] | None:
     """The public hash of user ``uid`` as a dict, or None."""
-    return decode_user(r.hgetall(keys.user(uid)))
+    return decode_user(cast(dict[str, str], r.hgetall(keys.user(uid))))
 
 
-def get_user_by_login(r, login):
+def get_user_by_login(r: Client, login: str) -> dict[str, Any] | None:
     """The public hash of the user with this login (any case), or None."""
     uid = get_user_id(r, login)
     return get_user(r, uid) if uid else None
 
 
-def get_users(r, uids):
+def get_users(r: Client, uids: Iterable[int]) -> dict[int, dict[str, Any]]:
     """Public hashes of several users in one round trip: {uid: user}, missing ones left out."""
     uids = list(dict.fromkeys(int(uid) for uid in uids))
     if not uids:
@@ -184,13 +189,13 @@ def event_author(uid, values, posts_added=0):
     }
 
 
-def is_hidden(user):
+def is_hidden(user: dict[str, Any]) -> bool:
     """Whether the account of the user dict ``user`` is shown nowhere: suspended, or
     being deleted."""
     return bool(user.get(keys.SUSPENDED_FIELD) or user.get(keys.LEAVING_FIELD))
 
 
-def is_suspended(user):
+def is_suspended(user: dict[str, Any]) -> bool:
     return bool(user.get(keys.SUSPENDED_FIELD))
 
 
@@ -242,20 +247,20 @@ def remembered_authors(uids):
     return _authors.get_many(int(uid) for uid in uids)
 
 
-def forget_author(uid):
+def forget_author(uid: int) -> None:
     """Make this process read ``uid``'s hash again the next time it shows them (after
     a suspension or its end: this process shows it at once, the others within
     AUTHOR_CACHE_SECONDS)."""
     _authors.forget(int(uid))
 
 
-def flag(r, uid, field, value):
+def flag(r: Client, uid: int, field: str, value: str) -> bool:
     """Set ``field`` of ``uid``'s hash to ``value`` unless it is set already, or with
     value "" remove it; nothing if the user is gone. Whether it changed (flag_user.lua)."""
     return bool(scripts.flag_user(r, uid=uid, field=field, value=value))
 
 
-def change_name(r, uid, name):
+def change_name(r: Client, uid: int, name: str) -> bool:
     """Give user ``uid`` the display name ``name`` (checked as sign-up checks it:
     accounts.display_names), in their hash and in the search index together
     (search.rename); shown at once by this process, within AUTHOR_CACHE_SECONDS by the
@@ -293,5 +298,5 @@ def get_password_hash(r, uid):
     return r.hget(keys.credentials(uid), "password")
 
 
-def set_password_hash(r, uid, password_hash):
+def set_password_hash(r: Client, uid: int, password_hash: str) -> None:
     r.hset(keys.credentials(uid), "password", password_hash)
