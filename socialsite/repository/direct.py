@@ -107,7 +107,9 @@ def _relations(r, sender_id, others):
     }
 
 
-def check_new_conversation(r, sender_id, others):
+def check_new_conversation(
+    r: Client, sender_id: int, others: Sequence[dict[str, Any]]
+) -> dict[int, str]:
     """Refused if ``sender_id`` may not start a conversation with every one of the
     user dicts ``others`` (their MESSAGES_FROM, blocks either way, suspended or leaving
     accounts); else each other's role for the first message: {uid: "inbox" (they follow
@@ -521,8 +523,15 @@ def _listed_conversations(r, uid, listed, sides, request):
 
 
 def inbox_page(
-    r, uid, requests=False, before=None, count=20, ids_read=None, after=None, oldest_first=False
-):
+    r: Client,
+    uid: int,
+    requests: bool = False,
+    before: int | None = None,
+    count: int = 20,
+    ids_read: Any = None,
+    after: int | None = None,
+    oldest_first: bool = False,
+) -> InboxPage:
     """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
     activity first, as Conversations, each with the newest message delivered to ``uid``
     (not one a member they block, or who blocks them, sent since), or the newest they
@@ -593,7 +602,14 @@ class ConversationPage:
     senders: dict = field(default_factory=dict)
 
 
-def conversation_page(r, uid, cid, before=None, after=None, count=50):
+def conversation_page(
+    r: Client,
+    uid: int,
+    cid: int,
+    before: int | None = None,
+    after: int | None = None,
+    count: int = 50,
+) -> ConversationPage | None:
     """The messages of conversation ``cid`` that member ``uid`` sees, oldest first: the
     newest ``count`` (below message ``before``; or every one after message ``after``,
     up to ``count``), less those they deleted for themselves, those cleared for them,
@@ -658,7 +674,7 @@ def is_member(r: Client, uid: int, cid: int) -> bool:
     return r.zscore(keys.conversation_members(cid), uid) is not None
 
 
-def get_message(r, cid, mid):
+def get_message(r: Client, cid: int, mid: int) -> dict[str, Any] | None:
     """Message ``mid`` of ``cid`` as a dict, or None."""
     if not 0 < int(mid) < MAX_MESSAGE_ID:
         return None

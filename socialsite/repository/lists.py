@@ -195,9 +195,16 @@ def restore_statuses(r, uid, member_uid, marked_ids):
 
 
 def list_page(
-    r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None, since=None,
-    above=None,
-):  # fmt: skip
+    r: Client,
+    uid: int,
+    lid: int,
+    before: int | None = None,
+    count: int = 30,
+    members: int = LIST_PAGE_MEMBERS,
+    now_ms: int | None = None,
+    since: int | None = None,
+    above: int | None = None,
+) -> tuple[dict[str, Any], paging.Page] | tuple[None, None]:
     """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name, size,
     members}, Page), or (None, None) if ``uid`` has no such list. ``members``: the
     ``members`` most recently added, as {id, login, name} (not hidden accounts), and
@@ -255,7 +262,15 @@ def list_page(
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 
 
-def members_page(r, uid, lid, before=None, count=30, since=None, above=None):
+def members_page(
+    r: Client,
+    uid: int,
+    lid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> tuple[dict[str, Any], paging.Page] | tuple[None, None]:
     """The list ``lid`` of ``uid`` and a page of its members, most recently added
     first: ({id, name, size}, Page of user dicts), or (None, None) for no such list.
     Two round trips. Suspended and leaving accounts are not shown. ``since``,

@@ -134,7 +134,7 @@ def moderators(r):
     return sorted((u for u in found.values() if is_moderator(u)), key=lambda u: u["login"])
 
 
-def forget_moderator(r, uid):
+def forget_moderator(r: Client, uid: int) -> None:
     """Take ``uid`` off the list of moderators (their account is being deleted)."""
     r.srem(keys.MODERATORS, uid)
 
@@ -177,7 +177,9 @@ def _reporter_sees(r, reporter_id, account):
     )
 
 
-def report_form_statuses(r, reporter_id, account, ticked, count):
+def report_form_statuses(
+    r: Client, reporter_id: int, account: dict[str, Any], ticked: Iterable[int], count: int
+) -> tuple[list[dict[str, Any]], list[int]]:
     """The statuses the report form offers ``reporter_id`` to tick about user dict
     ``account``: those of ``ticked`` (ids) that are the account's, then its newest
     ``count``, each once, and only as the reporter may see them: none of a private

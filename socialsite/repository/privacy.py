@@ -15,7 +15,7 @@ itself (graph.follow with ``approved``), which answers the request in the same s
 as it adds the follower. Turning public approves every request waiting.
 """
 
-from typing import cast
+from typing import Any, cast
 
 from . import graph, jobs, keys, notifications, paging, scripts, users
 from .client import Client
@@ -48,7 +48,7 @@ def set_private(r: Client, uid: int, private: bool) -> int:
     return approved
 
 
-def approve_job(uid):
+def approve_job(uid: int) -> dict[str, Any]:
     """A job that approves every request waiting on the public account ``uid``."""
     return {"kind": "approve_requests", "uid": uid}
 

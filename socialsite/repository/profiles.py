@@ -12,6 +12,7 @@ delete (unused_pictures, forget_unused).
 """
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from . import entities, keys, scripts, users
@@ -73,7 +74,7 @@ def unused_pictures(r, count=100):
     return r.zrange(keys.UNUSED_PICTURES, 0, count - 1)
 
 
-def forget_unused(r, names):
+def forget_unused(r: Client, names: Sequence[str]) -> None:
     """Take ``names`` off keys.UNUSED_PICTURES (their files are deleted)."""
     if names:
         r.zrem(keys.UNUSED_PICTURES, *names)

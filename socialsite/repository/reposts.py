@@ -26,6 +26,8 @@ them from every home.
 
 import enum
 import time
+from collections.abc import Iterable
+from typing import Any
 
 from . import (
     events,
@@ -59,7 +61,7 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def original_of(status):
+def original_of(status: dict[str, Any]) -> int:
     """The id of the status a repost shows (the status's own id for any other)."""
     return int(status.get("repost_of") or status["id"])
 
@@ -337,12 +339,13 @@ def has_reposted(r: Client, uid: int, sid: int) -> bool:
     return r.zscore(keys.reposted(uid), sid) is not None
 
 
-def reposted_among(r, uid, sids):
+def reposted_among(r: Client, uid: int | None, sids: Iterable[int]) -> set[int]:
     """The ids among ``sids`` that ``uid`` reposted (one ZMSCORE; none without ids)."""
     sids = [int(sid) for sid in sids]
     if uid is None or not sids:
         return set()
-    scores = r.zmscore(keys.reposted(uid), sids)
+    # redis-py types the members as str; ints are sent as their digits.
+    scores = r.zmscore(keys.reposted(uid), sids)  # type: ignore[arg-type]
     return {sid for sid, score in zip(sids, scores, strict=True) if score is not None}
 
 

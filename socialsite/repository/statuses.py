@@ -370,7 +370,7 @@ def post_status(
     return sid
 
 
-def media_names(status):
+def media_names(status: dict[str, Any]) -> list[str]:
     """The storage names of the files of ``status``'s images (keys.STATUS_MEDIA_FIELD),
     originals and previews; none for a status without images, or with a field that
     does not read."""
@@ -411,7 +411,7 @@ def media_names_posted_since(r, uid, since, page=100, most=5000):
     return names
 
 
-def stored_media(r, sid):
+def stored_media(r: Client, sid: int) -> str | None:
     """The media field status ``sid`` was written with ("" for none, None for no such
     status): what tells a post from the same form sent again, whose posting key named
     an earlier status with files of its own. Not a way to show a status."""
@@ -600,7 +600,7 @@ def get_status(r: Client, sid: int) -> dict[str, Any] | None:
     return status
 
 
-def locate(r, sid):
+def locate(r: Client, sid: int) -> dict[str, Any] | None:
     """Where status ``sid`` is, without what it says: {id, uid, login, repost_of (0 for
     none)}, or None if there is no such status. For links and checks (a repost's page is
     its original's; who reposted a status): showing a status takes get_statuses and

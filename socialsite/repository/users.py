@@ -89,7 +89,7 @@ def create_user(
     return uid
 
 
-def login_free_at(r, login, now=None):
+def login_free_at(r: Client, login: str, now: float | None = None) -> float | None:
     """When the login (any case) of a deleted account is free again (seconds since
     the epoch), or None if it is not reserved (any more)."""
     free_at = r.zscore(keys.RESERVED_LOGINS, login.lower())
@@ -97,7 +97,7 @@ def login_free_at(r, login, now=None):
     return free_at if free_at is not None and free_at > now else None
 
 
-def reserve_login(r, login, seconds, now=None):
+def reserve_login(r: Client, login: str, seconds: float, now: float | None = None) -> None:
     """Keep ``login`` from sign-ups for ``seconds`` (its account is being deleted);
     reservations that have run out are dropped meanwhile."""
     now = time.time() if now is None else now
@@ -107,7 +107,7 @@ def reserve_login(r, login, seconds, now=None):
     pipe.execute()
 
 
-def release_login(r, login, uid):
+def release_login(r: Client, login: str, uid: int) -> bool:
     """Let the login of ``uid`` name nobody (any more); whether it did until now."""
     return bool(scripts.release_login(r, login=login, uid=uid))
 
@@ -203,7 +203,7 @@ def is_suspended(user: dict[str, Any]) -> bool:
 _authors = Memory("authors", AUTHOR_CACHE_SIZE, ttl=AUTHOR_CACHE_SECONDS)
 
 
-def get_authors(r, uids):
+def get_authors(r: Client, uids: Iterable[int]) -> dict[int, dict[str, Any] | None]:
     """{uid: {id, login, name}} for showing statuses: what get_users would give, from
     this process's recent reads where it can; missing users are left out, and a
     hidden author (is_hidden: suspended, or being deleted) maps to None.
