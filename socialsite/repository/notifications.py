@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import keys, scripts
-from .client import Client
+from .client import Client, Pipe
 from .ids import stored_id
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
@@ -77,13 +77,15 @@ def _event(text, score):
 # --- writing: queued on a pipeline, in the user's slot -----------------------------------
 
 
-def queue_notify(pipe, uid, event_member, now_ms, keep=NOTIFICATIONS_KEPT):
+def queue_notify(
+    pipe: Pipe, uid: int, event_member: str, now_ms: int, keep: int = NOTIFICATIONS_KEPT
+) -> None:
     """Queue notify.lua: add ``event_member`` to user ``uid``'s notifications (nothing if
     it is there, or the user is gone), keeping the newest ``keep``. Its reply: 1 if added."""
     scripts.notify.queue(pipe, uid=uid, event=event_member, now_ms=now_ms, keep=keep)
 
 
-def queue_unnotify(pipe, uid, members, seen=""):
+def queue_unnotify(pipe: Pipe, uid: int, members: Iterable[str], seen: int | str = "") -> None:
     """Queue unnotify.lua: take ``members`` out of user ``uid``'s notifications and, with
     ``seen`` (a score), mark those up to it as seen. Its reply: [taken out, unread count,
     version]."""
