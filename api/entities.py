@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from media import attachments, files
 from socialsite.memory import Memory
 from socialsite.repository import entities as parsed_entities
-from timeline.jinja_helpers import StatusLinks, message_html
+from socialsite.status_markup import StatusLinks, message_html
 
 # The pictures of an account that has none: plain static images, as Mastodon's
 # "missing.png" (the pages draw initials instead, which an app cannot show).
@@ -218,7 +218,7 @@ def _tags(base, found):
 # What a Status entity says that its status hash alone decides (its text as HTML, its
 # mentions, tags and images, its times and links), kept per process by (base, id): a
 # status hash never changes once written, and rendering its HTML is most of the cost of
-# a timeline call (the pages keep their markup the same way: jinja_helpers).
+# a timeline call (the pages keep their markup the same way: jinja_helpers.status_list_markup).
 REMEMBERED_STATUSES = 20_000  # ~3 KB each: ~60 MB per process at most
 _remembered = Memory("api statuses", REMEMBERED_STATUSES)
 

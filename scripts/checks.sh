@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The static checks CI runs besides the tests: lint, formatting, the import contracts
-# (pyproject.toml, [tool.importlinter]) and Django's deployment checklist with a
-# production-like environment.
+# (pyproject.toml, [tool.importlinter]), the types of the actions and the repository
+# (pyproject.toml, [tool.mypy]) and Django's deployment checklist with a production-like
+# environment.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/setup-venv.sh
@@ -13,6 +14,8 @@ echo "== ruff format --check"
 .venv/bin/ruff format --check .
 echo "== lint-imports"
 .venv/bin/lint-imports
+echo "== mypy"
+.venv/bin/python -m mypy
 echo "== manage.py check --deploy (docs/operating.md's production settings)"
 # No Redis is reached: the checks read settings only. The secret is made for this run.
 # Clean means clean: any warning fails, and nothing may be silenced.

@@ -23,7 +23,9 @@ def main(package, names_file, out, version):
         for line in Path(names_file).read_text().splitlines()
         if line.split("#")[0].strip()
     ]
-    symbols = [symbol(name, (Path(package) / "icons" / f"{name}.svg").read_text()) for name in names]
+    symbols = [
+        symbol(name, (Path(package) / "icons" / f"{name}.svg").read_text()) for name in names
+    ]
     Path(out).write_text(
         f"<!-- Lucide {version} (https://lucide.dev), ISC licence: static/icons/LICENSE -->\n"
         '<svg xmlns="http://www.w3.org/2000/svg">\n' + "\n".join(symbols) + "\n</svg>\n"

@@ -6,7 +6,8 @@ Django: every value is escaped unless it is already HTML-safe (format_html, esca
 Django's own filters return SafeStrings, which Jinja2 respects through ``__html__``).
 
 This module is the top of the templates' imports: it installs the helpers of
-timeline.jinja_helpers and socialsite.form_markup, and nothing imports it but
+timeline.jinja_helpers, socialsite.status_markup and socialsite.form_markup, and nothing
+imports it but
 settings.TEMPLATES (views take what they need from those modules).
 
 Django's Jinja2 backend puts ``request``, ``csrf_input`` and ``csrf_token`` in every
@@ -32,7 +33,7 @@ from django.utils.html import format_html
 from jinja2 import Environment
 
 from media import attachments, avatars
-from socialsite import form_markup, icons
+from socialsite import form_markup, icons, status_markup
 from socialsite.request_log import current_request_id
 from timeline import jinja_helpers
 
@@ -79,7 +80,7 @@ def page_context(request):
         "csrf_input": PageCsrfInput(request),
         "urls": _named_urls(prefix, urlconf),
         "url": functools.partial(_url, prefix, urlconf),
-        "status_links": functools.partial(jinja_helpers.StatusLinks, prefix, urlconf),
+        "status_links": functools.partial(status_markup.StatusLinks, prefix, urlconf),
     }
 
 
@@ -195,7 +196,7 @@ def environment(**options):
         icon=icons.icon,
         form_widget=form_markup.form_widget,
         remembered_form_fields=form_markup.remembered_form_fields,
-        status_links=jinja_helpers.StatusLinks,
+        status_links=status_markup.StatusLinks,
         first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
         conversation_rows_markup=jinja_helpers.conversation_rows_markup,
@@ -210,15 +211,15 @@ def environment(**options):
         request_id=current_request_id,
     )
     env.filters.update(
-        profile_url=jinja_helpers.profile_url,
-        status_url=jinja_helpers.status_url,
-        delete_url=jinja_helpers.delete_url,
+        profile_url=status_markup.profile_url,
+        status_url=status_markup.status_url,
+        delete_url=status_markup.delete_url,
         isotime=jinja_helpers.isotime,
         reltime=jinja_helpers.reltime,
         # Django's: "1 follower", "2 followers" as ``follower{{ n|pluralize }}``.
         pluralize=pluralize,
-        linebreaksbr=jinja_helpers.linebreaksbr,
-        message_html=jinja_helpers.message_html,
+        linebreaksbr=status_markup.linebreaksbr,
+        message_html=status_markup.message_html,
         # A status's images and content warning (media/attachments.py).
         status_media=attachments.media_of,
         status_warning=attachments.warning_of,

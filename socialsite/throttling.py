@@ -25,6 +25,7 @@ import ipaddress
 import math
 from dataclasses import dataclass
 from functools import wraps
+from typing import TypeGuard
 
 from django.conf import settings
 from django.shortcuts import render
@@ -272,7 +273,7 @@ def refund(counted):
         throttles.refund(get_redis(), counted.verdict)
 
 
-def is_refused(counted):
+def is_refused(counted: Counted | None) -> TypeGuard[Counted]:
     """Whether ``counted`` (a Counted, or None for nothing counted) refuses the request."""
     return counted is not None and not counted.allowed
 

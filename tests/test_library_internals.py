@@ -138,7 +138,7 @@ def test_jinja2_builds_a_templates_globals_with_make_globals():
     assert list(inspect.signature(jinja2.Environment.make_globals).parameters) == ["self", "d"]
 
 
-# --- uvicorn: timeline.management.commands.stream and streaming.server ------------
+# --- uvicorn: socialsite.management.commands.stream and streaming.server ----------
 
 
 def test_uvicorn_server_shuts_down_through_an_overridable_coroutine():

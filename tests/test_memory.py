@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from socialsite import memory
+from socialsite import memory, status_markup
 from socialsite.memory import Memory
 from timeline import jinja_helpers
 
@@ -116,7 +116,7 @@ def test_threads_may_share_a_memory():
 
 def test_remembered_markup_forgets_the_least_recently_shown_statuses_first(rf, monkeypatch):
     monkeypatch.setattr(jinja_helpers, "_remembered", Memory("test status markup", 8))
-    links = jinja_helpers.StatusLinks("/", None)
+    links = status_markup.StatusLinks("/", None)
     request = rf.get("/")
     request.user = type("Visitor", (), {"id": None})()
     made = []

@@ -5,7 +5,7 @@ import pytest
 from django.template import engines
 from django.urls import NoReverseMatch, reverse, set_script_prefix
 
-from timeline.jinja_helpers import StatusLinks, delete_url, profile_url, status_url
+from socialsite.status_markup import StatusLinks, delete_url, profile_url, status_url
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ import subprocess
 import sys
 import time
 
+from socialsite.management.commands.stream import CHILD_MIN_LIFETIME_SECONDS
 from socialsite_dev.streams import MANAGE_PY, StreamConnection, StreamServerProcess
 from tests.support.helpers import make_user, post
-from timeline.management.commands.stream import CHILD_MIN_LIFETIME_SECONDS
 
 
 def test_two_processes_both_serve_and_both_stop_on_sigterm(redis_backend, tmp_path, r):

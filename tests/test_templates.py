@@ -11,9 +11,10 @@ from django.template.defaultfilters import linebreaksbr as django_linebreaksbr
 from markupsafe import Markup
 
 from accounts.forms import LoginForm, PasswordChangeForm, SignupForm
+from socialsite.status_markup import StatusLinks, linebreaksbr
 from timeline import jinja_helpers
 from timeline.forms import StatusForm
-from timeline.jinja_helpers import StatusLinks, linebreaksbr, reltime
+from timeline.jinja_helpers import reltime
 
 FIELD_MACROS = engines["jinja2"].from_string(
     '{% import "_form_fields.html" as f %}'

@@ -28,13 +28,13 @@ from markupsafe import Markup
 
 from accounts.auth import user_from_session
 from accounts.session_store import SessionStore
+from socialsite import status_markup
 from socialsite.repository import users
 from streaming import filters, replay
 from streaming.asgi import first, parse_query, request_headers, send_preflight, send_text
 from streaming.home import HomeFilters
 from streaming.hub import Format
 from streaming.refresh import refresh_until_ended
-from timeline import jinja_helpers
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ class LiveHome:
         self.authors_executor = concurrent.futures.ThreadPoolExecutor(1, "stream-authors")
         # The links of the markup, with Django's script prefix outside a request
         # (settings.FORCE_SCRIPT_NAME, else "/"): the site's pages must be served there.
-        self.links = jinja_helpers.StatusLinks()
+        self.links = status_markup.StatusLinks()
         self.home_url = reverse("home")
         self.article = engines["jinja2"].env.get_template("_status.html").module.status_article
 

@@ -31,6 +31,7 @@ from socialsite.repository.limits import (
     REPORT_STATUSES_MAX,
 )
 from socialsite.repository.moderation import REASONS, Result
+from socialsite.repository.records import User
 
 from .core import Actor, Invalid, NotAllowed, NotFound, require
 
@@ -74,7 +75,7 @@ class FiledReport:
     dict as read for the report), and what it says."""
 
     id: int
-    account: dict[str, Any]
+    account: User
     reason: str
     comment: str
     status_ids: tuple[int, ...] = ()
@@ -213,7 +214,7 @@ def report_account(
             "(deleted since, or someone else's): untick it to send the report.",
             field="status",
         )
-    reporter = {"id": actor.uid, "login": actor.login}
+    reporter: User = {"id": actor.uid, "login": actor.login}
     rid = moderation.file_report(r, reporter, account, reason, comment, theirs)
     metrics.moderation_act("report")
     return FiledReport(int(rid), account, reason, comment, tuple(theirs))
@@ -247,7 +248,7 @@ def report_message(
         raise NotAllowed("That account is suspended: the moderators have acted already.")
     if sender is None or users.is_hidden(sender):
         raise NotAllowed("That account is deleted: there is nobody to report.")
-    reporter = {"id": actor.uid, "login": actor.login}
+    reporter: User = {"id": actor.uid, "login": actor.login}
     context = direct.report_context(r, conversation_id, message_id)
     rid = moderation.file_report(r, reporter, sender, reason, comment, messages=context)
     metrics.moderation_act("report message")
@@ -293,7 +294,7 @@ def delete_status(
     if report_id is not None and status_id not in _report(report_id)["status_ids"]:
         raise Invalid(f"Report {report_id} does not name status {status_id}.", field="status")
     r = get_redis()
-    if statuses.get_status(r, status_id) is None:
+    if statuses.locate(r, status_id) is None:  # a check, not a read of what it says
         raise NotFound(f"There is no status {status_id}.")
     result = moderation.delete_status(r, status_id, reason=reason, report_id=report_id, **who)
     pictures.delete_unused(r)  # its images' files, which the deletion listed
@@ -302,8 +303,8 @@ def delete_status(
     return _done("delete status", result)
 
 
-def _account(account_id: int) -> dict[str, Any]:
-    user: dict[str, Any] | None = users.get_user(get_redis(), account_id)
+def _account(account_id: int) -> User:
+    user = users.get_user(get_redis(), account_id)
     if user is None:
         raise NotFound("There is no such account.")
     return user

@@ -26,8 +26,10 @@ pages of those concerned read their filters again at once.
 
 import enum
 import time
+from typing import cast
 
 from . import events, eviction, graph, keys, lists, notifications, paging, scripts, users
+from .client import Client
 from .limits import HOME_TIMELINE_SIZE
 
 # Mute endings one sweep handles per shard; the rest wait for the next sweep.
@@ -79,7 +81,7 @@ def _take_out_of_home(r, uid, author_uid):
         lists.hide_statuses(r, uid, author_uid, status_ids)
 
 
-def block(r, uid, other_uid):
+def block(r: Client, uid: int, other_uid: int) -> BlockResult:
     """User ``uid`` blocks ``other_uid``; return a BlockResult.
 
     1. Note the block on uid's side, then on other's side (set_block.lua): from each
@@ -105,7 +107,7 @@ def block(r, uid, other_uid):
     return BlockResult.BLOCKED if added else BlockResult.ALREADY_BLOCKED
 
 
-def unblock(r, uid, other_uid):
+def unblock(r: Client, uid: int, other_uid: int) -> BlockResult:
     """User ``uid`` no longer blocks ``other_uid``; return a BlockResult.
 
     Both may follow each other again; nobody follows anybody by it. A mute of either
@@ -125,7 +127,9 @@ def _set_mute(r, uid, other_uid, now, action, ends=0):
     return scripts.set_mute(r, uid=uid, other=other_uid, now_ms=now, action=action, ends_ms=ends)
 
 
-def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
+def mute(
+    r: Client, uid: int, other_uid: int, duration_ms: int | None = None, now_ms: int | None = None
+) -> MuteResult:
     """User ``uid`` mutes ``other_uid`` for ``duration_ms`` (None: until unmuted);
     return a MuteResult.
 
@@ -146,7 +150,7 @@ def mute(r, uid, other_uid, duration_ms=None, now_ms=None):
     return MuteResult.MUTED if added else MuteResult.MUTE_CHANGED
 
 
-def unmute(r, uid, other_uid):
+def unmute(r: Client, uid: int, other_uid: int) -> MuteResult:
     """User ``uid`` no longer mutes ``other_uid``; return a MuteResult. The muted
     user's statuses come back to the home timeline (restore)."""
     uid, other_uid = int(uid), int(other_uid)
@@ -158,7 +162,7 @@ def unmute(r, uid, other_uid):
     return MuteResult.UNMUTED if removed else MuteResult.NOT_MUTED
 
 
-def restore(r, uid, other_uid, now_ms=None):
+def restore(r: Client, uid: int, other_uid: int, now_ms: int | None = None) -> int:
     """Bring ``other_uid``'s statuses back to ``uid``'s home timeline, after a mute:
     what a follow's backfill brings (the newest HOME_TIMELINE_SIZE, cut with the rest
     of the timeline to its cap, replies by the home timeline's rule), if uid follows
@@ -181,7 +185,7 @@ def restore(r, uid, other_uid, now_ms=None):
     return restored
 
 
-def end_mutes(r, now_ms=None):
+def end_mutes(r: Client, now_ms: int | None = None) -> int:
     """End every mute whose end has come, and bring the muted statuses back; return
     how many ended. The fan-out workers call this every few seconds.
 
@@ -210,12 +214,12 @@ def end_mutes(r, now_ms=None):
 # --- reading ------------------------------------------------------------------------------
 
 
-def is_blocking(r, uid, other_uid):
+def is_blocking(r: Client, uid: int, other_uid: int) -> bool:
     """Whether ``uid`` blocks ``other_uid``."""
     return graph.is_blocking(r, uid, other_uid)
 
 
-def is_blocked_either_way(r, uid, other_uid):
+def is_blocked_either_way(r: Client, uid: int, other_uid: int) -> bool:
     """Whether ``uid`` blocks ``other_uid`` or ``other_uid`` blocks ``uid``. One
     command, in ``uid``'s slot (both directions are noted there).
 
@@ -228,7 +232,7 @@ def is_blocked_either_way(r, uid, other_uid):
     return any(score is not None for score in pipe.execute())
 
 
-def hidden_authors(r, uid, now_ms=None):
+def hidden_authors(r: Client, uid: int, now_ms: int | None = None) -> set[int]:
     """The ids of the users whose statuses ``uid`` does not get: blocked either way,
     or muted (until the mute's end). One command, in ``uid``'s slot.
 
@@ -238,10 +242,18 @@ def hidden_authors(r, uid, now_ms=None):
     (home_page.lua).
     """
     now = _now_ms() if now_ms is None else int(now_ms)
-    return {int(author) for author in r.zrangebyscore(keys.hides(uid), f"({now}", "+inf")}
+    hidden = cast(list[str], r.zrangebyscore(keys.hides(uid), f"({now}", "+inf"))
+    return {int(author) for author in hidden}
 
 
-def blocks_page(r, uid, before=None, count=30, since=None, above=None):
+def blocks_page(
+    r: Client,
+    uid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users ``uid`` blocks, latest block first, and a cursor.
     ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
     pairs, next_cursor = paging.read_ids(r, keys.blocks(uid), before, count, since, above)
@@ -252,7 +264,15 @@ def blocks_page(r, uid, before=None, count=30, since=None, above=None):
     )  # fmt: skip
 
 
-def mutes_page(r, uid, before=None, count=30, now_ms=None, since=None, above=None):
+def mutes_page(
+    r: Client,
+    uid: int,
+    before: int | None = None,
+    count: int = 30,
+    now_ms: int | None = None,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users ``uid`` mutes, latest mute first, and a cursor: each user's
     dict with ``mute_ends`` (ms; 0: no end). Mutes whose end has passed are left out
     (the sweep has yet to remove them). ``since``, ``above``: the client API's paging,
@@ -263,19 +283,19 @@ def mutes_page(r, uid, before=None, count=30, now_ms=None, since=None, above=Non
     found = users.get_users(r, ids)
     now = _now_ms() if now_ms is None else int(now_ms)
     items = []
-    for other, end in zip(ids, ends, strict=True):
-        end = int(end or 0)
+    for other, stored in zip(ids, ends, strict=True):
+        end = int(stored or 0)
         if other in found and (end == 0 or end > now):
             items.append({**found[other], "mute_ends": end})
     return paging.Page(items, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def mute_ends_at(r, uid, other_uid, now_ms=None):
+def mute_ends_at(r: Client, uid: int, other_uid: int, now_ms: int | None = None) -> int | None:
     """When ``uid``'s mute of ``other_uid`` ends, in ms: 0 for no end, None if ``uid``
     does not mute ``other_uid`` (or the mute has ended)."""
-    end = r.hget(keys.mute_ends(uid), other_uid)
-    if end is None:
+    stored = r.hget(keys.mute_ends(uid), other_uid)
+    if stored is None:
         return None
-    end = int(end)
+    end = int(stored)
     now = _now_ms() if now_ms is None else int(now_ms)
     return end if end == 0 or end > now else None

@@ -3,6 +3,7 @@
 import os
 import threading
 import weakref
+from typing import TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
@@ -11,7 +12,7 @@ import redis.asyncio
 from redis._parsers.commands import CommandPolicies, RequestPolicy, ResponsePolicy
 from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
-from redis.cluster import RedisCluster
+from redis.cluster import ClusterPipeline, RedisCluster
 from redis.commands import CoreCommands
 from redis.commands.policies import BasePolicyResolver, StaticPolicyResolver
 from redis.connection import AbstractConnection
@@ -28,10 +29,6 @@ from redis.retry import Retry
 
 from .. import memory
 
-# What every repository function takes as ``r``: a client of one server or of a
-# Redis Cluster (connect gives either).
-Redis = redis.Redis | RedisCluster
-
 # How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
 # tell them apart from the site's short-lived connections.
 PUBSUB_CLIENT_NAME = "socialsite-stream"
@@ -46,6 +43,12 @@ OUTAGE_ERRORS = (
     TryAgainError,
     RedisClusterException,
 )
+
+
+# What every repository function takes as ``r`` (connect's client: a server's, or a
+# cluster's), and what a function given a pipeline to queue on takes as ``pipe``.
+Client: TypeAlias = redis.Redis | RedisCluster
+Pipe: TypeAlias = redis.client.Pipeline | ClusterPipeline
 
 
 class _RoundTrips(threading.local):
@@ -76,7 +79,7 @@ def _counting_round_trips(send):
 # Every synchronous connection (pooled, cluster nodes', round_trip's own) sends through
 # this method; the streaming server's asyncio subscriptions are not counted.
 if not hasattr(AbstractConnection.send_packed_command, "__wrapped__"):
-    AbstractConnection.send_packed_command = _counting_round_trips(
+    AbstractConnection.send_packed_command = _counting_round_trips(  # type: ignore[method-assign]
         AbstractConnection.send_packed_command
     )
 

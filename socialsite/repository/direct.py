@@ -28,11 +28,15 @@ accounts (members less the reader), its last message and the reader's unread fla
 """
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from socialsite.memory import Memory
 
 from . import entities, keys, scripts, users
+from .client import Client
+from .records import User
 
 # Who may start a conversation with an account (the user hash's
 # keys.MESSAGES_FROM_FIELD): requests from anyone; only people the account follows
@@ -55,13 +59,13 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def messages_from(user):
+def messages_from(user: User) -> str:
     """Who may start a conversation with user dict ``user`` (MESSAGES_FROM)."""
     value = user.get(keys.MESSAGES_FROM_FIELD)
     return value if value in MESSAGES_FROM else MESSAGES_FROM_DEFAULT
 
 
-def set_messages_from(r, uid, value):
+def set_messages_from(r: Client, uid: int, value: str) -> None:
     """Set who may start a conversation with ``uid`` (one of MESSAGES_FROM)."""
     if value not in MESSAGES_FROM:
         raise ValueError(f"messages_from must be one of {MESSAGES_FROM}")
@@ -104,7 +108,7 @@ def _relations(r, sender_id, others):
     }
 
 
-def check_new_conversation(r, sender_id, others):
+def check_new_conversation(r: Client, sender_id: int, others: Sequence[User]) -> dict[int, str]:
     """Refused if ``sender_id`` may not start a conversation with every one of the
     user dicts ``others`` (their MESSAGES_FROM, blocks either way, suspended or leaving
     accounts); else each other's role for the first message: {uid: "inbox" (they follow
@@ -133,7 +137,7 @@ def check_new_conversation(r, sender_id, others):
     return roles
 
 
-def check_text(text):
+def check_text(text: str) -> None:
     """Refused for a message that is empty or too long."""
     if not text.strip():
         raise Refused("Write a message: it is empty.")
@@ -175,7 +179,14 @@ def _group_conversation(r, sender_id, key):
     return int(r.get(started))
 
 
-def start(r, sender_id, others, text, key, now_ms=None):
+def start(
+    r: Client,
+    sender_id: int,
+    others: Sequence[User],
+    text: str,
+    key: str,
+    now_ms: int | None = None,
+) -> Sent:
     """``sender_id`` sends ``text`` to the user dicts ``others``: into the one
     conversation of the two for one other, else into a new group (one per form
     submission ``key``). Refused (nothing stored) if any may not be messaged
@@ -194,7 +205,9 @@ def start(r, sender_id, others, text, key, now_ms=None):
     return _send(r, cid, sender_id, text, key, now_ms, roles, members=members, pair=pair)
 
 
-def reply(r, cid, sender_id, text, key, now_ms=None):
+def reply(
+    r: Client, cid: int, sender_id: int, text: str, key: str, now_ms: int | None = None
+) -> Sent | None:
     """``sender_id`` sends ``text`` into conversation ``cid``. Refused if they are not a
     member (None for no such conversation, as for one they are not in), or if the
     conversation is of two and the other may not be messaged (a block either way, an
@@ -266,31 +279,31 @@ def _member_action(r, uid, cid, action):
     return scripts.direct_member(r, uid=uid, cid=cid, action=action)
 
 
-def mark_read(r, uid, cid):
+def mark_read(r: Client, uid: int, cid: int) -> "Unread":
     """Member ``uid`` has read conversation ``cid``; returns the badge after it (an
     Unread)."""
     count, version, _ = _member_action(r, uid, cid, "read")
     return Unread(count, version)
 
 
-def mute(r, uid, cid, muted=True):
+def mute(r: Client, uid: int, cid: int, muted: bool = True) -> None:
     """Mute (or unmute) conversation ``cid`` for ``uid``: no badge, no live alert."""
     _member_action(r, uid, cid, "mute" if muted else "unmute")
 
 
-def accept(r, uid, cid):
+def accept(r: Client, uid: int, cid: int) -> None:
     """Move conversation ``cid`` from ``uid``'s requests to their inbox."""
     _member_action(r, uid, cid, "accept")
 
 
-def delete_for_member(r, uid, cid):
+def delete_for_member(r: Client, uid: int, cid: int) -> None:
     """Conversation ``cid`` leaves ``uid``'s inbox and requests, its messages so far
     cleared for them (a deleted request). They stay a member: a new message brings it
     back (as a request, from someone they do not follow)."""
     _member_action(r, uid, cid, "drop")
 
 
-def leave(r, uid, cid):
+def leave(r: Client, uid: int, cid: int) -> None:
     """``uid`` leaves group ``cid``: no longer a member, it leaves their lists."""
     r.zrem(keys.conversation_members(cid), uid)
     r.delete(keys.conversation_hidden(cid, uid))
@@ -302,7 +315,7 @@ def leave(r, uid, cid):
 ROW_LOOKBACK = 50
 
 
-def hide_message(r, uid, cid, mid):
+def hide_message(r: Client, uid: int, cid: int, mid: int) -> None:
     """Member ``uid`` deletes message ``mid`` of ``cid`` for themselves; their inbox row
     then shows the newest message they still see (of the newest ROW_LOOKBACK), until the
     next one reaches them."""
@@ -509,8 +522,15 @@ def _listed_conversations(r, uid, listed, sides, request):
 
 
 def inbox_page(
-    r, uid, requests=False, before=None, count=20, ids_read=None, after=None, oldest_first=False
-):
+    r: Client,
+    uid: int,
+    requests: bool = False,
+    before: int | None = None,
+    count: int = 20,
+    ids_read: Any = None,
+    after: int | None = None,
+    oldest_first: bool = False,
+) -> InboxPage:
     """A page of ``uid``'s inbox (or, with ``requests``, their requests), newest
     activity first, as Conversations, each with the newest message delivered to ``uid``
     (not one a member they block, or who blocks them, sent since), or the newest they
@@ -581,7 +601,14 @@ class ConversationPage:
     senders: dict = field(default_factory=dict)
 
 
-def conversation_page(r, uid, cid, before=None, after=None, count=50):
+def conversation_page(
+    r: Client,
+    uid: int,
+    cid: int,
+    before: int | None = None,
+    after: int | None = None,
+    count: int = 50,
+) -> ConversationPage | None:
     """The messages of conversation ``cid`` that member ``uid`` sees, oldest first: the
     newest ``count`` (below message ``before``; or every one after message ``after``,
     up to ``count``), less those they deleted for themselves, those cleared for them,
@@ -642,11 +669,11 @@ def conversation_page(r, uid, cid, before=None, after=None, count=50):
     return ConversationPage(conversation, messages, older, people)
 
 
-def is_member(r, uid, cid):
+def is_member(r: Client, uid: int, cid: int) -> bool:
     return r.zscore(keys.conversation_members(cid), uid) is not None
 
 
-def get_message(r, cid, mid):
+def get_message(r: Client, cid: int, mid: int) -> dict[str, Any] | None:
     """Message ``mid`` of ``cid`` as a dict, or None."""
     if not 0 < int(mid) < MAX_MESSAGE_ID:
         return None
@@ -694,7 +721,7 @@ class UnreadRead:
         return self.found if self.uid == uid else None
 
 
-def unread(r, uid):
+def unread(r: Client, uid: int) -> "Unread":
     count, version = (int(v or 0) for v in r.hmget(keys.direct_state(uid), ["unread", "version"]))
     return Unread(count, version)
 

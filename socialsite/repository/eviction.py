@@ -57,7 +57,7 @@ SWEEP_EVERY_SECONDS = 3600
 _SWEEP_CHUNK = 500
 
 # {uid: the day this process noted them seen}; forgotten whole when it grows this big.
-_noted = {}
+_noted: dict[int, int] = {}
 _NOTED_MOST = 200_000
 
 

@@ -16,6 +16,7 @@ private account is a request until its owner approves it (privacy.py).
 
 import enum
 import time
+from typing import cast
 
 from . import (
     events,
@@ -31,6 +32,7 @@ from . import (
     suggestions,
     users,
 )
+from .client import Client
 from .limits import (
     HOME_TIMELINE_SIZE,
     NOTIFICATIONS_KEPT,
@@ -70,7 +72,7 @@ _CHECKED = {
 # below this one fills them in.
 
 
-def notify_follow_requested(r, owner_uid, requester_uid):
+def notify_follow_requested(r: Client, owner_uid: int, requester_uid: int) -> None:
     """Notify the private account ``owner_uid`` that ``requester_uid`` asks to follow
     them (once per request: the same event again is the same notification). Taken back
     when the request is answered or withdrawn."""
@@ -80,7 +82,7 @@ def notify_follow_requested(r, owner_uid, requester_uid):
     )
 
 
-def notify_follow_approved(r, requester_uid, owner_uid):
+def notify_follow_approved(r: Client, requester_uid: int, owner_uid: int) -> None:
     """Notify ``requester_uid`` that ``owner_uid`` approved their request to follow
     them (by hand, or by turning the account public), and take the request's
     notification back from the owner."""
@@ -169,7 +171,13 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_KEPT):
+def follow(
+    r: Client,
+    uid: int,
+    other_uid: int,
+    approved: bool = False,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+) -> FollowResult:
     """User ``uid`` follows ``other_uid``; return a FollowResult.
 
     0. In other's slot: refuse if a block stands either way; if other is private,
@@ -246,7 +254,9 @@ def follow(r, uid, other_uid, approved=False, notifications_kept=NOTIFICATIONS_K
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
 
-def unfollow(r, uid, other_uid, refill=True, tell_live_pages=True):
+def unfollow(
+    r: Client, uid: int, other_uid: int, refill: bool = True, tell_live_pages: bool = True
+) -> FollowResult:
     """User ``uid`` stops following ``other_uid``; return a FollowResult.
 
     1. Read other's newest HOME_TIMELINE_SIZE status ids.
@@ -318,11 +328,11 @@ def unfollow(r, uid, other_uid, refill=True, tell_live_pages=True):
     return FollowResult.REQUEST_WITHDRAWN if withdrawn else FollowResult.NOT_FOLLOWING
 
 
-def is_following(r, uid, other_uid):
+def is_following(r: Client, uid: int, other_uid: int) -> bool:
     return r.zscore(keys.following(uid), other_uid) is not None
 
 
-def is_blocking(r, uid, other_uid):
+def is_blocking(r: Client, uid: int, other_uid: int) -> bool:
     """Whether ``uid`` blocks ``other_uid``."""
     return r.zscore(keys.blocks(uid), other_uid) is not None
 
@@ -335,23 +345,39 @@ def _page_of_users(r, key, before, count, since=None, above=None):
     return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def followers_page(r, uid, before=None, count=30, since=None, above=None):
+def followers_page(
+    r: Client,
+    uid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users following ``uid``, most recent follow first, and a cursor.
     ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
     return _page_of_users(r, keys.followers(uid), before, count, since, above)
 
 
-def following_page(r, uid, before=None, count=30, since=None, above=None):
+def following_page(
+    r: Client,
+    uid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users ``uid`` follows, most recent follow first, and a cursor.
     ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
     return _page_of_users(r, keys.following(uid), before, count, since, above)
 
 
-def follower_ids(r, uid):
+def follower_ids(r: Client, uid: int) -> set[int]:
     """All follower ids of ``uid`` (tests and maintenance)."""
-    return {int(member) for member in r.zrange(keys.followers(uid), 0, -1)}
+    members = cast(list[str], r.zrange(keys.followers(uid), 0, -1))  # no scores: members only
+    return {int(member) for member in members}
 
 
-def following_ids(r, uid):
+def following_ids(r: Client, uid: int) -> set[int]:
     """All ids ``uid`` follows (tests and maintenance)."""
-    return {int(member) for member in r.zrange(keys.following(uid), 0, -1)}
+    members = cast(list[str], r.zrange(keys.following(uid), 0, -1))  # no scores: members only
+    return {int(member) for member in members}

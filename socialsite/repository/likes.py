@@ -27,9 +27,10 @@ ids: the liker's home page reads its counts fresh whichever process answers.
 
 import enum
 import time
+from collections.abc import Iterable
 
 from . import keys, notifications, paging, scripts, statuses, users, visibility
-from .client import Redis
+from .client import Client
 from .limits import COUNTS_TRUST_SECONDS, NOTIFICATIONS_KEPT
 from .records import Status
 
@@ -50,7 +51,7 @@ REFUSALS = (LikeResult.NOT_FOUND, LikeResult.BLOCKED)
 
 
 def status_for_viewer(
-    r: Redis, viewer_id: int | None, sid: int | str
+    r: Client, viewer_id: int | None, sid: int | str
 ) -> tuple[Status | None, "LikeResult | None"]:
     """Status ``sid`` (with its counts and ``author``, the user hash read fresh) if
     ``viewer_id`` (None: a visitor) may see it, and None; else (None, a LikeResult of
@@ -74,7 +75,13 @@ def status_for_viewer(
     return status, None
 
 
-def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
+def like(
+    r: Client,
+    uid: int,
+    sid: int,
+    now_ms: int | None = None,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+) -> LikeResult:
     """User ``uid`` likes status ``sid``; a LikeResult: LIKED, ALREADY_LIKED (nothing
     changes), or a refusal (REFUSALS: nothing is written).
 
@@ -85,6 +92,7 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
     status, refused = status_for_viewer(r, uid, sid)
     if refused:
         return refused
+    assert status is not None  # not refused: found (for mypy; always true)
     sid, author = status["id"], status["uid"]
     now_ms = int(time.time() * 1000) if now_ms is None else int(now_ms)
     added = scripts.status_count(
@@ -104,7 +112,7 @@ def like(r, uid, sid, now_ms=None, notifications_kept=NOTIFICATIONS_KEPT):
     return LikeResult.LIKED if added == 1 else LikeResult.ALREADY_LIKED
 
 
-def unlike(r, uid, sid):
+def unlike(r: Client, uid: int, sid: int) -> LikeResult:
     """User ``uid`` takes back their like of status ``sid``; a LikeResult: UNLIKED,
     NOT_LIKED (nothing changes), or a refusal (REFUSALS). Round trips: the status and
     its author; status_count.lua in the status's slot; the liker's side and the notification
@@ -112,6 +120,7 @@ def unlike(r, uid, sid):
     status, refused = status_for_viewer(r, uid, sid)
     if refused:
         return refused
+    assert status is not None  # not refused: found (for mypy; always true)
     sid, author = status["id"], status["uid"]
     removed = scripts.status_count(r, sid=sid, uid=int(uid), kind="likes", action="remove")
     _forget_like(r, uid, sid, author)
@@ -133,22 +142,30 @@ def _forget_like(r, uid, sid, author):
     scripts.run_pipeline(r, fill)
 
 
-def likes_of(r, uid, sids):
+def likes_of(r: Client, uid: int | None, sids: Iterable[int]) -> frozenset[int]:
     """The ids among ``sids`` that user ``uid`` likes (None: a visitor, none): one
     ZMSCORE, or nothing sent for no ids."""
     sids = [int(sid) for sid in sids]
     if uid is None or not sids:
         return frozenset()
-    scores = r.zmscore(keys.user_likes(uid), sids)
+    # redis-py types the members as str; ints are sent as their digits.
+    scores = r.zmscore(keys.user_likes(uid), sids)  # type: ignore[arg-type]
     return frozenset(sid for sid, score in zip(sids, scores, strict=True) if score)
 
 
-def like_count(r, sid):
+def like_count(r: Client, sid: int) -> int:
     """The number of likes of status ``sid`` (tests, maintenance)."""
     return int(r.hget(keys.status_counts(sid), "likes") or 0)
 
 
-def likers_page(r, sid, before=None, count=30, since=None, above=None):
+def likers_page(
+    r: Client,
+    sid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users who like status ``sid``, the latest like first, and a cursor
     (as graph.followers_page); suspended and leaving accounts are left out. ``since``,
     ``above``: the client API's paging, as paging.read_ids takes them."""
@@ -158,7 +175,15 @@ def likers_page(r, sid, before=None, count=30, since=None, above=None):
     return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def liked_page(r, uid, viewer_id=None, before=None, count=30, since=None, above=None):
+def liked_page(
+    r: Client,
+    uid: int,
+    viewer_id: int | None = None,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the statuses user ``uid`` likes, the latest like first (each with its
     ``author``), and a cursor; the page's ``liked``, those of them ``viewer_id`` likes.
     Left out: statuses deleted (their ids are taken out of the list here, one ZREM in

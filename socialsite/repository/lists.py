@@ -32,8 +32,10 @@ How statuses reach a list (docs/decisions/0037):
 import enum
 import time
 import unicodedata
+from typing import Any, cast
 
 from . import eviction, fanout, keys, paging, scripts, statuses, users, visibility
+from .client import Client
 from .limits import (
     HOME_TIMELINE_SIZE,
     LIST_MEMBERS,
@@ -65,7 +67,7 @@ class MemberResult(enum.Enum):
     SELF = "self"
 
 
-def normalize_name(name):
+def normalize_name(name: str) -> str:
     """A list name as stored: NFKC, without surrounding spaces. (What characters it may
     hold is the form's to check: timeline/forms.py applies the display-name rules.)"""
     return unicodedata.normalize("NFKC", name).strip()
@@ -82,7 +84,9 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def create_list(r, uid, name, limit=LISTS_PER_USER):
+def create_list(
+    r: Client, uid: int, name: str, limit: int = LISTS_PER_USER
+) -> tuple[ListResult, int | None]:
     """Create a list named ``name`` for ``uid``; return (ListResult, list id).
 
     CREATED with the new id; EXISTS with the id of the owner's list of that name (a
@@ -92,26 +96,26 @@ def create_list(r, uid, name, limit=LISTS_PER_USER):
     return ListResult(found), (int(lid) if lid else None)
 
 
-def rename_list(r, uid, lid, name):
+def rename_list(r: Client, uid: int, lid: int, name: str) -> ListResult:
     """Rename ``uid``'s list ``lid``: RENAMED, EXISTS (another list has that name) or
     MISSING. ValueError for a name out of bounds."""
     return ListResult(scripts.rename_list(r, uid=uid, lid=lid, name=_checked_name(name)))
 
 
-def delete_list(r, uid, lid):
+def delete_list(r: Client, uid: int, lid: int) -> ListResult:
     """Delete ``uid``'s list ``lid`` with its members and timeline: DELETED or MISSING
     (gone already: a retry)."""
     deleted = scripts.delete_list(r, uid=uid, lid=lid)
     return ListResult.DELETED if deleted else ListResult.MISSING
 
 
-def get_lists(r, uid):
+def get_lists(r: Client, uid: int) -> list[dict[str, Any]]:
     """``uid``'s lists as [{id, name}], by name (one round trip)."""
     found = [{"id": int(lid), "name": name} for lid, name in r.hgetall(keys.lists(uid)).items()]
     return sorted(found, key=lambda one: (one["name"].casefold(), one["id"]))
 
 
-def get_list(r, uid, lid):
+def get_list(r: Client, uid: int, lid: int) -> dict[str, Any] | None:
     """{id, name} of ``uid``'s list ``lid``, or None."""
     name = r.hget(keys.lists(uid), int(lid))
     return None if name is None else {"id": int(lid), "name": name}
@@ -144,7 +148,9 @@ def _fill(r, action, uid, member_uid, lid, marked_ids):
     )  # fmt: skip
 
 
-def add_member(r, uid, lid, member_uid, limit=LIST_MEMBERS):
+def add_member(
+    r: Client, uid: int, lid: int, member_uid: int, limit: int = LIST_MEMBERS
+) -> MemberResult:
     """Add ``member_uid``, whom ``uid`` follows, to ``uid``'s list ``lid``; return a
     MemberResult. Then copy the member's newest statuses in (the module's docstring
     says why in that order); ALREADY copies them again, which finishes an add that
@@ -157,7 +163,7 @@ def add_member(r, uid, lid, member_uid, limit=LIST_MEMBERS):
     return result
 
 
-def remove_member(r, uid, lid, member_uid):
+def remove_member(r: Client, uid: int, lid: int, member_uid: int) -> MemberResult:
     """Take ``member_uid`` off ``uid``'s list ``lid``, then their statuses out of it;
     return a MemberResult (ABSENT also takes the statuses out: a retry finishes)."""
     result = MemberResult(_member(r, "remove", uid, lid, member_uid))
@@ -189,9 +195,16 @@ def restore_statuses(r, uid, member_uid, marked_ids):
 
 
 def list_page(
-    r, uid, lid, before=None, count=30, members=LIST_PAGE_MEMBERS, now_ms=None, since=None,
-    above=None,
-):  # fmt: skip
+    r: Client,
+    uid: int,
+    lid: int,
+    before: int | None = None,
+    count: int = 30,
+    members: int = LIST_PAGE_MEMBERS,
+    now_ms: int | None = None,
+    since: int | None = None,
+    above: int | None = None,
+) -> tuple[dict[str, Any], paging.Page] | tuple[None, None]:
     """The list ``lid`` of ``uid`` and a page of its timeline: ({id, name, size,
     members}, Page), or (None, None) if ``uid`` has no such list. ``members``: the
     ``members`` most recently added, as {id, login, name} (not hidden accounts), and
@@ -249,7 +262,15 @@ def list_page(
     return {"id": int(lid), "name": name, "size": size, "members": shown}, page
 
 
-def members_page(r, uid, lid, before=None, count=30, since=None, above=None):
+def members_page(
+    r: Client,
+    uid: int,
+    lid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> tuple[dict[str, Any], paging.Page] | tuple[None, None]:
     """The list ``lid`` of ``uid`` and a page of its members, most recently added
     first: ({id, name, size}, Page of user dicts), or (None, None) for no such list.
     Two round trips. Suspended and leaving accounts are not shown. ``since``,
@@ -287,9 +308,10 @@ def list_ids_of(r, uid, lid):
     return sorted((int(sid) for sid in r.smembers(keys.list_timeline(uid, lid))), reverse=True)
 
 
-def member_ids(r, uid, lid):
+def member_ids(r: Client, uid: int, lid: int) -> set[int]:
     """The members of ``uid``'s list ``lid`` (tests, maintenance)."""
-    return {int(member) for member in r.zrange(keys.list_members(uid, lid), 0, -1)}
+    members = cast(list[str], r.zrange(keys.list_members(uid, lid), 0, -1))
+    return {int(member) for member in members}
 
 
 def delete_lists_of_leaving_user(r, uid, budget):

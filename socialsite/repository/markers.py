@@ -12,8 +12,10 @@ of them raises: an app can tell an older marker from a newer one.
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from . import keys
+from .client import Client
 from .ids import stored_id
 
 HOME = "home"
@@ -67,7 +69,7 @@ class HomeMarkerRead:
         return self.found if self.uid == uid else None
 
 
-def get_markers(r, uid):
+def get_markers(r: Client, uid: int) -> dict[str, Marker]:
     """{timeline: Marker} of user ``uid`` for the timelines that have one; one round trip."""
     pipe = r.pipeline(transaction=False)
     pipe.hmget(keys.markers(uid), [*HOME_FIELDS, "notifications_updated"])
@@ -80,7 +82,9 @@ def get_markers(r, uid):
 _UNREAD = object()
 
 
-def set_home(r, uid, last_read_id, now_ms=None, current=_UNREAD):
+def set_home(
+    r: Client, uid: int, last_read_id: int, now_ms: int | None = None, current: Any = _UNREAD
+) -> Marker:
     """Move user ``uid``'s home marker to status id ``last_read_id``; its version is
     raised only if it moved, so a retried call changes nothing more. Returns the Marker.
     ``current``: the marker as just read (a Marker or None; HomeMarkerRead), which

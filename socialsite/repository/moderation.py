@@ -21,9 +21,13 @@ import enum
 import json
 import re
 import time
+from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
 from . import events, keys, oauth, paging, reposts, search, sessions, statuses, users, visibility
+from .client import Client
 from .limits import MODERATION_REASON_MAX_LENGTH, REPORT_KEEP_SECONDS
+from .records import User
 
 # What a report may say is wrong, and how the queue words it.
 REASONS = {
@@ -49,12 +53,20 @@ class Result(enum.Enum):
 LOG_CURSOR = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
 
 
-def record(r, action, by, by_uid=None, target=None, reason="", **details):
+def record(
+    r: Client,
+    action: str,
+    by: str,
+    by_uid: int | None = None,
+    target: User | None = None,
+    reason: str = "",
+    **details: Any,
+) -> str:
     """Add an entry to the audit log: ``action`` (suspend, unsuspend, delete status,
     dismiss report, add moderator, remove moderator) done by ``by`` (a login, or
     COMMAND_LINE) to ``target`` (a user dict), why (``reason``); ``details`` such as
     status=<id>, report=<id>. The entry's id says when. Returns it."""
-    fields = {
+    fields: dict[str, Any] = {
         "action": action,
         "by": by,
         "by_id": "" if by_uid is None else int(by_uid),
@@ -63,7 +75,7 @@ def record(r, action, by, by_uid=None, target=None, reason="", **details):
         "reason": reason[:MODERATION_REASON_MAX_LENGTH],
         **{name: "" if value is None else value for name, value in details.items()},
     }
-    return r.xadd(keys.MODERATION_LOG, fields)
+    return cast(str, r.xadd(keys.MODERATION_LOG, fields))  # type: ignore[arg-type]
 
 
 def _log_entry(entry_id, fields):
@@ -83,12 +95,12 @@ def log_page(r, before=None, count=50):
 # --- moderators -------------------------------------------------------------------------
 
 
-def is_moderator(user):
+def is_moderator(user: User | None) -> bool:
     """Whether the user dict ``user`` is a moderator's."""
     return bool(user and user.get(keys.MODERATOR_FIELD))
 
 
-def add_moderator(r, uid, by=COMMAND_LINE, by_uid=None):
+def add_moderator(r: Client, uid: int, by: str = COMMAND_LINE, by_uid: int | None = None) -> Result:
     """Make ``uid`` a moderator; a Result."""
     user = users.get_user(r, uid)
     if user is None or users.is_hidden(user):
@@ -101,7 +113,9 @@ def add_moderator(r, uid, by=COMMAND_LINE, by_uid=None):
     return Result.DONE
 
 
-def remove_moderator(r, uid, by=COMMAND_LINE, by_uid=None):
+def remove_moderator(
+    r: Client, uid: int, by: str = COMMAND_LINE, by_uid: int | None = None
+) -> Result:
     """Make ``uid`` a moderator no more; a Result."""
     user = users.get_user(r, uid)
     if user is None:
@@ -121,7 +135,7 @@ def moderators(r):
     return sorted((u for u in found.values() if is_moderator(u)), key=lambda u: u["login"])
 
 
-def forget_moderator(r, uid):
+def forget_moderator(r: Client, uid: int) -> None:
     """Take ``uid`` off the list of moderators (their account is being deleted)."""
     r.srem(keys.MODERATORS, uid)
 
@@ -129,7 +143,7 @@ def forget_moderator(r, uid):
 # --- reports ----------------------------------------------------------------------------
 
 
-def statuses_of(r, uid, status_ids):
+def statuses_of(r: Client, uid: int, status_ids: Iterable[int]) -> list[int]:
     """Those of ``status_ids`` that are statuses of ``uid`` (on their profile), in the
     order given; one round trip."""
     status_ids = list(dict.fromkeys(int(sid) for sid in status_ids))
@@ -141,7 +155,9 @@ def statuses_of(r, uid, status_ids):
     return [sid for sid, score in zip(status_ids, pipe.execute(), strict=True) if score]
 
 
-def reportable_statuses(r, reporter_id, account, status_ids):
+def reportable_statuses(
+    r: Client, reporter_id: int, account: User, status_ids: Iterable[int]
+) -> list[int]:
     """Those of ``status_ids`` that are statuses of user dict ``account`` (read fresh)
     and that ``reporter_id`` may see (visibility.statuses_visibility, as its profile
     decides), in the order given: what a report may name. A status the reporter may
@@ -162,7 +178,9 @@ def _reporter_sees(r, reporter_id, account):
     )
 
 
-def report_form_statuses(r, reporter_id, account, ticked, count):
+def report_form_statuses(
+    r: Client, reporter_id: int, account: User, ticked: Iterable[int], count: int
+) -> tuple[list[dict[str, Any]], list[int]]:
     """The statuses the report form offers ``reporter_id`` to tick about user dict
     ``account``: those of ``ticked`` (ids) that are the account's, then its newest
     ``count``, each once, and only as the reporter may see them: none of a private
@@ -187,7 +205,15 @@ def report_form_statuses(r, reporter_id, account, ticked, count):
     return shown, ticked
 
 
-def file_report(r, reporter, account, reason, comment="", status_ids=(), messages=()):
+def file_report(
+    r: Client,
+    reporter: User,
+    account: User,
+    reason: str,
+    comment: str = "",
+    status_ids: Iterable[int] = (),
+    messages: Sequence[dict[str, Any]] = (),
+) -> int:
     """User dict ``reporter`` reports user dict ``account`` for ``reason`` (a key of
     REASONS), naming ``status_ids`` (the caller checked they are the account's:
     statuses_of), or ``messages``: a reported direct message and the few before it
@@ -214,8 +240,9 @@ def file_report(r, reporter, account, reason, comment="", status_ids=(), message
             **({"messages": json.dumps(list(messages))} if messages else {}),
         },
     )
-    r.zadd(keys.reports_about(account["id"]), {rid: rid})
-    r.zadd(keys.OPEN_REPORTS, {rid: rid})
+    # redis-py types a member as str or bytes; an int is sent as its digits.
+    r.zadd(keys.reports_about(account["id"]), {rid: rid})  # type: ignore[type-var]
+    r.zadd(keys.OPEN_REPORTS, {rid: rid})  # type: ignore[type-var]
     return rid
 
 
@@ -232,12 +259,12 @@ def _decode_report(data):
     return report
 
 
-def get_report(r, rid):
+def get_report(r: Client, rid: int) -> dict[str, Any] | None:
     """The report ``rid`` as a dict (with ``status_ids``, a list), or None."""
     return _decode_report(r.hgetall(keys.report(rid)))
 
 
-def open_report_count(r):
+def open_report_count(r: Client) -> int:
     return r.zcard(keys.OPEN_REPORTS)
 
 
@@ -319,7 +346,9 @@ def _close_reports(r, reports, outcome, by, by_uid=None):
     return sum(pipe.execute()[: len(reports)])
 
 
-def dismiss_report(r, rid, by, by_uid=None, reason=""):
+def dismiss_report(
+    r: Client, rid: int, by: str, by_uid: int | None = None, reason: str = ""
+) -> Result:
     """Close report ``rid`` with nothing done; a Result."""
     report = get_report(r, rid)
     if report is None:
@@ -334,9 +363,11 @@ def dismiss_report(r, rid, by, by_uid=None, reason=""):
     return Result.DONE
 
 
-def close_reports_about(r, uid, outcome, by, by_uid=None):
+def close_reports_about(
+    r: Client, uid: int, outcome: str, by: str, by_uid: int | None = None
+) -> int:
     """Close every open report about ``uid``; return how many were open."""
-    rids = [int(rid) for rid in r.zrange(keys.reports_about(uid), 0, -1)]
+    rids = [int(rid) for rid in cast(list[str], r.zrange(keys.reports_about(uid), 0, -1))]
     pipe = r.pipeline(transaction=False)
     for rid in rids:
         pipe.hgetall(keys.report(rid))
@@ -349,7 +380,14 @@ def close_reports_about(r, uid, outcome, by, by_uid=None):
 # --- deleting statuses ------------------------------------------------------------------
 
 
-def delete_status(r, sid, by, by_uid=None, reason="", report_id=None):
+def delete_status(
+    r: Client,
+    sid: int,
+    by: str,
+    by_uid: int | None = None,
+    reason: str = "",
+    report_id: int | None = None,
+) -> Result:
     """Delete status ``sid`` whoever posted it (statuses.delete_status: the same
     cleanup as its author's deletion); a Result. With ``report_id``, the report is
     closed once none of the statuses it names is left."""
@@ -363,7 +401,7 @@ def delete_status(r, sid, by, by_uid=None, reason="", report_id=None):
             return Result.ALREADY
     elif statuses.delete_status(r, status["uid"], sid) is not statuses.DeleteResult.DELETED:
         return Result.ALREADY  # deleted meanwhile, by its author or another moderator
-    target = {"id": status["uid"], "login": status["login"]}
+    target: User = {"id": status["uid"], "login": status["login"]}
     record(r, "delete status", by, by_uid, target, reason, status=sid, report=report_id)
     report = get_report(r, report_id) if report_id is not None else None
     if report is not None and report["account"] == status["uid"]:
@@ -378,7 +416,9 @@ def delete_status(r, sid, by, by_uid=None, reason="", report_id=None):
 # --- suspensions ------------------------------------------------------------------------
 
 
-def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
+def suspend(
+    r: Client, uid: int, by: str = COMMAND_LINE, by_uid: int | None = None, reason: str = ""
+) -> Result:
     """Suspend account ``uid``; a Result.
 
     1. Flag the user hash (users.flag), and take the account off the search index in
@@ -398,7 +438,7 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
         return Result.NOT_FOUND
     now = time.time()
     changed = search.set_hidden(r, user, keys.SUSPENDED_FIELD, repr(now))
-    r.zadd(keys.SUSPENDED, {uid: int(now * 1000)}, nx=True)
+    r.zadd(keys.SUSPENDED, {uid: int(now * 1000)}, nx=True)  # type: ignore[type-var]
     sessions.end_all(r, uid)
     oauth.revoke_user_tokens(r, uid)
     users.forget_author(uid)
@@ -410,7 +450,9 @@ def suspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     return Result.DONE
 
 
-def unsuspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
+def unsuspend(
+    r: Client, uid: int, by: str = COMMAND_LINE, by_uid: int | None = None, reason: str = ""
+) -> Result:
     """End the suspension of account ``uid``: all it had is shown again (its statuses
     never left its profile or the home timelines they were in); a Result."""
     user = users.get_user(r, uid)
@@ -428,9 +470,9 @@ def unsuspend(r, uid, by=COMMAND_LINE, by_uid=None, reason=""):
     return Result.DONE
 
 
-def suspended_ids(r):
+def suspended_ids(r: Client) -> set[int]:
     """The ids of every suspended account (for the stream servers: a short list)."""
-    return {int(uid) for uid in r.zrange(keys.SUSPENDED, 0, -1)}
+    return {int(uid) for uid in cast(list[str], r.zrange(keys.SUSPENDED, 0, -1))}
 
 
 def suspended_page(r, before=None, count=50):

@@ -32,9 +32,11 @@ status.
 """
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import keys, scripts
+from .client import Client, Pipe
 from .ids import stored_id
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
@@ -58,7 +60,7 @@ class Event:
         return member(self.kind, self.actor, self.status, self.subject)
 
 
-def member(kind, actor, status=0, subject=0):
+def member(kind: str, actor: int, status: int = 0, subject: int = 0) -> str:
     """The ZSET member of an event (see the module's docstring)."""
     return f"{kind}:{int(actor)}:{int(status)}:{int(subject)}"
 
@@ -75,25 +77,29 @@ def _event(text, score):
 # --- writing: queued on a pipeline, in the user's slot -----------------------------------
 
 
-def queue_notify(pipe, uid, event_member, now_ms, keep=NOTIFICATIONS_KEPT):
+def queue_notify(
+    pipe: Pipe, uid: int, event_member: str, now_ms: int, keep: int = NOTIFICATIONS_KEPT
+) -> None:
     """Queue notify.lua: add ``event_member`` to user ``uid``'s notifications (nothing if
     it is there, or the user is gone), keeping the newest ``keep``. Its reply: 1 if added."""
     scripts.notify.queue(pipe, uid=uid, event=event_member, now_ms=now_ms, keep=keep)
 
 
-def queue_unnotify(pipe, uid, members, seen=""):
+def queue_unnotify(pipe: Pipe, uid: int, members: Iterable[str], seen: int | str = "") -> None:
     """Queue unnotify.lua: take ``members`` out of user ``uid``'s notifications and, with
     ``seen`` (a score), mark those up to it as seen. Its reply: [taken out, unread count,
     version]."""
     scripts.unnotify.queue(pipe, uid=uid, events=members, seen=seen)
 
 
-def unnotify(r, uid, members):
+def unnotify(r: Client, uid: int, members: Iterable[str]) -> int:
     """Take ``members`` out of user ``uid``'s notifications; how many were there."""
     return scripts.run_pipeline(r, lambda pipe: queue_unnotify(pipe, uid, members))[0][0]
 
 
-def mark_read(r, uid, seen_score, gone=()):
+def mark_read(
+    r: Client, uid: int, seen_score: int | None, gone: Iterable[str] = ()
+) -> tuple[int, int]:
     """The user has seen their notifications up to ``seen_score``; ``gone``: events found
     to be about a deleted status or user, taken out at the same time. Returns the unread
     count and version after it."""
@@ -108,7 +114,7 @@ def mark_read(r, uid, seen_score, gone=()):
     return unread, version
 
 
-def recount(r, uid):
+def recount(r: Client, uid: int) -> tuple[int, int]:
     """Work user ``uid``'s unread count out again (after their hidden-actor keys changed:
     a block or mute); returns the unread count and version."""
     _, unread, version = scripts.run_pipeline(r, lambda pipe: queue_unnotify(pipe, uid, (), "*"))[0]
@@ -155,7 +161,7 @@ class UnreadRead:
         return self.found if self.uid == uid else None
 
 
-def unread(r, uid):
+def unread(r: Client, uid: int) -> Unread:
     """User ``uid``'s Unread, in one round trip (a page whose session did not read it)."""
     return _unread(r.hmget(keys.notifications_state(uid), ["unread", "version", "read"]))
 
@@ -193,14 +199,16 @@ class EventsRead:
         return self.hidden if self.uid == uid else frozenset()
 
 
-def events(r, uid):
+def events(r: Client, uid: int) -> list[Event]:
     """Every notification of user ``uid`` as Events, newest first; one round trip."""
     return _events(
         r.zrevrange(keys.notifications(uid), 0, -1, withscores=True, score_cast_func=int)
     )
 
 
-def events_after(r, uid, score, count=NOTIFICATIONS_KEPT, now_ms=None):
+def events_after(
+    r: Client, uid: int, score: int, count: int = NOTIFICATIONS_KEPT, now_ms: int | None = None
+) -> tuple[list[Event], frozenset[int]]:
     """(user ``uid``'s notifications scored above ``score``, oldest first, at most
     ``count`` of the newest; the actors the user does not see: blocked either way, or
     muted). One round trip, in the user's slot: what a stream sends as the user's
@@ -238,12 +246,13 @@ class Group:
         return self.events[0].score
 
 
-def group(events, window_ms=NOTIFICATION_GROUP_MS):
+def group(events: Iterable[Event], window_ms: int = NOTIFICATION_GROUP_MS) -> list[Group]:
     """``events`` (newest first) as Groups, newest first: an event joins the latest
     group of its kind and subject if that group's newest event is less than
     ``window_ms`` newer; otherwise it starts a group of its own. Deterministic: the
     same list always gives the same entries, so pages of them do not shift."""
-    groups, latest = [], {}
+    groups: list[Group] = []
+    latest: dict[tuple[str, int], Group] = {}
     for event in events:
         key = (event.kind, event.subject)
         current = latest.get(key)

@@ -6,7 +6,12 @@ top while someone pages down, which offset paging (ZREVRANGE start stop) cannot 
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar, cast
+
+from .client import Client
+
+# (member, score) pairs of a sorted set, newest first, and the cursor of the next page.
+Pairs = list[tuple[int, int]]
 
 Item = TypeVar("Item")
 
@@ -19,13 +24,20 @@ class Page(Generic[Item]):
     items: list[Item] = field(default_factory=list)
     next_cursor: int | None = None  # pass as ``before`` for the next (older) page
     # The ids of the items the viewer likes (statuses; read with the page, likes.py).
-    liked: frozenset[Any] = frozenset()
+    liked: frozenset[int] = frozenset()
     # The highest cursor read (items left out included): pass as ``above`` for the
     # next newer page; None when nothing was read.
     prev_cursor: int | None = None
 
 
-def read_ids(r, key, before=None, count=30, since=None, above=None):
+def read_ids(
+    r: Client,
+    key: str,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> tuple[Pairs, int | None]:
     """Up to ``count`` (member, score) pairs below ``before``, newest first: the newest
     of them, and only those above ``since`` if given; with ``above``, the ``count``
     just above it instead (the oldest of those above ``above``: a page read upward,
@@ -44,17 +56,23 @@ def read_ids(r, key, before=None, count=30, since=None, above=None):
         pairs = [(int(member), int(score)) for member, score in reversed(pairs)]
         return pairs, pairs[-1][1] if pairs and older else None
     bottom = f"({int(since)}" if since is not None else "-inf"
-    pairs = r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
-    next_cursor = int(pairs[count - 1][1]) if len(pairs) > count else None
-    return [(int(member), int(score)) for member, score in pairs[:count]], next_cursor
+    # With scores: (member, score) pairs (redis-py's type does not tell them apart).
+    scored = cast(
+        list[tuple[str, float]],
+        r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True),
+    )
+    next_cursor = int(scored[count - 1][1]) if len(scored) > count else None
+    return [(int(member), int(score)) for member, score in scored[:count]], next_cursor
 
 
-def top_cursor(pairs):
+def top_cursor(pairs: Pairs) -> int | None:
     """The highest score of ``pairs`` (newest first), or None: a Page's ``prev_cursor``."""
     return pairs[0][1] if pairs else None
 
 
-def cut_to(ids, next_cursor, since, above):
+def cut_to(
+    ids: list[int], next_cursor: int | None, since: int | None, above: int | None
+) -> tuple[list[int], int | None]:
     """A page's entry ids (newest first) and its cursor, cut to the entries above
     ``since`` or ``above`` (the client API's since_id, min_id). Read upward
     (home_page.lua's ``above``), the page's entries at or below ``above`` are what it

@@ -15,7 +15,10 @@ itself (graph.follow with ``approved``), which answers the request in the same s
 as it adds the follower. Turning public approves every request waiting.
 """
 
+from typing import Any, cast
+
 from . import graph, jobs, keys, notifications, paging, scripts, users
+from .client import Client
 
 # Requests approved within the request that turns an account public; the rest go to
 # the fan-out workers (approve_job), so that an account with thousands waiting does
@@ -25,12 +28,12 @@ INLINE_APPROVALS = 100
 _APPROVAL_BATCH = 100
 
 
-def is_private(r, uid):
+def is_private(r: Client, uid: int) -> bool:
     """Whether ``uid``'s account is private."""
     return r.hget(keys.user(uid), "private") == "1"
 
 
-def set_private(r, uid, private):
+def set_private(r: Client, uid: int, private: bool) -> int:
     """Make ``uid``'s account private or public; return how many waiting requests were
     approved (turning public approves them all: INLINE_APPROVALS now, the rest by a
     job for the fan-out workers)."""
@@ -45,12 +48,12 @@ def set_private(r, uid, private):
     return approved
 
 
-def approve_job(uid):
+def approve_job(uid: int) -> dict[str, Any]:
     """A job that approves every request waiting on the public account ``uid``."""
     return {"kind": "approve_requests", "uid": uid}
 
 
-def approve_waiting(r, uid, limit=None):
+def approve_waiting(r: Client, uid: int, limit: int | None = None) -> tuple[int, bool]:
     """Approve the requests waiting on ``uid`` while the account is public; return
     (how many were approved, whether some are left because of ``limit``).
 
@@ -63,7 +66,10 @@ def approve_waiting(r, uid, limit=None):
     approved, tried = 0, set()
     while not is_private(r, uid):
         batch = [
-            int(other) for other in r.zrange(keys.follow_requests(uid), 0, _APPROVAL_BATCH - 1)
+            int(other)
+            for other in cast(
+                list[str], r.zrange(keys.follow_requests(uid), 0, _APPROVAL_BATCH - 1)
+            )
         ]
         batch = [other for other in batch if other not in tried]
         if not batch:
@@ -88,13 +94,13 @@ def approve_waiting(r, uid, limit=None):
     return approved, False
 
 
-def approve(r, uid, requester_uid):
+def approve(r: Client, uid: int, requester_uid: int) -> graph.FollowResult:
     """``uid`` approves ``requester_uid``'s request to follow them: a graph.FollowResult
     (FOLLOWED; NO_REQUEST if it was withdrawn or answered; BLOCKED/BLOCKING)."""
     return graph.follow(r, requester_uid, uid, approved=True)
 
 
-def reject(r, uid, requester_uid):
+def reject(r: Client, uid: int, requester_uid: int) -> bool:
     """``uid`` rejects ``requester_uid``'s request to follow them; whether there was one.
     The requester is not told; they may ask again. The request's notification goes too
     (one slot: uid's)."""
@@ -107,12 +113,19 @@ def reject(r, uid, requester_uid):
     return bool(scripts.run_pipeline(r, fill)[0])
 
 
-def has_requested(r, uid, owner_uid):
+def has_requested(r: Client, uid: int, owner_uid: int) -> bool:
     """Whether ``uid`` asks to follow ``owner_uid``."""
     return r.zscore(keys.follow_requests(owner_uid), uid) is not None
 
 
-def requests_page(r, uid, before=None, count=30, since=None, above=None):
+def requests_page(
+    r: Client,
+    uid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users asking to follow ``uid``, latest first, and a cursor.
     ``since``, ``above``: the client API's paging, as paging.read_ids takes them."""
     pairs, next_cursor = paging.read_ids(r, keys.follow_requests(uid), before, count, since, above)
@@ -123,5 +136,5 @@ def requests_page(r, uid, before=None, count=30, since=None, above=None):
     )  # fmt: skip
 
 
-def request_count(r, uid):
+def request_count(r: Client, uid: int) -> int:
     return r.zcard(keys.follow_requests(uid))

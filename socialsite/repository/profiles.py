@@ -12,8 +12,11 @@ delete (unused_pictures, forget_unused).
 """
 
 import time
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from . import entities, keys, scripts, users
+from .client import Client
 
 # The longest bio, in characters (Mastodon's figure).
 BIO_MAX_LENGTH = 500
@@ -25,7 +28,7 @@ class AccountGone(Exception):
     """The account was deleted (or its deletion began) while it was being changed."""
 
 
-def parse_bio(r, bio):
+def parse_bio(r: Client, bio: str) -> str:
     """The packed entities of ``bio`` (mentions of existing users, tags, links), as a
     status's are parsed (entities.parse): "" when it has none. One round trip when it
     mentions someone, none otherwise."""
@@ -35,7 +38,7 @@ def parse_bio(r, bio):
     return entities.pack(entities.build(bio, found, user_ids))
 
 
-def update_profile(r, uid, changes):
+def update_profile(r: Client, uid: int, changes: dict[str, str]) -> dict[str, str]:
     """Set the profile fields ``changes`` ({field: value}, "" removing one) of user
     ``uid`` in one step (lua/update_user_fields.lua); {field: former value, "" for
     unset}. AccountGone if the account is gone or being deleted: nothing changed."""
@@ -48,7 +51,7 @@ def update_profile(r, uid, changes):
     return dict(zip(changes, former, strict=True))
 
 
-def picture_names(user):
+def picture_names(user: Mapping[str, Any]) -> list[str]:
     """The storage names of the pictures the user dict (or former values) ``user`` names."""
     return [user[field] for field in keys.PICTURE_FIELDS if user.get(field)]
 
@@ -71,7 +74,7 @@ def unused_pictures(r, count=100):
     return r.zrange(keys.UNUSED_PICTURES, 0, count - 1)
 
 
-def forget_unused(r, names):
+def forget_unused(r: Client, names: Sequence[str]) -> None:
     """Take ``names`` off keys.UNUSED_PICTURES (their files are deleted)."""
     if names:
         r.zrem(keys.UNUSED_PICTURES, *names)

@@ -26,6 +26,7 @@ them from every home.
 
 import enum
 import time
+from collections.abc import Iterable
 
 from . import (
     events,
@@ -39,7 +40,9 @@ from . import (
     users,
     visibility,
 )
+from .client import Client
 from .limits import INLINE_FANOUT_LIMIT, NOTIFICATIONS_KEPT
+from .records import Status
 
 
 class RepostResult(enum.Enum):
@@ -58,12 +61,18 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-def original_of(status):
+def original_of(status: Status) -> int:
     """The id of the status a repost shows (the status's own id for any other)."""
     return int(status.get("repost_of") or status["id"])
 
 
-def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOTIFICATIONS_KEPT):
+def repost(
+    r: Client,
+    uid: int,
+    sid: int,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+) -> tuple[RepostResult, int | None]:
     """User ``uid`` reposts status ``sid`` (a repost of a repost reposts its original);
     return (a RepostResult, the original's id or None).
 
@@ -160,7 +169,7 @@ def repost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, notifications_kept=NOT
         # Reposted while the reposter's account is private: as a status posted then, the
         # streaming API never sends it; live pages send it to their followers (privacy.py).
         repost_status["private"] = "1"
-    r.hset(keys.status(rid), mapping=repost_status)
+    r.hset(keys.status(rid), mapping=repost_status)  # type: ignore[arg-type]
     if pulled:
         # Merged into the followers' pages by the dedupe rules when read (fanout.py).
         fanout.copy_pulled(r, uid, rid, fanout.pulled_repost_member(rid, orig, author))
@@ -199,7 +208,14 @@ def _original_event(r, orig, author):
     return status
 
 
-def unrepost(r, uid, sid, inline_limit=INLINE_FANOUT_LIMIT, purge=False, rid=None):
+def unrepost(
+    r: Client,
+    uid: int,
+    sid: int,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    purge: bool = False,
+    rid: int | None = None,
+) -> RepostResult:
     """User ``uid`` undoes their repost of status ``sid`` (or of its original, for a
     repost); return a RepostResult.
 
@@ -296,7 +312,14 @@ def undo_all_of(r, uid, budget):
     return len(originals)
 
 
-def reposters_page(r, sid, before=None, count=30, since=None, above=None):
+def reposters_page(
+    r: Client,
+    sid: int,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+) -> paging.Page:
     """A page of the users who reposted status ``sid``, newest first, and a cursor
     (as graph.followers_page: hidden accounts are listed nowhere). ``since``, ``above``:
     the client API's paging, as paging.read_ids takes them."""
@@ -306,22 +329,23 @@ def reposters_page(r, sid, before=None, count=30, since=None, above=None):
     return paging.Page(shown, next_cursor, prev_cursor=paging.top_cursor(pairs))
 
 
-def repost_count(r, sid):
+def repost_count(r: Client, sid: int) -> int:
     """The number of reposts of status ``sid`` (tests, maintenance)."""
     return int(r.hget(keys.status_counts(sid), "reposts") or 0)
 
 
-def has_reposted(r, uid, sid):
+def has_reposted(r: Client, uid: int, sid: int) -> bool:
     """Whether ``uid`` reposted status ``sid``."""
     return r.zscore(keys.reposted(uid), sid) is not None
 
 
-def reposted_among(r, uid, sids):
+def reposted_among(r: Client, uid: int | None, sids: Iterable[int]) -> set[int]:
     """The ids among ``sids`` that ``uid`` reposted (one ZMSCORE; none without ids)."""
     sids = [int(sid) for sid in sids]
     if uid is None or not sids:
         return set()
-    scores = r.zmscore(keys.reposted(uid), sids)
+    # redis-py types the members as str; ints are sent as their digits.
+    scores = r.zmscore(keys.reposted(uid), sids)  # type: ignore[arg-type]
     return {sid for sid, score in zip(sids, scores, strict=True) if score is not None}
 
 
@@ -424,7 +448,7 @@ def mark_reposted(statuses_shown, reposted):
     return statuses_shown
 
 
-def repost_id(r, uid, sid):
+def repost_id(r: Client, uid: int, sid: int) -> int | None:
     """The id of ``uid``'s repost of status ``sid``, or None (one command)."""
     score = r.zscore(keys.reposted(uid), sid)
     return int(score) if score is not None else None

@@ -40,7 +40,7 @@ from .limits import (
 LUA_DIR = Path(__file__).parent / "lua"
 
 # Every script, in the order its wrapper is defined (load_all loads them all).
-ALL = []
+ALL: list["Script"] = []
 
 
 class Script:

@@ -16,6 +16,8 @@ given with each status as ``replies``, ``likes``, ``reposts``.
 import enum
 import json
 import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ..memory import Memory
 from . import (
@@ -34,7 +36,7 @@ from . import (
     users,
     visibility,
 )
-from .client import Redis
+from .client import Client
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
@@ -173,18 +175,18 @@ def _replied_to(status):
 
 
 def post_status(
-    r,
-    uid,
-    message,
-    inline_limit=INLINE_FANOUT_LIMIT,
-    posting_key=None,
-    in_reply_to=None,
-    mentioned_uids=None,
-    notifications_kept=NOTIFICATIONS_KEPT,
-    pending_uploads=(),
-    pull_followers=FANOUT_PULL_FOLLOWERS,
-    **data,
-):
+    r: Client,
+    uid: int,
+    message: str,
+    inline_limit: int = INLINE_FANOUT_LIMIT,
+    posting_key: str | None = None,
+    in_reply_to: int | None = None,
+    mentioned_uids: Sequence[int] | None = None,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+    pending_uploads: Iterable[str] = (),
+    pull_followers: int = FANOUT_PULL_FOLLOWERS,
+    **data: Any,
+) -> int | None:
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
 
     Extra keyword fields (``location="lat,lon"``...) are stored with the status, as
@@ -369,12 +371,12 @@ def post_status(
     return sid
 
 
-def media_names(status):
+def media_names(status: Status) -> list[str]:
     """The storage names of the files of ``status``'s images (keys.STATUS_MEDIA_FIELD),
     originals and previews; none for a status without images, or with a field that
     does not read."""
     try:
-        media = json.loads(status.get(keys.STATUS_MEDIA_FIELD) or "[]")
+        media = json.loads(str(status.get(keys.STATUS_MEDIA_FIELD) or "[]"))
         return [str(item[part]) for item in media for part in ("o", "p") if item.get(part)]
     except (ValueError, TypeError, AttributeError):
         return []
@@ -410,7 +412,7 @@ def media_names_posted_since(r, uid, since, page=100, most=5000):
     return names
 
 
-def stored_media(r, sid):
+def stored_media(r: Client, sid: int) -> str | None:
     """The media field status ``sid`` was written with ("" for none, None for no such
     status): what tells a post from the same form sent again, whose posting key named
     an earlier status with files of its own. Not a way to show a status."""
@@ -478,7 +480,7 @@ def _claim_posting_key(r, uid, posting_key, sid):
     return None if claimed else int(named)
 
 
-def posted_with_key(r, uid, posting_key):
+def posted_with_key(r: Client, uid: int, posting_key: str) -> int | None:
     """The id of the status form submission ``posting_key`` of ``uid`` posted (within
     POSTING_KEY_SECONDS), or None: a repeat whose images the first took can answer with
     it."""
@@ -565,7 +567,7 @@ def _take_back(pipe, sid, note):
         pipe.zrem(keys.profile_replies(author), f"{sid}:{note['replied']}")
 
 
-def decode_status(data: dict[str, str] | None) -> Status | None:
+def decode_status(data: Mapping[Any, Any] | None) -> Status | None:
     """A status hash as read by HGETALL (a dict of strings) as get_status gives it."""
     return _decode_status(data)
 
@@ -584,7 +586,7 @@ def _with_counts(status, counts):
     return {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
 
 
-def get_status(r: Redis, sid: int | str) -> Status | None:
+def get_status(r: Client, sid: int | str) -> Status | None:
     """The status hash as a dict (id, uid as ints; posted as float) with its counts as
     ``replies``, ``likes`` and ``reposts``, or None; one round trip (the keys share a
     slot)."""
@@ -599,7 +601,7 @@ def get_status(r: Redis, sid: int | str) -> Status | None:
     return status
 
 
-def locate(r, sid):
+def locate(r: Client, sid: int) -> dict[str, Any] | None:
     """Where status ``sid`` is, without what it says: {id, uid, login, repost_of (0 for
     none)}, or None if there is no such status. For links and checks (a repost's page is
     its original's; who reposted a status): showing a status takes get_statuses and
@@ -804,7 +806,7 @@ def _note_deleted(r, sid):
     pipe.execute()
 
 
-def delete_status(r, uid, sid):
+def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
     """Delete status ``sid`` if user ``uid`` posted it; return a DeleteResult.
 
     1. Read the status, and its newest likers (as many as a user keeps notifications:

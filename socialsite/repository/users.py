@@ -10,11 +10,12 @@ the authors memory and the fan-out workers leave hidden accounts out (is_hidden)
 """
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
 from ..memory import Memory
 from . import keys, scripts, search
-from .client import Redis
+from .client import Client
 from .records import User
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
@@ -27,19 +28,21 @@ PUBLIC_FIELDS = ("id", "login", "name", "followers", "following", "posts", "sign
 COUNT_FIELDS = ("followers", "following", "posts")
 
 
-def decode_user(data: dict[str, str] | None) -> User | None:
+def decode_user(data: Mapping[str, str] | None) -> User | None:
     """A user hash as a dict with its counts as ints; None for a missing user."""
     if not data:
         return None
-    user = dict(data)
+    user: dict[str, Any] = dict(data)
     for field in COUNT_FIELDS:
         user[field] = int(user.get(field, 0))
     user["id"] = int(user["id"])
     user["signup"] = float(user["signup"])
-    return user
+    return cast(User, user)
 
 
-def create_user(r, login, name, password_hash, now=None):
+def create_user(
+    r: Client, login: str, name: str, password_hash: str, now: float | None = None
+) -> int | None:
     """Create a user and return their id, or None if the login is taken (any case) or
     reserved (login_free_at: a deleted account's, for a while).
 
@@ -87,7 +90,7 @@ def create_user(r, login, name, password_hash, now=None):
     return uid
 
 
-def login_free_at(r, login, now=None):
+def login_free_at(r: Client, login: str, now: float | None = None) -> float | None:
     """When the login (any case) of a deleted account is free again (seconds since
     the epoch), or None if it is not reserved (any more)."""
     free_at = r.zscore(keys.RESERVED_LOGINS, login.lower())
@@ -95,7 +98,7 @@ def login_free_at(r, login, now=None):
     return free_at if free_at is not None and free_at > now else None
 
 
-def reserve_login(r, login, seconds, now=None):
+def reserve_login(r: Client, login: str, seconds: float, now: float | None = None) -> None:
     """Keep ``login`` from sign-ups for ``seconds`` (its account is being deleted);
     reservations that have run out are dropped meanwhile."""
     now = time.time() if now is None else now
@@ -105,18 +108,18 @@ def reserve_login(r, login, seconds, now=None):
     pipe.execute()
 
 
-def release_login(r, login, uid):
+def release_login(r: Client, login: str, uid: int) -> bool:
     """Let the login of ``uid`` name nobody (any more); whether it did until now."""
     return bool(scripts.release_login(r, login=login, uid=uid))
 
 
-def get_user_id(r, login):
+def get_user_id(r: Client, login: str) -> int | None:
     """The id of the user with this login (any case), or None."""
     uid = r.hget(keys.LOGINS, login.lower())
     return int(uid) if uid else None
 
 
-def get_user_ids(r, logins):
+def get_user_ids(r: Client, logins: Iterable[str]) -> dict[str, int]:
     """Ids of several logins (any case) in one round trip: {lowercased login: id}.
 
     Logins nobody has are left out.
@@ -138,18 +141,18 @@ def user_ids_read(lowercased_logins, reply):
     return {login: int(uid) for login, uid in zip(lowercased_logins, reply, strict=True) if uid}
 
 
-def get_user(r: Redis, uid: int | str) -> User | None:
+def get_user(r: Client, uid: int | str) -> User | None:
     """The public hash of user ``uid`` as a dict, or None."""
-    return decode_user(r.hgetall(keys.user(uid)))
+    return decode_user(cast(dict[str, str], r.hgetall(keys.user(uid))))
 
 
-def get_user_by_login(r: Redis, login: str) -> User | None:
+def get_user_by_login(r: Client, login: str) -> User | None:
     """The public hash of the user with this login (any case), or None."""
     uid = get_user_id(r, login)
     return get_user(r, uid) if uid else None
 
 
-def get_users(r: Redis, uids: Iterable[int | str]) -> dict[int, User]:
+def get_users(r: Client, uids: Iterable[int | str]) -> dict[int, User]:
     """Public hashes of several users in one round trip: {uid: user}, missing ones left out."""
     uids = list(dict.fromkeys(int(uid) for uid in uids))
     if not uids:
@@ -187,13 +190,13 @@ def event_author(uid, values, posts_added=0):
     }
 
 
-def is_hidden(user):
+def is_hidden(user: User) -> bool:
     """Whether the account of the user dict ``user`` is shown nowhere: suspended, or
     being deleted."""
     return bool(user.get(keys.SUSPENDED_FIELD) or user.get(keys.LEAVING_FIELD))
 
 
-def is_suspended(user):
+def is_suspended(user: User) -> bool:
     return bool(user.get(keys.SUSPENDED_FIELD))
 
 
@@ -201,7 +204,7 @@ def is_suspended(user):
 _authors = Memory("authors", AUTHOR_CACHE_SIZE, ttl=AUTHOR_CACHE_SECONDS)
 
 
-def get_authors(r, uids):
+def get_authors(r: Client, uids: Iterable[int]) -> dict[int, User | None]:
     """{uid: {id, login, name}} for showing statuses: what get_users would give, from
     this process's recent reads where it can; missing users are left out, and a
     hidden author (is_hidden: suspended, or being deleted) maps to None.
@@ -245,20 +248,20 @@ def remembered_authors(uids):
     return _authors.get_many(int(uid) for uid in uids)
 
 
-def forget_author(uid):
+def forget_author(uid: int) -> None:
     """Make this process read ``uid``'s hash again the next time it shows them (after
     a suspension or its end: this process shows it at once, the others within
     AUTHOR_CACHE_SECONDS)."""
     _authors.forget(int(uid))
 
 
-def flag(r, uid, field, value):
+def flag(r: Client, uid: int, field: str, value: str) -> bool:
     """Set ``field`` of ``uid``'s hash to ``value`` unless it is set already, or with
     value "" remove it; nothing if the user is gone. Whether it changed (flag_user.lua)."""
     return bool(scripts.flag_user(r, uid=uid, field=field, value=value))
 
 
-def change_name(r, uid, name):
+def change_name(r: Client, uid: int, name: str) -> bool:
     """Give user ``uid`` the display name ``name`` (checked as sign-up checks it:
     accounts.display_names), in their hash and in the search index together
     (search.rename); shown at once by this process, within AUTHOR_CACHE_SECONDS by the
@@ -296,5 +299,5 @@ def get_password_hash(r, uid):
     return r.hget(keys.credentials(uid), "password")
 
 
-def set_password_hash(r, uid, password_hash):
+def set_password_hash(r: Client, uid: int, password_hash: str) -> None:
     r.hset(keys.credentials(uid), "password", password_hash)
