@@ -16,6 +16,7 @@ as it adds the follower. Turning public approves every request waiting.
 """
 
 from . import graph, jobs, keys, notifications, paging, scripts, users
+from .limits import NOTIFICATIONS_KEPT
 
 # Requests approved within the request that turns an account public; the rest go to
 # the fan-out workers (approve_job), so that an account with thousands waiting does
@@ -30,16 +31,19 @@ def is_private(r, uid):
     return r.hget(keys.user(uid), "private") == "1"
 
 
-def set_private(r, uid, private):
+def set_private(r, uid, private, notifications_kept=NOTIFICATIONS_KEPT):
     """Make ``uid``'s account private or public; return how many waiting requests were
     approved (turning public approves them all: INLINE_APPROVALS now, the rest by a
-    job for the fan-out workers)."""
+    job for the fan-out workers). ``notifications_kept``: as graph.follow's, for the
+    approvals made now."""
     users.forget_author(uid)  # this process's pages see the change at once
     if private:
         r.hset(keys.user(uid), "private", "1")
         return 0
     r.hdel(keys.user(uid), "private")
-    approved, more = approve_waiting(r, uid, limit=INLINE_APPROVALS)
+    approved, more = approve_waiting(
+        r, uid, limit=INLINE_APPROVALS, notifications_kept=notifications_kept
+    )
     if more:
         jobs.enqueue(r, approve_job(uid))
     return approved
@@ -50,7 +54,7 @@ def approve_job(uid):
     return {"kind": "approve_requests", "uid": uid}
 
 
-def approve_waiting(r, uid, limit=None):
+def approve_waiting(r, uid, limit=None, notifications_kept=NOTIFICATIONS_KEPT):
     """Approve the requests waiting on ``uid`` while the account is public; return
     (how many were approved, whether some are left because of ``limit``).
 
@@ -78,7 +82,9 @@ def approve_waiting(r, uid, limit=None):
                 return approved, True
             tried.add(requester)
             try:
-                result = graph.follow(r, requester, uid, approved=True)
+                result = graph.follow(
+                    r, requester, uid, approved=True, notifications_kept=notifications_kept
+                )
             except graph.LockBusy:
                 continue
             if result in (graph.FollowResult.FOLLOWED, graph.FollowResult.ALREADY_FOLLOWING):
@@ -88,10 +94,11 @@ def approve_waiting(r, uid, limit=None):
     return approved, False
 
 
-def approve(r, uid, requester_uid):
+def approve(r, uid, requester_uid, notifications_kept=NOTIFICATIONS_KEPT):
     """``uid`` approves ``requester_uid``'s request to follow them: a graph.FollowResult
-    (FOLLOWED; NO_REQUEST if it was withdrawn or answered; BLOCKED/BLOCKING)."""
-    return graph.follow(r, requester_uid, uid, approved=True)
+    (FOLLOWED; NO_REQUEST if it was withdrawn or answered; BLOCKED/BLOCKING).
+    ``notifications_kept``: as graph.follow's."""
+    return graph.follow(r, requester_uid, uid, approved=True, notifications_kept=notifications_kept)
 
 
 def reject(r, uid, requester_uid):
