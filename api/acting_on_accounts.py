@@ -6,6 +6,10 @@ it as Mastodon does (404, 422, 403, 409, 429: responses.refusal_response)."""
 
 from collections.abc import Callable
 from enum import Enum
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from redis import Redis, RedisCluster
 
 from socialsite.acting import actor_of
 from socialsite.actions import Actor
@@ -17,14 +21,16 @@ from .common import id_or_404
 from .responses import json_response
 
 
-def relationship(r, viewer_id: int, other_id: int) -> dict:
+def relationship(r: Redis | RedisCluster, viewer_id: int, other_id: int) -> dict[str, Any]:
     """Mastodon's Relationship of ``viewer_id`` to account ``other_id``."""
     rel = visibility.relationship(r, viewer_id, other_id)
     followed_by = graph.is_following(r, other_id, viewer_id)
     return entities.relationship(other_id, rel, followed_by=followed_by)
 
 
-def act_on_account(request, account_id: str, act: Callable[[Actor, int], Enum]):
+def act_on_account(
+    request: HttpRequest, account_id: str, act: Callable[[Actor, int], Enum]
+) -> HttpResponse:
     """Run ``act(actor, other id)`` on account ``account_id`` (an id from the URL: 404
     for what is not one) and answer the caller's Relationship to it after the act."""
     other_id = id_or_404(account_id)

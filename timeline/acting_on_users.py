@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from enum import Enum
 
 from django.contrib import messages
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 
 from socialsite.acting import actor_of
@@ -24,12 +25,12 @@ Messages = Mapping[Enum, tuple[int, str]]
 
 
 def act_on_user(
-    request,
+    request: HttpRequest,
     login: str,
     act: Callable[[Actor, int], Enum],
     results: Messages,
     back: str | None = None,
-):
+) -> HttpResponse:
     """Run ``act(actor, other id)`` on the user ``login`` (404 for none shown); flash
     what its result means (``results``), or the refusal it raised; go back where the
     form said (``next``), else to ``back`` (a URL name) or their profile."""

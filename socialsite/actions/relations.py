@@ -26,8 +26,10 @@ other account: the pages flash them, the API sends them as its error.
 
 import enum
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
+from redis import Redis, RedisCluster
 
 from socialsite.connection import get_redis
 from socialsite.repository import blocks, graph, privacy, users
@@ -59,7 +61,7 @@ class PrivacyChange:
     approved: int
 
 
-def _other(r, other_id: int) -> dict:
+def _other(r: Redis | RedisCluster, other_id: int) -> dict[str, Any]:
     """The user dict of the account acted on; NotFound for none, or one hidden
     (suspended, being deleted): no door tells them apart."""
     user = users.get_user(r, other_id)
