@@ -35,8 +35,10 @@ from socialsite.repository import (
     locks,
     moderation,
     notifications,
+    privacy,
     throttles,
     users,
+    worker,
 )
 from tests.support.helpers import bearer, log_in, make_user
 
@@ -228,6 +230,21 @@ def test_requests_and_approvals_keep_notifications_kept(r, settings, alice, bob)
         relations.follow(actor(bob), owner["id"])
         relations.approve(actor(owner), bob["id"])
     assert len(notifications.events(r, bob["id"])) == 3
+
+
+def test_approvals_left_to_the_workers_keep_notifications_kept(r, settings, monkeypatch, alice):
+    """Turning public approves INLINE_APPROVALS at once and the rest by a job: the job
+    carries the act's NOTIFICATIONS_KEPT to the worker."""
+    settings.NOTIFICATIONS_KEPT = 3
+    monkeypatch.setattr(privacy, "INLINE_APPROVALS", 1)
+    relations.set_private(actor(alice), True)
+    askers = [make_user(r, f"asker{n}") for n in range(5)]
+    for asker in askers:
+        relations.follow(actor(asker), alice["id"])
+    assert relations.set_private(actor(alice), False) == relations.PrivacyChange(False, 1)
+    worker.work_until_idle(r)
+    assert graph.follower_ids(r, alice["id"]) == {asker["id"] for asker in askers}
+    assert len(notifications.events(r, alice["id"])) == 3
 
 
 # --- door parity ----------------------------------------------------------------------------

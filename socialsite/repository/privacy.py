@@ -45,13 +45,15 @@ def set_private(r, uid, private, notifications_kept=NOTIFICATIONS_KEPT):
         r, uid, limit=INLINE_APPROVALS, notifications_kept=notifications_kept
     )
     if more:
-        jobs.enqueue(r, approve_job(uid))
+        jobs.enqueue(r, approve_job(uid, notifications_kept))
     return approved
 
 
-def approve_job(uid):
-    """A job that approves every request waiting on the public account ``uid``."""
-    return {"kind": "approve_requests", "uid": uid}
+def approve_job(uid, notifications_kept=NOTIFICATIONS_KEPT):
+    """A job that approves every request waiting on the public account ``uid`` (each
+    approval's notifications keeping ``notifications_kept``, the setting of the act that
+    queued it)."""
+    return {"kind": "approve_requests", "uid": uid, "notifications_kept": notifications_kept}
 
 
 def approve_waiting(r, uid, limit=None, notifications_kept=NOTIFICATIONS_KEPT):
