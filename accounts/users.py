@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.crypto import salted_hmac
 
 from socialsite.connection import get_redis
-from socialsite.repository import direct, keys, notifications, users
+from socialsite.repository import direct, notifications, users
 
 
 class SiteUser:
@@ -28,10 +28,10 @@ class SiteUser:
         # moderator. Read with the session at no extra cost.
         self.hidden = users.is_hidden(data)
         self.suspended = users.is_suspended(data)
-        self.is_moderator = bool(data.get(keys.MODERATOR_FIELD))
+        self.is_moderator = bool(data.get("moderator"))
         # "verified", "unverified", or None for an account without an address
         # (repository/emails.py); the address itself is never in this hash.
-        self.email_state = data.get(keys.EMAIL_STATE_FIELD)
+        self.email_state = data.get("email_state")
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

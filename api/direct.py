@@ -6,7 +6,9 @@
 read it, through the repository's own reads, which leave out what the pages leave out
 (messages deleted or cleared for the reader, those of anyone blocked either way). A
 message is never a status: no timeline, search, notification or stream other than the
-members' own carries it."""
+members' own carries it. Each act is socialsite.actions.direct's, as for the pages:
+this module reads the request and answers with the entities; api_view answers the
+refusals."""
 
 import re
 import secrets
@@ -14,13 +16,17 @@ import secrets
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 
+from socialsite.acting import actor_of
+from socialsite.actions import Invalid
+from socialsite.actions import direct as acts
 from socialsite.connection import get_redis
-from socialsite.repository import direct, users
+from socialsite.repository import direct
 from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
-from .common import email_unverified, id_or_404, throttled
+from .common import id_or_404
+from .direct_entities import conversation_entities
 from .responses import error, json_response
 
 DIRECT_STATUS_ID = re.compile(r"dm-([0-9]{1,18})-([0-9]{1,18})")
@@ -33,29 +39,6 @@ def parse_direct_status_id(value):
         return None
     cid, mid = int(found[1]), int(found[2])
     return (cid, mid) if cid > 0 and mid > 0 else None
-
-
-def _senders(r, conversations):
-    """{uid: user dict} of the senders of ``conversations``' last messages: the
-    members', and in one round trip those of senders who left a group (an account that
-    is gone or hidden is left out)."""
-    people = {member["id"]: member for c in conversations for member in c.members}
-    missing = {c.last["from"] for c in conversations if c.last} - set(people)
-    if missing:
-        found = users.get_users(r, missing)
-        people.update({uid: user for uid, user in found.items() if not users.is_hidden(user)})
-    return people
-
-
-def conversation_entities(r, base, conversations):
-    """The Conversation entities of ``conversations`` (repository Conversations of one
-    member): what GET /api/v1/conversations answers, and what the stream server's
-    ``direct`` stream sends (api/streaming.py)."""
-    people = _senders(r, conversations)
-    return [
-        entities.conversation(base, c, people.get(c.last["from"]) if c.last else None)
-        for c in conversations
-    ]
 
 
 @api_view(scope="read:statuses")
@@ -93,9 +76,8 @@ def read(request, conversation_id):
     """POST /api/v1/conversations/:id/read: marked read (the pages' badge too)."""
     r = get_redis()
     conversation = _member_conversation(r, request.user.id, conversation_id)
-    if conversation.unread:
-        direct.mark_read(r, request.user.id, conversation.id)
-        conversation.unread = 0
+    acts.mark_read(actor_of(request), conversation)
+    conversation.unread = 0  # as it is now: the entity says it read
     (entity,) = conversation_entities(r, entities.site_base(request), [conversation])
     return json_response(entity)
 
@@ -110,9 +92,7 @@ def remove(request, conversation_id):
     """DELETE /api/v1/conversations/:id: off the caller's list, its messages so far
     cleared for them (the pages' Delete); the others keep theirs, and a new message
     brings it back."""
-    r = get_redis()
-    conversation = _member_conversation(r, request.user.id, conversation_id)
-    direct.delete_for_member(r, request.user.id, conversation.id)
+    acts.delete_conversation(actor_of(request), id_or_404(conversation_id))
     return json_response({})
 
 
@@ -138,63 +118,41 @@ def delete_direct_status(request, cid, mid):
     caller alone (the pages' "Delete for me"; the others still see it), answered with
     it, ``text`` its message as written. Http404 unless the caller sees it."""
     entity = direct_status(request, cid, mid)
-    r = get_redis()
-    direct.hide_message(r, request.user.id, cid, mid)
-    message = direct.get_message(r, cid, mid)
-    entity["text"] = str(message["message"]) if message else ""
+    entity["text"] = acts.delete_message(actor_of(request), cid, mid)
     return entity
 
 
 def post_direct(request, params, idempotency_key):
     """POST /api/v1/statuses with ``visibility: direct``: the text to the accounts it
     @mentions (into the conversation of the two for one, else a new group), or with
-    ``in_reply_to_id`` a direct status id, into that conversation. The pages' rules:
-    THROTTLE_MESSAGES (and THROTTLE_CONVERSATIONS to start one), a verified address,
-    who may message whom, blocks, suspensions (direct.Refused's text is the 422's)."""
-    refused = throttled(request, "messages") or email_unverified(request)
-    if refused is not None:
-        return refused
+    ``in_reply_to_id`` a direct status id, into that conversation: the pages' acts
+    (actions.direct.start and reply) with their rules, refused as api_view answers
+    refusals (Invalid's words are the 422's)."""
     if params.get("poll[options][]") or params.get("poll"):
         return error(422, "Polls are not supported")
     if str(params.get("spoiler_text") or "").strip():
         return error(422, "Validation failed: a direct message has no content warning")
-    text = str(params.get("status") or "").replace("\r\n", "\n")
+    text = str(params.get("status") or "")
     key = idempotency_key or secrets.token_urlsafe(16)
-    r = get_redis()
-    uid = request.user.id
+    actor = actor_of(request)
     in_reply_to = params.get("in_reply_to_id") or None
-    try:
-        if in_reply_to is not None:
-            target = parse_direct_status_id(in_reply_to)
-            if target is None:
-                return error(
-                    422,
-                    "Validation failed: a direct message replies only to a direct message"
-                    " (in_reply_to_id dm-...)",
-                )
-            sent = direct.reply(r, target[0], uid, text, key)
-            if sent is None:
-                raise Http404
-        else:
-            logins = parsed_entities.find(text).mentioned_logins(text)
-            ids = users.get_user_ids(r, logins) if logins else {}
-            unknown = [login for login in logins if login not in ids]
-            if unknown:
-                names = ", ".join(f"@{login}" for login in unknown)
-                return error(422, f"Validation failed: there is no user {names}")
-            found = users.get_users(r, ids.values())
-            others = [user for other, user in found.items() if other != uid]
-            if not others:
-                return error(
-                    422,
-                    "Validation failed: a direct message goes to the accounts it @mentions:"
-                    " mention someone besides yourself",
-                )
-            direct.check_text(text)
-            refused = throttled(request, "conversations")
-            if refused is not None:
-                return refused
-            sent = direct.start(r, uid, others, text, key)
-    except direct.Refused as refusal:
-        return error(422, f"Validation failed: {refusal}")
+    if in_reply_to is not None:
+        target = parse_direct_status_id(in_reply_to)
+        if target is None:
+            return error(
+                422,
+                "Validation failed: a direct message replies only to a direct message"
+                " (in_reply_to_id dm-...)",
+            )
+        sent = acts.reply(actor, target[0], text, key)
+    else:
+        # Whom a status names: the accounts it @mentions, as Mastodon's.
+        logins = parsed_entities.find(text).mentioned_logins(text)
+        try:
+            sent = acts.start(actor, logins, text, key)
+        except acts.NobodyNamed:
+            raise Invalid(
+                "Validation failed: a direct message goes to the accounts it @mentions:"
+                " mention someone besides yourself"
+            ) from None
     return json_response(direct_status(request, sent.cid, sent.mid))

@@ -12,7 +12,6 @@ from django.utils.html import format_html
 from media import attachments, files
 from socialsite.memory import Memory
 from socialsite.repository import entities as parsed_entities
-from socialsite.repository import keys
 from timeline.jinja_helpers import StatusLinks, message_html
 
 # The pictures of an account that has none: plain static images, as Mastodon's
@@ -84,10 +83,10 @@ def account(base, user):
     """The Account entity of ``user`` (a repository user dict: a whole user hash, or an
     author as users.get_authors and the status events carry it), URLs on ``base``. An
     author dict carries no bio, header or signup: those come out empty."""
-    avatar = _picture(base, user, keys.AVATAR_FIELD, MISSING_AVATAR)
-    if not user.get(keys.AVATAR_FIELD) and user.get(keys.AVATAR_SMALL_FIELD):
-        avatar = _picture(base, user, keys.AVATAR_SMALL_FIELD, MISSING_AVATAR)
-    header = _picture(base, user, keys.HEADER_FIELD, MISSING_HEADER)
+    avatar = _picture(base, user, "avatar", MISSING_AVATAR)
+    if not user.get("avatar") and user.get("avatar_small"):
+        avatar = _picture(base, user, "avatar_small", MISSING_AVATAR)
+    header = _picture(base, user, "header", MISSING_HEADER)
     private = user.get("private") in ("1", True)
     return {
         "id": str(user["id"]),
@@ -100,7 +99,7 @@ def account(base, user):
         "discoverable": not private,
         "indexable": not private,
         "created_at": iso_time(user.get("signup") or 0),
-        "note": html(base, user.get(keys.BIO_FIELD), user.get(keys.BIO_ENTITIES_FIELD)),
+        "note": html(base, user.get("bio"), user.get("bio_entities")),
         "url": absolute(base, f"/@{user['login']}/"),
         "uri": absolute(base, f"/@{user['login']}/"),
         "avatar": avatar,
@@ -117,7 +116,7 @@ def account(base, user):
 
 
 def _fields(user):
-    website = user.get(keys.WEBSITE_FIELD)
+    website = user.get("website")
     if not website:
         return []
     value = format_html('<a href="{}" rel="nofollow noopener noreferrer">{}</a>', website, website)
@@ -132,9 +131,9 @@ def credential_account(base, user):
         "privacy": "private" if entity["locked"] else "public",
         "sensitive": False,
         "language": None,
-        "note": user.get(keys.BIO_FIELD) or "",
+        "note": user.get("bio") or "",
         "fields": [
-            {"name": f["name"], "value": user.get(keys.WEBSITE_FIELD) or "", "verified_at": None}
+            {"name": f["name"], "value": user.get("website") or "", "verified_at": None}
             for f in entity["fields"]
         ],  # fmt: skip
         "follow_requests_count": int(user.get("follow_requests", 0)),
@@ -231,7 +230,7 @@ def _own_part(base, status):
         login = status.get("login") or ""
         url = absolute(base, f"/@{login}/{status['id']}/")
         in_reply_to = status.get("in_reply_to")
-        spoiler = str(status.get(keys.STATUS_SPOILER_FIELD) or "")
+        spoiler = str(status.get("spoiler") or "")
         reply_uid = status.get("in_reply_to_uid")
         found = _parsed(status)
         part = {
@@ -240,7 +239,7 @@ def _own_part(base, status):
             "url": url,
             "created_at": iso_time(status["posted"]),
             "content": str(html(base, status.get("message"), status.get("entities"))),
-            "sensitive": status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True) or bool(spoiler),
+            "sensitive": status.get("sensitive") in ("1", 1, True) or bool(spoiler),
             "spoiler_text": spoiler,
             "media_attachments": _media(base, status),
             "mentions": _mentions(base, found),

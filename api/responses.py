@@ -36,7 +36,8 @@ def refusal_response(refusal):
     """The API's answer to an action's refusal (socialsite/actions), as Mastodon words
     its own: NotFound "Record not found" (404, whatever the reason: a status the caller
     may not see is as one that is not there), Invalid a 422 "Validation failed",
-    NotAllowed and EmailUnverified 403, Throttled 429 with Retry-After, Busy 409."""
+    NotAllowed a 403 "This action is not allowed" with the reason, EmailUnverified 403,
+    Throttled 429 with Retry-After, Busy 409."""
     if isinstance(refusal, actions.NotFound):
         return error(404, "Record not found")
     if isinstance(refusal, actions.Throttled):
@@ -49,4 +50,6 @@ def refusal_response(refusal):
         return error(422, message)
     if isinstance(refusal, actions.Busy):
         return error(409, refusal.message)
-    return error(403, refusal.message)  # NotAllowed, EmailUnverified
+    if isinstance(refusal, actions.NotAllowed):
+        return error(403, f"This action is not allowed: {refusal.message}")
+    return error(403, refusal.message)  # EmailUnverified

@@ -6,15 +6,14 @@ form's own checks), so their throttles, the reply rule, mentions and fan-out hol
 import base64
 import hashlib
 
-from django.conf import settings
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 
-from media import attachments, pictures
+from socialsite.acting import actor_of
+from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
-from socialsite.repository import conversations, keys, likes, reposts, statuses, visibility
+from socialsite.repository import conversations, likes, reposts, statuses, visibility
 from socialsite.repository.ids import parse_id
-from timeline.forms import StatusForm
 
 from . import direct, entities, paging
 from .auth import api_view
@@ -22,10 +21,8 @@ from .common import (
     TRUE,
     BadBody,
     body,
-    email_unverified,
     get_list,
     status_entity,
-    throttled,
     to_status_id,
     visible_status,
 )
@@ -41,10 +38,6 @@ def idempotency_posting_key(header):
     that any header fits the key's form and length."""
     digest = hashlib.sha256(f"api:{header}".encode()).digest()
     return base64.urlsafe_b64encode(digest).decode()[:22]
-
-
-def _form_error(form):
-    return " ".join(str(message) for errors in form.errors.values() for message in errors)
 
 
 @api_view(scope="write:statuses", methods=("POST",))
@@ -64,15 +57,6 @@ def post(request):
         if media_ids:
             return error(422, "Validation failed: a direct message has no images")
         return direct.post_direct(request, params, idempotency_posting_key(key) if key else None)
-    refused = throttled(request, "statuses") or email_unverified(request)
-    if refused is not None:
-        return refused
-    if len(media_ids) > attachments.MAX_IMAGES:
-        return error(
-            422,
-            f"Validation failed: a status may have at most {attachments.MAX_IMAGES} images;"
-            f" {len(media_ids)} were sent",
-        )
     if params.get("poll[options][]") or params.get("poll"):
         return error(422, "Polls are not supported")
     own = "private" if request.user_data.get("private") == "1" else "public"
@@ -90,65 +74,22 @@ def post(request):
         in_reply_to = parse_id(in_reply_to)
         if in_reply_to is None:
             return error(404, "Record not found")
-    form = StatusForm(
-        {
-            "message": str(params.get("status") or ""),
-            "spoiler_text": str(params.get("spoiler_text") or ""),
-            "sensitive": "on" if params.get("sensitive") in TRUE else "",
-        }
+    new = statuses_actions.NewStatus(
+        text=str(params.get("status") or ""),
+        spoiler_text=str(params.get("spoiler_text") or ""),
+        sensitive=params.get("sensitive") in TRUE,
+        in_reply_to=in_reply_to,
     )
-    if not form.is_valid():
-        # A status of images alone has no text: the form, which has no images here,
-        # asks for some.
-        if not (media_ids and list(form.errors) == ["message"] and not form.data["message"]):
-            return error(422, f"Validation failed: {_form_error(form)}")
-        form.cleaned_data["message"] = ""
-    data = form.cleaned_data
-    r = get_redis()
-
-    def post(media, upload_ids):
-        return statuses.post_status(
-            r,
-            request.user.id,
-            data["message"],
-            inline_limit=settings.INLINE_FANOUT_LIMIT,
-            pull_followers=settings.FANOUT_PULL_FOLLOWERS,
-            posting_key=idempotency_posting_key(key) if key else None,
-            in_reply_to=in_reply_to,
-            notifications_kept=settings.NOTIFICATIONS_KEPT,
-            pending_uploads=upload_ids,
-            **{
-                keys.STATUS_MEDIA_FIELD: media,
-                keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
-                keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
-            },
-        )
-
-    try:
-        if media_ids:
-            sid = attachments.attach_pending(r, request.user.id, media_ids, post)
-        else:
-            sid = post("", [])
-    except attachments.UploadsNotFound as missing:
-        # The same Idempotency-Key again: the first request attached the images.
-        earlier = key and statuses.posted_with_key(r, request.user.id, idempotency_posting_key(key))
-        if not earlier:
-            return error(
-                422,
-                "Validation failed: no such media to attach (not yours, attached already,"
-                f" or uploaded too long ago): {', '.join(missing.upload_ids)}",
-            )
-        sid = earlier
-    except statuses.ReplyRefused as refusal:
-        return error(422, f"Validation failed: {refusal}")
-    except statuses.ParentGone:
-        return error(404, "Record not found")
-    if sid is None:
-        return error(422, "This method requires an authenticated user")
+    sid = statuses_actions.post(
+        actor_of(request),
+        new,
+        upload_ids=media_ids,
+        posting_key=idempotency_posting_key(key) if key else None,
+    )
     # Just posted: nobody likes or reposted it yet (an Idempotency-Key's repeat may be
     # older, and is read as any status is).
     fresh = not key
-    status = visible_status(r, request.user.id, sid)
+    status = visible_status(get_redis(), request.user.id, sid)
     return json_response(status_entity(request, status, fresh=fresh))
 
 
@@ -178,16 +119,9 @@ def _delete(request, status_id):
     if message is not None:
         return json_response(direct.delete_direct_status(request, *message))
     sid = to_status_id(status_id)
-    refused = throttled(request, "deletions")
-    if refused is not None:
-        return refused
-    r = get_redis()
-    status = visible_status(r, request.user.id, sid)
+    status = visible_status(get_redis(), request.user.id, sid)
     entity = status_entity(request, status)
-    result = statuses.delete_status(r, request.user.id, sid)
-    if result is not statuses.DeleteResult.DELETED:
-        raise Http404  # someone else's too: as Mastodon, one deletes among one's own
-    pictures.delete_unused(r)  # its images' files, which the deletion listed
+    statuses_actions.delete(actor_of(request), sid)
     entity["text"] = str(status.get("message") or "")
     return json_response(entity)
 
@@ -223,73 +157,40 @@ def context(request, status_id):
     return json_response({"ancestors": ancestors, "descendants": descendants})
 
 
-def _refusal(result):
-    """The answer to a like's or repost's refusal, as Mastodon's: a status the caller
-    may not see is "Record not found", as one that is not there (404); one they see
-    and may not act on (a private account's, seen by a follower, reblogged) 403."""
-    if result in (likes.LikeResult.NOT_FOUND, reposts.RepostResult.NOT_FOUND):
-        raise Http404
-    if result in (likes.LikeResult.BLOCKED, reposts.RepostResult.BLOCKED):
-        raise Http404  # the caller blocks the author: as a status across a block, not there
-    if result is reposts.RepostResult.NOT_PUBLIC:
-        return error(403, "This action is not allowed: the status is not public")
-    return None
-
-
 def _after_action(request, sid):
     return json_response(status_entity(request, visible_status(get_redis(), request.user.id, sid)))
 
 
-def _like_action(act):
-    @api_view(scope="write:favourites", methods=("POST",))
-    def view(request, status_id):
-        sid = to_status_id(status_id)
-        refused = throttled(request, "likes")
-        if refused is None and act is likes.like:
-            refused = email_unverified(request)
-        if refused is not None:
-            return refused
-        result = act(get_redis(), request.user.id, sid)
-        refused = _refusal(result)
-        return refused or _after_action(request, sid)
-
-    return view
+@api_view(scope="write:favourites", methods=("POST",))
+def favourite(request, status_id):
+    sid = to_status_id(status_id)
+    statuses_actions.like(actor_of(request), sid)
+    return _after_action(request, sid)
 
 
-favourite = _like_action(likes.like)
-unfavourite = _like_action(likes.unlike)
+@api_view(scope="write:favourites", methods=("POST",))
+def unfavourite(request, status_id):
+    sid = to_status_id(status_id)
+    statuses_actions.unlike(actor_of(request), sid)
+    return _after_action(request, sid)
 
 
-def _repost_action(act):
-    @api_view(scope="write:statuses", methods=("POST",))
-    def view(request, status_id):
-        sid = to_status_id(status_id)
-        refused = throttled(request, "reposts")
-        if refused is None and act is reposts.repost:
-            refused = email_unverified(request)
-        if refused is not None:
-            return refused
-        r = get_redis()
-        result = act(r, request.user.id, sid)
-        if isinstance(result, tuple):
-            result = result[0]
-        refused = _refusal(result)
-        if refused is not None:
-            return refused
-        located = statuses.locate(r, sid)
-        original = (located["repost_of"] or sid) if located else sid
-        if act is reposts.repost:
-            # Mastodon answers a reblog with the reblog: the original inside it.
-            mine = reposts.repost_id(r, request.user.id, original)
-            if mine is not None:
-                return _after_action(request, mine)
-        return _after_action(request, original)
-
-    return view
+@api_view(scope="write:statuses", methods=("POST",))
+def reblog(request, status_id):
+    """Mastodon answers a reblog with the reblog: the original inside it."""
+    sid = to_status_id(status_id)
+    done = statuses_actions.repost(actor_of(request), sid)
+    original = done.original_id or sid
+    mine = reposts.repost_id(get_redis(), request.user.id, original)
+    return _after_action(request, mine if mine is not None else original)
 
 
-reblog = _repost_action(reposts.repost)
-unreblog = _repost_action(reposts.unrepost)
+@api_view(scope="write:statuses", methods=("POST",))
+def unreblog(request, status_id):
+    sid = to_status_id(status_id)
+    statuses_actions.unrepost(actor_of(request), sid)
+    located = statuses.locate(get_redis(), sid)
+    return _after_action(request, (located["repost_of"] or sid) if located else sid)
 
 
 def _accounts_page(request, sid, read_page):

@@ -31,9 +31,9 @@ of a WebSocket is one stream.
 The direct stream takes no status: the hub tells it (Hub.tell_user, a look-up by user)
 of each direct message delivered to its user (direct_member.lua's event: ids alone), and
 it reads the conversation through the repository, as the conversations API does
-(direct.inbox_conversations, api.direct.conversation_entities), off the event loop: only
-a conversation of the user's inbox makes an event, not a request, nor one they left or
-deleted.
+(direct.inbox_conversations, api.direct_entities.conversation_entities), off the event
+loop: only a conversation of the user's inbox makes an event, not a request, nor one
+they left or deleted.
 """
 
 import asyncio
@@ -49,12 +49,11 @@ from accounts.users import SiteUser
 from api import entities
 from api.auth import INVALID_TOKEN, OUTSIDE_SCOPES, scope_allows
 from api.common import BadBody, check_json
-from api.direct import conversation_entities
+from api.direct_entities import conversation_entities
 from socialsite.repository import (
     blocks,
     conversations,
     direct,
-    keys,
     lists,
     notifications,
     oauth,
@@ -148,11 +147,11 @@ def _event_author(status, remembered=None):
         login = str(status.get("login", ""))
         author = {"id": status.get("uid"), "login": login, "name": login}
     author = {"signup": status.get("posted", 0), **author}
-    small = (remembered or {}).get(keys.AVATAR_SMALL_FIELD)
-    if small and not author.get(keys.AVATAR_FIELD):
+    small = (remembered or {}).get("avatar_small")
+    if small and not author.get("avatar"):
         # The event carries no picture; the stream server's memory of authors has the
         # small avatar (users.get_authors), which apps show small anyway.
-        author[keys.AVATAR_FIELD] = small
+        author["avatar"] = small
     return author
 
 

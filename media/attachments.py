@@ -1,6 +1,6 @@
 """A status's images: made from the uploads (images.py) before the status is written,
 listed as pending uploads (repository/uploads.py), their files stored (files.py), then
-the status written with their names and sizes in its hash (keys.STATUS_MEDIA_FIELD),
+the status written with their names and sizes in its hash (records.Status ``media``),
 the same write taking them off the pending ones; should that write fail, the files are
 deleted. Uploads left pending past MEDIA_PENDING_MAX_AGE (a process that died between
 the files and the status; an upload stored first, as Mastodon's POST /api/v2/media
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from socialsite.repository import keys, statuses, uploads
+from socialsite.repository import statuses, uploads
 
 from . import files, images
 
@@ -74,7 +74,7 @@ def prepare(data):
 
 
 def _item(prepared, alt, original_name, preview_name):
-    """What a status's media field keeps of the image ``prepared`` (keys.STATUS_MEDIA_FIELD)."""
+    """What a status's ``media`` field keeps of the image ``prepared``."""
     return {
         "o": original_name, "p": preview_name,
         "w": prepared.original.width, "h": prepared.original.height,
@@ -203,7 +203,7 @@ def pending_upload(r, uid, upload_id, max_age=None):
     found = uploads.get_pending(r, uid, [upload_id], _attachable_since(max_age)).get(upload_id)
     if found is None:
         return None
-    shown = media_of({keys.STATUS_MEDIA_FIELD: _pack([found["item"]])})
+    shown = media_of({"media": _pack([found["item"]])})
     if not shown:
         return None
     return {**shown[0], "uploaded_at": found["at"] / 1000}
@@ -217,7 +217,7 @@ def describe_pending(r, uid, upload_id, description, max_age=None):
     item = uploads.describe_pending(r, uid, upload_id, description, _attachable_since(max_age))
     if item is None:
         return None
-    shown = media_of({keys.STATUS_MEDIA_FIELD: _pack([item])})
+    shown = media_of({"media": _pack([item])})
     return shown[0] if shown else None
 
 
@@ -281,7 +281,7 @@ def media_of(status):
     ``preview_url``, ``width``, ``height`` of the preview, ``original_width``,
     ``original_height``, ``alt``, ``tone``, ``blurhash``: "" for an image kept
     without one), in order; none for a status without."""
-    packed = status.get(keys.STATUS_MEDIA_FIELD)
+    packed = status.get("media")
     if not packed:
         return []
     try:
@@ -309,7 +309,7 @@ def original_names(status):
     """The storage names of ``status``'s images as uploaded (not their previews), in
     order: what an account's export carries; none for a status without."""
     try:
-        return [str(item["o"]) for item in json.loads(status.get(keys.STATUS_MEDIA_FIELD) or "[]")]
+        return [str(item["o"]) for item in json.loads(status.get("media") or "[]")]
     except (ValueError, TypeError, KeyError):
         return []
 
@@ -317,10 +317,10 @@ def original_names(status):
 def warning_of(status):
     """The content warning ``status`` is shown behind (its text, or SENSITIVE_SUMMARY
     when marked sensitive without one); "" for none."""
-    spoiler = status.get(keys.STATUS_SPOILER_FIELD)
+    spoiler = status.get("spoiler")
     if spoiler:
         return str(spoiler)
-    if status.get(keys.STATUS_SENSITIVE_FIELD) in ("1", 1, True):
+    if status.get("sensitive") in ("1", 1, True):
         return SENSITIVE_SUMMARY
     return ""
 

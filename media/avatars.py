@@ -11,8 +11,6 @@ import zlib
 
 from django.utils.html import format_html
 
-from socialsite.repository import keys
-
 from . import files
 
 # How many background colours made avatars use (classes avatar-hue-0 to -11).
@@ -48,7 +46,7 @@ def avatar(person, size="small"):
     suggestion) as markup: ``size`` "small" (48 px, from the 96 x 96 file) beside a name
     in a list, "large" (120 px, from the 400 x 400 file) on a profile. Decorative
     (alt=""): the name is always written beside it."""
-    field = keys.AVATAR_FIELD if size == "large" else keys.AVATAR_SMALL_FIELD
+    field = "avatar" if size == "large" else "avatar_small"
     name = _field(person, field)
     shown = 120 if size == "large" else 48
     if name:
@@ -70,10 +68,10 @@ def avatar(person, size="small"):
 
 def header(person):
     """``{{ header_img(profile) }}``: the profile's header picture, or "" without one."""
-    name = _field(person, keys.HEADER_FIELD)
+    name = _field(person, "header")
     if not name:
         return ""
-    width, _, height = str(_field(person, keys.HEADER_SIZE_FIELD) or "1500x500").partition("x")
+    width, _, height = str(_field(person, "header_size") or "1500x500").partition("x")
     return format_html(
         '<img class="profile-header" src="{}" alt="" width="{}" height="{}">',
         files.url(name),

@@ -1,37 +1,33 @@
+"""The moderation pages' forms: what is typed, read into what the actions take
+(socialsite/actions/moderation.py applies the rules: the form says its answers)."""
+
 from django import forms
 
-from socialsite.connection import get_redis
-from socialsite.repository import moderation
+from socialsite.actions import Invalid
+from socialsite.actions import moderation as acts
 from socialsite.repository.ids import parse_id
-from socialsite.repository.limits import (
-    MODERATION_REASON_MAX_LENGTH,
-    REPORT_COMMENT_MAX_LENGTH,
-    REPORT_STATUSES_MAX,
-)
+from socialsite.repository.limits import MODERATION_REASON_MAX_LENGTH, REPORT_COMMENT_MAX_LENGTH
 
 
-def parse_ids(values, what="status"):
-    """Ids given as text (form fields, query parameters) as ints, in order, once
-    each; ValidationError for one that is not a number."""
-    ids = []
-    for value in values:
-        number = parse_id(value, lowest=0)  # 0 names no status: "not one of theirs"
-        if number is None:
-            raise forms.ValidationError(f"A {what} is named by its number, not {value[:40]!r}.")
-        ids.append(number)
-    return list(dict.fromkeys(ids))
+def parse_ids(values):
+    """Status ids given as text as ints, in order, once each (acts.parse_status_ids);
+    ValidationError for one that is not a number."""
+    try:
+        return acts.parse_status_ids(values)
+    except Invalid as refusal:
+        raise forms.ValidationError(refusal.message) from None
 
 
 class ReportForm(forms.Form):
     """A report about an account: a reason, a comment, and (as ``status`` fields, one
-    per status, written out by the template) the statuses it is about, which must all
-    be the account's, and statuses the reporter ``reporter_id`` may see
-    (moderation.reportable_statuses: one they may not see is refused word for word as
-    one that is not there)."""
+    per status, written out by the template) the statuses it is about, read as ids
+    (``status_ids``). Which of them the report may name (the account's, as the reporter
+    may see them; at most REPORT_STATUSES_MAX) is the action's rule
+    (acts.report_account), whose refusal the view adds to the form."""
 
     reason = forms.ChoiceField(
         label="What is wrong?",
-        choices=list(moderation.REASONS.items()),
+        choices=list(acts.REASONS.items()),
         widget=forms.RadioSelect,
         error_messages={"required": "Say what is wrong: pick a reason."},
     )
@@ -42,9 +38,7 @@ class ReportForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4}),
     )
 
-    def __init__(self, account, reporter_id, *args, **kwargs):
-        self.account = account
-        self.reporter_id = reporter_id
+    def __init__(self, *args, **kwargs):
         self.status_ids = []
         super().__init__(*args, **kwargs)
 
@@ -57,24 +51,9 @@ class ReportForm(forms.Form):
         cleaned = super().clean()
         values = self.data.getlist("status") if hasattr(self.data, "getlist") else []
         try:
-            ids = parse_ids(values)
+            self.status_ids = parse_ids(values)
         except forms.ValidationError as error:
             self.add_error(None, error)
-            return cleaned
-        if len(ids) > REPORT_STATUSES_MAX:
-            self.add_error(
-                None, f"A report names at most {REPORT_STATUSES_MAX} statuses; this one {len(ids)}."
-            )
-            return cleaned
-        theirs = moderation.reportable_statuses(get_redis(), self.reporter_id, self.account, ids)
-        unknown = [str(sid) for sid in ids if sid not in theirs]
-        if unknown:
-            self.add_error(
-                None,
-                f"Status {', '.join(unknown)} is not one of @{self.account['login']}'s "
-                "statuses (deleted since, or someone else's): untick it to send the report.",
-            )
-        self.status_ids = theirs
         return cleaned
 
 
@@ -83,7 +62,7 @@ def reason_field(required):
         label="Reason",
         required=required,
         max_length=MODERATION_REASON_MAX_LENGTH,
-        error_messages={"required": "Give a reason: the audit log records why."},
+        error_messages={"required": acts.REASON_REQUIRED},
     )
 
 

@@ -1,4 +1,6 @@
-"""Reports and the moderators' pages. Each view: checks, repository calls, a response.
+"""Reports and the moderators' pages. Each view: its form, one action
+(socialsite/actions/moderation.py, which applies the rules the API and the commands
+share), a response.
 
 Anyone logged in may report an account (``/@<login>/report/``). The moderation pages
 (``/moderation/...``) answer 404 to anyone who is not a moderator, visitors included,
@@ -13,7 +15,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.decorators import login_required
-from media import pictures
+from socialsite.acting import actor_of
+from socialsite.actions import Invalid, NotFound
+from socialsite.actions import moderation as acts
 from socialsite.connection import get_redis
 from socialsite.query import page_cursor
 from socialsite.repository import emails, moderation, users
@@ -57,7 +61,7 @@ def _report_refused(request, counted, login):
     """429 for a report over the reports throttle: the form again, with what was typed
     and the reason it was not sent."""
     account = _visible_account_or_404(login)
-    form = ReportForm(account, request.user.id, request.POST)
+    form = ReportForm(request.POST)
     form.is_valid()
     form.add_error(None, counted.message)
     context = _report_context(get_redis(), request.user.id, account, form, form.posted_status_ids())
@@ -72,24 +76,30 @@ def report(request, login):
     ``?status=ID`` names, ticked); POST: the report."""
     account = _visible_account_or_404(login)
     if account["id"] == request.user.id:
-        raise BadRequest("You cannot report yourself.")
+        raise acts.CannotReportSelf(acts.YOURSELF)  # the 400 page, as the action says it
     r = get_redis()
-    form = ReportForm(account, request.user.id, request.POST or None)
+    form = ReportForm(request.POST or None)
     if request.method == "POST":
         if form.is_valid():
-            moderation.file_report(
-                r,
-                {"id": request.user.id, "login": request.user.login},
-                account,
-                form.cleaned_data["reason"],
-                form.cleaned_data["comment"],
-                form.status_ids,
-            )
-            messages.success(
-                request,
-                f"Thank you: your report about @{account['login']} is with the moderators.",
-            )
-            return redirect("profile", account["login"])
+            try:
+                acts.report_account(
+                    actor_of(request),
+                    account["id"],
+                    form.cleaned_data["reason"],
+                    form.cleaned_data["comment"],
+                    form.status_ids,
+                )
+            except Invalid as refusal:
+                # Said in the form, shown again with what was typed.
+                form.add_error(
+                    refusal.field if refusal.field in form.fields else None, refusal.message
+                )
+            else:
+                messages.success(
+                    request,
+                    f"Thank you: your report about @{account['login']} is with the moderators.",
+                )
+                return redirect("profile", account["login"])
         ticked = form.posted_status_ids()
     else:
         named = page_cursor(request, "status")
@@ -133,29 +143,30 @@ def _errors(form):
 @moderator_action
 def report_action(request, report_id):
     """A moderator's decision on report ``report_id``: dismiss, delete-status, suspend."""
-    r = get_redis()
-    report_data = moderation.get_report(r, report_id)
+    report_data = moderation.get_report(get_redis(), report_id)
     if report_data is None:
         raise Http404("There is no such report.")
     form = ReportActionForm(request.POST)
     if not form.is_valid():
         return _queue(request, _errors(form), status=400)
     action, reason = form.cleaned_data["action"], form.cleaned_data["reason"]
-    who = {"by": request.user.login, "by_uid": request.user.id, "reason": reason}
-    login = report_data["login"]
-    if action == "dismiss":
-        result = moderation.dismiss_report(r, report_id, **who)
-        done = f"Report {report_id} about @{login} is dismissed."
-    elif action == "delete-status":
-        sid = form.cleaned_data["status"]
-        if sid not in report_data["status_ids"]:
-            raise BadRequest(f"Report {report_id} does not name status {sid}.")
-        result = moderation.delete_status(r, sid, report_id=report_id, **who)
-        pictures.delete_unused(r)  # its images' files, which the deletion listed
-        done = f"Status {sid} of @{login} is deleted."
-    else:
-        result = moderation.suspend(r, report_data["account"], **who)
-        done = f"@{login} is suspended; the open reports about the account are closed."
+    actor, login = actor_of(request), report_data["login"]
+    # A status the report does not name goes up as Invalid: the 400 page.
+    try:
+        if action == "dismiss":
+            result = acts.dismiss_report(actor, report_id, reason)
+            done = f"Report {report_id} about @{login} is dismissed."
+        elif action == "delete-status":
+            sid = form.cleaned_data["status"]
+            result = acts.delete_status(actor, sid, reason, report_id=report_id)
+            done = f"Status {sid} of @{login} is deleted."
+        else:
+            result = acts.suspend(actor, report_data["account"], reason)
+            done = f"@{login} is suspended; the open reports about the account are closed."
+    except NotFound as refusal:
+        # Gone since the queue was shown (deleted by its author, the account leaving).
+        messages.info(request, f"Nothing to do: {refusal.message}")
+        return redirect("moderation_queue")
     if result is moderation.Result.DONE:
         messages.success(request, done)
     else:
@@ -166,18 +177,18 @@ def report_action(request, report_id):
 @moderator_action
 def account_action(request, login, action):
     """Suspend an account, or end its suspension (the queue's list of suspended accounts)."""
-    r = get_redis()
-    user = users.get_user_by_login(r, login)
+    user = users.get_user_by_login(get_redis(), login)
     if user is None:
         raise Http404(f"There is no user @{login}.")
     form = AccountActionForm(action, request.POST)
     if not form.is_valid():
         return _queue(request, _errors(form), status=400)
-    act = moderation.suspend if action == "suspend" else moderation.unsuspend
-    result = act(
-        r, user["id"], by=request.user.login, by_uid=request.user.id,
-        reason=form.cleaned_data["reason"],
-    )  # fmt: skip
+    act = acts.suspend if action == "suspend" else acts.unsuspend
+    try:
+        result = act(actor_of(request), user["id"], form.cleaned_data["reason"])
+    except NotFound as refusal:
+        messages.info(request, f"Nothing to do: {refusal.message}")
+        return redirect("moderation_queue")
     if result is moderation.Result.DONE:
         done = "is suspended" if action == "suspend" else "is no longer suspended"
         messages.success(request, f"@{user['login']} {done}.")

@@ -56,6 +56,13 @@ THROTTLE_REFUSALS = Counter(
     ["throttle"],
     registry=None,
 )
+MODERATION_ACTS = Counter(
+    "socialsite_moderation_acts",
+    "Reports filed and moderators' acts done (socialsite/actions/moderation.py), by act: "
+    "each act done is one entry of the audit log, a report one entry of the queue.",
+    ["act"],
+    registry=None,
+)
 
 # What this process served since it last wrote its file: {(view, status class):
 # [requests per bucket of REQUEST_BUCKETS and +Inf ..., seconds, round trips]}, written
@@ -130,3 +137,9 @@ def redis_error(error):
 def throttle_refused(name):
     ensure_directory()
     THROTTLE_REFUSALS.labels(name).inc()
+
+
+def moderation_act(act: str) -> None:
+    """Count one act done of moderation ``act`` (socialsite/actions/moderation.py)."""
+    ensure_directory()
+    MODERATION_ACTS.labels(act).inc()

@@ -114,8 +114,8 @@ def relative_media_url(name):
 
 
 def media_entities(status, media_url=relative_media_url):
-    """Twitter's photo entities of ``status``'s images (its ``media`` field: a JSON list,
-    repository/keys.STATUS_MEDIA_FIELD), in order; [] for none. Each image's id is made
+    """Twitter's photo entities of ``status``'s images (its ``media`` field, records.Status: a
+    JSON list), in order; [] for none. Each image's id is made
     of the status's and its place (status id x 10 + place), so it is the same in every
     event; ``sizes`` are ``large`` (the original, at ``media_url_https``) and ``small``
     (the preview, at ``preview_url_https``, the site's own field); there is no link in

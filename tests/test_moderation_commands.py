@@ -36,7 +36,7 @@ def test_moderators_add_list_and_remove(r, alice, bob):
         (("moderators", "list", "alice"), "list takes no login."),
         (("moderation", "suspend", "nobody", "--reason", "x"), "There is no user @nobody."),
         (("moderation", "unsuspend", "nobody"), "There is no user @nobody."),
-        (("moderation", "delete-status", "424242"), "There is no status 424242."),
+        (("moderation", "delete-status", "424242", "--reason", "x"), "There is no status 424242."),
         (("moderation", "log", "--count", "0"), "--count must be at least 1."),
         (("moderation", "suspend", "alice", "--reason", "x", "--by", "bob"), "not a moderator"),
     ],
@@ -47,9 +47,15 @@ def test_clear_errors(r, alice, bob, args, message):
     assert not users.is_suspended(users.get_user(r, alice["id"]))
 
 
-def test_suspend_needs_a_reason(alice):
+def test_suspend_and_delete_status_need_a_reason_as_on_the_pages(r, alice):
+    sid = post(r, alice, "still here")
     with pytest.raises(CommandError, match="--reason"):
         run("moderation", "suspend", "alice")
+    with pytest.raises(CommandError, match="--reason"):
+        run("moderation", "delete-status", str(sid))
+    with pytest.raises(CommandError, match="Give a reason: the audit log records why."):
+        run("moderation", "delete-status", str(sid), "--reason", "  ")
+    assert statuses.get_status(r, sid) is not None
 
 
 def test_suspend_unsuspend_delete_status_and_the_log(r, alice, bob):

@@ -1,22 +1,27 @@
 """Direct messages: the inbox, the requests, a conversation's page and its actions, and
-the setting of who may start one (docs/messages.md). Each view: checks, a repository
-call (socialsite.repository.direct), a response. Only members read a conversation:
-anyone else, moderators included, gets 404."""
+the setting of who may start one (docs/messages.md). Each view reads its form, calls
+one action (socialsite.actions.direct, which the client API calls too: every rule is
+there) and answers; a refusal it does not say in its form goes up to
+socialsite.acting.RefusalPagesMiddleware. Only members read a conversation: anyone
+else, moderators included, gets 404."""
 
 from django.contrib import messages
-from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
-from socialsite import throttling
+from socialsite.acting import actor_of
+from socialsite.actions import Invalid, NotAllowed, Throttled
+from socialsite.actions import direct as acts
+from socialsite.actions import moderation as moderation_acts
+from socialsite.actions.moderation import CannotReportSelf
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
 from socialsite.query import page_cursor
-from socialsite.repository import direct, moderation, users
+from socialsite.repository import direct, users
 from socialsite.throttling import throttle, too_many_requests
 
 from .forms import MessageForm, MessageReportForm, MessagesFromForm, NewConversationForm
@@ -71,41 +76,33 @@ def inbox(request):
     return _start(request)
 
 
+def _said_in(form, refusal):
+    """``form`` (bound, as sent) again, saying ``refusal``: the action's word on what
+    was sent, in place of the form's own checks of it (which would say the same, in
+    words of their own)."""
+    form.errors.clear()
+    form.add_error(refusal.field if refusal.field in form.fields else None, refusal.message)
+    return form
+
+
 @verified_email_required
 def _start(request):
     form = NewConversationForm(request.POST)
-    if not form.is_valid():
+    if not form.is_valid() and "to" in form.errors:
+        # The "To" field read as logins is the page's own input; the rest is the
+        # action's (the message's rules are the same for the API).
         return _inbox(request, form=form, status=400)
-    r = get_redis()
-    logins = form.cleaned_data["to"]
-    ids = users.get_user_ids(r, logins)
-    unknown = [login for login in logins if login not in ids]
-    if unknown:
-        form.add_error(
-            "to", "There is no user " + ", ".join(f"@{login}" for login in unknown) + "."
-        )
-        return _inbox(request, form=form, status=400)
-    others = [
-        user for uid, user in users.get_users(r, ids.values()).items() if uid != request.user.id
-    ]
-    if not others:
-        form.add_error("to", "Name someone besides yourself.")
-        return _inbox(request, form=form, status=400)
-    counted = throttling.count(request, "conversations")
-    if throttling.is_refused(counted):
-        form.add_error(None, counted.message)
-        return _inbox(request, form=form, refusal=counted)
     try:
-        sent = direct.start(
-            r,
-            request.user.id,
-            others,
-            form.cleaned_data["message"],
+        sent = acts.start(
+            actor_of(request),
+            form.cleaned_data["to"],
+            request.POST.get("message", ""),
             posting_key_of(request) or new_posting_key(),
         )
-    except direct.Refused as refused:
-        form.add_error(None, str(refused))
-        return _inbox(request, form=form, status=400)
+    except Throttled as refusal:
+        return _inbox(request, form=_said_in(form, refusal), refusal=refusal.counted)
+    except Invalid as refusal:
+        return _inbox(request, form=_said_in(form, refusal), status=400)
     return redirect(reverse("direct:conversation", args=[sent.cid]) + f"#m{sent.mid}")
 
 
@@ -127,7 +124,9 @@ def _conversation(request, cid, form=None, status=200, refusal=None):
         raise Http404("There is no such conversation.")
     if page.conversation.unread and request.method == "GET" and not is_head(request):
         # Reading marks it read; the badge shows what is left.
-        request.user.direct_unread = direct.mark_read(r, request.user.id, cid)
+        unread = acts.mark_read(actor_of(request), page.conversation)
+        if unread is not None:
+            request.user.direct_unread = unread
     context = {
         "page": page,
         "conversation": page.conversation,
@@ -162,23 +161,15 @@ def conversation(request, cid):
 @verified_email_required
 def _reply(request, cid):
     form = MessageForm(request.POST)
-    if not form.is_valid():
-        if not direct.is_member(get_redis(), request.user.id, cid):
-            raise Http404("There is no such conversation.")
-        return _conversation(request, cid, form=form, status=400)
     try:
-        sent = direct.reply(
-            get_redis(),
+        sent = acts.reply(
+            actor_of(request),
             cid,
-            request.user.id,
-            form.cleaned_data["message"],
+            request.POST.get("message", ""),
             posting_key_of(request) or new_posting_key(),
         )
-    except direct.Refused as refused:
-        form.add_error(None, str(refused))
-        return _conversation(request, cid, form=form, status=400)
-    if sent is None:
-        raise Http404("There is no such conversation.")
+    except Invalid as refusal:
+        return _conversation(request, cid, form=_said_in(form, refusal), status=400)
     return redirect(reverse("direct:conversation", args=[cid]) + f"#m{sent.mid}")
 
 
@@ -195,13 +186,7 @@ def _back(cid):
 @login_required
 def leave(request, cid):
     """Leave a group: its messages leave the inbox, and new ones do not come."""
-    _member_or_404(request, cid)
-    page = direct.conversation_page(get_redis(), request.user.id, cid, count=1)
-    if page.conversation.pair:
-        raise BadRequest(
-            "A conversation of two cannot be left: delete it instead (it leaves your inbox)."
-        )
-    direct.leave(get_redis(), request.user.id, cid)
+    acts.leave(actor_of(request), cid)
     messages.success(request, "You left the conversation.")
     return redirect("direct:inbox")
 
@@ -209,8 +194,7 @@ def leave(request, cid):
 @require_POST
 @login_required
 def mute(request, cid):
-    _member_or_404(request, cid)
-    direct.mute(get_redis(), request.user.id, cid)
+    acts.mute(actor_of(request), cid)
     messages.success(request, "Conversation muted: no badge and no live alert for it.")
     return _back(cid)
 
@@ -218,8 +202,7 @@ def mute(request, cid):
 @require_POST
 @login_required
 def unmute(request, cid):
-    _member_or_404(request, cid)
-    direct.mute(get_redis(), request.user.id, cid, muted=False)
+    acts.unmute(actor_of(request), cid)
     messages.success(request, "Conversation unmuted.")
     return _back(cid)
 
@@ -228,8 +211,7 @@ def unmute(request, cid):
 @login_required
 def accept(request, cid):
     """Accept a request: the conversation moves to the inbox."""
-    _member_or_404(request, cid)
-    direct.accept(get_redis(), request.user.id, cid)
+    acts.accept(actor_of(request), cid)
     messages.success(request, "Request accepted: the conversation is in your inbox.")
     return _back(cid)
 
@@ -240,8 +222,7 @@ def delete(request, cid):
     """Delete a conversation (a request, or one of the inbox) for oneself: it leaves the
     inbox and requests and its messages so far are cleared; a new message brings it
     back."""
-    _member_or_404(request, cid)
-    direct.delete_for_member(get_redis(), request.user.id, cid)
+    acts.delete_conversation(actor_of(request), cid)
     messages.success(request, "Conversation deleted for you.")
     return redirect("direct:inbox")
 
@@ -258,8 +239,7 @@ def _message_or_404(request, cid, mid):
 @login_required
 def delete_message(request, cid, mid):
     """Delete a message for oneself: the others still see it."""
-    _message_or_404(request, cid, mid)
-    direct.hide_message(get_redis(), request.user.id, cid, mid)
+    acts.delete_message(actor_of(request), cid, mid)
     messages.success(request, "Message deleted for you.")
     return _back(cid)
 
@@ -268,30 +248,27 @@ def delete_message(request, cid, mid):
 @throttle("reports")
 @login_required
 def report_message(request, cid, mid):
-    """Report a message: it and the few before it go to the moderators, nothing more."""
-    message = _message_or_404(request, cid, mid)
-    if message["from"] == request.user.id:
-        raise BadRequest("You cannot report your own message.")
-    form = MessageReportForm(request.POST)
-    if not form.is_valid():
-        errors = "; ".join(e for errors in form.errors.values() for e in errors)
-        messages.error(request, f"The report was not sent: {errors}")
+    """Report a message: it and the few before it go to the moderators, nothing more
+    (actions.moderation.report_message: not one's own, members only, the reason and
+    comment as any report's)."""
+    try:
+        filed = moderation_acts.report_message(
+            actor_of(request),
+            cid,
+            mid,
+            request.POST.get("reason", ""),
+            request.POST.get("comment", ""),
+        )
+    except CannotReportSelf:
+        raise  # the 400 page (socialsite.acting), as always
+    except Invalid as refusal:
+        messages.error(request, f"The report was not sent: {refusal.message}")
         return _back(cid)
-    r = get_redis()
-    sender = users.get_user(r, message["from"])
-    if sender is None:
-        messages.info(request, "That account is deleted: there is nobody to report.")
+    except NotAllowed as refusal:  # its sender is gone
+        messages.info(request, refusal.message)
         return _back(cid)
-    moderation.file_report(
-        r,
-        {"id": request.user.id, "login": request.user.login},
-        sender,
-        form.cleaned_data["reason"],
-        form.cleaned_data["comment"],
-        messages=direct.report_context(r, cid, mid),
-    )
     messages.success(
-        request, f"Thank you: your report about @{sender['login']} is with the moderators."
+        request, f"Thank you: your report about @{filed.login} is with the moderators."
     )
     return _back(cid)
 
@@ -305,7 +282,7 @@ def settings_page(request):
     if request.method == "POST":
         form = MessagesFromForm(request.POST)
         if form.is_valid():
-            direct.set_messages_from(r, request.user.id, form.cleaned_data["messages_from"])
+            acts.set_messages_from(actor_of(request), form.cleaned_data["messages_from"])
             messages.success(request, "Saved: who may send you direct messages.")
             return redirect("direct:settings_messages")
     else:

@@ -7,6 +7,8 @@ from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from accounts.display_names import problem as display_name_problem
 from media import attachments, images
+from socialsite.actions import Invalid
+from socialsite.actions import statuses as statuses_actions
 from socialsite.repository import direct, entities, limits, lists, moderation, profiles
 
 
@@ -113,24 +115,11 @@ class StatusForm(forms.Form):
         return settings.STATUS_MAX_LENGTH
 
     def clean_message(self):
-        # A line break as one character, as the form's counter sees it (browsers send
-        # a textarea's line breaks as CR LF).
-        message = self.cleaned_data["message"].replace("\r\n", "\n")
-        length = entities.weighted_length(message)
-        if length > self.max_length:
-            links = ""
-            if entities.link_spans(message):
-                links = f", every link counting as {entities.URL_WEIGHT}"
-            raise forms.ValidationError(
-                f"A status is at most {self.max_length} characters{links}; this one has {length}."
-            )
-        written_limit = max(self.max_length, limits.MESSAGE_MAX_CHARACTERS)
-        if len(message) > written_limit:
-            raise forms.ValidationError(
-                f"A status is at most {written_limit} characters as written, links in "
-                f"full; this one has {len(message)}. Shorten its links."
-            )
-        return message
+        # The action's own rule (the API's too), said as the field's error.
+        try:
+            return statuses_actions.checked_text(self.cleaned_data["message"])
+        except Invalid as refusal:
+            raise forms.ValidationError(refusal.message) from None
 
     def descriptions(self):
         """The alt texts sent (``media_description``, repeated), in order: a bound
@@ -367,8 +356,15 @@ def pictures_sent(files):
 # --- direct messages (direct.py) ---------------------------------------------------------
 
 
+class _MessageField(forms.CharField):
+    def to_python(self, value):
+        # A line break as one character (browsers send a textarea's as CR LF), before
+        # its length is counted: as the message's action counts it (actions.direct).
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 def _message_field(label):
-    return forms.CharField(
+    return _MessageField(
         label=label,
         max_length=direct.MESSAGE_MAX_CHARACTERS,
         strip=False,
@@ -427,11 +423,7 @@ class NewConversationForm(forms.Form):
         logins = list(dict.fromkeys(login.lower() for login in logins))
         if not logins:
             raise forms.ValidationError("Say whom the message is for.")
-        if len(logins) > direct.MAX_OTHER_MEMBERS:
-            raise forms.ValidationError(
-                f"A conversation has at most {direct.MAX_OTHER_MEMBERS} people besides you; "
-                f"you named {len(logins)}."
-            )
+        # How many: the action's rule (actions.direct.start), which leaves out the sender.
         return logins
 
     def clean_message(self):

@@ -3,12 +3,13 @@ checks, one repository call, a response (see views.py)."""
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from accounts.decorators import login_required, verified_email_required
+from accounts.decorators import login_required
+from socialsite.acting import actor_of
+from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
 from socialsite.query import page_cursor
 from socialsite.redirects import redirect_to_next
@@ -25,19 +26,10 @@ LIKE_MESSAGES = {
 }
 
 
-def _refuse(refusal):
-    """The readable 4xx of a refusal (likes.REFUSALS): a status the viewer may not see
-    is answered as one that is not there (no_such_status)."""
-    if refusal is likes.LikeResult.BLOCKED:
-        raise PermissionDenied("You cannot like or unlike this status: you block its author.")
-    raise no_such_status()
-
-
 def _act(request, status_id, act):
-    """Like or unlike (``act``), flash what happened and go back where the form said."""
-    result = act(get_redis(), request.user.id, status_id)
-    if result in likes.REFUSALS:
-        _refuse(result)
+    """Like or unlike (``act``, an action), flash what happened and go back where the
+    form said; a refusal is its own page (socialsite/acting.py)."""
+    result = act(actor_of(request), status_id)
     messages.add_message(request, *LIKE_MESSAGES[result])
     return redirect_to_next(request, reverse("home"))
 
@@ -45,19 +37,15 @@ def _act(request, status_id, act):
 @require_POST
 @throttle("likes")
 @login_required
-@verified_email_required
 def like(request, status_id):
-    def act(r, uid, sid):
-        return likes.like(r, uid, sid, notifications_kept=settings.NOTIFICATIONS_KEPT)
-
-    return _act(request, status_id, act)
+    return _act(request, status_id, statuses_actions.like)
 
 
 @require_POST
 @throttle("likes")
 @login_required
 def unlike(request, status_id):
-    return _act(request, status_id, likes.unlike)
+    return _act(request, status_id, statuses_actions.unlike)
 
 
 @require_GET

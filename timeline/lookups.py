@@ -4,11 +4,12 @@ socialsite.query.page_cursor)."""
 
 from django.http import Http404
 
+from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
 from socialsite.repository import users
 
 # What a page taking a status id answers for one that is not there.
-NO_SUCH_STATUS = "There is no such status."
+NO_SUCH_STATUS = statuses_actions.NO_SUCH_STATUS
 
 
 def user_or_404(login):

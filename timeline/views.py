@@ -6,16 +6,19 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
-from django.core.exceptions import BadRequest, PermissionDenied
+from django.core.exceptions import BadRequest
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
-from media import attachments, files, pictures
+from media import attachments
 from socialsite import throttling
+from socialsite.acting import actor_of
+from socialsite.actions import Busy, Invalid, NotFound
 from socialsite.actions import relations as relation_actions
+from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
@@ -25,7 +28,7 @@ from socialsite.repository import (
     conversations,
     entities,
     graph,
-    keys,
+    likes,
     markers,
     notifications,
     paging,
@@ -150,7 +153,9 @@ def post_status(request):
     images (``media``, with ``media_description``) and a content warning; a refused one
     keeps its text (DRAFT_SESSION_KEY) for the page it came from. Images are made before
     the status is written, their files stored, then the status; if it is not written,
-    the files are deleted (media/attachments.py)."""
+    the files are deleted (media/attachments.py). The action (actions.statuses.post)
+    applies the rest; the verified address and the throttles are checked here first
+    too, before any image is decoded."""
     # Each image counted (at most as many as a status may have: more are refused
     # before any is decoded).
     for _ in range(min(images_sent(request.FILES), attachments.MAX_IMAGES)):
@@ -173,44 +178,25 @@ def post_status(request):
         text = f"Your {'reply' if replying else 'status'} was not posted."
         return _refused(request, replying, f"{text} {problems}" if problems else text)
     data = form.cleaned_data
-
-    def post(media, upload_ids):
-        return statuses.post_status(
-            get_redis(),
-            request.user.id,
-            data["message"],
-            inline_limit=settings.INLINE_FANOUT_LIMIT,
-            pull_followers=settings.FANOUT_PULL_FOLLOWERS,
-            posting_key=posting_key_of(request),
-            in_reply_to=in_reply_to,
-            notifications_kept=settings.NOTIFICATIONS_KEPT,
-            location=data["location"],
-            pending_uploads=upload_ids,
-            **{
-                keys.STATUS_MEDIA_FIELD: media,
-                keys.STATUS_SENSITIVE_FIELD: "1" if data["sensitive"] else "",
-                keys.STATUS_SPOILER_FIELD: data["spoiler_text"],
-            },
-        )
-
+    new = statuses_actions.NewStatus(
+        text=data["message"],
+        spoiler_text=data["spoiler_text"],
+        sensitive=data["sensitive"],
+        location=data["location"],
+        in_reply_to=in_reply_to,
+    )
     try:
-        sid = attachments.post_with_images(
-            get_redis(), request.user.id, data["media"], data["media_description"], post
+        sid = statuses_actions.post(
+            actor_of(request),
+            new,
+            images=data["media"],
+            descriptions=data["media_description"],
+            posting_key=posting_key_of(request),
         )
-    except files.StorageFailed:
+    except Busy as busy:  # the images' files were not stored: nothing posted
         _keep_draft(request, str(in_reply_to) if replying else "")
-        return _refused(
-            request,
-            replying,
-            "Your images could not be stored just now, so nothing was posted. Try again"
-            " in a moment.",
-        )
-    except statuses.ReplyRefused as refused:
-        _keep_draft(request)
-        return _refused(
-            request, False, f"Your reply was not posted: {refused} Your text is in the form below."
-        )
-    except statuses.ParentGone:
+        return _refused(request, replying, busy.message)
+    except NotFound:  # the status replied to
         _keep_draft(request)
         return _refused(
             request,
@@ -218,6 +204,10 @@ def post_status(request):
             "Your reply was not posted: the status it replies to was deleted, or never "
             "existed. Your text is in the form below.",
         )
+    except Invalid as refusal:  # a reply across a block (the form checked the rest)
+        _keep_draft(request)
+        text = f"Your reply was not posted: {refusal.message} Your text is in the form below."
+        return _refused(request, False, text)
     if replying:
         messages.success(request, "Your reply is posted.")
         return redirect("status_detail", request.user.login, sid)
@@ -229,12 +219,7 @@ def post_status(request):
 @throttle("deletions")
 @login_required
 def delete_status(request, status_id):
-    result = statuses.delete_status(get_redis(), request.user.id, status_id)
-    if result is not statuses.DeleteResult.DELETED:
-        # Someone else's status, too: as Mastodon, one deletes among one's own.
-        raise no_such_status()
-    # Its images' files, which the deletion listed (statuses.media_names).
-    pictures.delete_unused(get_redis())
+    statuses_actions.delete(actor_of(request), status_id)
     messages.success(request, "Your status is deleted.")
     return redirect_to_next(request, reverse("profile", args=[request.user.login]))
 
@@ -452,41 +437,24 @@ def unfollow(request, login):
 # --- reposts ---------------------------------------------------------------------------
 
 REPOST_MESSAGES = {
-    reposts.RepostResult.REPOSTED: (messages.SUCCESS, "You reposted the status."),
-    reposts.RepostResult.ALREADY_REPOSTED: (messages.INFO, "You had reposted it already."),
-    reposts.RepostResult.UNREPOSTED: (messages.SUCCESS, "Your repost is undone."),
-    reposts.RepostResult.NOT_REPOSTED: (messages.INFO, "You had not reposted it."),
+    statuses_actions.RepostOutcome.REPOSTED: (messages.SUCCESS, "You reposted the status."),
+    statuses_actions.RepostOutcome.ALREADY_REPOSTED: (
+        messages.INFO,
+        "You had reposted it already.",
+    ),
+    statuses_actions.RepostOutcome.UNREPOSTED: (messages.SUCCESS, "Your repost is undone."),
+    statuses_actions.RepostOutcome.NOT_REPOSTED: (messages.INFO, "You had not reposted it."),
 }
-
-
-def _repost_action(request, status_id, act):
-    """Run ``act`` (reposts.repost or unrepost) on the status; refusals are pages of
-    their own (404, 403), a result a message on the page ``next`` names."""
-    result = act(get_redis(), request.user.id, status_id)
-    if isinstance(result, tuple):
-        result = result[0]
-    if result is reposts.RepostResult.NOT_FOUND:
-        raise no_such_status()
-    # Refusals of a status the viewer sees (reposts.repost: one they may not see is
-    # NOT_FOUND).
-    if result is reposts.RepostResult.NOT_PUBLIC:
-        raise PermissionDenied(
-            "This status is not public (its author's account is private): it cannot be reposted."
-        )
-    if result is reposts.RepostResult.BLOCKED:
-        raise PermissionDenied("You cannot repost this status: you block its author.")
-    level, text = REPOST_MESSAGES[result]
-    messages.add_message(request, level, text)
-    return redirect_to_next(request, reverse("home"))
 
 
 @require_POST
 @throttle("reposts")
 @login_required
-@verified_email_required
 def repost(request, status_id):
     """Repost a status (a repost of a repost reposts the original); twice changes nothing."""
-    return _repost_action(request, status_id, reposts.repost)
+    done = statuses_actions.repost(actor_of(request), status_id)
+    messages.add_message(request, *REPOST_MESSAGES[done.outcome])
+    return redirect_to_next(request, reverse("home"))
 
 
 @require_POST
@@ -494,7 +462,9 @@ def repost(request, status_id):
 @login_required
 def unrepost(request, status_id):
     """Undo one's repost of a status (or of the original a repost shows)."""
-    return _repost_action(request, status_id, reposts.unrepost)
+    done = statuses_actions.unrepost(actor_of(request), status_id)
+    messages.add_message(request, *REPOST_MESSAGES[done.outcome])
+    return redirect_to_next(request, reverse("home"))
 
 
 @require_GET
@@ -503,12 +473,11 @@ def reposters(request, login, status_id):
     status the viewer may see."""
     before = page_cursor(request)
     r = get_redis()
-    status = statuses.locate(r, status_id)
-    if status is None or status["repost_of"] or status["login"].lower() != login.lower():
-        raise no_such_status()
-    author, rel = visibility.author_and_relationship(r, request.user.id, status["uid"])
-    if not visibility.sees_statuses_of(request.user.id, author, rel):
+    # The one path "who liked" takes too (likes.status_likes): a status the viewer may
+    # not see is as one that is not there; one whose author they block is seen.
+    status, _ = likes.status_for_viewer(r, request.user.id, status_id)
+    if status is None or status.get("repost_of") or status["login"].lower() != login.lower():
         raise no_such_status()
     page = reposts.reposters_page(r, status_id, before=before, count=settings.TIMELINE_PAGE_SIZE)
-    context = {"profile": author, "page": page, "title": "Reposts of a status"}
+    context = {"profile": status["author"], "page": page, "title": "Reposts of a status"}
     return render(request, "timeline/user_list.html", context)

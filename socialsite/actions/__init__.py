@@ -11,7 +11,7 @@ write themselves (tests/test_one_action_per_act.py reads the code for it).
 
 Why here, under ``socialsite``: the actions are shared by every app's doors (timeline,
 api, accounts, moderation), and sit below all of them and above ``media`` and the
-repository (docs/decisions/0066-one-action-per-act.md).
+repository (docs/decisions/0066-one-action-per-act-called-by-every-door.md).
 """
 
 from .core import (

@@ -28,6 +28,10 @@ from redis.retry import Retry
 
 from .. import memory
 
+# What every repository function takes as ``r``: a client of one server or of a
+# Redis Cluster (connect gives either).
+Redis = redis.Redis | RedisCluster
+
 # How the streaming servers' subscriptions appear in CLIENT LIST, so an operator can
 # tell them apart from the site's short-lived connections.
 PUBSUB_CLIENT_NAME = "socialsite-stream"

@@ -29,7 +29,9 @@ import enum
 import time
 
 from . import keys, notifications, paging, scripts, statuses, users, visibility
+from .client import Redis
 from .limits import COUNTS_TRUST_SECONDS, NOTIFICATIONS_KEPT
+from .records import Status
 
 
 class LikeResult(enum.Enum):
@@ -47,7 +49,9 @@ class LikeResult(enum.Enum):
 REFUSALS = (LikeResult.NOT_FOUND, LikeResult.BLOCKED)
 
 
-def status_for_viewer(r, viewer_id, sid):
+def status_for_viewer(
+    r: Redis, viewer_id: int | None, sid: int | str
+) -> tuple[Status | None, "LikeResult | None"]:
     """Status ``sid`` (with its counts and ``author``, the user hash read fresh) if
     ``viewer_id`` (None: a visitor) may see it, and None; else (None, a LikeResult of
     REFUSALS). The one rule of visibility.statuses_visibility: a status the viewer may

@@ -6,14 +6,20 @@ top while someone pages down, which offset paging (ZREVRANGE start stop) cannot 
 """
 
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+Item = TypeVar("Item")
 
 
 @dataclass
-class Page:
-    items: list = field(default_factory=list)
+class Page(Generic[Item]):
+    """One page of a list read newest first: its items (records.Status, records.User,
+    ids...), the cursors to the pages around it, and the viewer's likes among them."""
+
+    items: list[Item] = field(default_factory=list)
     next_cursor: int | None = None  # pass as ``before`` for the next (older) page
     # The ids of the items the viewer likes (statuses; read with the page, likes.py).
-    liked: frozenset = frozenset()
+    liked: frozenset[Any] = frozenset()
     # The highest cursor read (items left out included): pass as ``above`` for the
     # next newer page; None when nothing was read.
     prev_cursor: int | None = None

@@ -34,6 +34,7 @@ from . import (
     users,
     visibility,
 )
+from .client import Redis
 from .limits import (
     COUNTS_TRUST_SECONDS,
     DELETED_NOTE_MS,
@@ -46,6 +47,7 @@ from .limits import (
     THREAD_ANCESTORS,
     UNFINISHED_POST_GRACE_MS,
 )
+from .records import Status
 
 
 class DeleteResult(enum.Enum):
@@ -563,7 +565,7 @@ def _take_back(pipe, sid, note):
         pipe.zrem(keys.profile_replies(author), f"{sid}:{note['replied']}")
 
 
-def decode_status(data):
+def decode_status(data: dict[str, str] | None) -> Status | None:
     """A status hash as read by HGETALL (a dict of strings) as get_status gives it."""
     return _decode_status(data)
 
@@ -582,7 +584,7 @@ def _with_counts(status, counts):
     return {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
 
 
-def get_status(r, sid):
+def get_status(r: Redis, sid: int | str) -> Status | None:
     """The status hash as a dict (id, uid as ints; posted as float) with its counts as
     ``replies``, ``likes`` and ``reposts``, or None; one round trip (the keys share a
     slot)."""

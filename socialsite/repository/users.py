@@ -10,9 +10,12 @@ the authors memory and the fan-out workers leave hidden accounts out (is_hidden)
 """
 
 import time
+from collections.abc import Iterable
 
 from ..memory import Memory
 from . import keys, scripts, search
+from .client import Redis
+from .records import User
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
 # page of 30 statuses needs no read for authors it has shown lately. A new name
@@ -24,7 +27,7 @@ PUBLIC_FIELDS = ("id", "login", "name", "followers", "following", "posts", "sign
 COUNT_FIELDS = ("followers", "following", "posts")
 
 
-def decode_user(data):
+def decode_user(data: dict[str, str] | None) -> User | None:
     """A user hash as a dict with its counts as ints; None for a missing user."""
     if not data:
         return None
@@ -135,18 +138,18 @@ def user_ids_read(lowercased_logins, reply):
     return {login: int(uid) for login, uid in zip(lowercased_logins, reply, strict=True) if uid}
 
 
-def get_user(r, uid):
+def get_user(r: Redis, uid: int | str) -> User | None:
     """The public hash of user ``uid`` as a dict, or None."""
     return decode_user(r.hgetall(keys.user(uid)))
 
 
-def get_user_by_login(r, login):
+def get_user_by_login(r: Redis, login: str) -> User | None:
     """The public hash of the user with this login (any case), or None."""
     uid = get_user_id(r, login)
     return get_user(r, uid) if uid else None
 
 
-def get_users(r, uids):
+def get_users(r: Redis, uids: Iterable[int | str]) -> dict[int, User]:
     """Public hashes of several users in one round trip: {uid: user}, missing ones left out."""
     uids = list(dict.fromkeys(int(uid) for uid in uids))
     if not uids:

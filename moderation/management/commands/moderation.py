@@ -1,9 +1,10 @@
-"""``manage.py moderation``: the moderators' actions from the command line, recorded in
-the same audit log as the pages' (who: ``manage.py``, or ``--by LOGIN``).
+"""``manage.py moderation``: the moderators' actions from the command line, the pages'
+own (socialsite/actions/moderation.py), recorded in the same audit log (who:
+``manage.py``, or ``--by LOGIN``, a moderator).
 
     manage.py moderation suspend LOGIN --reason "..."
     manage.py moderation unsuspend LOGIN [--reason "..."]
-    manage.py moderation delete-status ID [--reason "..."]
+    manage.py moderation delete-status ID --reason "..."
     manage.py moderation log [--count N]
 """
 
@@ -11,9 +12,13 @@ import datetime
 
 from django.core.management.base import BaseCommand, CommandError
 
-from media import pictures
+from socialsite.actions import Actor, Refused
+from socialsite.actions import moderation as acts
 from socialsite.connection import get_redis
 from socialsite.repository import moderation, users
+
+# The acts that need a reason, as on the pages (acts.suspend, acts.delete_status).
+REASON_NEEDED = ("suspend", "delete-status")
 
 
 def when(seconds):
@@ -35,9 +40,9 @@ class Command(BaseCommand):
             action.add_argument(target, type=int if target == "status_id" else str)
             action.add_argument(
                 "--reason",
-                required=name == "suspend",
+                required=name in REASON_NEEDED,
                 default="",
-                help="why, for the audit log" + (" (required)" if name == "suspend" else ""),
+                help="why, for the audit log" + (" (required)" if name in REASON_NEEDED else ""),
             )
             action.add_argument(
                 "--by", default=None, help="the moderator's login to record (default: manage.py)"
@@ -49,34 +54,32 @@ class Command(BaseCommand):
         r = get_redis()
         if action == "log":
             return self.show_log(r, options["count"])
-        who = self.who(r, options["by"])
-        if action == "delete-status":
-            sid = options["status_id"]
-            result = moderation.delete_status(r, sid, reason=options["reason"], **who)
-            pictures.delete_unused(r)  # its images' files, which the deletion listed
-            if result is moderation.Result.NOT_FOUND:
-                raise CommandError(f"There is no status {sid}.")
-            self.report(result, f"Status {sid} is deleted.")
-            return
-        login = options["login"].lstrip("@")
-        uid = users.get_user_id(r, login)
-        if uid is None:
-            raise CommandError(f"There is no user @{login}.")
-        act = moderation.suspend if action == "suspend" else moderation.unsuspend
-        result = act(r, uid, reason=options["reason"], **who)
-        if result is moderation.Result.NOT_FOUND:
-            raise CommandError(f"@{login} is leaving the site.")
+        actor = self.actor(options["by"])
+        try:
+            if action == "delete-status":
+                sid = options["status_id"]
+                result = acts.delete_status(actor, sid, options["reason"])
+                self.report(result, f"Status {sid} is deleted.")
+                return
+            login = options["login"].lstrip("@")
+            uid = users.get_user_id(r, login)
+            if uid is None:
+                raise CommandError(f"There is no user @{login}.")
+            act = acts.suspend if action == "suspend" else acts.unsuspend
+            result = act(actor, uid, options["reason"])
+        except Refused as refusal:
+            raise CommandError(refusal.message) from None
         done = "suspended" if action == "suspend" else "no longer suspended"
         self.report(result, f"@{login} is {done}.")
 
-    def who(self, r, by):
-        """Whom the log records as having acted: a moderator named by --by, or manage.py."""
+    def actor(self, by: str | None) -> Actor:
+        """Who acts, as the log records it: the moderator named by --by, or manage.py."""
         if by is None:
-            return {"by": moderation.COMMAND_LINE, "by_uid": None}
-        user = users.get_user_by_login(r, by.lstrip("@"))
-        if not moderation.is_moderator(user):
-            raise CommandError(f"--by: @{by.lstrip('@')} is not a moderator.")
-        return {"by": user["login"], "by_uid": user["id"]}
+            return acts.command_line_actor()
+        try:
+            return acts.moderator_actor(by)
+        except Refused as refusal:
+            raise CommandError(f"--by: {refusal.message}") from None
 
     def report(self, result, done):
         if result is moderation.Result.ALREADY:
@@ -92,7 +95,7 @@ class Command(BaseCommand):
             by = f"@{entry['by']}" if entry.get("by_id") else entry["by"]
             target = f"@{entry['target']}" if entry.get("target") else "-"
             details = " ".join(
-                f"{name}={entry[name]}" for name in ("status", "report") if entry.get(name)
+                f"{name}={entry[name]}" for name in ("status", "report", "tag") if entry.get(name)
             )
             line = f"{when(entry['at'])}  {by}  {entry['action']}  {target}"
             if details:

@@ -1,7 +1,11 @@
-"""``manage.py moderators add|remove|list [login]``: who may use the moderation pages."""
+"""``manage.py moderators add|remove|list [login]``: who may use the moderation pages.
+Adding and removing are moderators' acts (socialsite/actions/moderation.py), done as
+``manage.py`` and recorded in the audit log."""
 
 from django.core.management.base import BaseCommand, CommandError
 
+from socialsite.actions import Refused
+from socialsite.actions import moderation as acts
 from socialsite.connection import get_redis
 from socialsite.repository import moderation, users
 
@@ -26,17 +30,16 @@ class Command(BaseCommand):
             return
         if not login:
             raise CommandError(f"{action} needs a login: manage.py moderators {action} LOGIN")
-        uid = users.get_user_id(r, login.lstrip("@"))
-        if uid is None:
+        user = users.get_user_by_login(r, login.lstrip("@"))
+        if user is None:
             raise CommandError(f"There is no user @{login.lstrip('@')}.")
-        act = moderation.add_moderator if action == "add" else moderation.remove_moderator
-        result = act(r, uid)
-        user = users.get_user(r, uid)
-        if result is moderation.Result.NOT_FOUND:
-            raise CommandError(f"@{login.lstrip('@')} is suspended or leaving the site.")
-        if result is moderation.Result.ALREADY:
+        act = acts.add_moderator if action == "add" else acts.remove_moderator
+        try:
+            result = act(acts.command_line_actor(), user["id"])
+        except Refused as refusal:
+            raise CommandError(refusal.message) from None
+        if result is acts.Result.ALREADY:
             state = "a moderator already" if action == "add" else "not a moderator"
-            self.stdout.write(f"@{user['login']} is {state}.")
         else:
             state = "a moderator now" if action == "add" else "no longer a moderator"
-            self.stdout.write(f"@{user['login']} is {state}.")
+        self.stdout.write(f"@{user['login']} is {state}.")

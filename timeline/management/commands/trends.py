@@ -5,13 +5,19 @@
     manage.py trends unhide TAG        # let it trend again (from the next recompute)
     manage.py trends recompute         # recompute now (the fan-out workers do every 5 minutes)
 
-TAG with or without "#", in any case or width: it is normalized as hashtags are.
+hide and unhide take ``--reason "..."`` for the moderation log.
+
+TAG with or without "#", in any case or width: it is normalized as hashtags are. Hiding
+and unhiding are moderators' acts (socialsite/actions/moderation.py: hide_tag,
+unhide_tag), done as ``manage.py`` and recorded in the moderation log.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
+from socialsite.actions import Refused
+from socialsite.actions import moderation as acts
 from socialsite.connection import get_redis
-from socialsite.repository import entities, trends
+from socialsite.repository import trends
 from socialsite.repository.limits import TRENDS_KEPT
 
 
@@ -26,7 +32,9 @@ class Command(BaseCommand):
             ("hide", "leave a tag out of the trends"),
             ("unhide", "let a hidden tag trend again"),
         ):
-            actions.add_parser(name, help=help_text).add_argument("tag")
+            act = actions.add_parser(name, help=help_text)
+            act.add_argument("tag")
+            act.add_argument("--reason", default="", help="why, for the moderation log")
 
     def handle(self, *args, action, **options):
         r = get_redis()
@@ -36,17 +44,15 @@ class Command(BaseCommand):
             found = trends.recompute(r)
             self.stdout.write(f"Recomputed: {len(found)} trend(s).")
             return
-        tag = entities.normalize_tag(options["tag"].removeprefix("#").removeprefix("＃"))
-        if not entities.is_tag(tag):
-            raise CommandError(
-                f"{options['tag']!r} is not a tag: 1 to {entities.MAX_TAG_LENGTH} letters, "
-                "digits and underscores, with at least one letter."
-            )
+        act = acts.hide_tag if action == "hide" else acts.unhide_tag
+        try:
+            outcome = act(acts.command_line_actor(), options["tag"], options["reason"])
+        except Refused as refusal:
+            raise CommandError(refusal.message) from None
+        tag, done = outcome.tag, outcome.result is acts.Result.DONE
         if action == "hide":
-            done = trends.hide(r, tag)
             self.stdout.write(f"#{tag} is hidden from trends." if done else f"#{tag} was hidden.")
         else:
-            done = trends.unhide(r, tag)
             self.stdout.write(
                 f"#{tag} may trend again (from the next recompute)."
                 if done

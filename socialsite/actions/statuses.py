@@ -1,0 +1,272 @@
+"""Acts on statuses: posting one (with images, as a reply, behind a content warning),
+deleting one's own, liking and reposting and undoing either. Each applies the act's
+throttle and the verified-email rule, the settings that bound its work
+(INLINE_FANOUT_LIMIT, FANOUT_PULL_FOLLOWERS, NOTIFICATIONS_KEPT) and the one visibility
+rule, then calls the repository.
+
+Who may see a status decides before anything else: a status the actor may not see is
+refused as NotFound, exactly as one that is not there; one they see and may not act on
+(a private account's, reposted; an author they block, liked) is NotAllowed.
+"""
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from media import attachments, files, pictures
+from socialsite.connection import get_redis
+from socialsite.repository import entities, keys, likes, limits, reposts, statuses
+
+from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
+
+# What a page says of a status the actor may not see, word for word the same as of one
+# that does not exist (timeline.lookups.no_such_status says it too).
+NO_SUCH_STATUS = "There is no such status."
+
+
+@dataclass(frozen=True)
+class NewStatus:
+    """What a person writes: the text, and with it an optional content warning
+    (``spoiler_text``), the sensitive mark, a location ("latitude,longitude") and the id
+    of the status it replies to."""
+
+    text: str
+    spoiler_text: str = ""
+    sensitive: bool = False
+    location: str = ""
+    in_reply_to: int | None = None
+
+
+def checked_text(text: str) -> str:
+    """The text of a status as it is kept (without the spaces around it; a line break
+    one character: browsers send a textarea's as CR LF), or Invalid (field
+    ``message``) if it is longer than a status may be: STATUS_MAX_LENGTH weighted
+    (every link counting entities.URL_WEIGHT), and as written at most the larger of
+    that and limits.MESSAGE_MAX_CHARACTERS."""
+    text = text.strip().replace("\r\n", "\n")
+    max_length = settings.STATUS_MAX_LENGTH
+    length = entities.weighted_length(text)
+    if length > max_length:
+        links = (
+            f", every link counting as {entities.URL_WEIGHT}" if entities.link_spans(text) else ""
+        )
+        raise Invalid(
+            f"A status is at most {max_length} characters{links}; this one has {length}.",
+            field="message",
+        )
+    written_limit = max(max_length, limits.MESSAGE_MAX_CHARACTERS)
+    if len(text) > written_limit:
+        raise Invalid(
+            f"A status is at most {written_limit} characters as written, links in full;"
+            f" this one has {len(text)}. Shorten its links.",
+            field="message",
+        )
+    return text
+
+
+def checked_spoiler(spoiler_text: str) -> str:
+    """A content warning as kept, or Invalid (field ``spoiler_text``) past its length."""
+    if len(spoiler_text) > attachments.SPOILER_MAX_LENGTH:
+        raise Invalid(
+            f"A content warning is at most {attachments.SPOILER_MAX_LENGTH} characters;"
+            f" this one has {len(spoiler_text)}.",
+            field="spoiler_text",
+        )
+    return spoiler_text
+
+
+def post(
+    actor: Actor,
+    new: NewStatus,
+    *,
+    images: Sequence[attachments.Prepared] = (),
+    descriptions: Sequence[str] = (),
+    upload_ids: Sequence[str] = (),
+    posting_key: str | None = None,
+) -> int:
+    """Post ``new`` for ``actor``, delivered to their followers (the first
+    INLINE_FANOUT_LIMIT now, the rest by the fan-out workers; an account of
+    FANOUT_PULL_FOLLOWERS followers or more is pulled), the accounts it mentions and the
+    author it replies to notified (each keeping NOTIFICATIONS_KEPT); its id.
+
+    Its images are either ``images`` made from uploads now (with their alt texts
+    ``descriptions``: the pages' form) or ``upload_ids``, images uploaded before
+    (Mastodon's /api/v2/media). ``posting_key`` names one submission: the same key again
+    posts nothing new and gives the first one's id (a form sent twice, an API
+    Idempotency-Key), its uploads attached already.
+
+    Throttle "statuses", a verified address. Refusals: Invalid (text too long, nothing
+    to post, uploads not the actor's or too old, a reply across a block), NotFound (the
+    status replied to is not there), Busy (the images' files could not be stored: nothing
+    was posted)."""
+    require(actor, throttle="statuses", verified=True)
+    text = checked_text(new.text)
+    spoiler = checked_spoiler(new.spoiler_text.strip())
+    sent = len(images) + len(upload_ids)
+    if sent > attachments.MAX_IMAGES:
+        raise Invalid(
+            f"A status may have at most {attachments.MAX_IMAGES} images; {sent} were sent.",
+            field="media",
+        )
+    if not text and not images and not upload_ids:
+        raise Invalid("Write something, or add an image, before posting.", field="message")
+    r = get_redis()
+
+    def write(media: str, pending: list[str]) -> int | None:
+        fields: dict[str, Any] = {
+            keys.STATUS_MEDIA_FIELD: media,
+            keys.STATUS_SENSITIVE_FIELD: "1" if new.sensitive else "",
+            keys.STATUS_SPOILER_FIELD: spoiler,
+        }
+        if new.location:
+            fields["location"] = new.location
+        return statuses.post_status(
+            r,
+            actor.uid,
+            text,
+            inline_limit=settings.INLINE_FANOUT_LIMIT,
+            pull_followers=settings.FANOUT_PULL_FOLLOWERS,
+            posting_key=posting_key,
+            in_reply_to=new.in_reply_to,
+            notifications_kept=settings.NOTIFICATIONS_KEPT,
+            pending_uploads=pending,
+            **fields,
+        )
+
+    try:
+        if upload_ids:
+            sid = attachments.attach_pending(r, actor.uid, list(upload_ids), write)
+        else:
+            sid = attachments.post_with_images(
+                r, actor.uid, list(images), list(descriptions), write
+            )
+    except attachments.UploadsNotFound as missing:
+        # The same key again: the first submission attached the uploads and posted.
+        earlier = posting_key and statuses.posted_with_key(r, actor.uid, posting_key)
+        if not earlier:
+            raise Invalid(
+                "There is no such media to attach (not yours, attached already, or uploaded too"
+                f" long ago): {', '.join(missing.upload_ids)}",
+                field="media",
+            ) from None
+        sid = int(earlier)
+    except files.StorageFailed:
+        raise Busy(
+            "Your images could not be stored just now, so nothing was posted. Try again in"
+            " a moment."
+        ) from None
+    except statuses.ReplyRefused as refused:
+        raise Invalid(str(refused), field="in_reply_to") from None
+    except statuses.ParentGone:
+        raise NotFound(
+            "The status it replies to was deleted, or never existed.", field="in_reply_to"
+        ) from None
+    if sid is None:
+        raise NotFound("Your account is not there any more.")
+    return int(sid)
+
+
+def delete(actor: Actor, status_id: int) -> None:
+    """Delete the actor's own status ``status_id``: off every timeline (the first
+    INLINE_FANOUT_LIMIT followers' homes now, the rest by the workers), its
+    notifications taken back, its images' files deleted. Throttle "deletions".
+    NotFound for a status that is not there or not the actor's (as Mastodon: one
+    deletes among one's own). A moderator's deletion of another's status is
+    actions.moderation's."""
+    require(actor, throttle="deletions")
+    r = get_redis()
+    result = statuses.delete_status(r, actor.uid, status_id)
+    if result is not statuses.DeleteResult.DELETED:
+        raise NotFound(NO_SUCH_STATUS)
+    # Its images' files, which the deletion listed (decision 0051).
+    pictures.delete_unused(r)
+
+
+def _refuse_like(result: likes.LikeResult) -> None:
+    if result is likes.LikeResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    if result is likes.LikeResult.BLOCKED:
+        raise NotAllowed("You cannot like or unlike this status: you block its author.")
+
+
+def like(actor: Actor, status_id: int) -> likes.LikeResult:
+    """The actor likes status ``status_id`` (LIKED, or ALREADY_LIKED: nothing changes);
+    its author notified, keeping NOTIFICATIONS_KEPT. Throttle "likes", a verified
+    address. NotFound for a status the actor may not see, NotAllowed for one whose
+    author they block."""
+    require(actor, throttle="likes", verified=True)
+    result = likes.like(
+        get_redis(), actor.uid, status_id, notifications_kept=settings.NOTIFICATIONS_KEPT
+    )
+    _refuse_like(result)
+    return result
+
+
+def unlike(actor: Actor, status_id: int) -> likes.LikeResult:
+    """The actor takes back their like (UNLIKED, or NOT_LIKED: nothing changes), and its
+    notification. Throttle "likes"; refusals as like's."""
+    require(actor, throttle="likes")
+    result = likes.unlike(get_redis(), actor.uid, status_id)
+    _refuse_like(result)
+    return result
+
+
+class RepostOutcome(enum.Enum):
+    REPOSTED = "reposted"
+    ALREADY_REPOSTED = "already reposted"
+    UNREPOSTED = "unreposted"
+    NOT_REPOSTED = "not reposted"
+
+
+@dataclass(frozen=True)
+class Reposted:
+    """What a repost or its undoing did, and the original status's id when the
+    repository told it (a repost of a repost reposts its original; an undo does not
+    say)."""
+
+    outcome: RepostOutcome
+    original_id: int | None = None
+
+
+def _repost_refusal(result: reposts.RepostResult) -> None:
+    if result is reposts.RepostResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    if result is reposts.RepostResult.NOT_PUBLIC:
+        raise NotAllowed(
+            "This status is not public (its author's account is private): it cannot be reposted."
+        )
+    if result is reposts.RepostResult.BLOCKED:
+        raise NotAllowed("You cannot repost this status: you block its author.")
+
+
+def repost(actor: Actor, status_id: int) -> Reposted:
+    """The actor reposts status ``status_id`` (or the original a repost shows): into
+    their followers' homes (the first INLINE_FANOUT_LIMIT now, the rest by the workers),
+    its author notified (keeping NOTIFICATIONS_KEPT). Reposting twice changes nothing.
+    Throttle "reposts", a verified address. NotFound for a status the actor may not
+    see; NotAllowed for one not public or whose author they block."""
+    require(actor, throttle="reposts", verified=True)
+    result, original = reposts.repost(
+        get_redis(),
+        actor.uid,
+        status_id,
+        inline_limit=settings.INLINE_FANOUT_LIMIT,
+        notifications_kept=settings.NOTIFICATIONS_KEPT,
+    )
+    _repost_refusal(result)
+    return Reposted(RepostOutcome(result.value), int(original) if original else None)
+
+
+def unrepost(actor: Actor, status_id: int) -> Reposted:
+    """The actor undoes their repost of status ``status_id`` (or of the original a repost
+    shows): out of their followers' homes (INLINE_FANOUT_LIMIT now, the rest by the
+    workers), the notification taken back. Throttle "reposts"; refusals as repost's."""
+    require(actor, throttle="reposts")
+    result = reposts.unrepost(
+        get_redis(), actor.uid, status_id, inline_limit=settings.INLINE_FANOUT_LIMIT
+    )
+    _repost_refusal(result)
+    return Reposted(RepostOutcome(result.value))
