@@ -9,19 +9,19 @@ from enum import Enum
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
-from redis import Redis, RedisCluster
 
 from socialsite.acting import actor_of
 from socialsite.actions import Actor
 from socialsite.connection import get_redis
 from socialsite.repository import graph, visibility
+from socialsite.repository.client import Redis
 
 from . import entities
 from .common import id_or_404
 from .responses import json_response
 
 
-def relationship(r: Redis | RedisCluster, viewer_id: int, other_id: int) -> dict[str, Any]:
+def relationship(r: Redis, viewer_id: int, other_id: int) -> dict[str, Any]:
     """Mastodon's Relationship of ``viewer_id`` to account ``other_id``."""
     rel = visibility.relationship(r, viewer_id, other_id)
     followed_by = graph.is_following(r, other_id, viewer_id)

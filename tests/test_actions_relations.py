@@ -307,13 +307,15 @@ def test_the_follows_throttle_counts_follows_alone_through_either_door(
 
 
 def test_a_refused_follow_says_the_same_through_pages_and_api(r, client, alice, bob, carol, token):
-    """Wording unified: the API now says the pages' words (it had its own)."""
+    """Wording unified: the API now says the pages' words (it had its own), after
+    Mastodon's "This action is not allowed" for a 403 (responses.refusal_response)."""
     relations.block(actor(bob), alice["id"])
     browser, mine = page_client("alice"), token(alice)
     said = "@bob has blocked you: you cannot follow them."
     assert flash(browser.post("/@bob/follow/", follow=True)) == [said]
     answer = api_post(client, mine, f"{ACCOUNTS}/{bob['id']}/follow")
-    assert answer.status_code == 403 and answer.json() == {"error": said}
+    assert answer.status_code == 403
+    assert answer.json() == {"error": f"This action is not allowed: {said}"}
     said = "You cannot follow or unfollow yourself."
     assert flash(browser.post("/@alice/follow/", follow=True)) == [said]
     answer = api_post(client, mine, f"{ACCOUNTS}/{alice['id']}/follow")

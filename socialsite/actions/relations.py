@@ -21,18 +21,19 @@ itself). A follow also needs a verified address (EMAIL_VERIFICATION=required); t
 other acts do not (one may always leave or shut out someone).
 
 The refusals' messages are one wording for both doors (the pages' own), naming the
-other account: the pages flash them, the API sends them as its error.
+other account: the pages flash them, the API sends them as its error (after Mastodon's
+"This action is not allowed:" or "Validation failed:", responses.refusal_response).
 """
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from django.conf import settings
-from redis import Redis, RedisCluster
 
 from socialsite.connection import get_redis
 from socialsite.repository import blocks, graph, privacy, users
+from socialsite.repository.client import Redis
+from socialsite.repository.records import User
 
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
 
@@ -61,7 +62,7 @@ class PrivacyChange:
     approved: int
 
 
-def _other(r: Redis | RedisCluster, other_id: int) -> dict[str, Any]:
+def _other(r: Redis, other_id: int) -> User:
     """The user dict of the account acted on; NotFound for none, or one hidden
     (suspended, being deleted): no door tells them apart."""
     user = users.get_user(r, other_id)
