@@ -7,11 +7,11 @@ from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 
 from media import files, pictures
+from socialsite.actions import relations as relation_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
     graph,
     keys,
-    locks,
     profiles,
     reposts,
     search,
@@ -23,12 +23,12 @@ from socialsite.repository.ids import parse_id
 from timeline.forms import ProfileForm, pictures_sent
 
 from . import entities, paging
+from .acting_on_accounts import act_on_account, relationship
 from .auth import api_view
 from .common import (
     TRUE,
     BadBody,
     body,
-    email_unverified,
     get_list,
     shown_user,
     throttled,
@@ -181,51 +181,18 @@ def following(request, account_id):
     return _people(request, account_id, graph.following_page)
 
 
-def _relationship(r, viewer, user):
-    rel = visibility.relationship(r, viewer, user["id"])
-    followed_by = graph.is_following(r, user["id"], viewer)
-    return entities.relationship(user["id"], rel, followed_by=followed_by)
-
-
 @api_view(scope="write:follows", methods=("POST",))
 def follow(request, account_id):
     """POST /api/v1/accounts/:id/follow: follow, or for a private account ask to
-    (the Relationship says ``requested``)."""
-    refused = throttled(request, "follows") or email_unverified(request)
-    if refused is not None:
-        return refused
-    return act_on_account(request, account_id, graph.follow, FOLLOW_REFUSED)
+    (the Relationship says ``requested``): relation_actions.follow, with its throttle
+    and the verified-address rule."""
+    return act_on_account(request, account_id, relation_actions.follow)
 
 
 @api_view(scope="write:follows", methods=("POST",))
 def unfollow(request, account_id):
     """POST /api/v1/accounts/:id/unfollow (a request not yet answered is withdrawn)."""
-    return act_on_account(request, account_id, graph.unfollow, FOLLOW_REFUSED)
-
-
-# What the API answers for a follow or unfollow refused: (HTTP status, message).
-FOLLOW_REFUSED = {
-    graph.FollowResult.SELF: (422, "You cannot follow or unfollow yourself"),
-    graph.FollowResult.BLOCKED: (403, "This action is not allowed: they have blocked you"),
-    graph.FollowResult.BLOCKING: (403, "This action is not allowed: unblock them first"),
-}
-BUSY = "Another follow of yours (or theirs) is still in progress: try again"
-
-
-def act_on_account(request, account_id, act, refused):
-    """Run ``act(r, caller id, other id)`` on account ``account_id`` (404 for one the
-    caller may not see) and answer its Relationship after it, or for a result in
-    ``refused`` ({result: (HTTP status, message)}) that error; 409 while a follow of
-    either is in progress (locks.LockBusy)."""
-    r = get_redis()
-    user = shown_user(r, account_id)
-    try:
-        result = act(r, request.user.id, user["id"])
-    except locks.LockBusy:
-        return error(409, BUSY)
-    if result in refused:
-        return error(*refused[result])
-    return json_response(_relationship(r, request.user.id, user))
+    return act_on_account(request, account_id, relation_actions.unfollow)
 
 
 @api_view(scope="read:follows")
@@ -236,7 +203,7 @@ def relationships(request):
     wanted = [parse_id(uid) for uid in get_list(request.GET, "id")]
     found = users.get_users(r, [uid for uid in wanted if uid][:RELATIONSHIPS_AT_ONCE])
     shown = [user for user in found.values() if not users.is_hidden(user)]
-    return json_response([_relationship(r, request.user.id, user) for user in shown])
+    return json_response([relationship(r, request.user.id, user["id"]) for user in shown])
 
 
 @api_view(scope="read:accounts")

@@ -1,69 +1,58 @@
 """The client API's blocks, mutes and follow requests: ``/api/v1/accounts/:id/block``,
 ``unblock``, ``mute`` (``duration``), ``unmute``, ``/api/v1/blocks``, ``/api/v1/mutes``,
-``/api/v1/follow_requests`` and their ``authorize`` and ``reject``. Each through the
-repository function its page uses (timeline/relations.py), answering Mastodon's
+``/api/v1/follow_requests`` and their ``authorize`` and ``reject``. Each act through
+the action its page calls (socialsite/actions/relations.py), answering Mastodon's
 Relationship (entities.relationship) or a page of Accounts with a Link header."""
 
+from django.http import Http404
+
+from socialsite.actions import Actor, Invalid
+from socialsite.actions import relations as relation_actions
 from socialsite.connection import get_redis
 from socialsite.repository import blocks, graph, privacy, users
 
 from . import entities, paging
-from .accounts import act_on_account
+from .acting_on_accounts import act_on_account
 from .auth import api_view
 from .common import BadBody, body
 from .responses import error, json_response
-
-# The longest mute an app may ask for, in seconds (Mastodon has none; the pages offer up
-# to 7 days or no end): ten years, so the end is a time Redis and Python both keep.
-LONGEST_MUTE_SECONDS = 10 * 365 * 24 * 3600
-SELF = {
-    blocks.BlockResult.SELF: (422, "You cannot block or unblock yourself"),
-    blocks.MuteResult.SELF: (422, "You cannot mute or unmute yourself"),
-}
-
-
-def _act(request, account_id, act):
-    return act_on_account(request, account_id, act, SELF)
 
 
 @api_view(scope="write:blocks", methods=("POST",))
 def block(request, account_id):
     """POST /api/v1/accounts/:id/block: as the profile's Block button (neither follows
     the other after it)."""
-    return _act(request, account_id, blocks.block)
+    return act_on_account(request, account_id, relation_actions.block)
 
 
 @api_view(scope="write:blocks", methods=("POST",))
 def unblock(request, account_id):
-    return _act(request, account_id, blocks.unblock)
+    return act_on_account(request, account_id, relation_actions.unblock)
 
 
 @api_view(scope="write:mutes", methods=("POST",))
 def mute(request, account_id):
     """POST /api/v1/accounts/:id/mute, ``duration`` in seconds (0 or none: until
-    unmuted). ``notifications`` is not taken: a mute here always hides their
-    notifications too, as on the pages."""
+    unmuted; its range: relation_actions.mute). ``notifications`` is not taken: a mute
+    here always hides their notifications too, as on the pages."""
     try:
         params = body(request)
     except BadBody as bad:
         return error(422, str(bad))
     duration = str(params.get("duration", "0") or "0")
-    digits = duration.isascii() and duration.isdigit() and len(duration) <= 12
-    if not digits or int(duration) > LONGEST_MUTE_SECONDS:
-        return error(
-            422, f"Validation failed: duration is 0 to {LONGEST_MUTE_SECONDS} seconds (0: no end)"
-        )
+    if not (duration.isascii() and duration.isdigit() and len(duration) <= 12):
+        raise Invalid(relation_actions.MUTE_DURATION_RULE, field="duration")
     duration_ms = int(duration) * 1000 or None
 
-    def act(r, uid, other_uid):
-        return blocks.mute(r, uid, other_uid, duration_ms=duration_ms)
+    def act(actor, other_uid):
+        return relation_actions.mute(actor, other_uid, duration_ms=duration_ms)
 
-    return _act(request, account_id, act)
+    return act_on_account(request, account_id, act)
 
 
 @api_view(scope="write:mutes", methods=("POST",))
 def unmute(request, account_id):
-    return _act(request, account_id, blocks.unmute)
+    return act_on_account(request, account_id, relation_actions.unmute)
 
 
 def _people(request, read_page):
@@ -112,23 +101,22 @@ def follow_requests(request):
     return _people(request, privacy.requests_page)
 
 
-APPROVE_REFUSED = {
-    graph.FollowResult.NO_REQUEST: (404, "Record not found"),
-    graph.FollowResult.BLOCKED: (403, "You block them: unblock them first"),
-    graph.FollowResult.BLOCKING: (403, "They block you"),
-    graph.FollowResult.SELF: (422, "Nobody asks to follow themself"),
-}
+def _approve(actor: Actor, requester_id: int) -> graph.FollowResult:
+    result = relation_actions.approve(actor, requester_id)
+    if result is graph.FollowResult.NO_REQUEST:
+        raise Http404  # Mastodon's answer to a request that is not there
+    return result
 
 
 @api_view(scope="write:follows", methods=("POST",))
 def authorize(request, account_id):
     """POST /api/v1/follow_requests/:id/authorize: they follow the user now (already
     following: the same answer, so a retry is harmless); 404 if they do not ask."""
-    return act_on_account(request, account_id, privacy.approve, APPROVE_REFUSED)
+    return act_on_account(request, account_id, _approve)
 
 
 @api_view(scope="write:follows", methods=("POST",))
 def reject(request, account_id):
     """POST /api/v1/follow_requests/:id/reject: their request is dropped (none left to
     drop: the same answer, so a retry is harmless). They are not told."""
-    return act_on_account(request, account_id, privacy.reject, {})
+    return act_on_account(request, account_id, relation_actions.reject)

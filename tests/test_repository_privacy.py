@@ -31,12 +31,14 @@ def notified(monkeypatch):
     """The notification call points' calls, in order."""
     calls = []
     monkeypatch.setattr(
-        graph, "notify_follow_requested", lambda r, owner, who: calls.append(("asks", owner, who))
+        graph,
+        "notify_follow_requested",
+        lambda r, owner, who, keep=None: calls.append(("asks", owner, who)),
     )
     monkeypatch.setattr(
         graph,
         "notify_follow_approved",
-        lambda r, who, owner: calls.append(("approved", who, owner)),
+        lambda r, who, owner, keep=None: calls.append(("approved", who, owner)),
     )
     return calls
 

@@ -1,5 +1,6 @@
-"""Blocks, mutes and private accounts: the actions on a profile, and the settings pages
-that list them. Each view: checks, one repository call, a response (see views.py)."""
+"""Blocks, mutes and private accounts: the buttons on a profile, and the settings pages
+that list them. Each button's view: its form read, one action
+(socialsite/actions/relations.py), a flash message and a redirect (acting_on_users)."""
 
 from django.contrib import messages
 from django.core.exceptions import BadRequest
@@ -7,12 +8,14 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import login_required
+from socialsite.acting import actor_of
+from socialsite.actions import relations as relation_actions
 from socialsite.connection import get_redis
 from socialsite.query import page_cursor
-from socialsite.repository import blocks, graph, privacy, users
+from socialsite.repository import blocks, graph, privacy
 
+from .acting_on_users import act_on_user
 from .forms import MUTE_DURATIONS, DisplayNameForm, MuteForm, PrivacyForm, mute_until
-from .views import act_on_user
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -23,7 +26,6 @@ BLOCK_MESSAGES = {
     blocks.BlockResult.ALREADY_BLOCKED: (messages.INFO, "You already block @{login}."),
     blocks.BlockResult.UNBLOCKED: (messages.SUCCESS, "You no longer block @{login}."),
     blocks.BlockResult.NOT_BLOCKED: (messages.INFO, "You were not blocking @{login}."),
-    blocks.BlockResult.SELF: (messages.ERROR, "You cannot block or unblock yourself."),
 }
 
 MUTE_MESSAGES = {
@@ -31,37 +33,36 @@ MUTE_MESSAGES = {
     blocks.MuteResult.MUTE_CHANGED: (messages.SUCCESS, "You now mute @{login} {duration}."),
     blocks.MuteResult.UNMUTED: (messages.SUCCESS, "You no longer mute @{login}."),
     blocks.MuteResult.NOT_MUTED: (messages.INFO, "You were not muting @{login}."),
-    blocks.MuteResult.SELF: (messages.ERROR, "You cannot mute or unmute yourself."),
 }
 
 REJECT_MESSAGES = {
-    True: (messages.SUCCESS, "You rejected the request of @{login}."),
-    False: (messages.INFO, "@{login} no longer asks to follow you."),
+    relation_actions.RejectResult.REJECTED: (
+        messages.SUCCESS,
+        "You rejected the request of @{login}.",
+    ),
+    relation_actions.RejectResult.NO_REQUEST: (
+        messages.INFO,
+        "@{login} no longer asks to follow you.",
+    ),
 }
 
 APPROVE_MESSAGES = {
     graph.FollowResult.FOLLOWED: (messages.SUCCESS, "@{login} now follows you."),
     graph.FollowResult.ALREADY_FOLLOWING: (messages.INFO, "@{login} already follows you."),
     graph.FollowResult.NO_REQUEST: (messages.INFO, "@{login} no longer asks to follow you."),
-    graph.FollowResult.BLOCKED: (messages.ERROR, "You block @{login}: unblock them first."),
-    graph.FollowResult.BLOCKING: (messages.ERROR, "@{login} blocks you."),
-    graph.FollowResult.SELF: (
-        messages.ERROR,
-        "Nobody asks to follow themself: there is nothing to approve.",
-    ),
 }
 
 
 @require_POST
 @login_required
 def block(request, login):
-    return act_on_user(request, login, blocks.block, BLOCK_MESSAGES)
+    return act_on_user(request, login, relation_actions.block, BLOCK_MESSAGES)
 
 
 @require_POST
 @login_required
 def unblock(request, login):
-    return act_on_user(request, login, blocks.unblock, BLOCK_MESSAGES)
+    return act_on_user(request, login, relation_actions.unblock, BLOCK_MESSAGES)
 
 
 @require_POST
@@ -77,8 +78,8 @@ def mute(request, login):
         for result, (level, text) in MUTE_MESSAGES.items()
     }
 
-    def act(r, uid, other_uid):
-        return blocks.mute(r, uid, other_uid, duration_ms=duration_ms)
+    def act(actor, other_uid):
+        return relation_actions.mute(actor, other_uid, duration_ms=duration_ms)
 
     return act_on_user(request, login, act, results)
 
@@ -86,7 +87,7 @@ def mute(request, login):
 @require_POST
 @login_required
 def unmute(request, login):
-    return act_on_user(request, login, blocks.unmute, MUTE_MESSAGES)
+    return act_on_user(request, login, relation_actions.unmute, MUTE_MESSAGES)
 
 
 # --- settings ------------------------------------------------------------------------------
@@ -111,7 +112,7 @@ def settings_page(request):
         form = PrivacyForm(request.POST)
         if form.is_valid():
             private = form.cleaned_data["private"]
-            approved = privacy.set_private(r, uid, private)
+            approved = relation_actions.set_private(actor_of(request), private).approved
             if private:
                 messages.success(
                     request,
@@ -150,7 +151,7 @@ def change_name(request):
         form = PrivacyForm(initial={"private": privacy.is_private(r, request.user.id)})
         return _settings(request, r, form, name_form)
     name = name_form.cleaned_data["name"]
-    users.change_name(r, request.user.id, name)
+    relation_actions.change_name(actor_of(request), name)
     messages.success(request, f"Your display name is now {name}.")
     return redirect("settings")
 
@@ -184,10 +185,14 @@ def settings_requests(request):
 @require_POST
 @login_required
 def approve_request(request, login):
-    return act_on_user(request, login, privacy.approve, APPROVE_MESSAGES, "settings_requests")
+    return act_on_user(
+        request, login, relation_actions.approve, APPROVE_MESSAGES, "settings_requests"
+    )
 
 
 @require_POST
 @login_required
 def reject_request(request, login):
-    return act_on_user(request, login, privacy.reject, REJECT_MESSAGES, "settings_requests")
+    return act_on_user(
+        request, login, relation_actions.reject, REJECT_MESSAGES, "settings_requests"
+    )

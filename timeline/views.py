@@ -17,6 +17,7 @@ from media import attachments
 from socialsite import throttling
 from socialsite.acting import actor_of
 from socialsite.actions import Busy, Invalid, NotFound
+from socialsite.actions import relations as relation_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
@@ -41,6 +42,7 @@ from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
+from .acting_on_users import act_on_user
 from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, images_sent, mute_until
 from .lookups import no_such_status, user_or_404
 from .posting_keys import new_posting_key, posting_key_of
@@ -400,7 +402,6 @@ FOLLOW_MESSAGES = {
     graph.FollowResult.ALREADY_FOLLOWING: (messages.INFO, "You already follow @{login}."),
     graph.FollowResult.UNFOLLOWED: (messages.SUCCESS, "You no longer follow @{login}."),
     graph.FollowResult.NOT_FOLLOWING: (messages.INFO, "You were not following @{login}."),
-    graph.FollowResult.SELF: (messages.ERROR, "You cannot follow or unfollow yourself."),
     graph.FollowResult.REQUESTED: (
         messages.SUCCESS,
         "@{login}'s account is private: you asked to follow them. You will follow them "
@@ -414,48 +415,23 @@ FOLLOW_MESSAGES = {
         messages.SUCCESS,
         "You withdrew your request to follow @{login}.",
     ),
-    graph.FollowResult.BLOCKED: (
-        messages.ERROR,
-        "@{login} has blocked you: you cannot follow them.",
-    ),
-    graph.FollowResult.BLOCKING: (
-        messages.ERROR,
-        "You block @{login}: unblock them before following them.",
-    ),
 }
-
-
-def act_on_user(request, login, act, results, back=None):
-    """Run ``act(r, viewer id, other id)`` on the user ``login`` (follow, block, mute,
-    answer a request...); flash what its result means (``results``: result -> (level,
-    text)) and go back where the form said, else to ``back`` (a URL name) or their
-    profile."""
-    other = user_or_404(login)
-    try:
-        result = act(get_redis(), request.user.id, other["id"])
-    except graph.LockBusy:
-        messages.error(
-            request, "Another follow of yours (or theirs) is still in progress. Try again."
-        )
-    else:
-        level, text = results[result]
-        messages.add_message(request, level, text.format(login=other["login"]))
-    fallback = reverse(back) if back else reverse("profile", args=[other["login"]])
-    return redirect_to_next(request, fallback)
 
 
 @require_POST
 @throttle("follows")
 @login_required
-@verified_email_required
 def follow(request, login):
-    return act_on_user(request, login, graph.follow, FOLLOW_MESSAGES)
+    """Follow @login, or ask to (a private account): relation_actions.follow, which
+    applies the throttle this decorator counted and the verified-address rule."""
+    return act_on_user(request, login, relation_actions.follow, FOLLOW_MESSAGES)
 
 
 @require_POST
 @login_required
 def unfollow(request, login):
-    return act_on_user(request, login, graph.unfollow, FOLLOW_MESSAGES)
+    """Unfollow @login, or withdraw the request to follow them."""
+    return act_on_user(request, login, relation_actions.unfollow, FOLLOW_MESSAGES)
 
 
 # --- reposts ---------------------------------------------------------------------------

@@ -23,10 +23,9 @@ direct stream only (NOTIFICATIONS_KEPT has nothing to keep here).
 
 from collections.abc import Sequence
 
-from redis import Redis, RedisCluster
-
 from socialsite.connection import get_redis
 from socialsite.repository import direct, users
+from socialsite.repository.client import Client
 
 from .core import Actor, Invalid, NotFound, require
 
@@ -145,7 +144,7 @@ def mark_read(actor: Actor, conversation: direct.Conversation) -> Unread | None:
     return direct.mark_read(get_redis(), actor.uid, conversation.id)
 
 
-def _member_or_not_found(r: Redis | RedisCluster, actor: Actor, cid: int) -> None:
+def _member_or_not_found(r: Client, actor: Actor, cid: int) -> None:
     if not direct.is_member(r, actor.uid, cid):
         raise NotFound("There is no such conversation.")
 

@@ -72,25 +72,29 @@ _CHECKED = {
 # below this one fills them in.
 
 
-def notify_follow_requested(r: Client, owner_uid: int, requester_uid: int) -> None:
+def notify_follow_requested(
+    r: Client, owner_uid: int, requester_uid: int, keep: int = NOTIFICATIONS_KEPT
+) -> None:
     """Notify the private account ``owner_uid`` that ``requester_uid`` asks to follow
-    them (once per request: the same event again is the same notification). Taken back
-    when the request is answered or withdrawn."""
+    them (once per request: the same event again is the same notification), keeping the
+    newest ``keep``. Taken back when the request is answered or withdrawn."""
     event = notifications.member("follow_request", requester_uid)
     scripts.run_pipeline(
-        r, lambda pipe: notifications.queue_notify(pipe, owner_uid, event, _now_ms())
+        r, lambda pipe: notifications.queue_notify(pipe, owner_uid, event, _now_ms(), keep)
     )
 
 
-def notify_follow_approved(r: Client, requester_uid: int, owner_uid: int) -> None:
+def notify_follow_approved(
+    r: Client, requester_uid: int, owner_uid: int, keep: int = NOTIFICATIONS_KEPT
+) -> None:
     """Notify ``requester_uid`` that ``owner_uid`` approved their request to follow
-    them (by hand, or by turning the account public), and take the request's
-    notification back from the owner."""
+    them (by hand, or by turning the account public), keeping the newest ``keep``, and
+    take the request's notification back from the owner."""
     approved = notifications.member("follow_approved", owner_uid)
     request = notifications.member("follow_request", requester_uid)
 
     def fill(pipe):
-        notifications.queue_notify(pipe, requester_uid, approved, _now_ms())
+        notifications.queue_notify(pipe, requester_uid, approved, _now_ms(), keep)
         notifications.queue_unnotify(pipe, owner_uid, [request])
 
     scripts.run_pipeline(r, fill)
@@ -198,6 +202,8 @@ def follow(
        reply only if uid follows the user it replies to, or is them (backfill.lua).
        In the same round trip, set other's follower count (read in step 2, after the
        script) in the most-followed list (suggestions.queue_followers_count).
+    Every notification it makes (the follow, a request, an approval) keeps the newest
+    ``notifications_kept`` of its user's.
     Raises LockBusy if another follow or unfollow of ``uid`` takes too long.
     """
     uid, other_uid = int(uid), int(other_uid)
@@ -208,7 +214,7 @@ def follow(
         checked = scripts.follow_check(r, uid=uid, other=other_uid, now_ms=now, approved=approved)
         if checked != "follow":
             if checked == "requested":
-                notify_follow_requested(r, other_uid, uid)
+                notify_follow_requested(r, other_uid, uid, notifications_kept)
                 suggestions.forget(r, uid)  # the request is in other's slot
             return _CHECKED[checked]
         added = scripts.add_edge(r, follower=uid, followed=other_uid, now_ms=now, side="following")
@@ -250,7 +256,7 @@ def follow(
         # periodic refresh (timeline/live.py).
         events.publish_relations_changed(r, [uid])
     if approved and added:
-        notify_follow_approved(r, uid, other_uid)
+        notify_follow_approved(r, uid, other_uid, notifications_kept)
     return FollowResult.FOLLOWED if added else FollowResult.ALREADY_FOLLOWING
 
 

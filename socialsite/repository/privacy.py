@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from . import graph, jobs, keys, notifications, paging, scripts, users
 from .client import Client
+from .limits import NOTIFICATIONS_KEPT
 
 # Requests approved within the request that turns an account public; the rest go to
 # the fan-out workers (approve_job), so that an account with thousands waiting does
@@ -33,27 +34,36 @@ def is_private(r: Client, uid: int) -> bool:
     return r.hget(keys.user(uid), "private") == "1"
 
 
-def set_private(r: Client, uid: int, private: bool) -> int:
+def set_private(
+    r: Client, uid: int, private: bool, notifications_kept: int = NOTIFICATIONS_KEPT
+) -> int:
     """Make ``uid``'s account private or public; return how many waiting requests were
     approved (turning public approves them all: INLINE_APPROVALS now, the rest by a
-    job for the fan-out workers)."""
+    job for the fan-out workers). ``notifications_kept``: as graph.follow's, for the
+    approvals made now."""
     users.forget_author(uid)  # this process's pages see the change at once
     if private:
         r.hset(keys.user(uid), "private", "1")
         return 0
     r.hdel(keys.user(uid), "private")
-    approved, more = approve_waiting(r, uid, limit=INLINE_APPROVALS)
+    approved, more = approve_waiting(
+        r, uid, limit=INLINE_APPROVALS, notifications_kept=notifications_kept
+    )
     if more:
-        jobs.enqueue(r, approve_job(uid))
+        jobs.enqueue(r, approve_job(uid, notifications_kept))
     return approved
 
 
-def approve_job(uid: int) -> dict[str, Any]:
-    """A job that approves every request waiting on the public account ``uid``."""
-    return {"kind": "approve_requests", "uid": uid}
+def approve_job(uid: int, notifications_kept: int = NOTIFICATIONS_KEPT) -> dict[str, Any]:
+    """A job that approves every request waiting on the public account ``uid`` (each
+    approval's notifications keeping ``notifications_kept``, the setting of the act that
+    queued it)."""
+    return {"kind": "approve_requests", "uid": uid, "notifications_kept": notifications_kept}
 
 
-def approve_waiting(r: Client, uid: int, limit: int | None = None) -> tuple[int, bool]:
+def approve_waiting(
+    r: Client, uid: int, limit: int | None = None, notifications_kept: int = NOTIFICATIONS_KEPT
+) -> tuple[int, bool]:
     """Approve the requests waiting on ``uid`` while the account is public; return
     (how many were approved, whether some are left because of ``limit``).
 
@@ -84,7 +94,9 @@ def approve_waiting(r: Client, uid: int, limit: int | None = None) -> tuple[int,
                 return approved, True
             tried.add(requester)
             try:
-                result = graph.follow(r, requester, uid, approved=True)
+                result = graph.follow(
+                    r, requester, uid, approved=True, notifications_kept=notifications_kept
+                )
             except graph.LockBusy:
                 continue
             if result in (graph.FollowResult.FOLLOWED, graph.FollowResult.ALREADY_FOLLOWING):
@@ -94,10 +106,13 @@ def approve_waiting(r: Client, uid: int, limit: int | None = None) -> tuple[int,
     return approved, False
 
 
-def approve(r: Client, uid: int, requester_uid: int) -> graph.FollowResult:
+def approve(
+    r: Client, uid: int, requester_uid: int, notifications_kept: int = NOTIFICATIONS_KEPT
+) -> graph.FollowResult:
     """``uid`` approves ``requester_uid``'s request to follow them: a graph.FollowResult
-    (FOLLOWED; NO_REQUEST if it was withdrawn or answered; BLOCKED/BLOCKING)."""
-    return graph.follow(r, requester_uid, uid, approved=True)
+    (FOLLOWED; NO_REQUEST if it was withdrawn or answered; BLOCKED/BLOCKING).
+    ``notifications_kept``: as graph.follow's."""
+    return graph.follow(r, requester_uid, uid, approved=True, notifications_kept=notifications_kept)
 
 
 def reject(r: Client, uid: int, requester_uid: int) -> bool:

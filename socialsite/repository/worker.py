@@ -18,7 +18,7 @@ import logging
 
 from . import eviction, fanout, jobs, keys, leaving, privacy, reposts
 from .client import OUTAGE_ERRORS
-from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP
+from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP, NOTIFICATIONS_KEPT
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,9 @@ def refill(r, job):
 
 
 def approve_requests(r, job):
-    privacy.approve_waiting(r, job["uid"])
+    # A job queued before jobs carried the setting keeps the repository's default.
+    kept = job.get("notifications_kept", NOTIFICATIONS_KEPT)
+    privacy.approve_waiting(r, job["uid"], notifications_kept=kept)
     return []
 
 
