@@ -9,6 +9,7 @@ the field, the API in its 422).
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from socialsite.connection import get_redis
 from socialsite.repository import lists, users
@@ -41,8 +42,8 @@ class MemberChange:
     list_name: str
 
 
-def _list(r, actor: Actor, list_id: int) -> dict:
-    found = lists.get_list(r, actor.uid, list_id)
+def _list(actor: Actor, list_id: int) -> dict[str, Any]:
+    found = lists.get_list(get_redis(), actor.uid, list_id)
     if found is None:
         raise NotFound(NO_SUCH_LIST)
     return found
@@ -75,7 +76,7 @@ def delete_list(actor: Actor, list_id: int) -> str:
     """Delete the actor's list ``list_id`` with its members and timeline; its name.
     NotFound for no list of theirs (a retry of a delete included)."""
     r = get_redis()
-    found = _list(r, actor, list_id)
+    found = _list(actor, list_id)
     if lists.delete_list(r, actor.uid, list_id) is lists.ListResult.MISSING:
         raise NotFound(NO_SUCH_LIST)  # deleted in between, by another of their tabs
     return str(found["name"])
@@ -102,7 +103,7 @@ def _change_member(actor: Actor, list_id: int, other_id: int, add: bool) -> Memb
         raise NotFound(NO_SUCH_LIST)
     if result in _MEMBER_REFUSALS:
         raise Invalid(_MEMBER_REFUSALS[result].format(login=other["login"]), field="login")
-    found = _list(r, actor, list_id)
+    found = _list(actor, list_id)
     return MemberChange(result, str(other["login"]), str(found["name"]))
 
 
