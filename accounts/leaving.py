@@ -1,5 +1,6 @@
-"""Leaving the site: /settings/delete/ deletes the account, /settings/export/ downloads
-its data first. The work is the repository's (repository/leaving.py)."""
+"""Leaving the site: /settings/delete/ deletes the account (the action
+socialsite.actions.accounts.delete_account), /settings/export/ downloads its data
+first (read from repository/leaving.py)."""
 
 import io
 import json
@@ -13,7 +14,9 @@ from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 
-from media import attachments, pictures
+from media import attachments
+from socialsite.acting import actor_of
+from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
 from socialsite.repository import emails, keys, leaving, users
 
@@ -31,9 +34,7 @@ def delete_account(request):
     the deletion (finished by the fan-out workers for a big account)."""
     form = DeleteAccountForm(request.user, request.POST or None)
     if request.method == "POST" and form.is_valid():
-        leaving.delete_account(get_redis(), request.user.id)
-        # The avatar and header the deletion's first step let go (profiles.forget_pictures).
-        pictures.delete_unused(get_redis())
+        account_actions.delete_account(actor_of(request))
         auth.logout(request)
         messages.success(
             request,

@@ -14,6 +14,9 @@ from django.core.mail import EmailMultiAlternatives
 from django.core.mail.backends.filebased import EmailBackend as FileBackend
 from django.template.loader import render_to_string
 
+# The verification and change-of-address messages are made where the change of address
+# is (its action); sign-up and the accounts command queue them by these names too.
+from socialsite.actions.accounts import queue_change_notice, queue_verification  # noqa: F401
 from socialsite.connection import get_redis
 from socialsite.repository import emails, mail, users
 
@@ -118,19 +121,6 @@ def can_reset_by_mail(state):
     if settings.EMAIL_VERIFICATION == "off":
         return bool(state.address)
     return state.verified
-
-
-def queue_verification(uid, address):
-    if settings.EMAIL_VERIFICATION != "off":
-        mail.queue(get_redis(), {"kind": "verify", "uid": int(uid), "address": address})
-
-
-def queue_change_notice(uid, old_address, new_address):
-    mail.queue(
-        get_redis(),
-        {"kind": "address_changed", "uid": int(uid), "old_address": old_address,
-         "new_address": new_address},
-    )  # fmt: skip
 
 
 def queue_password_reset(uid, address):

@@ -6,13 +6,14 @@ private account, a block or a suspension refuses here as there."""
 from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 
-from media import files, pictures
+from media import files, images
+from socialsite.acting import actor_of
+from socialsite.actions import profiles as profile_actions
 from socialsite.actions import relations as relation_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
     graph,
     keys,
-    profiles,
     reposts,
     search,
     timelines,
@@ -20,7 +21,6 @@ from socialsite.repository import (
     visibility,
 )
 from socialsite.repository.ids import parse_id
-from timeline.forms import ProfileForm, pictures_sent
 
 from . import entities, paging
 from .acting_on_accounts import act_on_account, relationship
@@ -49,8 +49,9 @@ def verify_credentials(request):
 @api_view(scope="write:accounts", methods=("PATCH",))
 def update_credentials(request):
     """PATCH /api/v1/accounts/update_credentials: ``display_name``, ``note`` (the bio),
-    and the pictures ``avatar`` and ``header`` (multipart), checked by the profile page's
-    own form and image pipeline; each picture counts toward THROTTLE_MEDIA."""
+    and the pictures ``avatar`` and ``header`` (multipart), through the profile page's
+    action (socialsite/actions/profiles.py: its rules, its image pipeline); each
+    picture counts toward THROTTLE_MEDIA before it is read, as on the page."""
     try:
         if request.content_type == "application/json":
             params, uploads = body(request), {}
@@ -58,39 +59,35 @@ def update_credentials(request):
             params, uploads = _patch(request)
     except (BadBody, MultiPartParserError) as bad:
         return error(422, str(bad) or "The request's body could not be read")
-    for _ in range(pictures_sent(uploads)):
+    sent = {field: uploads[field] for field in PICTURE_FIELDS if uploads.get(field)}
+    for _ in sent:
+        # Counted here, one use per picture (the action's Actor counts a throttle once
+        # per request): before any picture is read, as the page counts them.
         refused = throttled(request, "media")
         if refused is not None:
             return refused
-    data = request.user_data
-    form = ProfileForm(
-        {
-            "name": str(params.get("display_name", data["name"])),
-            "bio": str(params.get("note", data.get(keys.BIO_FIELD, ""))),
-            "website": data.get(keys.WEBSITE_FIELD, ""),
-        },
-        {field: uploads[field] for field in ("avatar", "header") if uploads.get(field)},
-    )
-    if not form.is_valid():
-        problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
-        return error(422, f"Validation failed: {problems}")
-    r = get_redis()
-    cleaned = form.cleaned_data
-    pictures_given = cleaned["avatar"] is not None or cleaned["header"] is not None
     try:
-        if pictures_given or cleaned["bio"] != data.get(keys.BIO_FIELD, ""):
-            pictures.change_profile(
-                r, data["id"], bio=cleaned["bio"], website=cleaned["website"],
-                avatar=cleaned["avatar"], header=cleaned["header"],
-            )  # fmt: skip
+        read = {field: images.read_upload(upload) for field, upload in sent.items()}
+    except images.ImageRefused as refused:
+        return error(422, f"Validation failed: {refused}")
+    change = profile_actions.ProfileChange(
+        name=None if "display_name" not in params else str(params["display_name"]),
+        bio=None if "note" not in params else str(params["note"]),
+        avatar=read.get("avatar"),
+        header=read.get("header"),
+    )
+    try:
+        profile_actions.update_profile(actor_of(request), change)
     except files.StorageFailed:
         return error(503, "Your pictures could not be stored just now, so nothing was changed")
-    except profiles.AccountGone:
-        raise Http404 from None
-    if cleaned["name"] != data["name"]:
-        users.change_name(r, data["id"], cleaned["name"])
-    user = users.get_user(r, data["id"])
+    user = users.get_user(get_redis(), request.user.id)
+    if user is None:
+        raise Http404
     return json_response(entities.credential_account(entities.site_base(request), user))
+
+
+# The pictures update_credentials takes, as the profile page's form names them.
+PICTURE_FIELDS = ("avatar", "header")
 
 
 def _patch(request):

@@ -1,22 +1,21 @@
 """The client API's lists (/api/v1/lists...): one's own named lists, their members,
-through the repository functions and the form the lists pages use (the same name
-rules, limits and refusals: socialsite/repository/lists.py, decision 0037). Another
-user's list id names nothing here, as on the pages: 404."""
+read through the repository, changed through the actions the lists pages call (the
+same name rules, limits and refusals: socialsite/actions/lists.py, decision 0037).
+Another user's list id names nothing here, as on the pages: 404."""
 
 from django.http import Http404, QueryDict
 
+from socialsite.acting import actor_of
+from socialsite.actions import lists as list_actions
 from socialsite.connection import get_redis
 from socialsite.repository import lists, users
 from socialsite.repository.ids import parse_id
-from timeline.forms import ListNameForm
-from timeline.lists import MEMBER_REFUSALS, NAME_REFUSALS
 
 from . import paging
 from .auth import api_view
 from .common import BadBody, body, get_list, id_or_404, scope_refused
 from .responses import error, json_response
 
-ListResult, MemberResult = lists.ListResult, lists.MemberResult
 # Members read per call at most (Mastodon: 40; limit=0 means "all" there, 40 here).
 MEMBERS_AT_ONCE = 40
 
@@ -45,12 +44,8 @@ def _params(request):
 
 
 def _title(params):
-    """The checked ``title`` (the lists page's form), or a 422 answer."""
-    form = ListNameForm({"name": str(params.get("title", ""))})
-    if not form.is_valid():
-        problems = " ".join(str(m) for errors in form.errors.values() for m in errors)
-        return None, error(422, f"Validation failed: {problems}")
-    return form.cleaned_data["name"], None
+    """The ``title`` sent (checked by the action)."""
+    return str(params.get("title", ""))
 
 
 @api_view(methods=("GET", "POST"))
@@ -64,15 +59,11 @@ def lists_view(request):
         found = lists.get_lists(get_redis(), request.user.id)
         return json_response([_entity(one) for one in found])
     try:
-        title, refused = _title(body(request))
+        title = _title(body(request))
     except BadBody as bad:
         return error(422, str(bad))
-    if refused is not None:
-        return refused
-    result, list_id = lists.create_list(get_redis(), request.user.id, title)
-    if result is ListResult.FULL:
-        return error(422, f"Validation failed: {NAME_REFUSALS[result]}")
-    return json_response(_entity({"id": list_id, "name": title}))
+    made = list_actions.create_list(actor_of(request), title)
+    return json_response(_entity({"id": made.list_id, "name": made.name}))
 
 
 @api_view(methods=("GET", "PUT", "DELETE"))
@@ -90,21 +81,14 @@ def one(request, list_id):
             raise Http404
         return json_response(_entity(found))
     if request.method == "DELETE":
-        if lists.delete_list(r, uid, lid) is ListResult.MISSING:
-            raise Http404
+        list_actions.delete_list(actor_of(request), lid)
         return json_response({})
     try:
-        title, refused = _title(_params(request))
+        title = _title(_params(request))
     except BadBody as bad:
         return error(422, str(bad))
-    if refused is not None:
-        return refused
-    result = lists.rename_list(r, uid, lid, title)
-    if result is ListResult.MISSING:
-        raise Http404
-    if result is ListResult.EXISTS:
-        return error(422, f"Validation failed: {NAME_REFUSALS[result].format(name=title)}")
-    return json_response(_entity({"id": lid, "name": title}))
+    name = list_actions.rename_list(actor_of(request), lid, title)
+    return json_response(_entity({"id": lid, "name": name}))
 
 
 @api_view(methods=("GET", "POST", "DELETE"))
@@ -125,18 +109,13 @@ def accounts(request, list_id):
     if not wanted:
         return error(422, "Validation failed: give account_ids[]")
     r = get_redis()
-    uid = request.user.id
-    if lists.get_list(r, uid, lid) is None:
+    if lists.get_list(r, request.user.id, lid) is None:
         raise Http404
     people = _accounts(r, wanted)
-    change = lists.add_member if request.method == "POST" else lists.remove_member
+    change = list_actions.add_member if request.method == "POST" else list_actions.remove_member
+    actor = actor_of(request)
     for person in people:
-        result = change(r, uid, lid, person["id"])
-        if result is MemberResult.MISSING:
-            raise Http404
-        if result in MEMBER_REFUSALS:
-            message = MEMBER_REFUSALS[result].format(login=person["login"])
-            return error(422, f"Validation failed: {message}")
+        change(actor, lid, person["id"])  # a refusal stops here: those before are done
     return json_response({})
 
 

@@ -1,9 +1,12 @@
 """GET/POST /api/v1/markers: where the user last stopped reading their home timeline
 and their notifications (socialsite/repository/markers.py), the same point the pages
-show as "new since you last read"."""
+show as "new since you last read"; moved by the reading actions
+(socialsite/actions/reading.py)."""
 
+from socialsite.acting import actor_of
+from socialsite.actions import reading
 from socialsite.connection import get_redis
-from socialsite.repository import markers, notifications
+from socialsite.repository import markers
 from socialsite.repository.ids import MAX_ID, parse_id
 
 from . import entities
@@ -66,11 +69,10 @@ def _save(request):
             422,
             f"Validation failed: {bad[0]}[last_read_id] must be an id (1 to {MAX_ID})",
         )
-    r = get_redis()
-    uid = request.user.id
+    actor = actor_of(request)
     if markers.HOME in ids:
-        markers.set_home(r, uid, ids[markers.HOME])
+        reading.set_home_marker(actor, ids[markers.HOME])
     if markers.NOTIFICATIONS in ids:
-        notifications.mark_read(r, uid, ids[markers.NOTIFICATIONS])
-    found = markers.get_markers(r, uid)
+        reading.mark_notifications_read(actor, ids[markers.NOTIFICATIONS])
+    found = markers.get_markers(get_redis(), request.user.id)
     return json_response({name: _entity(found[name]) for name in ids if name in found})

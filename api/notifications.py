@@ -5,8 +5,10 @@ notifications page leaves out."""
 
 from django.http import Http404
 
+from socialsite.acting import actor_of
+from socialsite.actions import reading
 from socialsite.connection import get_redis
-from socialsite.repository import conversations, notifications
+from socialsite.repository import conversations
 
 from . import entities, paging
 from .auth import api_view
@@ -81,16 +83,12 @@ def one(request, notification_id):
 @api_view(scope="write:notifications", methods=("POST",))
 def dismiss(request, notification_id):
     """POST /api/v1/notifications/:id/dismiss."""
-    notice = _one(request, notification_id)
-    notifications.unnotify(get_redis(), request.user.id, [notice.event.member])
+    reading.dismiss_notification(actor_of(request), id_or_404(notification_id), SHOWN_KINDS)
     return json_response({})
 
 
 @api_view(scope="write:notifications", methods=("POST",))
 def clear(request):
     """POST /api/v1/notifications/clear: every notification of the user."""
-    r = get_redis()
-    members = [event.member for event in notifications.events(r, request.user.id)]
-    if members:
-        notifications.unnotify(r, request.user.id, members)
+    reading.clear_notifications(actor_of(request))
     return json_response({})

@@ -5,11 +5,19 @@ from django.conf import settings
 
 from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
-from accounts.display_names import problem as display_name_problem
 from media import attachments, images
-from socialsite.actions import Invalid
+from socialsite.actions import Invalid, rules
 from socialsite.actions import statuses as statuses_actions
-from socialsite.repository import direct, entities, limits, lists, moderation, profiles
+from socialsite.repository import direct, entities, limits, moderation
+
+
+def _checked(rule, value):
+    """``rule(value)`` (a check of socialsite.actions.rules), its Invalid said as the
+    field's error."""
+    try:
+        return rule(value)
+    except Invalid as refused:
+        raise forms.ValidationError(refused.message) from None
 
 
 def parse_location(value):
@@ -228,14 +236,14 @@ class ReplyForm(StatusForm):
 
 
 class ListNameForm(forms.Form):
-    """A named list's name (lists.py): what a display name may hold (visible text: no
-    direction controls, invisible or control characters), NFKC-normalized and
-    stripped, 1 to limits.LIST_NAME_MAX_LENGTH characters once normalized."""
+    """A named list's name: checked as the lists action checks it
+    (socialsite.actions.rules.check_list_name), said beside the field."""
 
     name = forms.CharField(
         label="List name",
-        max_length=limits.LIST_NAME_MAX_LENGTH,
-        error_messages={"required": "Give the list a name."},
+        # The browser's bound; the rule counts the name once normalized (the action's).
+        widget=forms.TextInput(attrs={"maxlength": rules.LIST_NAME_MAX_LENGTH}),
+        error_messages={"required": rules.LIST_NAME_REQUIRED},
     )
 
     @classmethod
@@ -243,18 +251,7 @@ class ListNameForm(forms.Form):
         return None  # the blank form (the lists page's) is always the same
 
     def clean_name(self):
-        name = lists.normalize_name(self.cleaned_data["name"])
-        reason = display_name_problem(name)
-        if reason is not None:
-            raise forms.ValidationError(reason.replace("A display name", "A list name"))
-        if not name:
-            raise forms.ValidationError("Give the list a name.")
-        if len(name) > limits.LIST_NAME_MAX_LENGTH:
-            raise forms.ValidationError(
-                f"A list name has at most {limits.LIST_NAME_MAX_LENGTH} characters"
-                f" (this one has {len(name)} once normalized)."
-            )
-        return name
+        return _checked(rules.check_list_name, self.cleaned_data["name"])
 
 
 class ListMemberForm(forms.Form):
@@ -272,8 +269,9 @@ class ListMemberForm(forms.Form):
 
 
 class PictureField(forms.FileField):
-    """An uploaded picture, checked and decoded by media/images.py: cleaned to a Pillow
-    image ready to be made into its sizes, or None when no file was chosen."""
+    """An uploaded picture's bytes (media/images.read_upload: refused past MAX_BYTES
+    before they are read), or None when no file was chosen. What the bytes hold is
+    the profile action's to check and decode (socialsite/actions/profiles.py)."""
 
     def __init__(self, **options):
         options.setdefault("required", False)
@@ -286,13 +284,16 @@ class PictureField(forms.FileField):
         if not upload:
             return None
         try:
-            return images.read_image(images.read_upload(upload))
+            return images.read_upload(upload)
         except images.ImageRefused as refused:
             raise forms.ValidationError(str(refused)) from None
 
 
 class ProfileForm(forms.Form):
-    """/settings/profile/: what the profile page shows of an account."""
+    """/settings/profile/: what the profile page shows of an account. Its fields are
+    checked by the rules the profile action applies (socialsite.actions.rules), so that
+    every problem is said at once beside its field; the pictures are decoded by the
+    action."""
 
     name = display_name_field(
         help_text="Shown beside your login on your statuses and profile; "
@@ -303,13 +304,13 @@ class ProfileForm(forms.Form):
         required=False,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text=f"At most {profiles.BIO_MAX_LENGTH} characters; links, @mentions and"
+        help_text=f"At most {rules.BIO_MAX_LENGTH} characters; links, @mentions and"
         " #tags are linked as in statuses.",
     )
     website = forms.URLField(
         label="Website",
         required=False,
-        max_length=profiles.WEBSITE_MAX_LENGTH,
+        max_length=rules.WEBSITE_MAX_LENGTH,
         assume_scheme="https",
         help_text="An http:// or https:// address, linked from your profile.",
     )
@@ -326,24 +327,16 @@ class ProfileForm(forms.Form):
     remove_header = forms.BooleanField(label="Remove the header", required=False)
 
     def clean_bio(self):
-        bio = self.cleaned_data["bio"].replace("\r\n", "\n")
-        if len(bio) > profiles.BIO_MAX_LENGTH:
-            raise forms.ValidationError(
-                f"A bio is at most {profiles.BIO_MAX_LENGTH} characters; this one has {len(bio)}."
-            )
-        return bio
+        return _checked(rules.check_bio, self.cleaned_data["bio"])
 
     def clean_website(self):
-        website = self.cleaned_data["website"]
-        if website and not website.lower().startswith(("http://", "https://")):
-            raise forms.ValidationError("A website is an http:// or https:// address.")
-        return website
+        return _checked(rules.check_website, self.cleaned_data["website"])
 
     def clean(self):
         data = super().clean()
         for field in ("avatar", "header"):
             if data.get(field) is not None and data.get(f"remove_{field}"):
-                self.add_error(f"remove_{field}", f"Choose a new {field} or remove it, not both.")
+                self.add_error(f"remove_{field}", rules.both_for_a_picture(field))
         return data
 
 

@@ -1,6 +1,6 @@
-"""Named lists: the lists page, a list's timeline and members, and the actions on them
-(socialsite.repository.lists). Each view: checks, one repository call, a response (see
-views.py).
+"""Named lists: the lists page, a list's timeline and members, read through
+socialsite.repository.lists, and the forms that change them through the lists actions
+(socialsite/actions/lists.py), whose refusals they say beside the field.
 
 Lists are their owner's alone: every view reads the logged-in user's own list by its
 id, so another user's list id is a plain 404, as a list that does not exist."""
@@ -12,6 +12,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.decorators import login_required
+from socialsite.acting import actor_of
+from socialsite.actions import Invalid, rules
+from socialsite.actions import lists as list_actions
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.query import page_cursor
@@ -19,13 +22,7 @@ from socialsite.repository import limits, lists, users
 
 from .forms import ListMemberForm, ListNameForm
 
-ListResult, MemberResult = lists.ListResult, lists.MemberResult
-
-NAME_REFUSALS = {
-    ListResult.EXISTS: "You already have a list named \u201c{name}\u201d.",
-    ListResult.FULL: f"You have {limits.LISTS_PER_USER} lists, the most one can have: "
-    "delete one before making another.",
-}
+MemberResult = lists.MemberResult
 
 MEMBER_MESSAGES = {
     MemberResult.ADDED: (messages.SUCCESS, "@{login} is on \u201c{name}\u201d now."),
@@ -34,18 +31,10 @@ MEMBER_MESSAGES = {
     MemberResult.ABSENT: (messages.INFO, "@{login} was not on \u201c{name}\u201d."),
 }
 
-MEMBER_REFUSALS = {
-    MemberResult.NOT_FOLLOWING: "You can only add people you follow: follow @{login} first.",
-    MemberResult.FULL: f"A list holds at most {limits.LIST_MEMBERS} people.",
-    MemberResult.SELF: "Your own statuses are on your home page: a list is for others.",
-}
 
-
-def _list_or_404(request, list_id):
-    found = lists.get_list(get_redis(), request.user.id, list_id)
-    if found is None:
-        raise Http404("You have no such list.")
-    return found
+def _refused_in(form, refused):
+    """Say the action's Invalid ``refused`` in ``form``: beside its field, else above."""
+    form.add_error(refused.field if refused.field in form.fields else None, refused.message)
 
 
 def _lists_page(request, form, status=200):
@@ -64,18 +53,18 @@ def lists_page(request):
     form = ListNameForm(request.POST)
     if not form.is_valid():
         return _lists_page(request, form, status=400)
-    name = form.cleaned_data["name"]
-    result, list_id = lists.create_list(get_redis(), request.user.id, name)
-    if result is ListResult.FULL:
-        form.add_error("name", NAME_REFUSALS[result])
+    try:
+        made = list_actions.create_list(actor_of(request), form.cleaned_data["name"])
+    except Invalid as refused:
+        _refused_in(form, refused)
         return _lists_page(request, form, status=400)
-    if result is ListResult.CREATED:
+    if made.created:
         messages.success(
-            request, f"Your list \u201c{name}\u201d is made: add people you follow to it."
+            request, f"Your list \u201c{made.name}\u201d is made: add people you follow to it."
         )
-    else:  # EXISTS: the same form sent twice, or a name in use
-        messages.info(request, NAME_REFUSALS[result].format(name=name))
-    return redirect("list_timeline", list_id)
+    else:  # the same form sent twice, or a name in use
+        messages.info(request, rules.LIST_EXISTS.format(name=made.name))
+    return redirect("list_timeline", made.list_id)
 
 
 def _list_timeline(request, list_id, rename_form=None, member_form=None, status=200):
@@ -121,50 +110,44 @@ def list_members(request, list_id):
 def rename_list(request, list_id):
     form = ListNameForm(request.POST)
     if form.is_valid():
-        name = form.cleaned_data["name"]
-        result = lists.rename_list(get_redis(), request.user.id, list_id, name)
-        if result is ListResult.MISSING:
-            raise Http404("You have no such list.")
-        if result is ListResult.RENAMED:
+        try:
+            name = list_actions.rename_list(actor_of(request), list_id, form.cleaned_data["name"])
+        except Invalid as refused:
+            _refused_in(form, refused)
+        else:
             messages.success(request, f"The list is named \u201c{name}\u201d now.")
             return redirect("list_timeline", list_id)
-        form.add_error("name", NAME_REFUSALS[result].format(name=name))
     return _list_timeline(request, list_id, rename_form=form, status=400)
 
 
 @require_POST
 @login_required
 def delete_list(request, list_id):
-    found = _list_or_404(request, list_id)
-    lists.delete_list(get_redis(), request.user.id, list_id)
-    messages.success(request, f"Your list \u201c{found['name']}\u201d is deleted.")
+    name = list_actions.delete_list(actor_of(request), list_id)
+    messages.success(request, f"Your list \u201c{name}\u201d is deleted.")
     return redirect("lists")
 
 
 def _change_member(request, list_id, change):
-    """Add someone to a list or take them off (``change``: lists.add_member or
+    """Add someone to a list or take them off (``change``: list_actions.add_member or
     remove_member); a refusal shows the list's page with the login typed and why."""
     form = ListMemberForm(request.POST)
     if form.is_valid():
         login = form.cleaned_data["login"]
-        r = get_redis()
-        other = users.get_user_by_login(r, login)
+        other = users.get_user_by_login(get_redis(), login)
         if other is None or users.is_hidden(other):
             form.add_error("login", f"There is no user @{login}.")
         else:
-            result = change(r, request.user.id, list_id, other["id"])
-            if result is MemberResult.MISSING:
-                raise Http404("You have no such list.")
-            if result in MEMBER_REFUSALS:
-                form.add_error("login", MEMBER_REFUSALS[result].format(login=other["login"]))
+            try:
+                done = change(actor_of(request), list_id, other["id"])
+            except Invalid as refused:
+                _refused_in(form, refused)
             else:
-                found = _list_or_404(request, list_id)
-                level, text = MEMBER_MESSAGES[result]
+                level, text = MEMBER_MESSAGES[done.result]
                 messages.add_message(
-                    request, level, text.format(login=other["login"], name=found["name"])
+                    request, level, text.format(login=done.login, name=done.list_name)
                 )
-                back = request.POST.get("back")
-                if back == "members":
+                if request.POST.get("back") == "members":
                     return redirect("list_members", list_id)
                 return redirect("list_timeline", list_id)
     return _list_timeline(request, list_id, member_form=form, status=400)
@@ -173,10 +156,10 @@ def _change_member(request, list_id, change):
 @require_POST
 @login_required
 def add_to_list(request, list_id):
-    return _change_member(request, list_id, lists.add_member)
+    return _change_member(request, list_id, list_actions.add_member)
 
 
 @require_POST
 @login_required
 def remove_from_list(request, list_id):
-    return _change_member(request, list_id, lists.remove_member)
+    return _change_member(request, list_id, list_actions.remove_member)

@@ -1,5 +1,6 @@
-"""/settings/profile/: the profile form (name, bio, website, avatar, header). Checks,
-one call that changes the profile (media/pictures.py), a redirect."""
+"""/settings/profile/: the profile form (name, bio, website, avatar, header). The form
+says every problem of its fields at once; the profile action (socialsite/actions/
+profiles.py) checks again, decodes the pictures and saves; a redirect."""
 
 from django.contrib import messages
 from django.http import Http404
@@ -7,10 +8,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
 from accounts.decorators import login_required
-from media import files, pictures
-from socialsite import throttling
+from media import files
+from socialsite import actions, throttling
+from socialsite.acting import actor_of
+from socialsite.actions import profiles as profile_actions
 from socialsite.connection import get_redis
-from socialsite.repository import keys, profiles, users
+from socialsite.repository import keys, users
 
 from .forms import ProfileForm, pictures_sent
 
@@ -48,15 +51,10 @@ def edit_profile(request):
             context = {"form": form, "profile": user}
             return throttling.too_many_requests(request, counted, TEMPLATE, context)
     form = ProfileForm(request.POST, request.FILES)
-    if not form.is_valid():
-        if request.FILES:
-            form.add_error(None, "Your profile was not saved." + CHOOSE_AGAIN)
-        return _page(request, user, form, status=400)
-    data = form.cleaned_data
-    try:
-        pictures.change_profile(
-            r,
-            user["id"],
+    if form.is_valid():
+        data = form.cleaned_data
+        change = profile_actions.ProfileChange(
+            name=data["name"],
             bio=data["bio"],
             website=data["website"],
             avatar=data["avatar"],
@@ -64,16 +62,20 @@ def edit_profile(request):
             remove_avatar=data["remove_avatar"],
             remove_header=data["remove_header"],
         )
-    except files.StorageFailed:
-        form.add_error(
-            None,
-            "Your pictures could not be stored just now, so nothing was changed. Try again"
-            " in a moment." + CHOOSE_AGAIN,
-        )
-        return _page(request, user, form, status=503)
-    except profiles.AccountGone:
-        raise Http404("There is no such account any more.") from None
-    if data["name"] != user["name"]:
-        users.change_name(r, user["id"], data["name"])
-    messages.success(request, "Your profile is saved.")
-    return redirect("edit_profile")
+        try:
+            profile_actions.update_profile(actor_of(request), change)
+        except actions.Invalid as refused:
+            form.add_error(refused.field if refused.field in form.fields else None, refused.message)
+        except files.StorageFailed:
+            form.add_error(
+                None,
+                "Your pictures could not be stored just now, so nothing was changed. Try"
+                " again in a moment." + CHOOSE_AGAIN,
+            )
+            return _page(request, user, form, status=503)
+        else:
+            messages.success(request, "Your profile is saved.")
+            return redirect("edit_profile")
+    if request.FILES:
+        form.add_error(None, "Your profile was not saved." + CHOOSE_AGAIN)
+    return _page(request, user, form, status=400)
