@@ -25,17 +25,19 @@ from socialsite.actions import (
 
 def actor_of(request) -> Actor:
     """The Actor of a request's logged-in user (pages and API alike: both put a SiteUser
-    on ``request.user``). Its throttle uses are counted for this request, or taken
-    from those counted already."""
+    on ``request.user``). Each throttle use it is asked for is counted for this
+    request, except one a page's throttle decorator counted already: that one is
+    taken, once."""
     user = request.user
     # A page's throttle decorator counted its use in the round trip that read the
-    # session (throttling.throttle): the action finds it there, at no cost.
+    # session (throttling.throttle): the action finds it there, at no cost. Taken, not
+    # kept: an act that counts a throttle twice (one use per picture) counts twice.
     counted_before = throttling.counted_for(request)
 
     def count(name):
-        if name not in counted_before:
-            counted_before[name] = throttling.count(request, name)
-        return counted_before[name]
+        if name in counted_before:
+            return counted_before.pop(name)
+        return throttling.count(request, name)
 
     return Actor(
         uid=user.id,
