@@ -17,6 +17,7 @@ from media import attachments
 from socialsite import throttling
 from socialsite.acting import actor_of
 from socialsite.actions import Busy, Invalid, NotFound
+from socialsite.actions import reading as reading_actions
 from socialsite.actions import relations as relation_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
@@ -94,7 +95,7 @@ def home(request):
     ):
         # Seeing the newest page marks it read, once rendered (as Mastodon's web app
         # does): one write when there is something new, none on a reload.
-        markers.set_home(get_redis(), uid, newest, current=marker)
+        reading_actions.set_home_marker(actor_of(request), newest, current=marker)
     return response
 
 
