@@ -5,8 +5,7 @@ avatar and the header. One act, update_profile, called by the profile page
 image pipeline (media/images.py, media/pictures.py).
 
 Each picture counts toward THROTTLE_MEDIA before it is read: the doors count it, as
-they take the upload in (Actor.count counts a throttle once per request, and two
-pictures are two uses).
+they take the upload in, with actions.uploads.count_pictures (one use per picture).
 """
 
 from dataclasses import dataclass
