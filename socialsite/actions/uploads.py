@@ -8,7 +8,8 @@ Throttle: "media" counts one use per picture, whichever door sends it, before an
 picture is decoded (decoding a 33-megapixel picture is the costly part: a refused use
 costs none). The Actor's ``count`` counts one use per call (socialsite.acting.actor_of),
 so n pictures are n uses. Sending images to show needs a verified address, as posting
-does; the profile's pictures are the profile's act (which needs none).
+does, checked before any use is counted at every door; the profile's pictures are the
+profile's act (which needs none).
 
 Every image goes through one pipeline (media/images.py and media/attachments.py:
 type, size, pixels, re-encoded without EXIF). A refused one is Invalid with the
@@ -62,11 +63,12 @@ def checked_description(description: str) -> str:
 def count_pictures(actor: Actor, number: int, *, verified: bool = False) -> None:
     """Count ``number`` uses of the throttle "media" for the actor, one per picture,
     before any is read; Throttled at the first refused (those before it stay counted,
-    as each was a picture sent). With ``verified``, EmailUnverified for an actor who
-    must verify their address first."""
+    as each was a picture sent). With ``verified``, first EmailUnverified for an actor
+    who must verify their address: a picture they may not send costs no use (the
+    status form's page refuses them before counting, by its decorator)."""
+    require(actor, verified=verified)
     for _ in range(number):
         require(actor, throttle="media")
-    require(actor, verified=verified)
 
 
 def upload(actor: Actor, data: bytes, description: str = "") -> Uploaded:
@@ -75,10 +77,11 @@ def upload(actor: Actor, data: bytes, description: str = "") -> Uploaded:
     MEDIA_PENDING_MAX_AGE (actions.statuses.post's ``upload_ids``) or the fan-out
     workers sweep it.
 
-    Rules: the throttle "media" (one use), a verified address, the alt text's length
-    (Invalid), an image the pipeline takes (Invalid: "the image was refused: ...").
-    files.StorageFailed when its files cannot be stored: nothing kept."""
-    require(actor, throttle="media", verified=True)
+    Rules: a verified address, then the throttle "media" (one use: as the status
+    form's images count), the alt text's length (Invalid), an image the pipeline takes
+    (Invalid: "the image was refused: ..."). files.StorageFailed when its files cannot
+    be stored: nothing kept."""
+    count_pictures(actor, 1, verified=True)
     description = checked_description(description)
     try:
         prepared = attachments.prepare(data)
