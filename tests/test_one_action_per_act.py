@@ -5,7 +5,7 @@ pages, the streaming server, media's view, the site's own views and middleware, 
 the management commands a person runs to act as someone) turns its input into an Actor
 and calls one action in socialsite/actions/, which applies every rule of the act once
 and calls the repository. A door that called a write itself would carry its own copy
-of the rules, which drifts: that is what issue 42 ended.
+of the rules, and copies drift apart.
 
 - WRITES lists, per repository module, the functions that change what users see
   or own (a status, a follow, a block, a list, a report, a setting ...). Reads,
