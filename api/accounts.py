@@ -14,7 +14,6 @@ from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
     graph,
-    keys,
     reposts,
     search,
     timelines,
@@ -149,7 +148,7 @@ def _kept(request, item, owner):
         return False
     if _truthy(request, "exclude_reblogs") and item.get("reposted_by"):
         return False
-    return not (_truthy(request, "only_media") and not item.get(keys.STATUS_MEDIA_FIELD))
+    return not (_truthy(request, "only_media") and not item.get("media"))
 
 
 def _people(request, account_id, read_page):

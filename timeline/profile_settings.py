@@ -14,7 +14,7 @@ from socialsite.acting import actor_of
 from socialsite.actions import profiles as profile_actions
 from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
-from socialsite.repository import keys, users
+from socialsite.repository import users
 
 from .forms import ProfileForm, pictures_sent
 
@@ -25,8 +25,8 @@ CHOOSE_AGAIN = " Pictures are not kept from a form that was refused: choose them
 def _initial(user):
     return {
         "name": user["name"],
-        "bio": user.get(keys.BIO_FIELD, ""),
-        "website": user.get(keys.WEBSITE_FIELD, ""),
+        "bio": user.get("bio", ""),
+        "website": user.get("website", ""),
     }
 
 
