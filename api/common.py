@@ -4,6 +4,7 @@ body, as Mastodon takes both) and a status the viewer may see as its Status enti
 refusals.)"""
 
 import json
+import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
@@ -27,6 +28,10 @@ MAX_JSON_DEPTH = 16
 # A JSON body is this long at most: the longest a client sends is a status with its
 # spoiler, a few KB; the API's pictures come as multipart forms, never as JSON.
 MAX_JSON_BYTES = 256 * 1024
+
+
+# What an upload's id looks like (the ids POST /api/v2/media gives: attachments.upload_id).
+UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class BadBody(ValueError):

@@ -5,8 +5,6 @@ pixels, re-encoded without EXIF) and is stored as a pending upload; POST
 /api/v1/statuses attaches it with ``media_ids[]`` (api/statuses.py). One not attached
 within MEDIA_PENDING_MAX_AGE is swept by the fan-out workers (decision 0052)."""
 
-import re
-
 from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
@@ -18,11 +16,10 @@ from socialsite.connection import get_redis
 
 from . import entities
 from .auth import api_view
-from .common import BadBody, body
+from .common import UPLOAD_ID, BadBody, body
 from .responses import error, json_response
 
 # An upload's id: the random token of its file's name (files.new_name).
-UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STORAGE_FAILED = "The image could not be stored just now: try again in a moment"
 
 
