@@ -8,7 +8,9 @@ shares, are socialsite.status_markup's (StatusLinks, message_html and the url fi
 """
 
 import datetime
+import functools
 import time
+import zoneinfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -39,6 +41,22 @@ def reltime(posted, now=None):
     if moment.year == now.year:
         return f"{moment:%b} {moment.day}"
     return f"{moment:%b} {moment.day}, {moment.year}"
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(name):
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        return datetime.UTC
+
+
+def abstime(posted, zone="UTC"):
+    """A timestamp (seconds since the epoch) as a date and time in the reader's time
+    zone (``zone``, an IANA name; UTC for none or an unknown one), as a status shows it
+    on hover and focus: "29 Nov 2026, 11:24 CET"."""
+    moment = datetime.datetime.fromtimestamp(float(posted), tz=_zone(zone or "UTC"))
+    return f"{moment.day} {moment:%b %Y, %H:%M} {moment.tzname()}"
 
 
 def isotime(posted):
@@ -79,20 +97,25 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     """
     viewer_id = request.user.id
     actions = viewer_id is not None
+    # The reader's time zone (their setting, socialsite.actions.settings), for the
+    # absolute times.
+    zone = getattr(request.user, "time_zone", None) or "UTC"
     liked = liked or ()
     own_next = delete_next or request.get_full_path()
     keys = [
         (status["id"], reltime(status["posted"]), links.patterns, actions,
-         status["id"] in liked, status.get("viewer_reposted", False))
+         status["id"] in liked, status.get("viewer_reposted", False), zone)
         for status in statuses
     ]  # fmt: skip
     remembered = _remembered.get_many(keys)
     new = {}
     made = []
     for status, key in zip(statuses, keys, strict=True):
-        _, when, _, _, is_liked, reposted = key
+        _, when, _, _, is_liked, reposted, _ = key
         if status["uid"] == viewer_id:
-            made.append(article(status, links, csrf_input, own_next, actions, is_liked, reposted))
+            made.append(
+                article(status, links, csrf_input, own_next, actions, is_liked, reposted, when, zone)
+            )
             continue
         # The viewer's own mark is in the key, not in what is compared: the status's
         # fields alone.
@@ -101,7 +124,7 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
             fields = {name: value for name, value in status.items() if name != "viewer_reposted"}
         entry = remembered.get(key)
         if entry is None or entry[0] != fields:
-            markup = article(status, links, None, None, actions, is_liked, reposted, when)
+            markup = article(status, links, None, None, actions, is_liked, reposted, when, zone)
             entry = new[key] = (dict(fields), markup)
         made.append(entry[1])
     if new:
