@@ -464,7 +464,7 @@ def test_a_likers_home_page_reads_its_counts_once_after_a_like(
     statuses._known.put(sid, (*statuses._known.get(sid)[:3], 10**12))
     round_trips["n"] = 0
     page = client.get("/").content.decode()
-    assert ">1<span class=\"visually-hidden\"> like</span>" in page
+    assert '>1<span class="visually-hidden"> like</span>' in page
     assert 'unlike/" aria-pressed="true"' in page
     if not redis_backend.cluster:
         assert round_trips["n"] == HOME_PAGE_ROUND_TRIPS + 1  # the counts, read fresh

@@ -82,9 +82,7 @@ def timeline(r, media_root):
     return ids
 
 
-def test_action_buttons_have_an_icon_a_name_and_44_px_on_a_phone(
-    timeline, browser_contexts, axe
-):
+def test_action_buttons_have_an_icon_a_name_and_44_px_on_a_phone(timeline, browser_contexts, axe):
     page = browser_contexts(viewport=PHONE).new_page()
     log_in_browser(page, "bob")
     page.goto("/")
@@ -111,9 +109,7 @@ def test_action_buttons_have_an_icon_a_name_and_44_px_on_a_phone(
     screenshot(page, "home-1280")
 
 
-def test_statuses_with_images_show_thumbnails_on_the_home_timeline(
-    timeline, browser_contexts, axe
-):
+def test_statuses_with_images_show_thumbnails_on_the_home_timeline(timeline, browser_contexts, axe):
     page = browser_contexts(viewport=DESKTOP).new_page()
     log_in_browser(page, "bob")
     page.goto("/")

@@ -353,7 +353,8 @@ def test_a_live_status_shows_its_images_and_warning_as_the_page_does(
     assert client.post("/statuses/", form).status_code == 302
     event = status_event(alice_live)
     live_html = event["html"]
-    assert '<details class="content-warning"><summary><span class="cw-text">Birds</span>' in live_html
+    warning = '<details class="content-warning"><summary><span class="cw-text">Birds</span>'
+    assert warning in live_html
     assert 'alt="a heron"' in live_html and 'alt="a swan"' in live_html
     page = client.get("/").content.decode()
     shown = re.search(rf'<article class="status" id="status-{event["id"]}".*?</article>', page,

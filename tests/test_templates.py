@@ -127,8 +127,9 @@ def articles_of(html):
 def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def article(status, links, csrf_input, delete_next, actions, liked, reposted, when=None,
-                zone="UTC"):
+    def article(
+        status, links, csrf_input, delete_next, actions, liked, reposted, when=None, zone="UTC"
+    ):
         made.append(when)
         return Markup("<p>{} {}</p>").format(status["author"]["name"], when)
 
@@ -186,7 +187,8 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     html = STATUS_LIST.render({"items": items}, request)
     assert html.count('class="icon-button like"') == 3  # Like and Repost buttons on each
     for sid in (5, 4, 3):  # each posting the page's one form to its own URL
-        assert f'form="status-actions" class="icon-button like" formaction="/statuses/{sid}/like/"' in html
+        like = f'form="status-actions" class="icon-button like" formaction="/statuses/{sid}/like/"'
+        assert like in html
         assert f'formaction="/statuses/{sid}/repost/" aria-pressed="false">' in html
     assert html.count('<form id="status-actions" method="post" hidden>') == 1
     # The page's form and the delete form of the viewer's own status lead back here.

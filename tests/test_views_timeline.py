@@ -1052,9 +1052,9 @@ def test_counts_read_as_english(client, r, alice, bob, carol):
     assert re.search(r"1</strong> post</span>", profile)
     assert re.search(r"1</strong> follower</a>", profile)
     thread = html_of(client.get(f"/@bob/{sid}/"))
-    assert ">1<span class=\"visually-hidden\"> reply</span>" in thread
-    assert ">2<span class=\"visually-hidden\"> likes</span>" in thread
-    assert ">1<span class=\"visually-hidden\"> repost</span>" in thread
+    assert '>1<span class="visually-hidden"> reply</span>' in thread
+    assert '>2<span class="visually-hidden"> likes</span>' in thread
+    assert '>1<span class="visually-hidden"> repost</span>' in thread
     graph.follow(r, carol["id"], alice["id"])
     graph.follow(r, bob["id"], alice["id"])
     assert re.search(r"2</strong> followers</a>", html_of(client.get("/@alice/")))

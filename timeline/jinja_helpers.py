@@ -113,9 +113,8 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     for status, key in zip(statuses, keys, strict=True):
         _, when, _, _, is_liked, reposted, _ = key
         if status["uid"] == viewer_id:
-            made.append(
-                article(status, links, csrf_input, own_next, actions, is_liked, reposted, when, zone)
-            )
+            own = (csrf_input, own_next, actions, is_liked, reposted, when, zone)
+            made.append(article(status, links, *own))
             continue
         # The viewer's own mark is in the key, not in what is compared: the status's
         # fields alone.

@@ -77,3 +77,25 @@
   }
   setInterval(refresh, 60 * 1000);
 })();
+
+// The settings page's time zone (templates/timeline/settings.html): offer this
+// device's own zone when the one saved differs, and choose it on "Use it".
+(function () {
+  var form = document.querySelector(".time-zone-form");
+  var offer = form && form.querySelector(".time-zone-offer");
+  var select = form && form.querySelector('select[name="time_zone"]');
+  if (!offer || !select || !window.Intl) return;
+  var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!zone || zone === select.value) return;
+  var known = Array.prototype.some.call(select.options, function (option) {
+    return option.value === zone;
+  });
+  if (!known) return;
+  offer.querySelector(".zone").textContent = zone;
+  offer.hidden = false;
+  offer.querySelector("button").addEventListener("click", function () {
+    select.value = zone;
+    offer.hidden = true;
+    select.focus();
+  });
+})();
