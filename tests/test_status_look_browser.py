@@ -189,3 +189,26 @@ def test_the_more_menu_works_without_javascript(r, timeline, browser_contexts):
     page.locator(f"#status-{timeline['text']} details.menu summary").click()
     page.locator(f"#status-{timeline['text']}").get_by_role("button", name="Mute @alice").click()
     expect(page.locator("ul.messages")).to_contain_text("You muted @alice")
+
+
+def test_a_profile_shows_follow_and_keeps_mute_and_block_in_its_menu(
+    r, timeline, browser_contexts, axe
+):
+    page = browser_contexts(viewport=PHONE).new_page()
+    log_in_browser(page, "bob")
+    page.goto("/@alice/")
+    card = page.locator(".profile-card")
+    expect(card.get_by_role("button", name="Unfollow")).to_be_visible()  # bob follows her
+    block = card.get_by_role("button", name="Block @alice")
+    expect(block).to_be_hidden()
+    card.locator("details.menu summary").click()
+    for name in ("Mute for 1 hour", "Mute for 1 day", "Mute for 7 days", "Block @alice"):
+        expect(card.get_by_role("button", name=name)).to_be_visible()
+    screenshot(page, "profile-menu-390")
+    assert_no_violations(axe, page)
+    card.get_by_role("button", name="Mute for 1 day").click()
+    expect(page.locator("ul.messages")).to_contain_text("You muted @alice for 1 day.")
+    page.set_viewport_size(DESKTOP)
+    screenshot(page, "profile-1280")
+    page.goto("/settings/")
+    screenshot(page, "settings-1280")
