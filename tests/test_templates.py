@@ -190,7 +190,7 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
         like = f'form="status-actions" class="icon-button like" formaction="/statuses/{sid}/like/"'
         assert like in html
         assert f'formaction="/statuses/{sid}/repost/" aria-pressed="false">' in html
-    assert html.count('<form id="status-actions" method="post" hidden>') == 1
+    assert html.count('<form id="status-actions" method="post" data-time-zone="UTC" hidden>') == 1
     # The page's form and the delete form of the viewer's own status lead back here.
     assert html.count('<input type="hidden" name="next" value="/?before=6">') == 2
     articles = articles_of(html)

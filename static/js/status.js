@@ -99,3 +99,36 @@
     select.focus();
   });
 })();
+
+// The statuses the live page adds (live.js) come from the stream server with their
+// absolute time in UTC: put it in the reader's zone (the page's actions form says it).
+(function () {
+  var form = document.getElementById("status-actions");
+  var zone = form && form.getAttribute("data-time-zone");
+  if (!zone || zone === "UTC" || !window.Intl || !window.MutationObserver) return;
+  var format;
+  try {
+    format = new Intl.DateTimeFormat("en-GB", {
+      day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit",
+      hourCycle: "h23", timeZone: zone, timeZoneName: "short"
+    });
+  } catch (e) {
+    return;
+  }
+  function fix(root) {
+    root.querySelectorAll('a.when[data-full$=" UTC"]').forEach(function (link) {
+      var time = link.querySelector("time[datetime]");
+      if (!time) return;
+      var full = format.format(new Date(time.getAttribute("datetime")));
+      link.setAttribute("data-full", full);
+      time.setAttribute("title", full);
+    });
+  }
+  new MutationObserver(function (records) {
+    records.forEach(function (record) {
+      record.addedNodes.forEach(function (node) {
+        if (node.nodeType === 1) fix(node.parentNode || node);
+      });
+    });
+  }).observe(document.body, { childList: true, subtree: true });
+})();
