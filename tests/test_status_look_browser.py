@@ -14,6 +14,7 @@ without one the test is skipped, except when CI=true: there it fails.
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -107,6 +108,9 @@ def test_action_buttons_have_an_icon_a_name_and_44_px_on_a_phone(timeline, brows
     assert_no_violations(axe, page)
     page.set_viewport_size(DESKTOP)
     screenshot(page, "home-1280")
+    # The dark theme (the reader's choice: <html data-theme="dark">): tokens only.
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")
+    screenshot(page, "home-1280-dark")
 
 
 def test_statuses_with_images_show_thumbnails_on_the_home_timeline(timeline, browser_contexts, axe):
@@ -212,3 +216,23 @@ def test_a_profile_shows_follow_and_keeps_mute_and_block_in_its_menu(
     screenshot(page, "profile-1280")
     page.goto("/settings/")
     screenshot(page, "settings-1280")
+
+
+def test_settings_offer_the_devices_time_zone(r, timeline, browser_contexts, axe):
+    page = browser_contexts(viewport=PHONE, timezone_id="Europe/Paris").new_page()
+    log_in_browser(page, "bob")
+    page.goto("/settings/")
+    offer = page.locator(".time-zone-offer")
+    expect(offer).to_contain_text("This device is set to Europe/Paris.")
+    screenshot(page, "settings-zone-390")
+    assert_no_violations(axe, page)
+    offer.get_by_role("button", name="Use it").click()
+    expect(page.get_by_label("Time zone")).to_have_value("Europe/Paris")
+    page.get_by_role("button", name="Set time zone").click()
+    expect(page.locator("ul.messages")).to_contain_text("The pages now show times in Europe/Paris.")
+    expect(offer).to_be_hidden()
+    page.goto("/")
+    when = page.locator(f"#status-{timeline['text']} a.when")
+    expect(when).to_have_attribute("data-full", re.compile(r" CET$"))
+    when.focus()  # the absolute time shows on keyboard focus too
+    screenshot(page, "time-focus-390")

@@ -220,7 +220,7 @@ class TimeZoneForm(forms.Form):
     time_zone = forms.ChoiceField(
         label="Time zone",
         choices=(),
-        help_text="The pages show the time of statuses and messages in it.",
+        help_text="Statuses show their date and time in it (on hover and focus).",
     )
 
     def __init__(self, *args, **kwargs):
