@@ -99,7 +99,7 @@ def test_action_buttons_have_an_icon_a_name_and_44_px_on_a_phone(timeline, brows
         expect(control.locator("svg.icon use")).to_have_count(1)
         box = control.bounding_box()
         assert box["width"] >= 44 and box["height"] >= 44, (name, box)
-    expect(controls["More"]).to_have_attribute("aria-label", "More actions for @alice’s status")
+    expect(controls["More"]).to_have_attribute("aria-label", "More actions for @alice's status")
     # Their state: liked and not reposted, as aria-pressed; and the count beside the icon.
     expect(controls["Like"]).to_have_attribute("aria-pressed", "true")
     expect(controls["Like"]).to_have_accessible_name("Like 1 like")

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 from markupsafe import Markup
 
+from socialsite import icons
 from socialsite.memory import Memory
 
 
@@ -62,6 +63,25 @@ def abstime(posted, zone="UTC"):
 def isotime(posted):
     """A timestamp (seconds since the epoch) as ISO 8601, for <time datetime>."""
     return datetime.datetime.fromtimestamp(float(posted), tz=datetime.UTC).isoformat()
+
+
+# --- the more menu (templates/_menu.html) ----------------------------------------------------
+
+
+def more_menu_start(label, class_=""):
+    """The opening of a "more" menu (_menu.html's more_menu, and each status's): a
+    <details class="menu"> whose <summary> is the ellipsis icon button named ``label``,
+    then the <div class="menu-items"> its items go in; more_menu_end closes them. A
+    function, not a macro, so that a page's 30 statuses draw it at the cost of a call
+    (a macro costs several microseconds), and the markup is written once."""
+    return _MENU_START.format(f" {class_}" if class_ else "", label, icons.icon("ellipsis"))
+
+
+_MENU_START = Markup(
+    '<details class="menu{}"><summary class="icon-button" aria-label="{}" title="More">{}'
+    '</summary><div class="menu-items">'
+)
+MORE_MENU_END = Markup("</div></details>")
 
 
 def stream_url():
