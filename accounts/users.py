@@ -32,6 +32,8 @@ class SiteUser:
         # "verified", "unverified", or None for an account without an address
         # (repository/emails.py); the address itself is never in this hash.
         self.email_state = data.get("email_state")
+        # The time zone the pages show times in (keys.TIME_ZONE_FIELD): UTC by default.
+        self.time_zone = data.get("time_zone") or "UTC"
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

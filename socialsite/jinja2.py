@@ -200,6 +200,8 @@ def environment(**options):
         first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
         conversation_rows_markup=jinja_helpers.conversation_rows_markup,
+        more_menu_start=jinja_helpers.more_menu_start,
+        more_menu_end=jinja_helpers.MORE_MENU_END,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
         # Avatars and headers as markup (media/avatars.py): globals, not a context
@@ -215,6 +217,7 @@ def environment(**options):
         status_url=status_markup.status_url,
         delete_url=status_markup.delete_url,
         isotime=jinja_helpers.isotime,
+        abstime=jinja_helpers.abstime,
         reltime=jinja_helpers.reltime,
         # Django's: "1 follower", "2 followers" as ``follower{{ n|pluralize }}``.
         pluralize=pluralize,

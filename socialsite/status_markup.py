@@ -59,6 +59,9 @@ class StatusLinks:
         "_unlike",
         "_repost",
         "_unrepost",
+        "_mute",
+        "_block",
+        "_report",
         "patterns",
     )
 
@@ -75,8 +78,12 @@ class StatusLinks:
         self._unlike = _url_pattern("unlike", (_ID_SLOT,), prefix, urlconf)
         self._repost = _url_pattern("repost", (_ID_SLOT,), prefix, urlconf)
         self._unrepost = _url_pattern("unrepost", (_ID_SLOT,), prefix, urlconf)
+        # The status's more menu: mute, block and report its author.
+        self._mute = _url_pattern("mute", (_LOGIN_SLOT,), prefix, urlconf)
+        self._block = _url_pattern("block", (_LOGIN_SLOT,), prefix, urlconf)
+        self._report = _url_pattern("report", (_LOGIN_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
-        self.patterns = (self._profile, self._status, self._delete, self._tag)
+        self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
     def profile(self, login):
         login = str(login)
@@ -104,6 +111,22 @@ class StatusLinks:
 
     def unrepost(self, sid):
         return self._unrepost.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def mute(self, login):
+        return self._of_login(self._mute, "mute", login)
+
+    def block(self, login):
+        return self._of_login(self._block, "block", login)
+
+    def report(self, login, sid):
+        """The report form for ``login``'s account with their status ``sid`` ticked."""
+        return f"{self._of_login(self._report, 'report', login)}?status={int(sid)}"
+
+    def _of_login(self, pattern, name, login):
+        login = str(login)
+        if not _PLAIN_LOGIN.fullmatch(login):
+            return reverse(name, args=[login])
+        return pattern.replace(_LOGIN_SLOT, login, 1)
 
     def tag(self, normalized):
         """The page of a tag (entities.normalize_tag's form): any letters, percent-encoded

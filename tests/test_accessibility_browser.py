@@ -589,7 +589,11 @@ BUTTONS_CONTRAST_JS = """
       const style = getComputedStyle(b);
       const behind = background(b);
       return {
-        text: (b.innerText || b.value || "").trim(),
+        // An icon button (templates/_status.html) shows its icon, in the text's
+        // colour, and is named by hidden text or aria-label.
+        text: (b.innerText || b.value ||
+               (b.querySelector("svg.icon") && (b.getAttribute("aria-label") || b.textContent))
+               || "").trim(),
         color: style.color,
         background: "rgb(" + behind.slice(0, 3).map(Math.round).join(", ") + ")",
         contrast: contrast(over(rgba(style.color), behind), behind),

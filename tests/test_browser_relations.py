@@ -45,7 +45,8 @@ def test_a_block_and_a_private_account_in_a_real_browser(r, open_page):
 
     # carol blocks bob from his profile.
     as_carol.goto("/@bob/")
-    as_carol.get_by_role("button", name="Block", exact=True).click()
+    as_carol.locator(".profile-actions details.menu summary").click()  # the more menu
+    as_carol.get_by_role("button", name="Block @bob").click()
     expect(flash(as_carol)).to_contain_text(["You blocked @bob."])
     expect(as_carol.get_by_role("button", name="Unblock")).to_be_visible()
     expect(as_carol.get_by_role("button", name="Follow", exact=True)).to_have_count(0)

@@ -84,6 +84,7 @@ def test_statuses_appear_and_disappear_without_a_reload(browser, live_person, r,
     own = bob_other_tab.locator("article.status")
     expect(own).to_have_count(1)
     assert not_reloaded(bob_other_tab)
+    own.locator("details.menu summary").click()  # the status's more menu
     own.get_by_role("button", name="Delete").click()
     expect(bob_other_tab.locator("ul.messages li.message")).to_have_text(
         ["Your status is deleted."]

@@ -92,7 +92,7 @@ def test_a_content_warning_hides_the_images_until_opened(r, browser_contexts, me
 
     sid = int(r.zrevrange(keys.profile(alice["id"]), 0, 0)[0])
     page.goto(f"/@alice/{sid}/")
-    picture = page.locator(f"#status-{sid} img.media-image")
+    picture = page.locator(f"#status-{sid} a.media-link img.media-image")
     expect(picture).to_be_hidden()
     assert_no_violations(axe, page)
     page.locator(f"#status-{sid} summary").filter(has_text="Spoilers for the film").click()

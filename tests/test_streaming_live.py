@@ -122,23 +122,27 @@ def test_it_sends_the_statuses_of_people_followed_and_ones_own(r, alice, bob, ca
     assert html.endswith("</article>")
     assert ('<a class="author" href="/@bob/"><span class="avatar avatar-small avatar-made') in html
     assert (
-        'aria-hidden="true">BB</span> <strong><bdi>Bob Builder</bdi></strong>'
+        'aria-hidden="true">BB</span> <strong class="name"><bdi>Bob Builder</bdi></strong>'
         ' <span class="login">@bob</span></a>'
     ) in html
-    assert f'<a class="when" href="/@bob/{by_bob}/">' in html and ">now</time>" in html
+    assert f'<a class="when" href="/@bob/{by_bob}/" data-full="' in html and ">now</time>" in html
     assert "Can we &lt;fix&gt; it? &#x27;Yes&#x27; &amp; &quot;we&quot; can" in html
     assert "<fix>" not in html
     assert '<p class="location">&#x1F4CD; 51.5,-0.12</p>' in html
-    assert 'class="inline delete"' not in html  # not hers: no delete form
+    assert 'class="delete"' not in html  # not hers: no delete form
     # The Like and Repost buttons, which submit the home page's one form.
-    assert f'form="status-actions" class="link like" formaction="/statuses/{by_bob}/like/"' in html
-    assert f'formaction="/statuses/{by_bob}/repost/">Repost</button>' in html
+    assert (
+        f'form="status-actions" class="icon-button like" formaction="/statuses/{by_bob}/like/"'
+        in html
+    )
+    assert f'formaction="/statuses/{by_bob}/repost/" aria-pressed="false"' in html
     event = status_event(alice_live)
     assert event["id"] == own
     html = event["html"]
-    assert "<strong><bdi>Alice Liddell</bdi></strong>" in html and "my own<br>second line" in html
+    assert '<strong class="name"><bdi>Alice Liddell</bdi></strong>' in html
+    assert "my own<br>second line" in html
     # Her own: a delete form, whose CSRF token the page's script fills in.
-    assert f'<form method="post" action="/statuses/{own}/delete/" class="inline delete">' in html
+    assert f'<form method="post" action="/statuses/{own}/delete/" class="delete">' in html
     assert '<input type="hidden" name="csrfmiddlewaretoken" value="">' in html
     assert '<input type="hidden" name="next" value="/">' in html
 
@@ -349,7 +353,8 @@ def test_a_live_status_shows_its_images_and_warning_as_the_page_does(
     assert client.post("/statuses/", form).status_code == 302
     event = status_event(alice_live)
     live_html = event["html"]
-    assert '<details class="content-warning"><summary>Birds</summary>' in live_html
+    warning = '<details class="content-warning"><summary><span class="cw-text">Birds</span>'
+    assert warning in live_html
     assert 'alt="a heron"' in live_html and 'alt="a swan"' in live_html
     page = client.get("/").content.decode()
     shown = re.search(rf'<article class="status" id="status-{event["id"]}".*?</article>', page,

@@ -127,7 +127,9 @@ def articles_of(html):
 def test_status_markup_is_made_once_and_never_shown_stale(rf):
     made = []
 
-    def article(status, links, csrf_input, delete_next, actions, liked, reposted, when=None):
+    def article(
+        status, links, csrf_input, delete_next, actions, liked, reposted, when=None, zone="UTC"
+    ):
         made.append(when)
         return Markup("<p>{} {}</p>").format(status["author"]["name"], when)
 
@@ -183,11 +185,12 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     ]  # fmt: skip
     request = viewer_request(rf, 1, "/?before=6")
     html = STATUS_LIST.render({"items": items}, request)
-    assert html.count('class="actions"') == 3  # Like and Repost buttons on each
+    assert html.count('class="icon-button like"') == 3  # Like and Repost buttons on each
     for sid in (5, 4, 3):  # each posting the page's one form to its own URL
-        assert f'form="status-actions" class="link like" formaction="/statuses/{sid}/like/"' in html
-        assert f'formaction="/statuses/{sid}/repost/">Repost</button>' in html
-    assert html.count('<form id="status-actions" method="post" hidden>') == 1
+        like = f'form="status-actions" class="icon-button like" formaction="/statuses/{sid}/like/"'
+        assert like in html
+        assert f'formaction="/statuses/{sid}/repost/" aria-pressed="false">' in html
+    assert html.count('<form id="status-actions" method="post" data-time-zone="UTC" hidden>') == 1
     # The page's form and the delete form of the viewer's own status lead back here.
     assert html.count('<input type="hidden" name="next" value="/?before=6">') == 2
     articles = articles_of(html)
@@ -197,7 +200,7 @@ def test_a_status_list_has_delete_forms_on_the_viewers_statuses_only(rf):
     token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', articles[0]).group(1)
     assert len(token) == 64  # the page's own token, in its every form
     assert html.count(f'name="csrfmiddlewaretoken" value="{token}"') == 2
-    assert not any('class="inline delete"' in article for article in articles[1:])
+    assert not any('class="delete"' in article for article in articles[1:])
     assert "&lt;i&gt;his&lt;/i&gt;" in html and "<i>" not in html and "<b>" not in html
     # Each is exactly what the status_article macro makes of it.
     for status, article in zip(items, articles, strict=True):

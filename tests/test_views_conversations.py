@@ -53,12 +53,15 @@ def bob_client(bob):
 def test_every_status_has_a_reply_link_and_shows_its_reply_count(r, alice_client, alice, bob):
     sid = post(r, alice, "say something")
     html = html_of(alice_client.get("/@alice/"))
-    assert f'<a class="reply" href="/@alice/{sid}/#reply">Reply</a>' in html
+    assert f'<a class="icon-button reply" href="/@alice/{sid}/#reply">' in html
     assert "reply-count" not in html
     reply(r, bob, sid)
     reply(r, bob, sid)
     html = html_of(alice_client.get("/@alice/"))
-    assert f'<a class="reply-count" href="/@alice/{sid}/#replies">2 replies</a>' in html
+    assert (
+        '<span class="count reply-count">2<span class="visually-hidden"> replies</span></span></a>'
+        in html
+    )
 
 
 def test_a_reply_says_whom_it_replies_to(r, client, alice, bob):

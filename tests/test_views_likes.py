@@ -15,16 +15,29 @@ def html_of(response):
 
 
 def like_button(html, sid):
-    """ "Like" or "Unlike": the button of status ``sid``'s form on the page, or None."""
-    match = re.search(rf'action="/statuses/{sid}/(like|unlike)/".*?>(Like|Unlike)</button>', html)
-    return match.group(2) if match else None
+    """ "Like" or "Unlike": what the Like button of status ``sid`` does (pressed, it
+    unlikes), or None."""
+    match = re.search(
+        rf'class="icon-button like" formaction="/statuses/{sid}/(like|unlike)/" '
+        r'aria-pressed="(true|false)"',
+        html,
+    )
+    if not match:
+        return None
+    assert (match.group(1) == "unlike") == (match.group(2) == "true")
+    return match.group(1).title()
 
 
 def count_text(html, sid):
-    """The "N likes" link of status ``sid``, or None."""
+    """(the "Liked by" link of status ``sid``'s menu, "N likes": its Like button's count
+    as read aloud), or None."""
     article = re.search(rf'<article class="status" id="status-{sid}".*?</article>', html, re.S)
-    found = re.search(r'<a class="like-count" href="([^"]+)">([^<]+)</a>', article.group(0))
-    return (found.group(1), found.group(2)) if found else None
+    found = re.search(
+        r'<span class="count like-count">(\d+)<span class="visually-hidden"> (likes?)</span>',
+        article.group(0),
+    )
+    link = re.search(r'<a class="menu-item" href="([^"]+/likes/)">', article.group(0))
+    return (link.group(1), f"{found.group(1)} {found.group(2)}") if found and link else None
 
 
 @pytest.fixture

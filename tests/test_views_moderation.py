@@ -153,7 +153,8 @@ def test_nobody_reports_themself_or_a_suspended_account(r, client, alice, bob):
 def test_profile_and_status_pages_link_to_the_report_form(r, client, alice, bob):
     sid = post(r, alice, "look")
     log_in(client, "bob")
-    assert 'href="/@alice/report/">Report @alice</a>' in html_of(client.get("/@alice/"))
+    profile = html_of(client.get("/@alice/"))  # in its more menu, after the flag icon
+    assert re.search(r'href="/@alice/report/">(<svg .*?</svg>) Report @alice</a>', profile)
     status_page = html_of(client.get(f"/@alice/{sid}/"))
     assert f'href="/@alice/report/?status={sid}">Report this status</a>' in status_page
     # Not on one's own.

@@ -7,6 +7,7 @@ from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from media import attachments, images
 from socialsite.actions import Invalid, rules
+from socialsite.actions import settings as settings_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.repository import direct, entities, limits, moderation
 
@@ -202,6 +203,18 @@ class DisplayNameForm(forms.Form):
         help_text="Shown beside your login on your statuses and profile; "
         f"{DISPLAY_NAME_MAX_LENGTH} characters at most."
     )
+
+
+class TimeZoneForm(forms.Form):
+    time_zone = forms.ChoiceField(
+        label="Time zone",
+        choices=(),
+        help_text="Statuses show their date and time in it (on hover and focus).",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [(zone, zone) for zone in settings_actions.time_zones()]
 
 
 class PrivacyForm(forms.Form):

@@ -9,13 +9,22 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.decorators import login_required
 from socialsite.acting import actor_of
+from socialsite.actions import Invalid
 from socialsite.actions import relations as relation_actions
+from socialsite.actions import settings as settings_actions
 from socialsite.connection import get_redis
 from socialsite.query import page_cursor
 from socialsite.repository import blocks, graph, privacy
 
 from .acting_on_users import act_on_user
-from .forms import MUTE_DURATIONS, DisplayNameForm, MuteForm, PrivacyForm, mute_until
+from .forms import (
+    MUTE_DURATIONS,
+    DisplayNameForm,
+    MuteForm,
+    PrivacyForm,
+    TimeZoneForm,
+    mute_until,
+)
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -99,7 +108,21 @@ def settings_page(request):
     r = get_redis()
     uid = request.user.id
     name_form = DisplayNameForm(initial={"name": request.user.name})
-    if request.method == "POST" and request.POST.get("privacy_form") != "1":
+    zone_form = None
+    if request.method == "POST" and request.POST.get("time_zone_form") == "1":
+        # The time zone's form (the reader's zone, in which pages show times).
+        zone_form = TimeZoneForm(request.POST)
+        if zone_form.is_valid():
+            zone = zone_form.cleaned_data["time_zone"]
+            try:
+                settings_actions.set_time_zone(actor_of(request), zone)
+            except Invalid as refusal:
+                zone_form.add_error("time_zone", refusal.message)
+            else:
+                messages.success(request, f"The pages now show times in {zone}.")
+                return redirect("settings")
+        form = PrivacyForm(initial={"private": privacy.is_private(r, uid)})
+    elif request.method == "POST" and request.POST.get("privacy_form") != "1":
         # Another form, or none: an unticked checkbox sends nothing, so reading this as
         # the privacy form would make the account public.
         form = PrivacyForm({"private": "on"} if privacy.is_private(r, uid) else {})
@@ -127,17 +150,20 @@ def settings_page(request):
             return redirect("settings")
     else:
         form = PrivacyForm(initial={"private": privacy.is_private(r, uid)})
-    return _settings(request, r, form, name_form)
+    return _settings(request, r, form, name_form, zone_form)
 
 
-def _settings(request, r, form, name_form):
+def _settings(request, r, form, name_form, zone_form=None):
     """The settings page with these forms (400 if one has errors)."""
+    if zone_form is None:
+        zone_form = TimeZoneForm(initial={"time_zone": request.user.time_zone})
     context = {
         "form": form,
         "name_form": name_form,
+        "zone_form": zone_form,
         "requests": privacy.request_count(r, request.user.id),
     }
-    status = 400 if form.errors or name_form.errors else 200
+    status = 400 if form.errors or name_form.errors or zone_form.errors else 200
     return render(request, "timeline/settings.html", context, status=status)
 
 

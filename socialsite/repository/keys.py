@@ -527,6 +527,9 @@ HEADER_SIZE_FIELD = "header_size"  # its "WIDTHxHEIGHT"
 BIO_FIELD = "bio"
 BIO_ENTITIES_FIELD = "bio_entities"  # the bio's packed entities (entities.pack)
 WEBSITE_FIELD = "website"
+# The reader's time zone (an IANA name, "Europe/Paris"), in which the pages show times;
+# absent for UTC, the default (profiles.set_time_zone). Read with the session's user.
+TIME_ZONE_FIELD = "time_zone"
 # The fields naming stored files: what a deletion or a replacement frees.
 PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 

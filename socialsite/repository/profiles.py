@@ -78,3 +78,10 @@ def forget_unused(r: Client, names: Sequence[str]) -> None:
     """Take ``names`` off keys.UNUSED_PICTURES (their files are deleted)."""
     if names:
         r.zrem(keys.UNUSED_PICTURES, *names)
+
+
+def set_time_zone(r: Client, uid: int, zone: str) -> None:
+    """Keep ``zone`` (an IANA time zone name; "" or "UTC" for the default, UTC) as the
+    time zone user ``uid``'s pages show times in (keys.TIME_ZONE_FIELD). AccountGone if
+    the account is gone or being deleted: nothing changed."""
+    update_profile(r, uid, {keys.TIME_ZONE_FIELD: "" if zone == "UTC" else zone})

@@ -1,0 +1,35 @@
+"""An account's own settings that only its pages read: the time zone the pages show
+times in (set_time_zone), called by the settings page (timeline/relations.py).
+"""
+
+import functools
+import zoneinfo
+
+from socialsite.connection import get_redis
+from socialsite.repository import profiles
+
+from .core import Actor, Invalid, NotFound
+
+DEFAULT_TIME_ZONE = "UTC"
+UNKNOWN_TIME_ZONE = "Choose a time zone from the list."
+ACCOUNT_GONE = "This account no longer exists."
+
+
+@functools.cache
+def time_zones() -> tuple[str, ...]:
+    """The time zones one may choose (the IANA database's names, as Python knows them),
+    sorted, UTC first."""
+    names = zoneinfo.available_timezones() - {DEFAULT_TIME_ZONE}
+    return (DEFAULT_TIME_ZONE, *sorted(name for name in names if "/" in name))
+
+
+def set_time_zone(actor: Actor, zone: str) -> None:
+    """Show the actor's pages' times in ``zone``, an IANA name ("Europe/Paris"; "UTC",
+    the default). Invalid for a name not in time_zones(); NotFound when the account is
+    gone."""
+    if zone not in time_zones():
+        raise Invalid(UNKNOWN_TIME_ZONE, field="time_zone")
+    try:
+        profiles.set_time_zone(get_redis(), actor.uid, zone)
+    except profiles.AccountGone:
+        raise NotFound(ACCOUNT_GONE) from None
