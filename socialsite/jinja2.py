@@ -200,6 +200,7 @@ def environment(**options):
         first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
         conversation_rows_markup=jinja_helpers.conversation_rows_markup,
+        chat_rows=jinja_helpers.chat_rows,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
         # Avatars and headers as markup (media/avatars.py): globals, not a context
