@@ -9,6 +9,7 @@ shares, are socialsite.status_markup's (StatusLinks, message_html and the url fi
 
 import datetime
 import time
+import zoneinfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -181,16 +182,26 @@ def _day_label(moment, today):
     return f"{moment:%A, %B} {moment.day}, {moment.year}"
 
 
-def chat_rows(messages, senders, viewer_id, now=None):
-    """``{% for row in chat_rows(page.messages, page.senders, viewer.id) %}``: the
+def _zone(name):
+    try:
+        return zoneinfo.ZoneInfo(str(name or "UTC"))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+def chat_rows(messages, senders, viewer_id, zone="UTC", now=None):
+    """``{% for row in chat_rows(page.messages, page.senders, viewer.id, zone) %}``: the
     messages (oldest first) as ChatRows, grouped by sender and time with a day separator
-    where the day changes (times in UTC). One call per page, in place of a few filters
-    and comparisons per message in the template."""
-    today = (now or timezone.now()).astimezone(datetime.UTC).date()
+    where the day changes, days and times in the reader's time zone ``zone`` (a name of
+    the tz database; UTC if unknown). One call per page, in place of a few filters and
+    comparisons per message in the template."""
+    tz = _zone(zone)
+    label = "UTC" if tz is datetime.UTC else str(zone)
+    today = (now or timezone.now()).astimezone(tz).date()
     rows, previous = [], None
     for message in messages:
         at = float(message["at"])
-        moment = datetime.datetime.fromtimestamp(at, tz=datetime.UTC)
+        moment = datetime.datetime.fromtimestamp(at, tz=tz)
         row = ChatRow()
         row.message, row.sender = message, senders.get(message["from"])
         row.own = message["from"] == viewer_id
@@ -203,7 +214,7 @@ def chat_rows(messages, senders, viewer_id, now=None):
             and at - previous[2] <= CHAT_GROUP_SECONDS
         )
         row.clock = f"{moment:%H:%M}"
-        row.full = f"{moment:%A, %B} {moment.day}, {moment.year}, {moment:%H:%M} UTC"
+        row.full = f"{moment:%A, %B} {moment.day}, {moment.year}, {moment:%H:%M} ({label})"
         previous = (message["from"], row.date, at)
         rows.append(row)
     return rows
