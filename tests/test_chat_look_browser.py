@@ -100,17 +100,20 @@ def test_a_conversation_is_a_chat_not_an_ordered_list(browser, live_person, talk
     expect(chat.locator(".direct-message.continued")).to_have_count(2)
     expect(chat.locator(".chat-day")).to_have_text(["Yesterday", "Today"])
     shoot(page, "conversation-1280")
-    # A message's actions are in its menu, closed until asked for.
-    last = own.nth(2)
-    delete = last.get_by_role("button", name="Delete for me")
-    expect(delete).to_be_hidden()
-    last.locator(".message-menu > summary").click()
-    expect(delete).to_be_visible()
-    shoot(page, "conversation-menu-1280")
+    # A message's actions are in its menu, closed until asked for: Report and its form
+    # for another's message, Delete for me.
     first = chat.locator(".direct-message.theirs").first
     first.locator(".message-menu > summary").click()
     first.locator(".menu-report > summary").click()
     expect(first.get_by_role("combobox", name="What is wrong?")).to_be_visible()
+    first.locator(".message-menu > summary").click()  # closed again
+    last = own.nth(2)
+    delete = last.get_by_role("button", name="Delete for me")
+    expect(delete).to_be_hidden()
+    expect(last.locator(".menu-report")).to_have_count(0)  # no reporting oneself
+    last.locator(".message-menu > summary").click()
+    expect(delete).to_be_visible()
+    shoot(page, "conversation-menu-1280")
     delete.click()
     expect(page.locator("ul.messages")).to_contain_text("Message deleted for you")
     expect(page.locator("#messages .direct-message")).to_have_count(5)
@@ -142,15 +145,28 @@ def test_on_a_phone_the_composer_is_last_and_targets_are_big(browser, live_perso
     shoot(page, "conversation-head-menu-390")
 
 
-def test_the_inbox_shows_avatars_last_messages_and_unread_marks(browser, live_person, talk):
+def test_the_inbox_shows_avatars_last_messages_and_unread_marks(
+    browser, live_person, r, talk, alice, bob, carol
+):
     expect.set_options(timeout=TIMEOUT_MS)
+    # A group too, older, of carol's, which bob has read: two avatars, no unread mark.
+    graph.follow(r, bob["id"], carol["id"])
+    graph.follow(r, alice["id"], carol["id"])
+    others = [users.get_user(r, bob["id"]), users.get_user(r, alice["id"])]
+    then = int(time.time() * 1000) - 3 * DAY_MS
+    group = direct.start(r, carol["id"], others, "Plans for the weekend?", "g" * 22, now_ms=then)
+    direct.reply(r, group.cid, bob["id"], "Hiking!", "h" * 22, now_ms=then + 60_000)
     page = live_person("bob").new_page()
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 800})
         page.goto("/messages/")
         assert page.locator("main ol").count() == 0
-        row = page.locator(".conversations .conversation")
-        expect(row).to_have_count(1)
+        rows = page.locator(".conversations .conversation")
+        expect(rows).to_have_count(2)
+        expect(rows.nth(1)).to_have_class("conversation")
+        expect(rows.nth(1).locator(".avatar")).to_have_count(2)
+        expect(rows.nth(1).locator(".last-message")).to_have_text("You: Hiking!")
+        row = rows.first
         expect(row).to_have_class("conversation unread")
         expect(row.locator(".avatar")).to_be_visible()
         expect(row.locator(".last-message")).to_have_text("On my way.")
@@ -163,11 +179,11 @@ def test_the_inbox_shows_avatars_last_messages_and_unread_marks(browser, live_pe
             [box["x"] + box["width"] - 20, box["y"] + box["height"] / 2],
         )
         shoot(page, f"inbox-{width}")
-    page.locator(".conversation-link").click()
+    page.locator(".conversation-link").first.click()
     expect(page.locator("#messages")).to_be_visible()
     page.goto("/messages/")
-    expect(page.locator(".conversation")).not_to_have_class("conversation unread")
-    expect(page.locator(".last-message")).to_have_text("On my way.")
+    expect(page.locator(".conversation").first).to_have_class("conversation")
+    expect(page.locator(".last-message").first).to_have_text("On my way.")
 
 
 def test_empty_states_read_as_sentences(browser, live_person, carol):
