@@ -179,6 +179,12 @@ def test_the_inbox_shows_avatars_last_messages_and_unread_marks(
             [box["x"] + box["width"] - 20, box["y"] + box["height"] / 2],
         )
         shoot(page, f"inbox-{width}")
+    page.locator(".conversation-link").nth(1).click()
+    expect(page.locator("h1")).to_have_text("Alice Liddell, Carol Danvers")
+    expect(page.locator(".chat-members")).to_have_text("Group: you, @alice, @carol")
+    expect(page.locator(".chat-avatars .avatar")).to_have_count(2)
+    shoot(page, "group-390")
+    page.goto("/messages/")
     page.locator(".conversation-link").first.click()
     expect(page.locator("#messages")).to_be_visible()
     page.goto("/messages/")
