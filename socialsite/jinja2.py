@@ -200,9 +200,10 @@ def environment(**options):
         first_actions_form=jinja_helpers.first_actions_form,
         status_list_markup=jinja_helpers.status_list_markup,
         conversation_rows_markup=jinja_helpers.conversation_rows_markup,
-        chat_rows=jinja_helpers.chat_rows,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
+        # A conversation's messages grouped for the chat (templates/timeline/conversation.html).
+        chat_rows=jinja_helpers.chat_rows,
         # Avatars and headers as markup (media/avatars.py): globals, not a context
         # processor, so that status_article, imported without context and called by
         # the stream server too, has them.
