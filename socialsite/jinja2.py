@@ -204,6 +204,8 @@ def environment(**options):
         more_menu_end=jinja_helpers.MORE_MENU_END,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,
+        # A conversation's messages grouped for the chat (templates/timeline/conversation.html).
+        chat_rows=jinja_helpers.chat_rows,
         # Avatars and headers as markup (media/avatars.py): globals, not a context
         # processor, so that status_article, imported without context and called by
         # the stream server too, has them.

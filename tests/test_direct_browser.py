@@ -36,7 +36,7 @@ def test_a_conversation_started_and_a_message_arriving_live(browser, live_person
     alice_page.get_by_role("textbox", name="To:").fill("bob")
     alice_page.get_by_role("textbox", name="Message:").fill("Hello <b>bob</b>, lunch?")
     alice_page.get_by_role("button", name="Send").click()
-    expect(alice_page.locator("#messages li.direct-message p.message")).to_have_text(
+    expect(alice_page.locator("#messages .direct-message.own p.message")).to_have_text(
         ["Hello <b>bob</b>, lunch?"]
     )
     conversation = alice_page.url.split("#")[0]
@@ -51,22 +51,28 @@ def test_a_conversation_started_and_a_message_arriving_live(browser, live_person
 
     alice_page.get_by_role("textbox", name="Your message:").fill("At noon?")
     alice_page.get_by_role("button", name="Send").click()
-    expect(alice_page.locator("#messages li.direct-message")).to_have_count(2)
+    expect(alice_page.locator("#messages .direct-message")).to_have_count(2)
 
-    # bob's open conversation shows it without a reload; his home page's badge counts it.
-    expect(bob_page.locator("#messages li.direct-message p.message")).to_have_text(
+    # bob's open conversation shows it without a reload, in the group of alice's first
+    # message (a moment before, the same day: no second day separator); his home
+    # page's badge counts it.
+    expect(bob_page.locator("#messages .direct-message.theirs p.message")).to_have_text(
         ["Hello <b>bob</b>, lunch?", "At noon?"]
     )
     assert bob_page.evaluate("window.sameDocument === true")
+    expect(bob_page.locator("#messages .direct-message").nth(1)).to_have_class(
+        "direct-message theirs continued"
+    )
+    expect(bob_page.locator("#messages .chat-day")).to_have_count(1)
     # The open page that showed it read it: no badge, live or on the next page.
     expect(bob_home.locator(".direct-count")).to_be_hidden()
     bob_home.goto("/notifications/")
     expect(bob_home.locator(".direct-count")).to_be_hidden()
-    # Its forms work: delete the message for himself.
-    bob_page.locator("#messages li.direct-message").nth(1).get_by_role(
-        "button", name="Delete for me"
-    ).click()
-    expect(bob_page.locator("#messages li.direct-message")).to_have_count(1)
+    # Its forms work: delete the message for himself, from the message's menu.
+    arrived = bob_page.locator("#messages .direct-message").nth(1)
+    arrived.locator(".message-menu > summary").click()
+    arrived.get_by_role("button", name="Delete for me").click()
+    expect(bob_page.locator("#messages .direct-message")).to_have_count(1)
 
 
 def test_a_request_is_accepted_into_the_inbox(browser, live_person, r, alice, bob):
@@ -77,14 +83,14 @@ def test_a_request_is_accepted_into_the_inbox(browser, live_person, r, alice, bo
     alice_page.get_by_role("textbox", name="To:").fill("@bob")
     alice_page.get_by_role("textbox", name="Message:").fill("We have not met")
     alice_page.get_by_role("button", name="Send").click()
-    expect(alice_page.locator("#messages li.direct-message")).to_have_count(1)
+    expect(alice_page.locator("#messages .direct-message")).to_have_count(1)
 
     bob_page = live_person("bob").new_page()
     bob_page.goto("/messages/")
-    expect(bob_page.locator("ol.conversations")).to_contain_text("No conversations yet.")
+    expect(bob_page.locator("main .empty")).to_contain_text("No conversations yet.")
     bob_page.get_by_role("link", name="Requests").click()
     bob_page.get_by_role("link", name="Alice Liddell @alice").click()
     bob_page.get_by_role("button", name="Accept").click()
     expect(bob_page.locator("ul.messages")).to_contain_text("Request accepted")
     bob_page.goto("/messages/")
-    expect(bob_page.locator("ol.conversations")).to_contain_text("We have not met")
+    expect(bob_page.locator("ul.conversations .last-message")).to_have_text("We have not met")

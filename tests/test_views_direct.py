@@ -11,6 +11,10 @@ from django.test import Client
 from socialsite.repository import blocks, direct, graph, keys, moderation
 from tests.support.helpers import csrf_token, exported, log_in, make_user
 
+# The inbox row's marks (templates/timeline/messages.html): "1 unread" read aloud.
+UNREAD_1 = '<strong class="unread-mark">1<span class="visually-hidden"> unread</span>'
+MUTED = '<span class="visually-hidden">Muted</span>'
+
 
 def html_of(response):
     return response.content.decode()
@@ -48,11 +52,11 @@ def test_a_new_conversation_then_a_reply(r, friends, alice_client, bob_client):
     cid = cid_of(response)
     page = html_of(bob_client.get(f"/messages/{cid}/"))
     assert "hello bob" in page and 'href="/tags/plans/"' in page
-    assert '<span class="sender"><a href="/@alice/">Alice Liddell' in page
+    assert '<a class="sender" href="/@alice/">Alice Liddell' in page
     response = bob_client.post(f"/messages/{cid}/", {"message": "hi alice"})
     assert response.status_code == 302 and response["Location"] == f"/messages/{cid}/#m2"
     inbox = html_of(alice_client.get("/messages/"))
-    assert "hi alice" in inbox and "1 unread" in inbox
+    assert "hi alice" in inbox and UNREAD_1 in inbox
     # The same pair again: the same conversation.
     assert cid_of(start(alice_client, "bob", "again")) == cid
 
@@ -131,7 +135,7 @@ def test_requests_accepted_and_deleted(r, alice, bob, alice_client, bob_client):
     cid = cid_of(start(alice_client, "bob", "a stranger writes"))
     assert "a stranger writes" in html_of(bob_client.get("/messages/requests/"))
     assert "a stranger writes" not in html_of(bob_client.get("/messages/"))
-    assert "A request" in html_of(bob_client.get(f"/messages/{cid}/"))
+    assert "A message request" in html_of(bob_client.get(f"/messages/{cid}/"))
     assert bob_client.post(f"/messages/{cid}/accept/").status_code == 302
     assert "a stranger writes" in html_of(bob_client.get("/messages/"))
     assert bob_client.post(f"/messages/{cid}/delete/").status_code == 302
@@ -142,7 +146,7 @@ def test_mute_unmute_leave_and_delete_a_message(r, friends, carol, alice_client,
     graph.follow(r, carol["id"], friends[0]["id"])
     cid = cid_of(start(alice_client, "bob, carol", "group hello"))
     assert bob_client.post(f"/messages/{cid}/mute/").status_code == 302
-    assert "(muted)" in html_of(bob_client.get("/messages/"))
+    assert MUTED in html_of(bob_client.get("/messages/"))
     assert bob_client.post(f"/messages/{cid}/unmute/").status_code == 302
     assert bob_client.post(f"/messages/{cid}/1/delete/").status_code == 302
     assert "group hello" not in html_of(bob_client.get(f"/messages/{cid}/"))
@@ -251,11 +255,11 @@ def test_a_remembered_inbox_row_is_never_shown_stale(r, friends, alice_client, b
     bob_client.get(f"/messages/{cid}/")
     alice_client.post(f"/messages/{cid}/", {"message": "second"})
     page = html_of(bob_client.get("/messages/"))
-    assert "second" in page and "first" not in page and "1 unread" in page
+    assert "second" in page and "first" not in page and UNREAD_1 in page
     users.change_name(r, friends[0]["id"], "Alice Renamed")
     assert "Alice Renamed" in html_of(bob_client.get("/messages/"))
     bob_client.post(f"/messages/{cid}/mute/")
-    assert "(muted)" in html_of(bob_client.get("/messages/"))
+    assert MUTED in html_of(bob_client.get("/messages/"))
 
 
 def test_numbers_beyond_any_id_are_no_error(r, friends, alice_client):

@@ -192,3 +192,70 @@ def conversation_rows_markup(row, conversations, prefix, viewer_id):
     if new:
         _remembered_rows.put_many(new)
     return Markup("\n").join(made)
+
+
+# --- a conversation (direct messages) as a chat --------------------------------------------
+
+# Messages of one sender follow each other in one group (one name and avatar, shown once)
+# while each comes within this many seconds of the one before, on the same day.
+CHAT_GROUP_SECONDS = 5 * 60
+
+
+class ChatRow:
+    """One message of a conversation's page as conversation.html draws it: ``message``,
+    its ``sender`` (a user dict, or None for a deleted account), ``own`` (the reader's),
+    ``day`` (the label of the day separator before it: "Today", "Yesterday", "Friday,
+    November 27"; "" when it is of the same day as the message before), ``date`` (its
+    day, ISO), ``continued`` (it follows a message of the same sender in its group),
+    ``clock`` ("14:05") and ``full`` (the whole moment, for the time's title)."""
+
+    __slots__ = ("message", "sender", "own", "day", "date", "continued", "clock", "full")
+
+
+def _day_label(moment, today):
+    days = (today - moment.date()).days
+    if days == 0:
+        return "Today"
+    if days == 1:
+        return "Yesterday"
+    if moment.year == today.year:
+        return f"{moment:%A, %B} {moment.day}"
+    return f"{moment:%A, %B} {moment.day}, {moment.year}"
+
+
+def _zone(name):
+    try:
+        return zoneinfo.ZoneInfo(str(name or "UTC"))
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+def chat_rows(messages, senders, viewer_id, zone="UTC", now=None):
+    """``{% for row in chat_rows(page.messages, page.senders, viewer.id, zone) %}``: the
+    messages (oldest first) as ChatRows, grouped by sender and time with a day separator
+    where the day changes, days and times in the reader's time zone ``zone`` (a name of
+    the tz database; UTC if unknown). One call per page, in place of a few filters and
+    comparisons per message in the template."""
+    tz = _zone(zone)
+    label = "UTC" if tz is datetime.UTC else str(zone)
+    today = (now or timezone.now()).astimezone(tz).date()
+    rows, previous = [], None
+    for message in messages:
+        at = float(message["at"])
+        moment = datetime.datetime.fromtimestamp(at, tz=tz)
+        row = ChatRow()
+        row.message, row.sender = message, senders.get(message["from"])
+        row.own = message["from"] == viewer_id
+        row.date = moment.date().isoformat()
+        new_day = previous is None or previous[1] != row.date
+        row.day = _day_label(moment, today) if new_day else ""
+        row.continued = (
+            not new_day
+            and previous[0] == message["from"]
+            and at - previous[2] <= CHAT_GROUP_SECONDS
+        )
+        row.clock = f"{moment:%H:%M}"
+        row.full = f"{moment:%A, %B} {moment.day}, {moment.year}, {moment:%H:%M} ({label})"
+        previous = (message["from"], row.date, at)
+        rows.append(row)
+    return rows
