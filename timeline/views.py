@@ -83,7 +83,9 @@ def home(request):
     marker_known = before is None and marker_read.uid == uid
     marker = marker_read.for_user(uid)
     if marker_known and marker is not None:
-        context["new_count"] = unread_above(page.items, marker.last_read_id)
+        context["new_split"], context["new_count"] = unread_above(
+            page.items, marker.last_read_id, uid
+        )
     response = render(request, "timeline/home.html", context)
     newest = page.items[0]["id"] if page.items else None
     if (
@@ -98,11 +100,27 @@ def home(request):
     return response
 
 
-def unread_above(items, last_read_id):
-    """How many of ``items`` (newest first) are above the marker, when the divider falls
-    between two of them; else 0 (all new or none new: no divider)."""
-    newer = sum(1 for item in items if int(item["id"]) > last_read_id)
-    return newer if 0 < newer < len(items) else 0
+def unread_above(items, last_read_id, reader_id):
+    """Where the "new since you last read" divider falls in ``items`` (newest first) and
+    how many new statuses are above it: (split, count), (0, 0) for no divider. New: above
+    the marker and not the reader's own (their post, or their repost, is never news to
+    them): the divider goes under the lowest new one, and the reader's own between the
+    marker and it fall below it. No divider when nothing is new, or when everything on
+    the page is above the marker (the page is all new)."""
+    reader = str(reader_id)
+    newer = 0
+    split = count = 0
+    for item in items:
+        if int(item["id"]) <= last_read_id:
+            break
+        newer += 1
+        reposter = item.get("reposted_by")
+        own = str(item.get("uid")) == reader if not reposter else str(reposter["id"]) == reader
+        if not own:
+            split, count = newer, count + 1
+    if newer >= len(items) or not count:
+        return 0, 0
+    return split, count
 
 
 def _posting_refused(request, counted):
