@@ -215,6 +215,7 @@ def environment(**options):
         status_url=status_markup.status_url,
         delete_url=status_markup.delete_url,
         isotime=jinja_helpers.isotime,
+        abstime=jinja_helpers.abstime,
         reltime=jinja_helpers.reltime,
         # Django's: "1 follower", "2 followers" as ``follower{{ n|pluralize }}``.
         pluralize=pluralize,

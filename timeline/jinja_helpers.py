@@ -8,7 +8,9 @@ shares, are socialsite.status_markup's (StatusLinks, message_html and the url fi
 """
 
 import datetime
+import functools
 import time
+import zoneinfo
 
 from django.conf import settings
 from django.utils import timezone
@@ -39,6 +41,22 @@ def reltime(posted, now=None):
     if moment.year == now.year:
         return f"{moment:%b} {moment.day}"
     return f"{moment:%b} {moment.day}, {moment.year}"
+
+
+@functools.lru_cache(maxsize=64)
+def _zone(name):
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        return datetime.UTC
+
+
+def abstime(posted, zone="UTC"):
+    """A timestamp (seconds since the epoch) as a date and time in the reader's time
+    zone (``zone``, an IANA name; UTC for none or an unknown one), as a status shows it
+    on hover and focus: "29 Nov 2026, 11:24 CET"."""
+    moment = datetime.datetime.fromtimestamp(float(posted), tz=_zone(zone or "UTC"))
+    return f"{moment.day} {moment:%b %Y, %H:%M} {moment.tzname()}"
 
 
 def isotime(posted):

@@ -36,6 +36,7 @@ from socialsite.repository import (
     statuses,
     suggestions,
     timelines,
+    trends,
     visibility,
 )
 from socialsite.repository.ids import parse_id
@@ -69,7 +70,7 @@ def home(request):
     marker_read = markers.HomeMarkerRead()  # the "new since you last read" point, likewise
     request.session.read_along(marker_read)
     if not request.user.is_authenticated:
-        return render(request, "timeline/landing.html")
+        return _landing(request, before)
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else BlankForm(StatusForm)
     uid = request.user.id
@@ -98,6 +99,22 @@ def home(request):
         # does): one write when there is something new, none on a reload.
         markers.set_home(get_redis(), uid, newest, current=marker)
     return response
+
+
+# How many trending tags the landing page shows beside its statuses.
+LANDING_TRENDS = 10
+
+
+def _landing(request, before):
+    """A visitor's home page: the site's recent public statuses, as Mastodon shows
+    logged-out visitors its public timeline (timelines.public_page: the one visibility
+    path, no viewer), with the trending tags and the ways in (sign up, log in). Round
+    trips: the public page's (its ids; the statuses and the authors this process has not
+    shown lately), the trends' one."""
+    r = get_redis()
+    page = timelines.public_page(r, before=before, count=settings.TIMELINE_PAGE_SIZE)
+    found = trends.trending(r, count=LANDING_TRENDS) if before is None else []
+    return render(request, "timeline/landing.html", {"page": page, "trends": found})
 
 
 def unread_above(items, last_read_id, reader_id):
