@@ -226,7 +226,7 @@ def test_the_queue_shows_open_reports_with_their_statuses(r, mod, alice, bob):
     assert "Abuse or harassment" in html
     assert "the reported words" in html
     assert "please look" in html
-    assert "reported by @bob" in html
+    assert "Reported by @bob" in html
     assert 'name="action" value="suspend"' in html
 
 
