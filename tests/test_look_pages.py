@@ -5,6 +5,7 @@ import re
 
 from socialsite.repository import graph, moderation, privacy, trends
 from tests.support.helpers import log_in, make_user, post
+from timeline.jinja_helpers import abstime
 
 
 def test_the_divider_never_marks_the_readers_own_new_post(r, client, alice, bob):
@@ -77,3 +78,28 @@ def test_a_visitors_home_page_says_so_when_nobody_posted(client):
     html = client.get("/").content.decode()
     assert "Nobody has posted in public yet" in html
     assert "Trending now" not in html
+
+
+# --- the moderation pages' times ------------------------------------------------------------
+
+
+def test_a_moderation_time_reads_as_a_date_and_a_time_in_utc():
+    at = 1795928902.126  # 2026-11-29T05:08:22.126000+00:00, as the log printed it before
+    assert abstime(at) == "29 Nov 2026, 05:08 UTC"
+    assert abstime(at, "Europe/Paris") == "29 Nov 2026, 06:08 CET"  # a reader's zone
+    assert abstime(at, "Not/A_Zone") == abstime(at, "") == "29 Nov 2026, 05:08 UTC"
+
+
+def test_the_log_shows_readable_times_with_the_exact_one_in_datetime(r, client, alice, bob):
+    moderation.add_moderator(r, alice["id"])
+    moderation.suspend(r, bob["id"], by="alice", by_uid=alice["id"], reason="spam")
+    log_in(client, "alice")
+    html = client.get("/moderation/log/").content.decode()
+    times = re.findall(r'<time datetime="([^"]+)">(.*?)</time>', html)
+    assert len(times) == 2  # the appointment, the suspension
+    for exact, shown in times:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00", exact)
+        text = re.sub(r"<[^>]+>", "", shown)
+        assert re.fullmatch(r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC", text), text
+    assert "+00:00</time>" not in html  # the ISO time is no longer the text
+    assert '<th scope="col">Account</th>' in html
