@@ -10,12 +10,14 @@ import re
 import pytest
 
 try:
+    from axe_playwright_python.sync_playwright import Axe
     from playwright.sync_api import expect
 except ImportError:  # pragma: no cover - the browser fixture skips (or fails with CI=true)
-    expect = None
+    Axe = expect = None
 
 from socialsite.repository import moderation, trends, users
 from tests.support.helpers import log_in_browser, make_user, post
+from tests.test_accessibility_browser import violations
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
@@ -107,6 +109,8 @@ def test_the_header_search_suggests_people_and_tags_from_two_letters(r, new_page
     box.press("ArrowDown")
     expect(options.first).to_have_attribute("aria-selected", "true")
     expect(box).to_have_attribute("aria-activedescendant", re.compile("-0$"))
+    found = violations(Axe(), page)
+    assert not found, "axe found:\n" + "\n".join(found)
     box.press("Enter")
     expect(page).to_have_url(re.compile(r"/@grace/$"))
 
@@ -199,6 +203,9 @@ def test_the_moderation_pages_fit_and_read_their_times(r, new_page, viewport):
             ".moderation-log th", "cells => cells.map(c => c.getBoundingClientRect().height)"
         )
         assert max(heights) < 40, heights
-    tabs = "nav.tabs a"
     if viewport is PHONE:
-        assert small_targets(page, tabs) == []
+        assert small_targets(page, "nav.tabs a") == []
+        found = violations(Axe(), page)  # the log as cards
+        page.goto("/moderation/")
+        found += violations(Axe(), page)
+        assert not found, "axe found:\n" + "\n".join(found)
