@@ -20,7 +20,12 @@ HOUR = 3600
 
 
 def used(r, tag, users, at):
-    """``users`` (ids) used ``tag`` at ``at`` (seconds), as posting counts them."""
+    """``users`` (ids) used ``tag`` at ``at`` (seconds), as posting counts them; the
+    site has handed out ids up to theirs at least (a site of 10,000 accounts and more:
+    Mastodon's rule, trends.min_users)."""
+    users = list(users)
+    accounts = int(r.get(keys.USER_IDS) or 0)
+    r.set(keys.USER_IDS, max([accounts, 10_000, *users]))
     pipe = r.pipeline(transaction=False)
     for uid in users:
         trends.queue_use(pipe, uid, [tag], at)
@@ -42,6 +47,7 @@ def test_the_score_is_mastodons():
     assert trends.score(observed=30, expected=2) == 28**2 / 2
     assert trends.score(observed=30, expected=0) == 29**2 / 1  # expected at least 1
     assert trends.score(observed=4, expected=0) == 0  # under 5 users
+    assert trends.score(observed=3, expected=0, least=3) == 2**2 / 1  # a small site's
     assert trends.score(observed=5, expected=5) == 0  # not above what was expected
     assert trends.score(observed=400, expected=500) == 0
 
@@ -194,6 +200,44 @@ def test_fan_out_workers_recompute_the_trends_once_between_them(r):
     r.delete(keys.TRENDS)
     call_command("fanout", "--exit-when-idle", "--name", "second")
     assert trends.trending(r) == []  # not due: the first worker's recompute stands
+
+
+def test_the_least_number_of_users_scales_with_the_site():
+    assert [trends.min_users(n) for n in (0, 1, 4, 8, 9, 10, 12, 13, 16)] == [
+        2, 2, 2, 2, 3, 3, 3, 4, 4,
+    ]  # fmt: skip
+    assert {trends.min_users(n) for n in (17, 20, 100, 1_000_000)} == {5}  # Mastodon's
+
+
+def test_on_a_site_of_10_people_a_tag_3_of_them_used_within_the_hour_trends(r):
+    people = [make_user(r, f"user{n}") for n in range(10)]
+    now = NOW
+    for minutes, person in zip((50, 20, 1), people[:3], strict=True):
+        used(r, "meetup", [person["id"]], now - minutes * 60)  # within the hour
+    # used() keeps the site at 10 accounts here: ids up to 10 were handed out.
+    r.set(keys.USER_IDS, 10)
+    found = by_tag(trends.recompute(r, now=now))
+    assert found["meetup"].uses == 3
+    assert [trend.tag for trend in trends.trending(r)] == ["meetup"]
+
+
+def test_on_a_site_of_10_people_posts_by_3_of_them_trend_end_to_end(r):
+    people = [make_user(r, f"user{n}") for n in range(10)]
+    for n, person in enumerate(people[:3]):
+        post(r, person, f"#Meetup tonight, {n}")
+        post(r, person, "again #meetup")  # 6 tagged posts by 3 people
+    assert [(trend.tag, trend.uses) for trend in trends.recompute(r)] == [("meetup", 3)]
+
+
+def test_on_a_big_site_3_people_do_not_make_a_trend_and_5_do(r):
+    people = [make_user(r, f"user{n}") for n in range(5)]
+    r.set(keys.USER_IDS, 5_000)  # 5,000 accounts: Mastodon's rule
+    for person in people[:3]:
+        post(r, person, "#meetup")
+    assert trends.recompute(r) == []
+    for person in people[3:]:
+        post(r, person, "#meetup")
+    assert [(trend.tag, trend.uses) for trend in trends.recompute(r)] == [("meetup", 5)]
 
 
 def test_a_tag_whose_peak_was_forgotten_can_peak_again(r):

@@ -635,3 +635,31 @@ def test_the_inbox_costs_the_same_for_one_conversation_and_for_twenty(
     if not redis_backend.cluster:
         assert page == CONVERSATION_PAGE_ROUND_TRIPS
     assert page <= allowed(redis_backend, CONVERSATION_PAGE_ROUND_TRIPS, pipelines=2)
+
+
+# A visitor's home page (the landing page, timelines.public_page): no session to read;
+# the recent public statuses' ids (one ZREVRANGEBYSCORE); an EXISTS of each status this
+# process has shown (one pipeline: the statuses come from memory once confirmed);
+# whether their authors may be shown, read fresh (visibility.shown_statuses: one
+# pipeline); the trending tags (one pipeline in the {trends} slot).
+LANDING_PAGE_ROUND_TRIPS = 4
+
+
+def test_a_visitors_landing_page_costs_the_same_for_one_status_and_for_thirty(
+    r, client, round_trips, redis_backend
+):
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    statuses.post_status(r, authors[0]["id"], "the only #one")
+    for n in range(6):
+        statuses.post_status(r, authors[n]["id"], "a #trend")
+    trends.recompute(r)
+    with_few = cost(client, "/", round_trips)
+    for author in authors:
+        statuses.post_status(r, author["id"], f"from @{author['login']}")
+    with_thirty = cost(client, "/", round_trips)
+    page = client.get("/").content.decode()
+    assert page.count('class="status"') == 30
+    assert page.count('class="trend"') == 1  # #trend (#one: one person)
+    if not redis_backend.cluster:
+        assert with_few == with_thirty == LANDING_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, LANDING_PAGE_ROUND_TRIPS, pipelines=4)

@@ -40,7 +40,8 @@ def trending_tag(r, tag, users):
 def test_explore_lists_the_trends_with_their_uses_and_tag_links(r, client):
     trending_tag(r, "launch", 6)
     html = html_of(client.get("/explore/"))  # public
-    assert '<a href="/tags/launch/">#launch</a>' in html
+    link = '<a class="trend-link" href="/tags/launch/"><span class="trend-tag">#launch</span>'
+    assert link in html
     assert "6 people today" in html
     assert 'href="/explore/"' in html  # the navigation's link
 

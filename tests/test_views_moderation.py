@@ -227,7 +227,7 @@ def test_the_queue_shows_open_reports_with_their_statuses(r, mod, alice, bob):
     assert "Abuse or harassment" in html
     assert "the reported words" in html
     assert "please look" in html
-    assert "reported by @bob" in html
+    assert "Reported by @bob" in html
     assert 'name="action" value="suspend"' in html
 
 
@@ -239,7 +239,8 @@ def test_the_queue_shows_a_reported_repost_as_pages_do_and_can_undo_it(r, mod, a
     client = as_user("mod")
     html = html_of(client.get("/moderation/"))
     assert re.search(r'class="reposted-by">.*Alice Liddell</bdi></a> reposted</p>', html)
-    assert '<p class="message">words of carol</p>' in html
+    assert '<p class="message" dir="auto">words of carol</p>' in html
+    assert "Carol" in html[html.index('class="reported-card"') :]  # the original's author
     response = client.post(
         f"/moderation/reports/{report}/",
         {"action": "delete-status", "status": str(rid), "reason": "spam"},

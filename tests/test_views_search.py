@@ -153,13 +153,36 @@ def test_complete_json_offers_people_and_tags(r, client, alice, bob):
     assert people.status_code == 200 and people["Content-Type"] == "application/json"
     assert people.json() == {
         "query": "@al",
-        "results": [{"value": "@alice", "login": "alice", "name": "Alice Liddell"}],
+        "results": [
+            {"value": "@alice", "login": "alice", "name": "Alice Liddell", "url": "/@alice/"}
+        ],
     }
     tags = client.get("/search/complete.json", {"q": "#red"}).json()["results"]
-    assert [t["value"] for t in tags] == ["#reddit", "#redis"]
+    assert [(t["value"], t["url"]) for t in tags] == [
+        ("#reddit", "/tags/reddit/"),
+        ("#redis", "/tags/redis/"),
+    ]
     for i in range(10):
         make_user(r, f"al{i}")
     assert len(client.get("/search/complete.json", {"q": "@al"}).json()["results"]) == 8
+
+
+def test_complete_json_mixed_offers_people_then_tags_for_a_bare_word(r, client, alice, bob):
+    post(r, bob, "#alpine #alps #altitude #also #always")
+    for n in range(8):
+        make_user(r, f"al{n}")
+    log_in(client, "bob")
+    bare = client.get("/search/complete.json", {"q": "al"}).json()["results"]
+    assert all("login" in result for result in bare)  # the status form's: people only
+    mixed = client.get("/search/complete.json", {"q": "al", "mixed": "1"}).json()["results"]
+    assert len(mixed) == 8
+    assert [("login" in result, "tag" in result) for result in mixed] == [(True, False)] * 5 + [
+        (False, True)
+    ] * 3  # people first, then tags: 3 of the 8
+    few = client.get("/search/complete.json", {"q": "alp", "mixed": "1"}).json()["results"]
+    assert [result["value"] for result in few] == ["#alpine", "#alps"]  # no one is "alp..."
+    named = client.get("/search/complete.json", {"q": "lidd", "mixed": "1"}).json()["results"]
+    assert [result["value"] for result in named] == ["@alice"]  # by name, not followed
 
 
 def test_complete_json_leaves_out_people_in_a_block_with_the_user(r, client, alice, bob):

@@ -90,7 +90,9 @@ def test_home_shows_the_landing_page_to_anonymous_visitors(client):
 
 def test_a_session_key_naming_someone_shows_them_nothing_without_their_session(r, alice):
     # The home page reads the ids of the user a session key names together with the
-    # session; a made-up key that names alice must not show her timeline.
+    # session; a made-up key that names alice must not show her timeline (a private
+    # account's status in it: a visitor's landing page shows public statuses only).
+    privacy.set_private(r, alice["id"], True)
     post(r, alice, "only for alice's eyes")
     for key in (f"{alice['id']}.{'a' * 32}", f"{alice['id']}.x"):
         visitor = Client()

@@ -3,8 +3,9 @@
 Checks, one repository call (repository/search.py), a response. Search is public:
 what it shows (logins, names, tags, follower counts) is on every public profile and
 tag page already, and a visitor looking for someone is who it is for; visitors are
-throttled by address, logged-in users by account. Autocomplete serves the status form,
-which only a logged-in user has, so it answers a visitor 401 (JSON).
+throttled by address, logged-in users by account. Autocomplete serves the status form
+and the header's search box (static/js/complete.js) of a logged-in user, so it answers
+a visitor 401 (JSON).
 """
 
 from django.http import JsonResponse
@@ -18,6 +19,7 @@ from socialsite.repository.limits import (
     SEARCH_PAGE_SIZE,
     SEARCH_QUERY_MAX_LENGTH,
 )
+from socialsite.status_markup import StatusLinks
 from socialsite.throttling import throttle
 
 # The last page a search has: no range is ranked past SEARCH_CANDIDATES entries.
@@ -75,16 +77,24 @@ def _json_refused(request, counted):
 @throttle("autocomplete", methods=("GET",), refused=_json_refused)
 def complete_json(request):
     """Up to 8 completions of ``q`` (the word under the caret: "@al", "#red") as JSON:
-    ``{"query": q, "results": [{"value": "@alice", "login", "name"} or {"value":
-    "#redis", "tag"}]}``. 401 for a visitor, 400 for a query that cannot be searched,
+    ``{"query": q, "results": [{"value": "@alice", "login", "name", "url"} or {"value":
+    "#redis", "tag", "url"}]}``, ``url`` the profile's or the tag's page. With
+    ``mixed=1`` (the header's search box) a bare word gives people and tags
+    (search.complete). 401 for a visitor, 400 for a query that cannot be searched,
     429 past the throttle: each with ``{"error": why}``."""
     if not request.user.is_authenticated:
         return JsonResponse({"error": "Log in to use autocomplete."}, status=401)
     text = request.GET.get("q", "")
+    mixed = request.GET.get("mixed") == "1"
     try:
-        results = search.complete(get_redis(), text, request.user.id)
+        results = search.complete(get_redis(), text, request.user.id, mixed=mixed)
     except search.QueryError as error:
         return JsonResponse({"error": str(error)}, status=400)
+    links = StatusLinks()
+    for result in results:
+        result["url"] = (
+            links.tag(result["tag"]) if "tag" in result else links.profile(result["login"])
+        )
     response = JsonResponse({"query": text, "results": results})
     response["Cache-Control"] = "private, no-store"
     return response

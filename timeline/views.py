@@ -36,6 +36,7 @@ from socialsite.repository import (
     statuses,
     suggestions,
     timelines,
+    trends,
     visibility,
 )
 from socialsite.repository.ids import parse_id
@@ -69,7 +70,7 @@ def home(request):
     marker_read = markers.HomeMarkerRead()  # the "new since you last read" point, likewise
     request.session.read_along(marker_read)
     if not request.user.is_authenticated:
-        return render(request, "timeline/landing.html")
+        return _landing(request, before)
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else BlankForm(StatusForm)
     uid = request.user.id
@@ -83,7 +84,9 @@ def home(request):
     marker_known = before is None and marker_read.uid == uid
     marker = marker_read.for_user(uid)
     if marker_known and marker is not None:
-        context["new_count"] = unread_above(page.items, marker.last_read_id)
+        context["new_split"], context["new_count"] = unread_above(
+            page.items, marker.last_read_id, uid
+        )
     response = render(request, "timeline/home.html", context)
     newest = page.items[0]["id"] if page.items else None
     if (
@@ -98,11 +101,43 @@ def home(request):
     return response
 
 
-def unread_above(items, last_read_id):
-    """How many of ``items`` (newest first) are above the marker, when the divider falls
-    between two of them; else 0 (all new or none new: no divider)."""
-    newer = sum(1 for item in items if int(item["id"]) > last_read_id)
-    return newer if 0 < newer < len(items) else 0
+# How many trending tags the landing page shows beside its statuses.
+LANDING_TRENDS = 10
+
+
+def _landing(request, before):
+    """A visitor's home page: the site's recent public statuses, as Mastodon shows
+    logged-out visitors its public timeline (timelines.public_page: the one visibility
+    path, no viewer), with the trending tags and the ways in (sign up, log in). Round
+    trips: the public page's (its ids; the statuses and the authors this process has not
+    shown lately), the trends' one."""
+    r = get_redis()
+    page = timelines.public_page(r, before=before, count=settings.TIMELINE_PAGE_SIZE)
+    found = trends.trending(r, count=LANDING_TRENDS) if before is None else []
+    return render(request, "timeline/landing.html", {"page": page, "trends": found})
+
+
+def unread_above(items, last_read_id, reader_id):
+    """Where the "new since you last read" divider falls in ``items`` (newest first) and
+    how many new statuses are above it: (split, count), (0, 0) for no divider. New: above
+    the marker and not the reader's own (their post, or their repost, is never news to
+    them): the divider goes under the lowest new one, and the reader's own between the
+    marker and it fall below it. No divider when nothing is new, or when everything on
+    the page is above the marker (the page is all new)."""
+    reader = str(reader_id)
+    newer = 0
+    split = count = 0
+    for item in items:
+        if int(item["id"]) <= last_read_id:
+            break
+        newer += 1
+        reposter = item.get("reposted_by")
+        own = str(item.get("uid")) == reader if not reposter else str(reposter["id"]) == reader
+        if not own:
+            split, count = newer, count + 1
+    if newer >= len(items) or not count:
+        return 0, 0
+    return split, count
 
 
 def _posting_refused(request, counted):

@@ -171,6 +171,12 @@ TRENDS_RECOMPUTE_MS = 5 * 60 * 1000
 TREND_MIN_USERS = 5
 TREND_HALF_LIFE_MS = 4 * 3600 * 1000
 TREND_PEAK_FORGOTTEN_MS = 2 * 24 * 3600 * 1000
+# TREND_MIN_USERS is for a site of more than 16 accounts. A smaller site asks for a share
+# of its accounts instead: one in TREND_MIN_USERS_SHARE (rounded up), and never fewer
+# than TREND_MIN_USERS_SMALL (one person alone does not make a trend). A site of 10
+# accounts: 3 people (trends.min_users).
+TREND_MIN_USERS_SHARE = 4
+TREND_MIN_USERS_SMALL = 2
 # A trend whose decayed score is under this is not listed (Mastodon's decay_threshold):
 # it also keeps out tags as steady as a day's HyperLogLog estimates' error (0.81%),
 # whose "rise" scores well under 1 (500 users: 4^2 / 500).

@@ -443,21 +443,28 @@ def _add_relations(r, viewer, people):
         person["requested"] = score is not None and not person["is_following"]
 
 
-def complete(r, text, viewer, count=SEARCH_COMPLETIONS):
+def complete(r, text, viewer, count=SEARCH_COMPLETIONS, mixed=False):
     """Up to ``count`` completions of the word being typed, ``text``: "@al" gives
     people ({"value": "@alice", "login", "name"}), "#red" tags ({"value": "#redis",
-    "tag"}), anything else people. QueryError if it cannot be searched. Two round
+    "tag"}), anything else people; with ``mixed`` (the header's search box) anything
+    else gives people and then tags, the tags at least COMPLETED_TAGS_MIXED of the
+    ``count`` when there are that many. QueryError if it cannot be searched. Two round
     trips, as search without the viewer's follows."""
     query = parse_query(text)
-    if query.people and query.tags:
+    if query.people and query.tags and not mixed:
         query = Query(query.text, True, False, query.words, query.tag)
     found = search(r, query, viewer, 0, count, relations=False)
-    if query.tags:
-        return [{"value": f"#{tag}", "tag": tag} for tag, _ in found.tags]
-    return [
+    tags = [{"value": f"#{tag}", "tag": tag} for tag, _ in found.tags] if query.tags else []
+    people = [
         {"value": f"@{person['login']}", "login": person["login"], "name": person["name"]}
         for person in found.people
     ]
+    shown_tags = min(len(tags), max(COMPLETED_TAGS_MIXED, count - len(people)))
+    return (people[: count - shown_tags] + tags[:shown_tags])[:count]
+
+
+# Of the header's mixed completions (complete), the tags' share when there are people too.
+COMPLETED_TAGS_MIXED = 3
 
 
 def place_in_tiers(r, uids, chunk=1000):

@@ -12,11 +12,17 @@ Scoring, every TRENDS_RECOMPUTE_MS by one fan-out worker (recompute_if_due), for
 tag used today or with a peak not yet forgotten:
 - expected = distinct users yesterday (at least 1), observed = today;
 - score = (observed - expected)^2 / expected when observed > expected and observed >=
-  TREND_MIN_USERS, else 0;
+  the site's least number of users (min_users), else 0;
 - the peak (the best score and when) is kept; a better score replaces it; a peak older
   than TREND_PEAK_FORGOTTEN_MS counts as none;
 - the trend's score is the peak decayed: peak * 0.5^(age / TREND_HALF_LIFE_MS); under
   TREND_MIN_SCORE it is not listed (Mastodon's decay_threshold).
+The least number of users scales with the site (min_users): Mastodon's TREND_MIN_USERS
+(5) on a site of more than 16 accounts; on a smaller one, one account in
+TREND_MIN_USERS_SHARE (4), at least TREND_MIN_USERS_SMALL (2): on a site of 10 people, a
+tag 3 of them used today (within the hour, say) rises from yesterday's 0 to a score of 4
+and trends. The site's size is the number of accounts ever made (keys.USER_IDS: one GET
+at each recompute; not "active" accounts, which would need a count kept at every post).
 The best TRENDS_KEPT by that score, with today's users, are stored in one script call
 (lua/store_trends.lua); /explore/ reads them (trending) in one round trip.
 
@@ -26,6 +32,7 @@ hidden tags share the {trends} slot.
 """
 
 import dataclasses
+import math
 import time
 
 from . import keys, scripts
@@ -34,6 +41,8 @@ from .limits import (
     TREND_HALF_LIFE_MS,
     TREND_MIN_SCORE,
     TREND_MIN_USERS,
+    TREND_MIN_USERS_SHARE,
+    TREND_MIN_USERS_SMALL,
     TREND_PEAK_FORGOTTEN_MS,
     TRENDS_KEPT,
     TRENDS_RECOMPUTE_MS,
@@ -74,11 +83,20 @@ def queue_use(pipe, uid, tags, posted):
     pipe.expire(day_tags, TREND_TAGS_KEPT_SECONDS)
 
 
-def score(observed, expected):
+def min_users(accounts):
+    """The least number of distinct users a day for a tag to score, on a site of
+    ``accounts`` accounts: one account in TREND_MIN_USERS_SHARE, rounded up, at least
+    TREND_MIN_USERS_SMALL and at most TREND_MIN_USERS (Mastodon's rule, which a site of
+    more than 16 accounts gets)."""
+    share = math.ceil(max(accounts, 0) / TREND_MIN_USERS_SHARE)
+    return max(TREND_MIN_USERS_SMALL, min(TREND_MIN_USERS, share))
+
+
+def score(observed, expected, least=TREND_MIN_USERS):
     """Mastodon's score of a day with ``observed`` distinct users after one with
-    ``expected`` (0 counts as 1)."""
+    ``expected`` (0 counts as 1); 0 under ``least`` users (min_users)."""
     expected = max(expected, 1)
-    if observed <= expected or observed < TREND_MIN_USERS:
+    if observed <= expected or observed < least:
         return 0.0
     return (observed - expected) ** 2 / expected
 
@@ -102,9 +120,10 @@ def _peaks(stored, now_ms):
 
 def recompute(r, now=None):
     """Score every tag used today or with a standing peak and store the best
-    TRENDS_KEPT; return them (Trends, best first). Three round trips: the day's tags, the
-    peaks and the hidden tags; two PFCOUNTs per tag used today (one pipeline); the
-    store (one script call). ``now``: seconds (tests set the clock)."""
+    TRENDS_KEPT; return them (Trends, best first). Four round trips: the day's tags, the
+    peaks and the hidden tags; the number of accounts (min_users); two PFCOUNTs per tag
+    used today (one pipeline); the store (one script call). ``now``: seconds (tests set
+    the clock)."""
     now = time.time() if now is None else now
     now_ms = int(now * 1000)
     today, yesterday = day_of(now), day_of(now - DAY_SECONDS)
@@ -116,6 +135,7 @@ def recompute(r, now=None):
     peaks, forgotten = _peaks(stored_peaks, now_ms)
     forgotten += [tag for tag in peaks if tag in hidden]
     used = sorted(tag for tag in used if tag not in hidden)
+    least = min_users(int(r.get(keys.USER_IDS) or 0)) if used else TREND_MIN_USERS
 
     def count(pipe):
         for tag in used:
@@ -128,7 +148,7 @@ def recompute(r, now=None):
     uses = {tag: counts[2 * n] for n, tag in enumerate(used)}
     new_peaks = {}
     for n, tag in enumerate(used):
-        today_score = score(counts[2 * n], counts[2 * n + 1])
+        today_score = score(counts[2 * n], counts[2 * n + 1], least)
         # A peak under TREND_MIN_SCORE could never be listed: not stored.
         if today_score >= TREND_MIN_SCORE and today_score > peaks.get(tag, (0.0, 0))[0]:
             peaks[tag] = new_peaks[tag] = (today_score, now_ms)

@@ -1,5 +1,6 @@
-// Progressive enhancement only: the status form works the same without this file.
-// Autocomplete of @mentions and #tags in the status form.
+// Progressive enhancement only: the status form and the search box work the same
+// without this file. Autocomplete of @mentions and #tags in the status form, and of
+// people and tags in the header's search box (setUpSearch, below).
 //
 // A form with data-complete="<url>" (templates/_status_form.html, the home page's form)
 // gets it: while the word under the caret is "@al" or "#red", the JSON endpoint
@@ -141,8 +142,135 @@
     box.addEventListener("blur", close);
   }
 
+  // The header's search box (an <input data-complete="<url>">, templates/base.html): as
+  // soon as it holds two letters or digits (no "@" or "#" needed) the endpoint is asked
+  // with mixed=1 for people (by login or name) and tags, offered in a listbox under the
+  // box (a combobox). Down and Up move, Enter opens the highlighted one (with none
+  // highlighted, Enter searches, as without this file), Escape closes; a click opens.
+  var ENOUGH = /[\p{L}\p{N}].*[\p{L}\p{N}]/u;
+
+  function setUpSearch(box, url) {
+    var list = document.createElement("ul");
+    list.id = box.id + "-completions";
+    list.className = "completions search-completions";
+    list.setAttribute("role", "listbox");
+    list.setAttribute("aria-label", "Suggestions");
+    list.hidden = true;
+    box.parentNode.insertBefore(list, box.nextSibling);
+    box.setAttribute("role", "combobox");
+    box.setAttribute("aria-autocomplete", "list");
+    box.setAttribute("aria-controls", list.id);
+    box.setAttribute("aria-expanded", "false");
+    box.setAttribute("autocomplete", "off");
+
+    var options = [];
+    var active = -1;
+    var timer = null;
+    var asked = 0;
+
+    function close() {
+      options = [];
+      active = -1;
+      list.hidden = true;
+      list.textContent = "";
+      box.setAttribute("aria-expanded", "false");
+      box.removeAttribute("aria-activedescendant");
+    }
+
+    function highlight(index) {
+      active = index;
+      Array.prototype.forEach.call(list.children, function (item, i) {
+        item.setAttribute("aria-selected", i === index ? "true" : "false");
+      });
+      if (index >= 0) box.setAttribute("aria-activedescendant", list.id + "-" + index);
+      else box.removeAttribute("aria-activedescendant");
+    }
+
+    function part(tag, className, text) {
+      var element = document.createElement(tag);
+      element.className = className;
+      element.textContent = text;
+      return element;
+    }
+
+    function show(results) {
+      close();
+      if (!results.length) return;
+      options = results;
+      results.forEach(function (result, i) {
+        var item = document.createElement("li");
+        item.id = list.id + "-" + i;
+        item.setAttribute("role", "option");
+        item.setAttribute("aria-selected", "false");
+        if (result.tag !== undefined) {
+          item.className = "completion-tag";
+          item.appendChild(part("span", "value", result.value));
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(part("span", "kind", "tag"));
+        } else {
+          item.className = "completion-person";
+          item.appendChild(part("bdi", "person-name", result.name || result.login));
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(part("span", "value", result.value));
+        }
+        item.addEventListener("mousedown", function (event) {
+          event.preventDefault(); // the box keeps its focus until the page changes
+          open(i);
+        });
+        list.appendChild(item);
+      });
+      list.hidden = false;
+      box.setAttribute("aria-expanded", "true");
+    }
+
+    function open(index) {
+      var chosen = options[index];
+      if (chosen && chosen.url) window.location.assign(chosen.url);
+    }
+
+    function ask() {
+      var text = box.value.trim();
+      if (!ENOUGH.test(text)) return close();
+      var number = ++asked;
+      fetch(url + "?mixed=1&q=" + encodeURIComponent(text.replace(/^\uff03/, "#")), {
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      })
+        .then(function (response) { return response.ok ? response.json() : { results: [] }; })
+        .then(function (data) {
+          if (number === asked) show(data.results || []);
+        })
+        .catch(function () { if (number === asked) close(); });
+    }
+
+    box.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(ask, DELAY_MS);
+    });
+    box.addEventListener("keydown", function (event) {
+      if (list.hidden) return;
+      if (event.key === "ArrowDown") {
+        highlight((active + 1) % options.length);
+      } else if (event.key === "ArrowUp") {
+        highlight(active <= 0 ? options.length - 1 : active - 1);
+      } else if (event.key === "Enter") {
+        if (active < 0) return; // the form searches
+        open(active);
+      } else if (event.key === "Escape") {
+        close();
+      } else {
+        return;
+      }
+      event.preventDefault();
+    });
+    box.addEventListener("blur", close);
+  }
+
   document.querySelectorAll("form[data-complete]").forEach(function (form, index) {
     var box = form.querySelector("textarea");
     if (box) setUp(form, box, form.getAttribute("data-complete"), index);
+  });
+  document.querySelectorAll("input[data-complete]").forEach(function (box) {
+    setUpSearch(box, box.getAttribute("data-complete"));
   });
 })();
