@@ -32,6 +32,9 @@ class SiteUser:
         # "verified", "unverified", or None for an account without an address
         # (repository/emails.py); the address itself is never in this hash.
         self.email_state = data.get("email_state")
+        # The theme the reader chose ("light", "dark"), "" for the system's: the page's
+        # <html data-theme> (repository/profiles.py, THEME_FIELD).
+        self.theme = data.get("theme", "")
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

@@ -78,3 +78,17 @@ def forget_unused(r: Client, names: Sequence[str]) -> None:
     """Take ``names`` off keys.UNUSED_PICTURES (their files are deleted)."""
     if names:
         r.zrem(keys.UNUSED_PICTURES, *names)
+
+
+# The reader's theme: a field of the user hash, read with the session's user (no round
+# trip of its own) and written as <html data-theme="...">. No field: the system's.
+THEME_FIELD = "theme"
+THEMES = ("light", "dark")
+
+
+def set_theme(r: Client, uid: int, theme: str) -> None:
+    """Give user ``uid`` the theme ``theme`` (one of THEMES, or "" for the system's).
+    AccountGone if the account is gone or being deleted: nothing changed."""
+    if theme and theme not in THEMES:
+        raise ValueError(f"no such theme: {theme!r}")
+    update_profile(r, uid, {THEME_FIELD: theme})
