@@ -70,11 +70,15 @@ def seed(redis_url):
     statuses.post_status(r, uid["erin"], "Trending: #redis")
     # A thread under carol's status (the thread's screenshot).
     reply = statuses.post_status(
-        r, uid["alice"], "@carol Chapter 8 is the best one. The timelines part!",
+        r,
+        uid["alice"],
+        "@carol Chapter 8 is the best one. The timelines part!",
         in_reply_to=posted[0],
     )
     statuses.post_status(
-        r, uid["carol"], "@alice Agreed: fan-out on write, then trim. Elegant.",
+        r,
+        uid["carol"],
+        "@alice Agreed: fan-out on write, then trim. Elegant.",
         in_reply_to=reply,
     )
     likes.like(r, uid["alice"], posted[0])

@@ -110,7 +110,8 @@ def settings_page(request):
         form.is_valid()
         form.add_error(
             None,
-            "This was not the privacy form, so nothing changed: use the form under Privacy and theme.",
+            "This was not the privacy form, so nothing changed: "
+            "use the form under Privacy and theme.",
         )
     elif request.method == "POST":
         form = PrivacyForm(request.POST)
