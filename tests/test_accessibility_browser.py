@@ -612,6 +612,7 @@ BUTTONS_CONTRAST_JS = """
     "button, input[type=submit], input[type=button], a.button, summary");
   return Array.from(buttons)
     .filter(b => b.getClientRects().length && getComputedStyle(b).visibility === "visible")
+    .filter(b => !(b.closest("details:not([open])") && !b.closest("summary")))
     .map(b => {
       const style = getComputedStyle(b);
       const behind = background(b);
