@@ -10,8 +10,11 @@ from django.contrib.auth.hashers import check_password, make_password
 from django.middleware.csrf import rotate_token
 from django.utils.crypto import constant_time_compare
 
+from socialsite.acting import actor_of
+from socialsite.actions import Actor
+from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
-from socialsite.repository import devices, events, oauth, users
+from socialsite.repository import events, users
 
 from .session_store import USER_ID_FIELD
 from .users import AnonymousUser, SiteUser
@@ -37,7 +40,7 @@ def authenticate(login, password):
         # check_password calls this when the stored hash uses outdated parameters.
         nonlocal password_hash
         password_hash = make_password(raw_password)
-        users.set_password_hash(r, uid, password_hash)
+        account_actions.rehash_password(Actor(uid=uid, login=login), password_hash)
 
     if not check_password(password, password_hash, setter=upgrade):
         return None
@@ -122,13 +125,10 @@ def user_from_session(session):
 
 
 def change_password(request, user, new_password):
-    """Set a new password; keep this session logged in and end all the others; revoke
-    every device cookie of the account (accounts/devices.py: the caller gives this
-    browser a new one) and every app's access token (repository/oauth.py)."""
-    password_hash = make_password(new_password)
-    users.set_password_hash(get_redis(), user.id, password_hash)
-    devices.revoke_all(get_redis(), user.id)
-    oauth.revoke_user_tokens(get_redis(), user.id)
+    """Set a new password (actions.accounts.change_password: it revokes every device
+    cookie of the account, the caller giving this browser a new one, and every app's
+    access token); keep this session logged in and end all the others."""
+    password_hash = account_actions.change_password(actor_of(request), new_password)
     user.password_changed(password_hash)
     request.session.cycle_key()
     request.session[HASH_SESSION_KEY] = user.get_session_auth_hash()

@@ -7,7 +7,6 @@ settings.SITE_URL, never from this request's Host.
 """
 
 from django.contrib import messages
-from django.contrib.auth.hashers import make_password
 from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
@@ -17,7 +16,7 @@ from socialsite.acting import actor_of
 from socialsite.actions import Invalid
 from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
-from socialsite.repository import devices, emails, events, oauth, sessions, users
+from socialsite.repository import emails, users
 
 from . import mail, tokens
 from .decorators import login_required
@@ -46,9 +45,8 @@ def verify_email(request, token):
         return render(request, "accounts/verify_invalid.html", status=400)
     if request.method == "GET":
         return render(request, "accounts/verify.html", {"address": address, "token": token})
-    uid = read[0]
-    outcome = emails.verify(get_redis(), uid, address)
-    if outcome == "taken":
+    outcome = account_actions.verify_email(account_actions.link_actor(read[0]), address)
+    if outcome is account_actions.Verification.TAKEN:
         messages.error(request, f"{address} belongs to another account now.")
     else:
         messages.success(request, f"Your address {address} is verified. Thank you!")
@@ -191,12 +189,8 @@ def password_reset_confirm(request, uidb64, token):
         return render(request, "accounts/password_reset_invalid.html", status=400)
     form = SetPasswordForm(user, request.POST or None)
     if request.method == "POST" and form.is_valid():
-        r = get_redis()
-        users.set_password_hash(r, user["id"], make_password(form.cleaned_data["new_password1"]))
-        sessions.end_all(r, user["id"])
-        devices.revoke_all(r, user["id"])
-        oauth.revoke_user_tokens(r, user["id"])  # and every app's access
-        events.publish_relations_changed(r, [user["id"]])  # open live pages end
+        account = account_actions.link_actor(user["id"])
+        account_actions.reset_password(account, form.cleaned_data["new_password1"])
         if request.user.is_authenticated:
             request.session.flush()
         messages.success(request, "Your password is changed. Log in with it.")

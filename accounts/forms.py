@@ -4,14 +4,14 @@ from types import SimpleNamespace
 
 from django import forms
 from django.contrib.auth import password_validation
-from django.contrib.auth.hashers import make_password
 
 from socialsite import throttling
+from socialsite.actions import Invalid
+from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
 from socialsite.repository import emails, users
 
 from . import auth, devices
-from . import mail as account_mail
 from .display_names import display_name_field
 
 LOGIN_PATTERN = re.compile(r"[A-Za-z0-9_]{1,30}")
@@ -130,19 +130,18 @@ class SignupForm(forms.Form):
                 self.add_error("password1", error)
         return cleaned
 
-    def save(self):
-        """Create the user; None if the login was taken by a sign-up racing this one."""
+    def save(self, actor):
+        """Create the user (actions.accounts.sign_up, for the visitor ``actor``); None
+        if the login was taken by a sign-up racing this one (said on its field).
+        Throttled when the sign-up throttle refuses it."""
         data = self.cleaned_data
-        r = get_redis()
-        uid = users.create_user(r, data["username"], data["name"], make_password(data["password1"]))
-        if uid is None:
-            self.add_error("username", "That login name is taken.")
+        try:
+            return account_actions.sign_up(
+                actor, data["username"], data["name"], data["email"], data["password1"]
+            )
+        except Invalid as refused:
+            self.add_error(refused.field if refused.field in self.fields else None, refused.message)
             return None
-        # An account that lost its address to a sign-up racing this one is asked for
-        # another, as accounts without one are.
-        if emails.set_address(r, uid, data["email"]):
-            account_mail.queue_verification(uid, data["email"])
-        return uid
 
 
 class LoginForm(forms.Form):

@@ -18,7 +18,7 @@ from media import attachments
 from socialsite.acting import actor_of
 from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
-from socialsite.repository import emails, keys, leaving, users
+from socialsite.repository import emails, leaving, users
 
 from . import auth
 from .decorators import login_required
@@ -151,11 +151,11 @@ def export_account(request):
     if user is None:  # deleted since this request's session was read
         raise Http404("There is no such account any more.")
     account = {field: user[field] for field in users.PUBLIC_FIELDS}
-    account["bio"] = user.get(keys.BIO_FIELD, "")
-    account["website"] = user.get(keys.WEBSITE_FIELD, "")
+    account["bio"] = user.get("bio", "")
+    account["website"] = user.get("website", "")
     # The pictures' storage names: the zip holds each file under its name.
-    account["avatar"] = user.get(keys.AVATAR_FIELD) or None
-    account["header"] = user.get(keys.HEADER_FIELD) or None
+    account["avatar"] = user.get("avatar") or None
+    account["header"] = user.get("header") or None
     email = emails.get(r, user["id"])
     account["email"] = email.address or None
     account["email_verified"] = email.verified

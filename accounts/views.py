@@ -4,6 +4,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from socialsite import throttling
+from socialsite.acting import actor_of
+from socialsite.actions import Throttled
 from socialsite.redirects import redirect_to_next, safe_next
 
 from . import auth, devices
@@ -20,11 +22,15 @@ def signup(request):
         # Counted once the form is valid: each of these is about to make an account
         # (and hash its password).
         counted = throttling.count(request, "signup")
-        if throttling.is_refused(counted):
+        # Kept for the visitor's Actor: the action, which names this throttle, finds its
+        # use counted (this page answers its own 429, keeping the form).
+        throttling.counted_for(request)["signup"] = counted
+        try:
+            uid = form.save(actor_of(request))
+        except Throttled:
             form.add_error(None, counted.message)
             template, context = "accounts/signup.html", {"form": form}
             return throttling.too_many_requests(request, counted, template, context)
-        uid = form.save()
         if uid is not None:
             user = auth.load_user(uid)
             auth.login(request, user)

@@ -10,10 +10,10 @@ from media import files, images
 from socialsite.acting import actor_of
 from socialsite.actions import profiles as profile_actions
 from socialsite.actions import relations as relation_actions
+from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
     graph,
-    keys,
     reposts,
     search,
     timelines,
@@ -31,7 +31,6 @@ from .common import (
     body,
     get_list,
     shown_user,
-    throttled,
 )
 from .responses import error, json_response, json_text_response
 
@@ -60,12 +59,9 @@ def update_credentials(request):
     except (BadBody, MultiPartParserError) as bad:
         return error(422, str(bad) or "The request's body could not be read")
     sent = {field: uploads[field] for field in PICTURE_FIELDS if uploads.get(field)}
-    for _ in sent:
-        # Counted here, one use per picture (the action's Actor counts a throttle once
-        # per request): before any picture is read, as the page counts them.
-        refused = throttled(request, "media")
-        if refused is not None:
-            return refused
+    actor = actor_of(request)
+    # One use of "media" per picture, before any picture is read, as the page counts them.
+    upload_actions.count_pictures(actor, len(sent))
     try:
         read = {field: images.read_upload(upload) for field, upload in sent.items()}
     except images.ImageRefused as refused:
@@ -77,7 +73,7 @@ def update_credentials(request):
         header=read.get("header"),
     )
     try:
-        profile_actions.update_profile(actor_of(request), change)
+        profile_actions.update_profile(actor, change)
     except files.StorageFailed:
         return error(503, "Your pictures could not be stored just now, so nothing was changed")
     user = users.get_user(get_redis(), request.user.id)
@@ -152,7 +148,7 @@ def _kept(request, item, owner):
         return False
     if _truthy(request, "exclude_reblogs") and item.get("reposted_by"):
         return False
-    return not (_truthy(request, "only_media") and not item.get(keys.STATUS_MEDIA_FIELD))
+    return not (_truthy(request, "only_media") and not item.get("media"))
 
 
 def _people(request, account_id, read_page):

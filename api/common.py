@@ -1,14 +1,15 @@
 """What the client API's views share: reading a request's parameters (a form or a JSON
-body, as Mastodon takes both), an action throttle, and a status the viewer may see as
-its Status entity."""
+body, as Mastodon takes both) and a status the viewer may see as its Status entity.
+(An act's throttle and verified-address rule are its action's: api_view answers their
+refusals.)"""
 
 import json
+import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
 from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
-from socialsite import throttling
 from socialsite.connection import get_redis
 from socialsite.repository import likes, reposts, users
 from socialsite.repository.ids import parse_id
@@ -27,6 +28,10 @@ MAX_JSON_DEPTH = 16
 # A JSON body is this long at most: the longest a client sends is a status with its
 # spoiler, a few KB; the API's pictures come as multipart forms, never as JSON.
 MAX_JSON_BYTES = 256 * 1024
+
+
+# What an upload's id looks like (the ids POST /api/v2/media gives: attachments.upload_id).
+UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class BadBody(ValueError):
@@ -110,23 +115,6 @@ def get_list(params, name):
     if value is None:  # a JSON null: none sent
         return []
     return [str(item) for item in value] if isinstance(value, list) else [str(value)]
-
-
-def throttled(request, name):
-    """429 if this use of throttle ``name`` (THROTTLE_STATUSES, _LIKES...: the pages'
-    own) is refused, else None: the API counts against the same budget as the pages."""
-    counted = throttling.count(request, name)
-    if throttling.is_refused(counted):
-        headers = {k: v for k, v in counted.headers().items() if k == "Retry-After"}
-        return error(429, counted.message, headers=headers)
-    return None
-
-
-def email_unverified(request):
-    """403 for an account that must verify its address first (the pages' rule)."""
-    if request.user.must_verify_email:
-        return error(403, "Your email address is not verified yet: verify it first")
-    return None
 
 
 def id_or_404(value):

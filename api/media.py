@@ -1,41 +1,32 @@
 """The client API's media (/api/v2/media, /api/v1/media/:id): an image uploaded before
 the status that shows it, as Mastodon's apps post them. The upload goes through the
-status form's own pipeline (images.read_upload and attachments.prepare: type, size,
-pixels, re-encoded without EXIF) and THROTTLE_MEDIA, and is stored as a pending upload
-(attachments.store_pending); POST /api/v1/statuses attaches it with ``media_ids[]``
-(api/statuses.py). One not attached within MEDIA_PENDING_MAX_AGE is swept by the
-fan-out workers (decision 0052)."""
-
-import re
+status form's own pipeline and THROTTLE_MEDIA (actions.uploads.upload: type, size,
+pixels, re-encoded without EXIF) and is stored as a pending upload; POST
+/api/v1/statuses attaches it with ``media_ids[]`` (api/statuses.py). One not attached
+within MEDIA_PENDING_MAX_AGE is swept by the fan-out workers (decision 0052)."""
 
 from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 from django.views.decorators.csrf import csrf_exempt
 
 from media import attachments, files, images
+from socialsite.acting import actor_of
+from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
 
 from . import entities
 from .auth import api_view
-from .common import BadBody, body, email_unverified, throttled
+from .common import UPLOAD_ID, BadBody, body
 from .responses import error, json_response
 
 # An upload's id: the random token of its file's name (files.new_name).
-UPLOAD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+STORAGE_FAILED = "The image could not be stored just now: try again in a moment"
 
 
 def _description(params):
-    """The alt text sent (None when none is), or BadBody when too long."""
+    """The alt text sent, or None when none is (its length is the action's to check)."""
     value = params.get("description")
-    if value is None:
-        return None
-    value = str(value).replace("\r\n", "\n").strip()
-    if len(value) > attachments.ALT_MAX_LENGTH:
-        raise BadBody(
-            f"Validation failed: the description is {len(value):,} characters; at most"
-            f" {attachments.ALT_MAX_LENGTH:,} are kept"
-        )
-    return value
+    return None if value is None else str(value)
 
 
 @api_view(scope="write:media", methods=("POST",))
@@ -43,9 +34,6 @@ def upload(request):
     """POST /api/v2/media (and Mastodon's older /api/v1/media): ``file`` (multipart),
     ``description``; ``focus`` and ``thumbnail`` are ignored. Answers the
     MediaAttachment, ready at once (200: images are made while the request waits)."""
-    refused = throttled(request, "media") or email_unverified(request)
-    if refused is not None:
-        return refused
     try:
         description = _description(body(request)) or ""
     except BadBody as bad:
@@ -54,18 +42,14 @@ def upload(request):
     if sent is None:
         return error(422, "Validation failed: File can't be blank (send it as multipart 'file')")
     try:
-        prepared = attachments.prepare(images.read_upload(sent))
+        data = images.read_upload(sent)
     except images.ImageRefused as refused_image:
         return error(422, f"Validation failed: the image was refused: {refused_image}")
-    r = get_redis()
     try:
-        upload_id = attachments.store_pending(r, request.user.id, prepared, description)
+        uploaded = upload_actions.upload(actor_of(request), data, description)
     except files.StorageFailed:
-        return error(503, "The image could not be stored just now: try again in a moment")
-    item = attachments.pending_upload(r, request.user.id, upload_id)
-    if item is None:  # swept at once: only with a MEDIA_PENDING_MAX_AGE of nothing
-        return error(503, "The image could not be stored just now: try again in a moment")
-    return json_response(entities.media_attachment(entities.site_base(request), item))
+        return error(503, STORAGE_FAILED)
+    return json_response(entities.media_attachment(entities.site_base(request), uploaded.media))
 
 
 @csrf_exempt
@@ -102,13 +86,12 @@ def _update(request, media_id):
         description = _description(params)
     except BadBody as bad:
         return error(422, str(bad))
-    r = get_redis()
     if description is None:
-        item = attachments.pending_upload(r, request.user.id, upload_id)
+        item = attachments.pending_upload(get_redis(), request.user.id, upload_id)
+        if item is None:
+            raise Http404
     else:
-        item = attachments.describe_pending(r, request.user.id, upload_id, description)
-    if item is None:
-        raise Http404
+        item = upload_actions.describe(actor_of(request), upload_id, description)
     return json_response(entities.media_attachment(entities.site_base(request), item))
 
 

@@ -17,6 +17,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from oauthlib.oauth2.rfc6749 import errors
 
 from accounts.decorators import login_required, redirect_to_login
+from socialsite.acting import actor_of
+from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
 from socialsite.repository import oauth
 
@@ -425,7 +427,7 @@ def settings_apps(request):
 @login_required
 def revoke_app(request, client_id):
     """Revoke every token the user gave app ``client_id``."""
-    revoked = oauth.revoke_user_tokens(get_redis(), request.user.id, client_id)
+    revoked = account_actions.revoke_app(actor_of(request), client_id)
     if revoked:
         messages.success(request, "The app's access is revoked.")
     return redirect("api:settings_apps")

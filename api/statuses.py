@@ -19,6 +19,7 @@ from . import direct, entities, paging
 from .auth import api_view
 from .common import (
     TRUE,
+    UPLOAD_ID,
     BadBody,
     body,
     get_list,
@@ -26,7 +27,6 @@ from .common import (
     to_status_id,
     visible_status,
 )
-from .media import UPLOAD_ID
 from .responses import error, json_response
 
 VISIBILITIES = ("public", "unlisted", "private", "direct")

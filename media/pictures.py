@@ -7,7 +7,7 @@ hash names them, and deleted only after it stops naming them. A failure before t
 changes deletes the files just written: no half-written profile, no file left behind.
 """
 
-from socialsite.repository import keys, profiles
+from socialsite.repository import profiles
 
 from . import files, images
 
@@ -19,26 +19,26 @@ def change_profile(r, uid, *, bio, website, avatar=None, header=None, remove_ava
     ``remove_avatar`` or ``remove_header``, none). Raises files.StorageFailed (nothing
     kept) or profiles.AccountGone (the new files deleted)."""
     changes = {
-        keys.BIO_FIELD: bio,
-        keys.BIO_ENTITIES_FIELD: profiles.parse_bio(r, bio) if bio else "",
-        keys.WEBSITE_FIELD: website,
+        "bio": bio,
+        "bio_entities": profiles.parse_bio(r, bio) if bio else "",
+        "website": website,
     }
     written = []
     try:
         if avatar is not None:
             large, small = files.save_all("avatars", images.avatar(avatar))
             written += [large, small]
-            changes[keys.AVATAR_FIELD], changes[keys.AVATAR_SMALL_FIELD] = large, small
+            changes["avatar"], changes["avatar_small"] = large, small
         elif remove_avatar:
-            changes[keys.AVATAR_FIELD] = changes[keys.AVATAR_SMALL_FIELD] = ""
+            changes["avatar"] = changes["avatar_small"] = ""
         if header is not None:
             made = images.header(header)
             (name,) = files.save_all("headers", [made])
             written.append(name)
-            changes[keys.HEADER_FIELD] = name
-            changes[keys.HEADER_SIZE_FIELD] = f"{made.width}x{made.height}"
+            changes["header"] = name
+            changes["header_size"] = f"{made.width}x{made.height}"
         elif remove_header:
-            changes[keys.HEADER_FIELD] = changes[keys.HEADER_SIZE_FIELD] = ""
+            changes["header"] = changes["header_size"] = ""
         former = profiles.update_profile(r, uid, changes)
     except BaseException:
         files.delete_all(written)

@@ -25,9 +25,9 @@ from socialsite.actions import (
 
 def actor_of(request) -> Actor:
     """The Actor of a request's logged-in user (pages and API alike: both put a SiteUser
-    on ``request.user``). Each throttle use it is asked for is counted for this
-    request, except one a page's throttle decorator counted already: that one is
-    taken, once."""
+    on ``request.user``), or of its visitor (uid 0) when none is logged in. Each
+    throttle use it is asked for is counted for this request, except one a page's
+    throttle decorator counted already: that one is taken, once."""
     user = request.user
     # A page's throttle decorator counted its use in the round trip that read the
     # session (throttling.throttle): the action finds it there, at no cost. Taken, not
@@ -40,7 +40,9 @@ def actor_of(request) -> Actor:
         return throttling.count(request, name)
 
     return Actor(
-        uid=user.id,
+        # A visitor (signing up: no account yet) acts as uid 0, which names no account
+        # (ids start at 1); their throttles count their address.
+        uid=user.id or 0,
         login=user.login,
         must_verify_email=user.must_verify_email,
         is_moderator=user.is_moderator,

@@ -23,6 +23,18 @@ def test_the_home_marker_moves_and_a_retry_changes_nothing(r, alice):
     assert markers.get_markers(r, alice["id"])["home"].last_read_id == 12
 
 
+def test_the_home_marker_given_as_read_is_not_read_again(r, alice, round_trips):
+    """The home page passes the marker it read with its session (``current``): the
+    action writes in one round trip, and none when it would not move."""
+    first = reading.set_home_marker(actor(alice), 10)
+    round_trips["n"] = 0
+    assert reading.set_home_marker(actor(alice), 10, current=first) == first
+    assert round_trips["n"] == 0
+    moved = reading.set_home_marker(actor(alice), 12, current=first)
+    assert round_trips["n"] == 1 and moved.version == 2
+    assert reading.set_home_marker(actor(alice), 14, current=None).last_read_id == 14
+
+
 @pytest.mark.parametrize("bad", [0, -1, MAX_ID + 1])
 def test_a_marker_that_is_no_id_is_invalid(r, alice, bad):
     with pytest.raises(Invalid):

@@ -1,4 +1,4 @@
-"""Input that once answered 5xx or broke an account (issue 40): ids out of the range
+"""Input that could answer 5xx or break an account: ids out of the range
 ids take, a stored value the code cannot read, lone surrogates, JSON nested without
 bound, page cursors at their edges. Each answers a readable 4xx, and the pages go on
 working."""

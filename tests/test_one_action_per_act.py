@@ -5,7 +5,7 @@ pages, the streaming server, media's view, the site's own views and middleware, 
 the management commands a person runs to act as someone) turns its input into an Actor
 and calls one action in socialsite/actions/, which applies every rule of the act once
 and calls the repository. A door that called a write itself would carry its own copy
-of the rules, which drifts: that is what issue 42 ended.
+of the rules, and copies drift apart.
 
 - WRITES lists, per repository module, the functions that change what users see
   or own (a status, a follow, a block, a list, a report, a setting ...). Reads,
@@ -15,10 +15,6 @@ of the rules, which drifts: that is what issue 42 ended.
   write handed to another function to call).
 - ALLOWED: the operator's tools over data (backup, bulk import, rebuilds, workers),
   which act as no one.
-- NOT_YET_THROUGH_ACTIONS: the doors that still call a write today, and the lane
-  converting each. The test requires it to be exactly what is found, so a new door
-  calling a write fails here, and so does an entry left listed once its door calls
-  the action.
 """
 
 import ast
@@ -105,27 +101,6 @@ ALLOWED = {
     "media/management/commands/pictures.py": "deletes the files nothing names any more",
 }
 
-# Doors calling a write today, and the lane converting each to an action ("main": the
-# main session; "later": no one yet). Take an entry out when its door calls the action.
-LANES = {"main", "relations", "accounts", "direct", "moderation", "later"}
-NOT_YET_THROUGH_ACTIONS = {
-    ("accounts/auth.py", "devices.revoke_all"): "accounts",
-    ("accounts/auth.py", "oauth.revoke_user_tokens"): "accounts",
-    ("accounts/auth.py", "users.set_password_hash"): "accounts",
-    ("accounts/email_views.py", "devices.revoke_all"): "accounts",
-    ("accounts/email_views.py", "emails.verify"): "accounts",
-    ("accounts/email_views.py", "oauth.revoke_user_tokens"): "accounts",
-    ("accounts/email_views.py", "sessions.end_all"): "accounts",
-    ("accounts/email_views.py", "users.set_password_hash"): "accounts",
-    ("accounts/forms.py", "emails.set_address"): "accounts",
-    ("accounts/forms.py", "users.create_user"): "accounts",
-    ("accounts/management/commands/accounts.py", "emails.set_address"): "accounts",
-    ("api/media.py", "attachments.describe_pending"): "later",
-    ("api/media.py", "attachments.store_pending"): "later",
-    ("api/oauth_views.py", "oauth.revoke_user_tokens"): "later",
-    ("timeline/views.py", "markers.set_home"): "accounts",
-}
-
 
 def _door_files():
     paths = [ROOT / name for name in DOOR_FILES]
@@ -202,17 +177,11 @@ def _violations():
 
 
 def test_doors_call_actions_not_repository_writes():
-    found = _violations()
-    new = sorted(found - set(NOT_YET_THROUGH_ACTIONS))
-    done = sorted(set(NOT_YET_THROUGH_ACTIONS) - found)
-    assert not new, (
+    found = sorted(_violations())
+    assert not found, (
         "A door calls a repository write: call the act's action in socialsite/actions/ "
         "(which applies the act's rules once) instead:\n"
-        + "\n".join(f"{door} names {write}" for door, write in new)
-    )
-    assert not done, (
-        "These doors no longer call the write: take them out of NOT_YET_THROUGH_ACTIONS:\n"
-        + "\n".join(f"{door}: {write}" for door, write in done)
+        + "\n".join(f"{door} names {write}" for door, write in found)
     )
 
 
@@ -231,10 +200,6 @@ def test_every_listed_write_exists():
 
 def test_every_allowed_command_exists():
     assert not [name for name in ALLOWED if not (ROOT / name).exists()]
-
-
-def test_each_door_not_yet_through_actions_names_its_lane():
-    assert set(NOT_YET_THROUGH_ACTIONS.values()) <= LANES
 
 
 def test_the_check_finds_writes_however_named():

@@ -49,8 +49,9 @@ class _MultipleFileInput(forms.FileInput):
 
 class StatusImagesField(forms.FileField):
     """A status's images (the ``media`` field, repeated): at most
-    attachments.MAX_IMAGES, each checked, decoded and made into its sizes
-    (attachments.prepare), cleaned to a list of attachments.Prepared in order."""
+    attachments.MAX_IMAGES files, cleaned to the list of them in order. Counting them
+    toward the throttle and making them (checked, decoded, made into their sizes) is
+    the act's: actions.uploads.prepare_images, which post_status calls first."""
 
     def __init__(self, **options):
         options.setdefault("required", False)
@@ -67,21 +68,9 @@ class StatusImagesField(forms.FileField):
                 f"A status may have at most {attachments.MAX_IMAGES} images; you chose"
                 f" {len(uploads)}."
             )
-        prepared = []
-        for number, upload in enumerate(uploads, 1):
+        for upload in uploads:
             super().clean(upload, initial)
-            try:
-                prepared.append(attachments.prepare(images.read_upload(upload)))
-            except images.ImageRefused as refused:
-                which = f"Image {number}" if len(uploads) > 1 else "The image"
-                raise forms.ValidationError(f"{which} was refused: {refused}") from None
-        return prepared
-
-
-def images_sent(files):
-    """How many images a status form's ``request.FILES`` carries: each counts toward
-    THROTTLE_MEDIA, before any is decoded."""
-    return len([upload for upload in files.getlist("media") if upload])
+        return uploads
 
 
 class StatusForm(forms.Form):

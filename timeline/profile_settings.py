@@ -12,8 +12,9 @@ from media import files
 from socialsite import actions, throttling
 from socialsite.acting import actor_of
 from socialsite.actions import profiles as profile_actions
+from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
-from socialsite.repository import keys, users
+from socialsite.repository import users
 
 from .forms import ProfileForm, pictures_sent
 
@@ -24,8 +25,8 @@ CHOOSE_AGAIN = " Pictures are not kept from a form that was refused: choose them
 def _initial(user):
     return {
         "name": user["name"],
-        "bio": user.get(keys.BIO_FIELD, ""),
-        "website": user.get(keys.WEBSITE_FIELD, ""),
+        "bio": user.get("bio", ""),
+        "website": user.get("website", ""),
     }
 
 
@@ -42,14 +43,16 @@ def edit_profile(request):
         raise Http404("There is no such account any more.")
     if request.method == "GET":
         return _page(request, user, ProfileForm(initial=_initial(user)))
-    for _ in range(pictures_sent(request.FILES)):
-        counted = throttling.count(request, "media")
-        if throttling.is_refused(counted):
-            form = ProfileForm(request.POST)
-            form.is_valid()
-            form.add_error(None, counted.message + CHOOSE_AGAIN)
-            context = {"form": form, "profile": user}
-            return throttling.too_many_requests(request, counted, TEMPLATE, context)
+    actor = actor_of(request)
+    try:
+        # Each picture counted before any is read, as for a status's images.
+        upload_actions.count_pictures(actor, pictures_sent(request.FILES))
+    except actions.Throttled as refusal:
+        form = ProfileForm(request.POST)
+        form.is_valid()
+        form.add_error(None, refusal.message + CHOOSE_AGAIN)
+        context = {"form": form, "profile": user}
+        return throttling.too_many_requests(request, refusal.counted, TEMPLATE, context)
     form = ProfileForm(request.POST, request.FILES)
     if form.is_valid():
         data = form.cleaned_data
@@ -63,7 +66,7 @@ def edit_profile(request):
             remove_header=data["remove_header"],
         )
         try:
-            profile_actions.update_profile(actor_of(request), change)
+            profile_actions.update_profile(actor, change)
         except actions.Invalid as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         except files.StorageFailed:

@@ -13,12 +13,12 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
-from media import attachments
-from socialsite import throttling
 from socialsite.acting import actor_of
-from socialsite.actions import Busy, Invalid, NotFound
+from socialsite.actions import Busy, Invalid, NotFound, Throttled
+from socialsite.actions import reading as reading_actions
 from socialsite.actions import relations as relation_actions
 from socialsite.actions import statuses as statuses_actions
+from socialsite.actions import uploads as uploads_actions
 from socialsite.connection import get_redis
 from socialsite.form_markup import BlankForm
 from socialsite.head import is_head
@@ -43,7 +43,7 @@ from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
 from .acting_on_users import act_on_user
-from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, images_sent, mute_until
+from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
 from .lookups import no_such_status, user_or_404
 from .posting_keys import new_posting_key, posting_key_of
 
@@ -94,7 +94,7 @@ def home(request):
     ):
         # Seeing the newest page marks it read, once rendered (as Mastodon's web app
         # does): one write when there is something new, none on a reload.
-        markers.set_home(get_redis(), uid, newest, current=marker)
+        reading_actions.set_home_marker(actor_of(request), newest, current=marker)
     return response
 
 
@@ -153,15 +153,21 @@ def post_status(request):
     images (``media``, with ``media_description``) and a content warning; a refused one
     keeps its text (DRAFT_SESSION_KEY) for the page it came from. Images are made before
     the status is written, their files stored, then the status; if it is not written,
-    the files are deleted (media/attachments.py). The action (actions.statuses.post)
-    applies the rest; the verified address and the throttles are checked here first
-    too, before any image is decoded."""
-    # Each image counted (at most as many as a status may have: more are refused
-    # before any is decoded).
-    for _ in range(min(images_sent(request.FILES), attachments.MAX_IMAGES)):
-        counted = throttling.count(request, "media")
-        if throttling.is_refused(counted):
-            return _posting_refused(request, counted)
+    the files are deleted (media/attachments.py). The images are counted toward the
+    throttle "media" and made by actions.uploads.prepare_images, the status posted by
+    actions.statuses.post (its rules); the verified address and the throttle
+    "statuses" are checked here first too (the decorators), before any image is
+    decoded."""
+    actor = actor_of(request)
+    # Each image counted, then made (uploads.prepare_images): its refusal is said as
+    # the form's other problems are, below.
+    images_refused = None
+    try:
+        prepared = uploads_actions.prepare_images(actor, request.FILES.getlist("media"))
+    except Throttled as refusal:
+        return _posting_refused(request, refusal.counted)
+    except Invalid as refusal:
+        prepared, images_refused = [], refusal
     form = StatusForm(request.POST, request.FILES)
     replying = "in_reply_to" in request.POST
     in_reply_to = _status_id(request.POST.get("in_reply_to", "")) if replying else None
@@ -171,10 +177,10 @@ def post_status(request):
             request, "Your reply was not posted: it does not say which status it replies to."
         )
         return redirect("home")
-    if not form.is_valid():
+    if not form.is_valid() or images_refused is not None:
         # A reply goes back to its thread's page (its ``next``), where the form shows it.
         _keep_draft(request, str(in_reply_to) if replying else "")
-        problems = _form_problems(form)
+        problems = images_refused.message if images_refused else _form_problems(form)
         text = f"Your {'reply' if replying else 'status'} was not posted."
         return _refused(request, replying, f"{text} {problems}" if problems else text)
     data = form.cleaned_data
@@ -187,9 +193,9 @@ def post_status(request):
     )
     try:
         sid = statuses_actions.post(
-            actor_of(request),
+            actor,
             new,
-            images=data["media"],
+            images=prepared,
             descriptions=data["media_description"],
             posting_key=posting_key_of(request),
         )

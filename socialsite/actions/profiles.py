@@ -5,8 +5,7 @@ avatar and the header. One act, update_profile, called by the profile page
 image pipeline (media/images.py, media/pictures.py).
 
 Each picture counts toward THROTTLE_MEDIA before it is read: the doors count it, as
-they take the upload in (Actor.count counts a throttle once per request, and two
-pictures are two uses).
+they take the upload in, with actions.uploads.count_pictures (one use per picture).
 """
 
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from PIL.Image import Image
 
 from media import images, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import keys, profiles, users
+from socialsite.repository import profiles, users
 
 from . import rules
 from .core import Actor, Invalid, NotFound
@@ -94,8 +93,8 @@ def update_profile(actor: Actor, change: ProfileChange) -> ProfileSaved:
             pictures.change_profile(
                 r,
                 actor.uid,
-                bio=user.get(keys.BIO_FIELD, "") if bio is None else bio,
-                website=user.get(keys.WEBSITE_FIELD, "") if website is None else website,
+                bio=user.get("bio", "") if bio is None else bio,
+                website=user.get("website", "") if website is None else website,
                 avatar=avatar,
                 header=header,
                 remove_avatar=change.remove_avatar,

@@ -20,12 +20,22 @@ def _an_id(value: int, field: str) -> int:
     return value
 
 
-def set_home_marker(actor: Actor, last_read_id: int) -> markers.Marker:
+# set_home_marker's ``current`` when the door has not read the marker.
+_NOT_READ = object()
+
+
+def set_home_marker(
+    actor: Actor, last_read_id: int, current: markers.Marker | None | object = _NOT_READ
+) -> markers.Marker:
     """Move the actor's home marker to status id ``last_read_id`` (its version raised
     only if it moved: a retry changes nothing more); the marker after it. Invalid for
-    a number that is no id."""
+    a number that is no id. ``current``: the marker as the door just read it (a Marker,
+    or None for none; markers.HomeMarkerRead), which saves reading it again: the home
+    page marks its newest status read in one round trip."""
     _an_id(last_read_id, "home[last_read_id]")
-    return markers.set_home(get_redis(), actor.uid, last_read_id)
+    if current is _NOT_READ:
+        return markers.set_home(get_redis(), actor.uid, last_read_id)
+    return markers.set_home(get_redis(), actor.uid, last_read_id, current=current)
 
 
 def mark_notifications_read(actor: Actor, last_read_id: int) -> int:

@@ -18,7 +18,7 @@ from django.conf import settings
 
 from media import attachments, files, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import entities, keys, likes, limits, reposts, statuses
+from socialsite.repository import entities, likes, limits, reposts, statuses
 
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
 
@@ -117,9 +117,9 @@ def post(
 
     def write(media: str, pending: list[str]) -> int | None:
         fields: dict[str, Any] = {
-            keys.STATUS_MEDIA_FIELD: media,
-            keys.STATUS_SENSITIVE_FIELD: "1" if new.sensitive else "",
-            keys.STATUS_SPOILER_FIELD: spoiler,
+            "media": media,
+            "sensitive": "1" if new.sensitive else "",
+            "spoiler": spoiler,
         }
         if new.location:
             fields["location"] = new.location

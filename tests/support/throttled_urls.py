@@ -1,5 +1,5 @@
-"""The site's URLs plus a view throttled as a lane that builds search would throttle
-it: what tests/test_views_throttles.py checks the decorator with (pytest.mark.urls)."""
+"""The site's URLs plus a view throttled as a search page is: what
+tests/test_views_throttles.py checks the decorator with (pytest.mark.urls)."""
 
 from django.http import HttpResponse
 from django.urls import path

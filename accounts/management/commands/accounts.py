@@ -1,14 +1,16 @@
 """``manage.py accounts email LOGIN ADDRESS [--verified]``: set an account's address (an
 operator answering someone who lost access to theirs); with --verified, as verified.
-Without --verified the account is mailed a verification link, as after a change."""
+Without --verified the account is mailed a verification link, as after a change.
 
-from django.core.exceptions import ValidationError
+An operator's act on one account, so through its action (actions.accounts.set_address),
+acting as the command line (actions.moderation.command_line_actor: recorded as
+``manage.py``)."""
+
 from django.core.management.base import BaseCommand, CommandError
-from django.core.validators import validate_email
 
-from accounts import mail as account_mail
-from socialsite.connection import new_redis
-from socialsite.repository import emails, users
+from socialsite.actions import Refused
+from socialsite.actions import accounts as account_actions
+from socialsite.actions.moderation import command_line_actor
 
 
 class Command(BaseCommand):
@@ -22,19 +24,14 @@ class Command(BaseCommand):
         email.add_argument("--verified", action="store_true", help="mark it verified")
 
     def handle(self, *args, **options):
-        r = new_redis()
         login, address = options["login"], options["address"].strip()
         try:
-            validate_email(address)
-        except ValidationError:
-            raise CommandError(f"{address!r} is not an email address.") from None
-        uid = users.get_user_id(r, login)
-        if uid is None:
-            raise CommandError(f"There is no account @{login}.")
-        if not emails.set_address(r, uid, address, verified=options["verified"]):
-            raise CommandError(f"{address} belongs to another account.")
+            account_actions.set_address(
+                command_line_actor(), login, address, verified=options["verified"]
+            )
+        except Refused as refused:
+            raise CommandError(refused.message) from None
         if options["verified"]:
             self.stdout.write(f"@{login}'s address is {address}, verified.")
         else:
-            account_mail.queue_verification(uid, address)
             self.stdout.write(f"@{login}'s address is {address}; a verification link is queued.")
