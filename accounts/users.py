@@ -34,6 +34,9 @@ class SiteUser:
         self.email_state = data.get("email_state")
         # The time zone the pages show times in (keys.TIME_ZONE_FIELD): UTC by default.
         self.time_zone = data.get("time_zone") or "UTC"
+        # The theme the reader chose ("light", "dark"), "" for the system's: the page's
+        # <html data-theme> (keys.THEME_FIELD).
+        self.theme = data.get("theme", "")
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

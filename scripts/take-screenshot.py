@@ -1,7 +1,9 @@
 """Take docs/screenshot.png: the home page of a logged-in user with a few statuses, in
-headless Chromium (Playwright), on a throwaway Redis with a few made-up people.
+headless Chromium (Playwright), on a throwaway Redis with a few made-up people; and
+beside it, in docs/screenshots/, the home page on a phone (light and dark), a thread
+and the settings page (SHOTS).
 
-    .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png]
+    .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png [docs/screenshots]]
 
 It starts a redis-server and `manage.py runsite`-like processes of its own (the web server
 and a stream server, DEBUG on so static files are served) and stops them at the end.
@@ -66,6 +68,19 @@ def seed(redis_url):
         graph.follow(r, uid[who], uid[whom])
     posted = [statuses.post_status(r, uid[login], text) for login, text in STATUSES]
     statuses.post_status(r, uid["erin"], "Trending: #redis")
+    # A thread under carol's status (the thread's screenshot).
+    reply = statuses.post_status(
+        r,
+        uid["alice"],
+        "@carol Chapter 8 is the best one. The timelines part!",
+        in_reply_to=posted[0],
+    )
+    statuses.post_status(
+        r,
+        uid["carol"],
+        "@alice Agreed: fan-out on write, then trim. Elegant.",
+        in_reply_to=reply,
+    )
     likes.like(r, uid["alice"], posted[0])
     likes.like(r, uid["bob"], posted[0])
     reposts.repost(r, uid["bob"], posted[0])
@@ -83,7 +98,7 @@ def wait_for(url, timeout=30):
     raise SystemExit(f"{url} did not answer")
 
 
-def main(out):
+def main(out, more=None):
     with tempfile.TemporaryDirectory() as tmp:
         redis = RedisServer(Path(tmp) / "redis").start()
         web_port, stream_port = free_port(), free_port()
@@ -119,7 +134,7 @@ def main(out):
             base = f"http://127.0.0.1:{web_port}"
             wait_for(f"{base}/healthz")
             wait_for(f"http://127.0.0.1:{stream_port}/health")
-            shoot(base, out)
+            shoot(base, out, more)
         finally:
             for process in processes:
                 process.terminate()
@@ -127,7 +142,29 @@ def main(out):
             redis.stop()
 
 
-def shoot(base, out):
+# The other screenshots: file name, path (THREAD: the first status's thread), window
+# width and height, and the colour scheme the browser says the system prefers.
+THREAD = "thread"
+PHONE = (390, 844)
+DESKTOP = (1280, 900)
+SHOTS = [
+    ("home-phone-light.png", "/", PHONE, "light"),
+    ("home-phone-dark.png", "/", PHONE, "dark"),
+    ("home-desktop-dark.png", "/", DESKTOP, "dark"),
+    ("thread-desktop-light.png", THREAD, DESKTOP, "light"),
+    ("settings-desktop-light.png", "/settings/", DESKTOP, "light"),
+]
+
+
+def log_in(page, base):
+    page.goto("/accounts/login/")
+    page.get_by_label("Login name").fill("alice")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/")
+
+
+def shoot(base, out, more=None):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -135,17 +172,30 @@ def shoot(base, out):
             executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
             args=["--no-sandbox", "--disable-dev-shm-usage"],
         )
-        page = browser.new_page(base_url=base, viewport={"width": 900, "height": 1070})
-        page.goto("/accounts/login/")
-        page.get_by_label("Login name").fill("alice")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Log in").click()
-        page.wait_for_url(f"{base}/")
-        page.goto("/")  # without the login's welcome message
-        page.wait_for_timeout(1000)
-        page.screenshot(path=out)
+        shots = [(out, "/", DESKTOP, "light")]
+        if more:
+            Path(more).mkdir(parents=True, exist_ok=True)
+            shots += [(str(Path(more) / name), *rest) for name, *rest in SHOTS]
+        for path, where, (width, height), scheme in shots:
+            context = browser.new_context(
+                base_url=base, viewport={"width": width, "height": height}, color_scheme=scheme
+            )
+            page = context.new_page()
+            log_in(page, base)
+            if where == THREAD:
+                page.goto("/@carol/")  # carol's first status: its thread
+                where = page.locator(".status time").last.evaluate(
+                    "e => e.closest('a').getAttribute('href')"
+                )
+            page.goto(where)  # without the login's welcome message
+            page.wait_for_timeout(1000)
+            page.screenshot(path=path)
+            context.close()
         browser.close()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "docs" / "screenshot.png"))
+    main(
+        sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "docs" / "screenshot.png"),
+        sys.argv[2] if len(sys.argv) > 2 else str(ROOT / "docs" / "screenshots"),
+    )

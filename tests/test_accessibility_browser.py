@@ -1,11 +1,14 @@
-"""Every page passes axe-core's WCAG 2.1 A and AA rules, in a real headless Chromium.
+"""Every page passes axe-core's WCAG 2.2 A and AA rules and its best practices, in a real
+headless Chromium, in both themes at a desktop's and a phone's width.
 
 axe-core comes with the PyPI package axe-playwright-python (requirements-dev.txt). Each
 page of the URLconf is loaded logged in (as alice, a moderator, so that every link of
 the navigation shows) and logged out, on a site with something on every page (a thread,
 likes, reposts, a list, blocks, mutes, follow requests, notifications, an open report),
 and so are the error pages and forms sent back with their errors. A test fails on any
-violation, naming the rule, the element and why.
+violation, naming the rule, the element and why. Each page is checked in four looks
+(LOOKS: 1280 and 390 px wide, the system light and dark), and the walk through every page
+again with the theme chosen in the settings (dark while the system is light).
 
 PAGES names a page for each GET view of the URLconf and ACTIONS the rest (POST-only
 views, JSON, health checks); a test fails when a URL name is in neither, so that a new
@@ -36,6 +39,7 @@ from socialsite.repository import (
     moderation,
     oauth,
     privacy,
+    profiles,
     reposts,
     trends,
     users,
@@ -43,13 +47,19 @@ from socialsite.repository import (
 from tests.support.helpers import log_in_browser, make_user, post
 from tests.test_media_images import png
 
-# The rules: WCAG 2.0 and 2.1, levels A and AA, and axe's best practices (among them a
-# page's one h1 and landmarks told apart by their names).
-AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+# The rules: WCAG 2.0, 2.1 and 2.2, levels A and AA, and axe's best practices (among them
+# a page's one h1 and landmarks told apart by their names).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 AXE_OPTIONS = {
     "runOnly": {"type": "tag", "values": AXE_TAGS},
     "resultTypes": ["violations"],
 }
+# Each page is checked as shown in each of these: (window width, the system's colour
+# scheme). The page is not loaded again: the window is resized and the preference
+# changed, as a person turning a phone or switching their system's theme would.
+WIDTHS = [1280, 390]
+LOOKS = [(width, scheme) for width in WIDTHS for scheme in ("light", "dark")]
+WINDOW_HEIGHT = 900
 
 # Violations inside a status (templates/_status.html) or the status form
 # (templates/_status_form.html), which another change rewrites: (axe rule, a CSS selector
@@ -193,7 +203,6 @@ ACTIONS = {
     "unblock",
     "mute",
     "unmute",
-    "change_name",
     # Pictures' files (media/views.py): images, not pages.
     "media",
     "approve_request",
@@ -283,18 +292,27 @@ def test_every_page_of_the_urlconf_is_checked():
 
 
 def violations(axe, page):
-    """axe's violations on ``page``, less the EXPECTED ones, as readable lines."""
-    found = axe.run(page, options=AXE_OPTIONS).response["violations"]
+    """axe's violations on ``page`` in each of LOOKS, less the EXPECTED ones, as readable
+    lines; the page is left as it was found (1280 px, the system light)."""
     lines = []
-    for violation in found:
-        for node in violation["nodes"]:
-            target = " ".join(str(part) for part in node["target"])
-            if any(rule == violation["id"] and part in target for rule, part in EXPECTED):
-                continue
-            why = "; ".join(
-                check["message"] for kind in ("any", "all", "none") for check in node[kind]
-            )
-            lines.append(f"{page.url} {violation['id']}: {target}: {node['html']}: {why}")
+    for width, scheme in LOOKS:
+        page.set_viewport_size({"width": width, "height": WINDOW_HEIGHT})
+        page.emulate_media(color_scheme=scheme)
+        found = axe.run(page, options=AXE_OPTIONS).response["violations"]
+        for violation in found:
+            for node in violation["nodes"]:
+                target = " ".join(str(part) for part in node["target"])
+                if any(rule == violation["id"] and part in target for rule, part in EXPECTED):
+                    continue
+                why = "; ".join(
+                    check["message"] for kind in ("any", "all", "none") for check in node[kind]
+                )
+                lines.append(
+                    f"{page.url} ({width} px, system {scheme}) {violation['id']}: "
+                    f"{target}: {node['html']}: {why}"
+                )
+    page.set_viewport_size({"width": WIDTHS[0], "height": WINDOW_HEIGHT})
+    page.emulate_media(color_scheme="light")
     return lines
 
 
@@ -304,25 +322,33 @@ def assert_no_violations(axe, page):
 
 
 @pytest.fixture
-def viewer_page(browser_contexts):
-    """``viewer_page(login)``: a page in a context of its own, logged in as ``login``
-    (None: logged out)."""
+def viewer_page(r, browser_contexts):
+    """``viewer_page(login, theme="")``: a page in a context of its own, logged in as
+    ``login`` (None: logged out) who chose ``theme`` in the settings ("": the system's)."""
 
-    def open_page(login=None):
-        page = browser_contexts(viewport={"width": 1280, "height": 900}).new_page()
+    def open_page(login=None, theme=""):
+        page = browser_contexts(
+            viewport={"width": WIDTHS[0], "height": WINDOW_HEIGHT}, color_scheme="light"
+        ).new_page()
         if login:
+            profiles.set_theme(r, users.get_user_id(r, login), theme)
             log_in_browser(page, login)
         return page
 
     return open_page
 
 
-@pytest.mark.parametrize("viewer", ["alice", None], ids=["logged-in", "logged-out"])
-def test_every_page_has_no_violation(axe, site, viewer_page, viewer):
+@pytest.mark.parametrize(
+    ("viewer", "theme"),
+    [("alice", ""), (None, ""), ("alice", "dark")],
+    ids=["logged-in", "logged-out", "logged-in-dark-setting"],
+)
+def test_every_page_has_no_violation(axe, site, viewer_page, viewer, theme):
     """One walk through every page (the site and the log-in are made once): a failure
     lists every violation of every page. A page that needs a log-in sends a visitor to
-    the log-in page, which is checked too."""
-    page = viewer_page(viewer)
+    the log-in page, which is checked too. Each page in each of LOOKS; and once more with
+    the dark theme chosen in the settings."""
+    page = viewer_page(viewer, theme)
     found = []
     for name in sorted(PAGES):
         page.goto(PAGES[name](site))
@@ -498,7 +524,9 @@ FORMS = [
         None, "/accounts/login/", {"Login name": "alice", "Password": "wrong"}, "Log in", id="login"
     ),
     pytest.param("alice", "/accounts/password/", {}, "Change password", id="password"),
-    pytest.param("alice", "/settings/", {"Display name": ""}, "Change name", id="settings-name"),
+    pytest.param(
+        "alice", "/settings/profile/", {"Display name": ""}, "Save profile", id="profile-name"
+    ),
     pytest.param("alice", "/settings/delete/", {}, "Delete my account", id="delete-account"),
     pytest.param("alice", "/lists/", {}, "Make the list", id="new-list"),
     pytest.param(
@@ -547,7 +575,6 @@ MAIN_PAGES = [
     "settings",
     "moderation_queue",
 ]
-WIDTHS = [1280, 390]
 
 # The contrast of each visible button's text with what is behind it: the colour of the
 # first ancestor with a background (semi-transparent ones blended in), white at the root.
@@ -585,6 +612,7 @@ BUTTONS_CONTRAST_JS = """
     "button, input[type=submit], input[type=button], a.button, summary");
   return Array.from(buttons)
     .filter(b => b.getClientRects().length && getComputedStyle(b).visibility === "visible")
+    .filter(b => !(b.closest("details:not([open])") && !b.closest("summary")))
     .map(b => {
       const style = getComputedStyle(b);
       const behind = background(b);
@@ -603,10 +631,13 @@ BUTTONS_CONTRAST_JS = """
 """
 
 # Every link, button and field of the header that a person cannot reach: outside the
-# window, or covered or clipped where its middle should be.
+# window, or covered or clipped where its middle should be. A closed menu's items are
+# reached by opening it (its summary is checked).
 UNREACHABLE_IN_HEADER_JS = """
 () => Array.from(document.querySelectorAll(
-    ".site-header a, .site-header button, .site-header input:not([type=hidden])"))
+    ".site-header a, .site-header button, .site-header summary, "
+    + ".site-header input:not([type=hidden])"))
+  .filter(e => !e.closest("details:not([open]) > .menu-items"))
   .filter(e => {
     const box = e.getBoundingClientRect();
     if (!box.width || !box.height) return true;
@@ -617,12 +648,29 @@ UNREACHABLE_IN_HEADER_JS = """
   .map(e => e.outerHTML)
 """
 
-# The header's items, each as [top, bottom]: on one line, they all overlap vertically.
-HEADER_ITEMS_JS = """
-() => Array.from(document.querySelector(".site-header nav").children)
-  .filter(e => e.getClientRects().length)
-  .map(e => { const box = e.getBoundingClientRect(); return [box.top, box.bottom]; })
+# The frame (templates/base.html), measured: the header (the top bar on a phone, the side
+# column on a desktop), the navigation (the tab bar on a phone), the main column, and
+# each control of the frame smaller than a finger (WCAG 2.5.5: 44 x 44 px).
+FRAME_JS = """
+() => {
+  const box = e => { const b = e.getBoundingClientRect();
+    return {top: b.top, bottom: b.bottom, left: b.left, right: b.right, height: b.height}; };
+  const controls = document.querySelectorAll(
+    ".site-header a, .site-header button, .site-header summary");
+  return {
+    header: box(document.querySelector(".site-header")),
+    nav: box(document.querySelector(".site-header nav")),
+    main: box(document.querySelector("main")),
+    window: {width: window.innerWidth, height: window.innerHeight},
+    small: Array.from(controls)
+      .filter(e => e.getClientRects().length && !e.closest("details:not([open]) > .menu-items"))
+      .filter(e => { const b = e.getBoundingClientRect(); return b.width < 44 || b.height < 44; })
+      .map(e => e.outerHTML.slice(0, 80)),
+  };
+}
 """
+# The phone's top bar: at most this high, so that the content starts at once.
+TOP_BAR_MAX_HEIGHT = 64
 
 # WCAG AA for text of a normal size.
 MIN_CONTRAST = 4.5
@@ -641,23 +689,89 @@ def defects(page, width):
         found.append(f"out of reach in the header: {element}")
     if page.evaluate("document.documentElement.scrollWidth") > width:
         found.append("wider than the window: it scrolls sideways")
-    if width >= 1280:
-        items = page.evaluate(HEADER_ITEMS_JS)
-        height = page.get_by_role("banner").bounding_box()["height"]
-        if max(top for top, _ in items) >= min(bottom for _, bottom in items) or height > 64:
-            found.append(f"the header takes more than one line ({height} px high)")
+    frame = page.evaluate(FRAME_JS)
+    header, nav, main = frame["header"], frame["nav"], frame["main"]
+    if width >= 1280 and header["right"] > main["left"]:
+        found.append(f"the side column is not beside the content: {header}, {main}")
+    if width < 1280:
+        if header["height"] > TOP_BAR_MAX_HEIGHT or header["top"] != 0:
+            found.append(f"the top bar is not one line at the top: {header}")
+        if abs(nav["bottom"] - frame["window"]["height"]) > 1:
+            found.append(f"the tab bar is not at the bottom of the window: {nav}")
+        for control in frame["small"]:
+            found.append(f"a control of the frame smaller than 44 x 44 px: {control}")
     return [f"{page.url} at {width} px: {line}" for line in found]
 
 
+@pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_main_pages_look_right(site, browser_contexts, tmp_path, width):
+def test_the_main_pages_look_right(site, browser_contexts, tmp_path, width, scheme):
     """Each main page, as alice sees it: a screenshot (in the test's tmp_path), then
-    its buttons' text, its header and its width checked."""
-    page = browser_contexts(viewport={"width": width, "height": 900}).new_page()
+    its buttons' text, its frame and its width checked."""
+    page = browser_contexts(
+        viewport={"width": width, "height": WINDOW_HEIGHT}, color_scheme=scheme
+    ).new_page()
     log_in_browser(page, "alice")
     found = []
     for name in MAIN_PAGES:
         page.goto(PAGES[name](site))
-        page.screenshot(path=tmp_path / f"{name}-{width}.png", full_page=True)
+        page.screenshot(path=tmp_path / f"{name}-{width}-{scheme}.png", full_page=True)
         found += defects(page, width)
     assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize("viewer", ["alice", None], ids=["logged-in", "logged-out"])
+def test_the_phone_top_bar_is_at_most_64_px_tall(site, viewer_page, viewer):
+    """On a phone the header is one bar, the content right under it; the navigation is
+    the tab bar at the bottom of the window."""
+    page = viewer_page(viewer)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto("/explore/")
+    banner = page.get_by_role("banner").bounding_box()
+    assert banner["y"] == 0 and banner["height"] <= TOP_BAR_MAX_HEIGHT, banner
+    assert page.get_by_role("main").bounding_box()["y"] <= TOP_BAR_MAX_HEIGHT
+    tabs = page.get_by_role("navigation", name="Site").bounding_box()
+    assert tabs["y"] + tabs["height"] == 844
+    if viewer:
+        tab_names = ["Home", "Explore", "Notifications", "Messages", "Profile"]
+        for name in tab_names:
+            tab = page.get_by_role("navigation", name="Site").get_by_role("link", name=name)
+            box = tab.bounding_box()
+            assert box["width"] >= 44 and box["height"] >= 44, (name, box)
+        expect(page.get_by_role("link", name="New status")).to_be_visible()
+        # Lists, Settings, Password, Moderation and Log out: under the account's menu.
+        menu = page.locator("header .account-menu")
+        expect(menu.get_by_role("link", name="Settings")).to_be_hidden()
+        menu.locator("> summary").click()
+        for name in ["Lists", "Settings", "Password", "Moderation"]:
+            expect(menu.get_by_role("link", name=name)).to_be_visible()
+        expect(menu.get_by_role("button", name="Log out")).to_be_visible()
+
+
+BACKGROUND_JS = "() => getComputedStyle(document.body).backgroundColor"
+
+
+def test_the_dark_theme_changes_the_page_background(r, site, viewer_page):
+    """The system's dark preference darkens the page; the reader's choice in the settings
+    wins over the system's, either way."""
+    page = viewer_page(None)
+    page.goto("/explore/")
+    light = page.evaluate(BACKGROUND_JS)
+    page.emulate_media(color_scheme="dark")
+    dark = page.evaluate(BACKGROUND_JS)
+    assert light != dark
+    assert page.evaluate("getComputedStyle(document.documentElement).colorScheme") == "light dark"
+
+    page = viewer_page("alice", "dark")  # the system light
+    page.goto("/explore/")
+    assert page.evaluate(BACKGROUND_JS) == dark
+    profiles.set_theme(r, users.get_user_id(r, "alice"), "light")
+    page.emulate_media(color_scheme="dark")
+    page.goto("/explore/")
+    assert page.evaluate(BACKGROUND_JS) == light
+    # Chosen on the settings page, it shows on the next page.
+    page.goto("/settings/")
+    page.get_by_label("Theme").select_option("Dark")
+    page.get_by_role("button", name="Save").click()
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    assert page.evaluate(BACKGROUND_JS) == dark

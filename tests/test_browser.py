@@ -56,7 +56,8 @@ def sign_up(page, login, name):
             f"A link to verify {login}@example.org is on its way.",
         ]
     )
-    expect(page.get_by_role("link", name=f"@{login}")).to_be_visible()
+    menu = page.locator("header .account-menu > summary")
+    expect(menu).to_have_attribute("aria-label", f"Account menu of @{login}")
 
 
 def test_follow_post_and_delete_in_a_real_browser(new_page, live_server):

@@ -57,11 +57,12 @@ def test_a_block_and_a_private_account_in_a_real_browser(r, open_page):
     expect(as_bob.get_by_text("carol's news")).to_have_count(0)
     expect(as_bob.get_by_role("button", name="Follow", exact=True)).to_have_count(0)
 
-    # alice gives herself a new display name on /settings/; her profile shows it.
+    # alice gives herself a new display name in the profile editor; her profile shows it.
     as_alice.goto("/settings/")
+    as_alice.get_by_role("link", name="Edit your profile").click()
     as_alice.get_by_label(re.compile(r"^Display name:?$")).fill("Alice in Chains")
-    as_alice.get_by_role("button", name="Change name").click()
-    expect(flash(as_alice)).to_contain_text(["Your display name is now Alice in Chains."])
+    as_alice.get_by_role("button", name="Save profile").click()
+    expect(flash(as_alice)).to_contain_text(["Your profile is saved."])
     as_alice.goto("/@alice/")
     expect(as_alice.get_by_role("heading", name="Alice in Chains")).to_be_visible()
 

@@ -339,7 +339,9 @@ def test_the_production_layout_through_nginx(r, production, browser):
     ):  # fmt: skip
         poster.get_by_label(re.compile(rf"^{re.escape(field)}:?$")).fill(value)
     poster.get_by_role("button", name="Sign up").click()
-    expect(poster.get_by_role("link", name="@poster", exact=True)).to_be_visible()
+    expect(poster.locator("header .account-menu > summary")).to_have_attribute(
+        "aria-label", "Account menu of @poster"
+    )
     cookies = {cookie["name"]: cookie for cookie in poster.context.cookies()}
     assert cookies["sessionid"]["secure"], "HTTPS=true behind the proxy: secure cookies"
     pid = users.get_user_id(r, "poster")

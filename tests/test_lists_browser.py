@@ -14,7 +14,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment
     expect = None
 
-from tests.support.helpers import log_in_browser, make_user
+from tests.support.helpers import account_menu, log_in_browser, make_user
 
 TIMEOUT_MS = 15_000
 
@@ -40,7 +40,7 @@ def test_a_list_in_a_real_browser(r, open_page):
     as_dan.goto("/@alice/")
     as_dan.get_by_role("button", name="Follow", exact=True).click()
     expect(flash(as_dan)).to_have_text(["You now follow @alice."])
-    as_dan.locator("header nav").get_by_role("link", name="Lists").click()
+    account_menu(as_dan).get_by_role("link", name="Lists").click()
     expect(as_dan.get_by_role("heading", name="Lists", level=1)).to_be_visible()
     as_dan.get_by_label(re.compile(r"^List name:?$")).fill("Wonderland")
     as_dan.get_by_role("button", name="Make the list").click()

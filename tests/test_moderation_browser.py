@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - the browser fixture skips (or fails wi
     expect = None
 
 from socialsite.repository import moderation, users
-from tests.support.helpers import PASSWORD, log_in_browser, make_user, post
+from tests.support.helpers import PASSWORD, account_menu, log_in_browser, make_user, post
 
 TIMEOUT_MS = 15_000
 
@@ -58,7 +58,7 @@ def test_bob_reports_a_moderator_suspends_alice_is_gone(r, new_page, alice, bob)
     # The moderator finds it in the queue and suspends her.
     mod_page = new_page()
     log_in_browser(mod_page, "mod")
-    mod_page.get_by_role("link", name="Moderation").click()
+    account_menu(mod_page).get_by_role("link", name="Moderation").click()
     report = mod_page.locator("article.report").filter(has_text="Buy followers now")
     expect(report).to_have_count(1)
     expect(report).to_contain_text("Reported by @bob")

@@ -14,7 +14,7 @@ try:
 except ImportError:  # pragma: no cover - the browser fixture then skips (or fails in CI)
     expect = None
 
-from tests.support.helpers import post
+from tests.support.helpers import account_menu, post
 from tests.test_browser import flash, sign_up
 
 TIMEOUT_MS = 15_000
@@ -79,7 +79,7 @@ def test_search_follow_and_complete_a_mention(page, live_server, r, alice, bob):
     expect(page.locator(".status").first).to_contain_text("@alice #redis")
     # A list with alice on it, from the navigation's Lists link; her status shows there.
     post(r, alice, "Down the rabbit hole, for the list")
-    page.locator("header nav").get_by_role("link", name="Lists").click()
+    account_menu(page).get_by_role("link", name="Lists").click()
     page.get_by_label(re.compile(r"^List name:?$")).fill("Wonderland")
     page.get_by_role("button", name="Make the list").click()
     expect(page.get_by_role("heading", name="Wonderland", level=1)).to_be_visible()

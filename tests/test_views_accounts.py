@@ -27,13 +27,13 @@ def sign_up(client, username="dinah", name="Dinah Cat", password=PASSWORD, passw
 
 
 def logged_in_login(client):
-    """The login shown in the navigation bar of the home page, or None if anonymous."""
+    """The login the header's account menu names on the home page, or None if anonymous."""
     html = client.get("/").content.decode()
     if "Log out</button>" not in html:
         assert "Short posts from the people you follow" in html  # the landing page
         return None
-    start = html.index('<a href="/@') + len('<a href="/@')
-    return html[start : html.index("/", start)]
+    start = html.index('aria-label="Account menu of @') + len('aria-label="Account menu of @')
+    return html[start : html.index('"', start)]
 
 
 def session_key(client):

@@ -44,7 +44,7 @@ def friends(r, alice, bob):
 
 
 def test_the_navigation_links_to_lists(as_bob):
-    assert '<a href="/lists/">Lists</a>' in html(as_bob.get("/"))
+    assert 'class="menu-item" href="/lists/">' in html(as_bob.get("/"))  # the account menu
 
 
 def test_a_list_is_made_from_the_lists_page_and_shows_its_members_statuses(r, as_bob, alice, bob):

@@ -211,7 +211,7 @@ def test_moderation_addresses_are_404_whatever_the_method(r, client, alice, bob,
 def test_a_moderator_who_is_removed_loses_the_pages_at_once(r, mod):
     client = as_user("mod")
     assert client.get("/moderation/").status_code == 200
-    assert 'href="/moderation/">Moderation</a>' in html_of(client.get("/"))
+    assert 'class="menu-item" href="/moderation/">' in html_of(client.get("/"))
     moderation.remove_moderator(r, mod["id"])
     assert client.get("/moderation/").status_code == 404
 

@@ -21,7 +21,6 @@ ACTIONS = [
     "/@bob/mute/",
     "/@bob/unmute/",
     "/settings/",
-    "/settings/name/",
     "/settings/requests/bob/approve/",
     "/settings/requests/bob/reject/",
 ]
@@ -224,11 +223,17 @@ def test_settings_make_an_account_private_and_public(r, alice, as_alice):
     assert not privacy.is_private(r, alice["id"])
 
 
-def test_settings_change_the_display_name_everywhere_at_once(r, alice, as_alice):
+def test_the_display_name_is_changed_in_the_profile_editor_everywhere_at_once(r, alice, as_alice):
+    """One place edits the display name: the profile editor (timeline/profile_settings.py);
+    the settings page links to it and has no name form of its own."""
     page = html(as_alice.get("/settings/"))
-    assert 'action="/settings/name/"' in page and 'value="Alice' in page
-    response = as_alice.post("/settings/name/", {"name": "Wonder <b>Land</b>"}, follow=True)
-    assert flash(response) == ["Your display name is now Wonder &lt;b&gt;Land&lt;/b&gt;."]
+    assert 'href="/settings/profile/"' in page and 'name="name"' not in page
+    assert 'value="Alice' in html(as_alice.get("/settings/profile/"))
+    response = as_alice.post(
+        "/settings/profile/", {"name": "Wonder <b>Land</b>", "bio": "", "website": ""},
+        follow=True,
+    )  # fmt: skip
+    assert flash(response) == ["Your profile is saved."]
     assert users.get_user(r, alice["id"])["name"] == "Wonder <b>Land</b>"
     assert "<bdi>Wonder &lt;b&gt;Land&lt;/b&gt;</bdi>" in html(as_alice.get("/@alice/"))
     assert "@alice" in html(as_alice.get("/search/?q=wonder"))
@@ -240,14 +245,38 @@ def test_settings_change_the_display_name_everywhere_at_once(r, alice, as_alice)
      ("\u202eevil", "direction")],
 )  # fmt: skip
 def test_a_display_name_refused_says_why_and_changes_nothing(r, alice, as_alice, name, problem):
-    response = as_alice.post("/settings/name/", {"name": name})
+    response = as_alice.post("/settings/profile/", {"name": name, "bio": "", "website": ""})
     assert response.status_code == 400
     assert problem in html(response)
     assert users.get_user(r, alice["id"])["name"] == alice["name"]
 
 
-def test_the_display_name_form_is_only_posted(as_alice):
-    assert as_alice.get("/settings/name/").status_code == 405
+def test_the_settings_page_has_no_name_form_any_more(as_alice):
+    assert as_alice.post("/settings/name/", {"name": "x"}).status_code == 404
+
+
+# --- the theme ----------------------------------------------------------------------------
+
+
+def test_the_theme_is_chosen_on_the_settings_page_and_set_on_every_page(r, alice, as_alice):
+    page = html(as_alice.get("/settings/"))
+    assert re.search(r'<select name="theme"', page) and "data-theme" not in page
+    response = as_alice.post("/settings/", {"privacy_form": "1", "theme": "dark"}, follow=True)
+    assert flash(response) == ["Theme: Dark."]  # the privacy, unchanged, says nothing
+    assert users.get_user(r, alice["id"])["theme"] == "dark"
+    assert '<html lang="en" data-theme="dark">' in html(as_alice.get("/@bob/"))
+    assert re.search(r'<option value="dark" selected>', html(as_alice.get("/settings/")))
+    response = as_alice.post("/settings/", {"privacy_form": "1", "theme": ""}, follow=True)
+    assert flash(response) == ["Theme: System."]
+    assert "theme" not in users.get_user(r, alice["id"])
+    assert "data-theme" not in html(as_alice.get("/"))
+    assert not privacy.is_private(r, alice["id"])
+
+
+def test_a_theme_there_is_not_is_refused(r, alice, as_alice):
+    response = as_alice.post("/settings/", {"privacy_form": "1", "theme": "neon"})
+    assert response.status_code == 400
+    assert "theme" not in users.get_user(r, alice["id"])
 
 
 def test_a_stranger_sees_a_private_profile_without_its_statuses(r, alice, bob, as_bob):

@@ -196,15 +196,6 @@ class MuteForm(forms.Form):
         return self.cleaned_data["duration"] or "forever"
 
 
-class DisplayNameForm(forms.Form):
-    """The settings page's display name: checked as sign-up checks it."""
-
-    name = display_name_field(
-        help_text="Shown beside your login on your statuses and profile; "
-        f"{DISPLAY_NAME_MAX_LENGTH} characters at most."
-    )
-
-
 class TimeZoneForm(forms.Form):
     time_zone = forms.ChoiceField(
         label="Time zone",
@@ -218,6 +209,8 @@ class TimeZoneForm(forms.Form):
 
 
 class PrivacyForm(forms.Form):
+    """The settings page's form: who sees the statuses, and the theme."""
+
     private = forms.BooleanField(
         label="Private account",
         required=False,
@@ -226,6 +219,13 @@ class PrivacyForm(forms.Form):
             "you sends a request. Making the account public again approves the "
             "requests waiting."
         ),
+    )
+    # The theme (socialsite/actions/settings.py): "" follows the system's.
+    theme = forms.ChoiceField(
+        label="Theme",
+        choices=[("", "System"), ("light", "Light"), ("dark", "Dark")],
+        required=False,
+        help_text="System follows your device's light or dark setting.",
     )
 
 

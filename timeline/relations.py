@@ -17,14 +17,7 @@ from socialsite.query import page_cursor
 from socialsite.repository import blocks, graph, privacy
 
 from .acting_on_users import act_on_user
-from .forms import (
-    MUTE_DURATIONS,
-    DisplayNameForm,
-    MuteForm,
-    PrivacyForm,
-    TimeZoneForm,
-    mute_until,
-)
+from .forms import MUTE_DURATIONS, MuteForm, PrivacyForm, TimeZoneForm, mute_until
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -105,9 +98,11 @@ def unmute(request, login):
 @require_http_methods(["GET", "POST"])
 @login_required
 def settings_page(request):
+    """GET/POST /settings/: who sees the statuses (private account), the theme and the
+    time zone. The display name is the profile editor's (timeline/profile_settings.py)."""
     r = get_redis()
     uid = request.user.id
-    name_form = DisplayNameForm(initial={"name": request.user.name})
+    theme = request.user.theme
     zone_form = None
     if request.method == "POST" and request.POST.get("time_zone_form") == "1":
         # The time zone's form (the reader's zone, in which pages show times).
@@ -121,65 +116,55 @@ def settings_page(request):
             else:
                 messages.success(request, f"The pages now show times in {zone}.")
                 return redirect("settings")
-        form = PrivacyForm(initial={"private": privacy.is_private(r, uid)})
+        form = PrivacyForm(initial={"private": privacy.is_private(r, uid), "theme": theme})
     elif request.method == "POST" and request.POST.get("privacy_form") != "1":
         # Another form, or none: an unticked checkbox sends nothing, so reading this as
         # the privacy form would make the account public.
-        form = PrivacyForm({"private": "on"} if privacy.is_private(r, uid) else {})
+        was = {"private": "on"} if privacy.is_private(r, uid) else {}
+        form = PrivacyForm({"theme": theme, **was})
         form.is_valid()
         form.add_error(
             None,
-            "This was not the privacy form, so nothing changed: use the form under Privacy.",
+            "This was not the privacy form, so nothing changed: "
+            "use the form under Privacy and theme.",
         )
     elif request.method == "POST":
         form = PrivacyForm(request.POST)
         if form.is_valid():
-            private = form.cleaned_data["private"]
-            approved = relation_actions.set_private(actor_of(request), private).approved
-            if private:
-                messages.success(
-                    request,
-                    "Your account is private: only the followers you approve see your statuses.",
-                )
-            else:
-                messages.success(
-                    request,
-                    "Your account is public: everyone sees your statuses."
-                    + (f" {approved} waiting request(s) approved." if approved else ""),
-                )
+            _save_settings(request, r, form.cleaned_data, theme)
             return redirect("settings")
     else:
-        form = PrivacyForm(initial={"private": privacy.is_private(r, uid)})
-    return _settings(request, r, form, name_form, zone_form)
-
-
-def _settings(request, r, form, name_form, zone_form=None):
-    """The settings page with these forms (400 if one has errors)."""
+        form = PrivacyForm(initial={"private": privacy.is_private(r, uid), "theme": theme})
     if zone_form is None:
         zone_form = TimeZoneForm(initial={"time_zone": request.user.time_zone})
-    context = {
-        "form": form,
-        "name_form": name_form,
-        "zone_form": zone_form,
-        "requests": privacy.request_count(r, request.user.id),
-    }
-    status = 400 if form.errors or name_form.errors or zone_form.errors else 200
+    context = {"form": form, "zone_form": zone_form, "requests": privacy.request_count(r, uid)}
+    status = 400 if form.errors or zone_form.errors else 200
     return render(request, "timeline/settings.html", context, status=status)
 
 
-@require_POST
-@login_required
-def change_name(request):
-    """POST /settings/name/: a new display name, on every page at once (and in search)."""
-    r = get_redis()
-    name_form = DisplayNameForm(request.POST)
-    if not name_form.is_valid():
-        form = PrivacyForm(initial={"private": privacy.is_private(r, request.user.id)})
-        return _settings(request, r, form, name_form)
-    name = name_form.cleaned_data["name"]
-    relation_actions.change_name(actor_of(request), name)
-    messages.success(request, f"Your display name is now {name}.")
-    return redirect("settings")
+THEME_NAMES = {"": "System", "light": "Light", "dark": "Dark"}
+
+
+def _save_settings(request, r, data, theme_before):
+    """Apply the settings form's ``data``: the privacy when it changed (or when nothing
+    else did: sending the form as it was says again what it is), the theme when it did."""
+    private, theme = data["private"], data["theme"]
+    if theme != theme_before:
+        settings_actions.set_theme(actor_of(request), theme)
+        messages.success(request, f"Theme: {THEME_NAMES[theme]}.")
+    if private != privacy.is_private(r, request.user.id) or theme == theme_before:
+        approved = relation_actions.set_private(actor_of(request), private).approved
+        if private:
+            messages.success(
+                request,
+                "Your account is private: only the followers you approve see your statuses.",
+            )
+        else:
+            messages.success(
+                request,
+                "Your account is public: everyone sees your statuses."
+                + (f" {approved} waiting request(s) approved." if approved else ""),
+            )
 
 
 def _settings_list(request, kind, read_page):

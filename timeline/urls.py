@@ -23,7 +23,6 @@ urlpatterns += [
     path("@<str:login>/mute/", relations.mute, name="mute"),
     path("@<str:login>/unmute/", relations.unmute, name="unmute"),
     path("settings/", relations.settings_page, name="settings"),
-    path("settings/name/", relations.change_name, name="change_name"),
     path("settings/profile/", profile_settings.edit_profile, name="edit_profile"),
     path("settings/blocks/", relations.settings_blocks, name="settings_blocks"),
     path("settings/mutes/", relations.settings_mutes, name="settings_mutes"),

@@ -1,5 +1,6 @@
-"""An account's own settings that only its pages read: the time zone the pages show
-times in (set_time_zone), called by the settings page (timeline/relations.py).
+"""The reader's own settings that change how pages look to them, not what others see:
+the time zone the pages show times in (set_time_zone) and the theme (set_theme). Called
+by the settings page (timeline/relations.py, settings_page).
 """
 
 import functools
@@ -33,3 +34,19 @@ def set_time_zone(actor: Actor, zone: str) -> None:
         profiles.set_time_zone(get_redis(), actor.uid, zone)
     except profiles.AccountGone:
         raise NotFound(ACCOUNT_GONE) from None
+
+
+# The choices, as the settings page offers them: "" follows the system's.
+THEMES = ("", *profiles.THEMES)
+
+
+def set_theme(actor: Actor, theme: str) -> None:
+    """Give the actor the theme ``theme``: "light", "dark", or "" (the system's).
+
+    Invalid for another; NotFound when the account is gone meanwhile."""
+    if theme not in THEMES:
+        raise Invalid("Choose System, Light or Dark.", field="theme")
+    try:
+        profiles.set_theme(get_redis(), actor.uid, theme)
+    except profiles.AccountGone:
+        raise NotFound("There is no such account any more.") from None

@@ -530,6 +530,9 @@ WEBSITE_FIELD = "website"
 # The reader's time zone (an IANA name, "Europe/Paris"), in which the pages show times;
 # absent for UTC, the default (profiles.set_time_zone). Read with the session's user.
 TIME_ZONE_FIELD = "time_zone"
+# The reader's theme ("light", "dark"; none: the system's), read with the session's user
+# (no round trip of its own) and written as <html data-theme="...">.
+THEME_FIELD = "theme"
 # The fields naming stored files: what a deletion or a replacement frees.
 PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 

@@ -85,3 +85,15 @@ def set_time_zone(r: Client, uid: int, zone: str) -> None:
     time zone user ``uid``'s pages show times in (keys.TIME_ZONE_FIELD). AccountGone if
     the account is gone or being deleted: nothing changed."""
     update_profile(r, uid, {keys.TIME_ZONE_FIELD: "" if zone == "UTC" else zone})
+
+
+# The themes one may choose (keys.THEME_FIELD); none chosen: the system's.
+THEMES = ("light", "dark")
+
+
+def set_theme(r: Client, uid: int, theme: str) -> None:
+    """Give user ``uid`` the theme ``theme`` (one of THEMES, or "" for the system's).
+    AccountGone if the account is gone or being deleted: nothing changed."""
+    if theme and theme not in THEMES:
+        raise ValueError(f"no such theme: {theme!r}")
+    update_profile(r, uid, {keys.THEME_FIELD: theme})

@@ -46,6 +46,7 @@ class User(TypedDict, total=False):
     last_posted: str  # ms
     messages_from: str  # who may start a conversation with them (direct.py)
     devices: str  # the device cookies' generation (devices.py)
+    theme: str  # "light" or "dark" when the reader chose one (profiles.py)
 
 
 class Status(TypedDict, total=False):

@@ -55,9 +55,17 @@ def log_in_browser(page, login, password=PASSWORD):
     page.get_by_label(re.compile(r"^Login name:?$")).fill(login)
     page.get_by_label(re.compile(r"^Password:?$")).fill(password)
     page.get_by_role("button", name="Log in").click()
-    # The navigation's link: statuses on the page may link to @login too.
-    nav = page.locator("header nav")
-    expect(nav.get_by_role("link", name=f"@{login}", exact=True)).to_be_visible()
+    # The header's account menu names the account (statuses may name @login too).
+    menu = page.locator("header .account-menu > summary")
+    expect(menu).to_have_attribute("aria-label", f"Account menu of @{login}")
+
+
+def account_menu(page):
+    """The header's account menu (Lists, Settings, Password, Moderation, Log out), opened."""
+    menu = page.locator("header .account-menu")
+    if menu.get_attribute("open") is None:
+        menu.locator("> summary").click()
+    return menu
 
 
 def answer_of(response):
