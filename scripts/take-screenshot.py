@@ -1,7 +1,8 @@
 """Take docs/screenshot.png: the home page of a logged-in user with a few statuses, in
 headless Chromium (Playwright), on a throwaway Redis with a few made-up people; and
-beside it, in docs/screenshots/, the home page on a phone (light and dark), a thread
-and the settings page (SHOTS).
+beside it, in docs/screenshots/, the home page on a phone (light and dark), a thread,
+the settings, a profile, notifications, messages, explore and a visitor's home page
+(SHOTS).
 
     .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png [docs/screenshots]]
 
@@ -143,16 +144,23 @@ def main(out, more=None):
 
 
 # The other screenshots: file name, path (THREAD: the first status's thread), window
-# width and height, and the colour scheme the browser says the system prefers.
+# width and height, the colour scheme the browser says the system prefers, and whether
+# alice is logged in (else a visitor's page).
 THREAD = "thread"
 PHONE = (390, 844)
 DESKTOP = (1280, 900)
 SHOTS = [
-    ("home-phone-light.png", "/", PHONE, "light"),
-    ("home-phone-dark.png", "/", PHONE, "dark"),
-    ("home-desktop-dark.png", "/", DESKTOP, "dark"),
-    ("thread-desktop-light.png", THREAD, DESKTOP, "light"),
-    ("settings-desktop-light.png", "/settings/", DESKTOP, "light"),
+    ("home-phone-light.png", "/", PHONE, "light", True),
+    ("home-phone-dark.png", "/", PHONE, "dark", True),
+    ("home-desktop-dark.png", "/", DESKTOP, "dark", True),
+    ("thread-desktop-light.png", THREAD, DESKTOP, "light", True),
+    ("settings-desktop-light.png", "/settings/", DESKTOP, "light", True),
+    ("profile-desktop-light.png", "/@carol/", DESKTOP, "light", True),
+    ("notifications-phone-light.png", "/notifications/", PHONE, "light", True),
+    ("messages-phone-dark.png", "/messages/", PHONE, "dark", True),
+    ("explore-desktop-light.png", "/explore/", DESKTOP, "light", True),
+    ("visitor-desktop-light.png", "/", DESKTOP, "light", False),
+    ("visitor-phone-dark.png", "/", PHONE, "dark", False),
 ]
 
 
@@ -172,16 +180,17 @@ def shoot(base, out, more=None):
             executable_path=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
             args=["--no-sandbox", "--disable-dev-shm-usage"],
         )
-        shots = [(out, "/", DESKTOP, "light")]
+        shots = [(out, "/", DESKTOP, "light", True)]
         if more:
             Path(more).mkdir(parents=True, exist_ok=True)
             shots += [(str(Path(more) / name), *rest) for name, *rest in SHOTS]
-        for path, where, (width, height), scheme in shots:
+        for path, where, (width, height), scheme, logged_in in shots:
             context = browser.new_context(
                 base_url=base, viewport={"width": width, "height": height}, color_scheme=scheme
             )
             page = context.new_page()
-            log_in(page, base)
+            if logged_in:
+                log_in(page, base)
             if where == THREAD:
                 page.goto("/@carol/")  # carol's first status: its thread
                 where = page.locator(".status time").last.evaluate(
