@@ -25,6 +25,7 @@ settings they support.
 """
 
 import contextlib
+import gzip
 import http.client
 import http.cookies
 import importlib.metadata
@@ -48,6 +49,7 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib.auth.hashers import make_password
+from django.contrib.staticfiles import finders
 from django.core.handlers.wsgi import WSGIHandler
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -383,6 +385,7 @@ class WebBenchmark:
         shown = page.count(STATUS_ARTICLE)
         if shown != HOME_AUTHORS:
             raise CommandError(f"the home page shows {shown} statuses, not {HOME_AUTHORS}")
+        self.print_page_weight(page)
         cookies = browser.cookie_header()
         pages = [("/healthz", "/healthz"), ("/", "/ (home, 30)")]
         tools = ["python", "wrk"] if options["tool"] == "both" else [options["tool"]]
@@ -572,6 +575,23 @@ class WebBenchmark:
                 "delivered": delivered_to(r, seeded["followers"], newest)}  # fmt: skip
 
     # --- output -----------------------------------------------------------------------
+
+    def print_page_weight(self, page):
+        """What a reader's browser downloads for the home page of 30 statuses without
+        images, gzipped (level 6, as nginx's default): its HTML, and each stylesheet,
+        script and icon sprite it names (from the static folder)."""
+        parts = [("HTML", page.encode())]
+        for name in sorted(set(re.findall(rf'"{settings.STATIC_URL}([^"#?]+)', page))):
+            found = finders.find(name)
+            if found:
+                parts.append((name, Path(found).read_bytes()))
+        sizes = [(label, len(data), len(gzip.compress(data, 6))) for label, data in parts]
+        listed = ", ".join(f"{label} {packed / 1024:.1f}" for label, _, packed in sizes)
+        total = sum(packed for _, _, packed in sizes)
+        self.stdout.write(
+            f"Home page weight, gzipped (KB): {listed}; in all {total / 1024:.1f} KB"
+            f" (HTML {sizes[0][1] / 1024:.1f} KB before gzip)"
+        )
 
     def print_header(self, options, url):
         versions = ", ".join(f"{name} {version(name)}" for name in ("django", "gunicorn", "redis"))
