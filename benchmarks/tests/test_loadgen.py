@@ -148,7 +148,7 @@ def test_a_spread_reader_is_logged_in_as_the_login_view_logs_people_in(r, alice,
     cookies = logged_in_cookies(alice["id"])
     assert f"sessionid={alice['id']}." in cookies and "csrftoken=" in cookies
     page = in_process_getter()("/", cookies).decode()
-    assert ">@alice</a>" in page and "hello from bob" in page
+    assert 'aria-label="Account menu of @alice"' in page and "hello from bob" in page
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ compare with. Same options and endpoints as ``manage.py stream``; not for produc
 """
 
 from benchmarks.book_stream import PerClientHub
-from timeline.management.commands import stream
+from socialsite.management.commands import stream
 
 
 class Command(stream.Command):
