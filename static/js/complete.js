@@ -13,6 +13,14 @@
   // "@" or "#" (or the full-width "＃") at the start of a word, then letters, digits, _.
   var WORD = /(^|[^\p{L}\p{N}_\/=])([@#\uff03][\p{L}\p{M}\p{N}_]+)$/u;
 
+  // The completions the endpoint gives for ``address`` (a promise of a list; none when
+  // it answers an error): the status box's and the header's search box's one request.
+  function suggestions(address) {
+    return fetch(address, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (response) { return response.ok ? response.json() : { results: [] }; })
+      .then(function (data) { return data.results || []; });
+  }
+
   function setUp(form, box, url, index) {
     var list = document.createElement("ul");
     list.id = "completions-" + index;
@@ -108,14 +116,8 @@
       word = found;
       if (!found) return close();
       var number = ++asked;
-      fetch(url + "?q=" + encodeURIComponent(found.text.replace(/^\uff03/, "#")), {
-        credentials: "same-origin",
-        headers: { Accept: "application/json" },
-      })
-        .then(function (response) { return response.ok ? response.json() : { results: [] }; })
-        .then(function (data) {
-          if (number === asked) show(data.results || []);
-        })
+      suggestions(url + "?q=" + encodeURIComponent(found.text.replace(/^\uff03/, "#")))
+        .then(function (results) { if (number === asked) show(results); })
         .catch(function () { if (number === asked) close(); });
     }
 
@@ -232,14 +234,8 @@
       var text = box.value.trim();
       if (!ENOUGH.test(text)) return close();
       var number = ++asked;
-      fetch(url + "?mixed=1&q=" + encodeURIComponent(text.replace(/^\uff03/, "#")), {
-        credentials: "same-origin",
-        headers: { Accept: "application/json" },
-      })
-        .then(function (response) { return response.ok ? response.json() : { results: [] }; })
-        .then(function (data) {
-          if (number === asked) show(data.results || []);
-        })
+      suggestions(url + "?mixed=1&q=" + encodeURIComponent(text.replace(/^\uff03/, "#")))
+        .then(function (results) { if (number === asked) show(results); })
         .catch(function () { if (number === asked) close(); });
     }
 
