@@ -159,6 +159,7 @@ PAGES = {
     "edit_profile": lambda s: "/settings/profile/",
     "settings_blocks": lambda s: "/settings/blocks/",
     "settings_mutes": lambda s: "/settings/mutes/",
+    "mute": lambda s: "/@bob/mute/",
     "settings_requests": lambda s: "/settings/requests/",
     "explore": lambda s: "/explore/",
     "explore_people": lambda s: "/explore/people/",
@@ -201,7 +202,6 @@ ACTIONS = {
     "unfollow",
     "block",
     "unblock",
-    "mute",
     "unmute",
     # Pictures' files (media/views.py): images, not pages.
     "media",

@@ -44,6 +44,7 @@ def test_bob_reports_a_moderator_suspends_alice_is_gone(r, new_page, alice, bob)
     bob_page = new_page()
     log_in_browser(bob_page, "bob")
     bob_page.goto(f"/@alice/{sid}/")
+    bob_page.locator(f"#status-{sid} details.menu summary").click()  # the status's more menu
     bob_page.get_by_role("link", name="Report this status").click()
     expect(bob_page).to_have_url(re.compile(rf"/@alice/report/\?status={sid}$"))
     expect(bob_page.get_by_role("checkbox", name=re.compile("Buy followers"))).to_be_checked()

@@ -181,10 +181,39 @@ def test_mute_for_a_day_then_unmute(r, alice, bob, as_alice):
     assert status_ids(as_alice.get("/")) == []
     assert graph.is_following(r, alice["id"], bob["id"])
     mutes = html(as_alice.get("/settings/mutes/"))
-    assert "@bob" in mutes and re.search(r'<span class="until">until \d\d:\d\d UTC', mutes)
+    assert "@bob" in mutes
+    assert re.search(r'<span class="until">until \d+ \w+ \d{4}, \d\d:\d\d UTC', mutes)
     response = as_alice.post("/@bob/unmute/", {"next": "/settings/mutes/"}, follow=True)
     assert flash(response) == ["You no longer mute @bob."]
     assert status_ids(as_alice.get("/")) == [sid]
+
+
+def test_a_status_menu_leads_to_the_choice_of_how_long_to_mute(r, alice, bob, as_alice):
+    graph.follow(r, alice["id"], bob["id"])
+    post(r, bob, "hello")
+    assert 'href="/@bob/mute/">' in html(as_alice.get("/"))  # the status's more menu
+    page = as_alice.get("/@bob/mute/", HTTP_REFERER="http://testserver/?before=7")
+    assert page.status_code == 200
+    text = html(page)
+    assert "<h1>Mute @bob</h1>" in text and 'name="csrfmiddlewaretoken"' in text
+    for value in ("1h", "1d", "7d", "forever"):
+        assert f'<option value="{value}"' in text
+    # The form goes back where the reader came from, never to another site.
+    assert 'name="next" value="/?before=7"' in text
+    elsewhere = html(as_alice.get("/@bob/mute/", HTTP_REFERER="http://evil.example/x"))
+    assert 'name="next"' not in elsewhere and 'href="/@bob/">Cancel' in elsewhere
+    response = as_alice.post("/@bob/mute/", {"duration": "7d", "next": "/?before=7"})
+    assert response.status_code == 302 and response["Location"] == "/?before=7"
+    assert blocks.mute_ends_at(r, alice["id"], bob["id"]) is not None
+    assert as_alice.get("/@nobody/mute/").status_code == 404
+    assert Client().get("/@bob/mute/").status_code == 302  # to the log-in page
+
+
+def test_a_mute_ends_in_the_readers_time_zone(r, alice, bob, as_alice):
+    as_alice.post("/settings/", {"time_zone_form": "1", "time_zone": "Europe/Paris"})
+    as_alice.post("/@bob/mute/", {"duration": "1d"})
+    profile = html(as_alice.get("/@bob/"))
+    assert re.search(r"You mute @bob until \d+ \w+ \d{4}, \d\d:\d\d CE", profile)
 
 
 def test_a_mute_without_duration_lasts_until_unmuted(r, alice, bob, as_alice):

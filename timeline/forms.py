@@ -1,5 +1,3 @@
-import datetime
-
 from django import forms
 from django.conf import settings
 
@@ -10,6 +8,8 @@ from socialsite.actions import Invalid, rules
 from socialsite.actions import settings as settings_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.repository import direct, entities, limits, moderation
+
+from .jinja_helpers import abstime
 
 
 def _checked(rule, value):
@@ -174,13 +174,12 @@ MUTE_DURATIONS = {
 }
 
 
-def mute_until(ends_ms):
-    """How a mute's end reads on a page: "until you unmute them", or "until 14:05 UTC,
-    3 May 2026"."""
+def mute_until(ends_ms, zone="UTC"):
+    """How a mute's end reads on a page: "until you unmute them", or "until 3 May 2026,
+    14:05 CEST" in the reader's time zone (``zone``)."""
     if not ends_ms:
         return MUTE_DURATIONS["forever"][0]
-    moment = datetime.datetime.fromtimestamp(ends_ms / 1000, tz=datetime.UTC)
-    return f"until {moment:%H:%M} UTC, {moment.day} {moment:%b %Y}"
+    return f"until {abstime(ends_ms / 1000, zone)}"
 
 
 class MuteForm(forms.Form):

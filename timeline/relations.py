@@ -2,6 +2,8 @@
 that list them. Each button's view: its form read, one action
 (socialsite/actions/relations.py), a flash message and a redirect (acting_on_users)."""
 
+from urllib.parse import urlsplit
+
 from django.contrib import messages
 from django.core.exceptions import BadRequest
 from django.shortcuts import redirect, render
@@ -14,10 +16,12 @@ from socialsite.actions import relations as relation_actions
 from socialsite.actions import settings as settings_actions
 from socialsite.connection import get_redis
 from socialsite.query import page_cursor
+from socialsite.redirects import safe_next
 from socialsite.repository import blocks, graph, privacy
 
 from .acting_on_users import act_on_user
 from .forms import MUTE_DURATIONS, MuteForm, PrivacyForm, TimeZoneForm, mute_until
+from .lookups import user_or_404
 
 BLOCK_MESSAGES = {
     blocks.BlockResult.BLOCKED: (
@@ -67,9 +71,13 @@ def unblock(request, login):
     return act_on_user(request, login, relation_actions.unblock, BLOCK_MESSAGES)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def mute(request, login):
+    """GET: the choice of how long to mute (a status's more menu links here); POST: the
+    mute, from this page or a profile's menu."""
+    if request.method == "GET":
+        return _mute_choice(request, user_or_404(login))
     form = MuteForm(request.POST)
     if not form.is_valid():
         choices = ", ".join(label for label, _ in MUTE_DURATIONS.values())
@@ -84,6 +92,18 @@ def mute(request, login):
         return relation_actions.mute(actor, other_uid, duration_ms=duration_ms)
 
     return act_on_user(request, login, act, results)
+
+
+def _mute_choice(request, other):
+    """The page asking how long to mute ``other``; its form goes back to the page the
+    reader came from (``next``, else the Referer on this site, else the profile)."""
+    came_from = urlsplit(request.META.get("HTTP_REFERER", ""))
+    back = came_from.path if came_from.netloc == request.get_host() else ""
+    if came_from.query:
+        back += f"?{came_from.query}"
+    form = MuteForm(initial={"duration": "forever"})
+    context = {"other": other, "form": form, "next": safe_next(request, back or "")}
+    return render(request, "timeline/mute.html", context)
 
 
 @require_POST
@@ -171,7 +191,7 @@ def _settings_list(request, kind, read_page):
     page = read_page(get_redis(), request.user.id, before=page_cursor(request), count=30)
     if kind == "mutes":
         for person in page.items:
-            person["until"] = mute_until(person["mute_ends"])
+            person["until"] = mute_until(person["mute_ends"], request.user.time_zone)
     return render(request, "timeline/settings_list.html", {"kind": kind, "page": page})
 
 

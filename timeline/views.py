@@ -293,7 +293,9 @@ def profile(request, login):
         "rel": rel,
         "seen": seen.value,
         "mute_durations": MUTE_DURATIONS,
-        "mute_until": mute_until(rel.mute_ends) if rel.mute_ends is not None else None,
+        "mute_until": (
+            mute_until(rel.mute_ends, request.user.time_zone) if rel.mute_ends is not None else None
+        ),
     }
     # Blocked: the page says so, as a refusal; a private account's card is public.
     status = 403 if seen is visibility.Visibility.BLOCKED else 200
