@@ -1,7 +1,8 @@
 """Take docs/screenshot.png: the home page of a logged-in user with a few statuses, in
 headless Chromium (Playwright), on a throwaway Redis with a few made-up people; and
 beside it, in docs/screenshots/, the home page on a phone (light and dark), a thread,
-the settings, a profile, notifications, messages, explore and a visitor's home page
+the settings, a profile, notifications, messages, explore, who to follow, search
+results and a visitor's home page
 (SHOTS).
 
     .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png [docs/screenshots]]
@@ -159,6 +160,8 @@ SHOTS = [
     ("notifications-phone-light.png", "/notifications/", PHONE, "light", True),
     ("messages-phone-dark.png", "/messages/", PHONE, "dark", True),
     ("explore-desktop-light.png", "/explore/", DESKTOP, "light", True),
+    ("who-to-follow-phone-light.png", "/explore/people/", PHONE, "light", True),
+    ("search-desktop-dark.png", "/search/?q=er", DESKTOP, "dark", True),
     ("visitor-desktop-light.png", "/", DESKTOP, "light", False),
     ("visitor-phone-dark.png", "/", PHONE, "dark", False),
 ]

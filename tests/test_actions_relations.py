@@ -37,7 +37,6 @@ from socialsite.repository import (
     notifications,
     privacy,
     throttles,
-    users,
     worker,
 )
 from tests.support.helpers import bearer, log_in, make_user
@@ -192,13 +191,6 @@ def test_follow_needs_a_verified_address_and_its_throttle(r, alice, bob):
     relations.block(actor(alice, count=count), bob["id"])
     assert asked == ["follows"]
     assert not graph.is_following(r, alice["id"], bob["id"])
-
-
-def test_change_name(r, alice):
-    relations.change_name(actor(alice), "Alice L.")
-    assert users.get_user(r, alice["id"])["name"] == "Alice L."
-    with pytest.raises(Invalid):
-        relations.change_name(actor(alice), "  ")
 
 
 @pytest.fixture

@@ -66,7 +66,7 @@ def test_explore_people_suggests_with_follow_buttons_that_come_back(r, client, n
     log_in(client, "alice")
     html = html_of(client.get("/explore/people/"))
     assert suggested(html) == ["carol", "dave"]
-    assert "followed by 1 person you follow" in html
+    assert "Followed by 1 person you follow" in html
     assert 'action="/@carol/follow/"' in html and 'name="next" value="/explore/people/"' in html
     response = client.post(
         "/@carol/follow/",

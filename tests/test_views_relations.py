@@ -182,7 +182,7 @@ def test_mute_for_a_day_then_unmute(r, alice, bob, as_alice):
     assert graph.is_following(r, alice["id"], bob["id"])
     mutes = html(as_alice.get("/settings/mutes/"))
     assert "@bob" in mutes
-    assert re.search(r'<span class="until">until \d+ \w+ \d{4}, \d\d:\d\d UTC', mutes)
+    assert re.search(r'<span class="person-note until">until \d+ \w+ \d{4}, \d\d:\d\d UTC', mutes)
     response = as_alice.post("/@bob/unmute/", {"next": "/settings/mutes/"}, follow=True)
     assert flash(response) == ["You no longer mute @bob."]
     assert status_ids(as_alice.get("/")) == [sid]

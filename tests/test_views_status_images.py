@@ -354,7 +354,8 @@ def test_an_images_only_status_is_named_by_its_images_in_lines_of_text(
     title = re.search(r"<title>(.*?)</title>", page(alice_in, f"/@alice/{sid}/"), re.S).group(1)
     assert "2 images" in title
     likes.like(r, bob["id"], sid)
-    assert re.search(r'<a href="/@alice/\d+/">2 images</a>', page(alice_in, "/notifications/"))
+    notes = page(alice_in, "/notifications/")
+    assert re.search(r'<a class="quoted" href="/@alice/\d+/">2 images</a>', notes)
     # A moderator sees the reported images themselves.
     moderation.file_report(r, bob, alice, "abuse", "", [sid])
     moderation.add_moderator(r, alice["id"])

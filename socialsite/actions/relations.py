@@ -229,16 +229,3 @@ def set_private(actor: Actor, private: bool) -> PrivacyChange:
         get_redis(), actor.uid, private, notifications_kept=settings.NOTIFICATIONS_KEPT
     )
     return PrivacyChange(private=private, approved=approved)
-
-
-def change_name(actor: Actor, name: str) -> None:
-    """Give the actor the display name ``name``, on every page at once and in search.
-
-    The name is checked by the door's form first (accounts.display_names, the rule
-    sign-up applies, which lives with the accounts app above the actions); here only
-    an empty one is refused (Invalid). NotFound if the account is gone meanwhile.
-    """
-    if not name.strip():
-        raise Invalid("A display name cannot be empty.", field="name")
-    if not users.change_name(get_redis(), actor.uid, name):
-        raise NotFound("There is no such account.")

@@ -20,7 +20,7 @@ from .records import User
 
 # Authors' names on pages are remembered by each process this long (get_authors): a
 # page of 30 statuses needs no read for authors it has shown lately. A new name
-# (change_name, from the settings page) shows within this long, on pages and live.
+# (change_name, from the profile editor) shows within this long, on pages and live.
 AUTHOR_CACHE_SECONDS = 60.0
 AUTHOR_CACHE_SIZE = 50_000  # ~200 bytes each: ~10 MB per process at most
 
