@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from . import (
     accounts,
     direct,
+    discovery,
     favourites,
     instance,
     lists,
@@ -13,11 +14,19 @@ from . import (
     relations,
     reports,
     search,
+    startup,
     statuses,
     timelines,
 )
+from .responses import error
 
 app_name = "api"
+
+
+def api_not_found(request):
+    """A path under /api/ that names no endpoint: Mastodon's 404."""
+    return error(404, "Record not found")
+
 
 # Mastodon's REST API, under /api/ (one prefix for the resolver to test: the site's pages
 # never look through these patterns).
@@ -127,18 +136,36 @@ api_urlpatterns = [
         direct.read,
         name="conversation_read",
     ),
+    # --- what apps ask for as they start (api/startup.py) ---
+    path("v1/preferences", startup.preferences, name="preferences"),
+    path("v1/custom_emojis", startup.custom_emojis, name="custom_emojis"),
+    path("v1/announcements", startup.announcements, name="announcements"),
+    path(
+        "v1/accounts/<str:account_id>/featured_tags",
+        startup.featured_tags,
+        name="featured_tags",
+    ),
+    path("v1/trends", startup.trend_tags, name="trends"),
+    path("v1/trends/tags", startup.trend_tags, name="trend_tags"),
+    path("v1/trends/statuses", startup.trend_statuses, name="trend_statuses"),
+    path("v1/trends/links", startup.trend_links, name="trend_links"),
+    # Last: any other path under /api/ is Mastodon's JSON 404, never the site's page.
+    re_path(r"^", api_not_found, name="api_not_found"),
 ]
 
 urlpatterns = [
     path("api/", include(api_urlpatterns)),
-    path("oauth/authorize", oauth_views.authorize, name="oauth_authorize"),
-    path("oauth/token", oauth_views.token, name="oauth_token"),
-    path("oauth/revoke", oauth_views.revoke, name="oauth_revoke"),
+    # With or without a final slash: toot opens /oauth/authorize/.
+    re_path(r"^oauth/authorize/?$", oauth_views.authorize, name="oauth_authorize"),
+    re_path(r"^oauth/token/?$", oauth_views.token, name="oauth_token"),
+    re_path(r"^oauth/revoke/?$", oauth_views.revoke, name="oauth_revoke"),
     path(
         ".well-known/oauth-authorization-server",
         oauth_views.server_metadata,
         name="oauth_server_metadata",
     ),
+    path(".well-known/nodeinfo", discovery.nodeinfo_links, name="nodeinfo_links"),
+    path("nodeinfo/2.0", discovery.nodeinfo, name="nodeinfo"),
     path("settings/apps/", oauth_views.settings_apps, name="settings_apps"),
     path("settings/apps/<str:client_id>/revoke/", oauth_views.revoke_app, name="revoke_app"),
 ]
