@@ -9,6 +9,7 @@ from . import (
     lists,
     markers,
     media,
+    notification_groups,
     notifications,
     oauth_views,
     relations,
@@ -93,6 +94,28 @@ api_urlpatterns = [
         "v1/notifications/<str:notification_id>/dismiss",
         notifications.dismiss,
         name="notification_dismiss",
+    ),
+    # Grouped notifications, Mastodon 4.3 (api/notification_groups.py).
+    path("v2/notifications", notification_groups.group_list, name="notification_groups"),
+    path(
+        "v2/notifications/unread_count",
+        notification_groups.unread_count,
+        name="notification_unread_count",
+    ),
+    path(
+        "v2/notifications/<str:group_key>",
+        notification_groups.group_one,
+        name="notification_group",
+    ),
+    path(
+        "v2/notifications/<str:group_key>/accounts",
+        notification_groups.group_accounts,
+        name="notification_group_accounts",
+    ),
+    path(
+        "v2/notifications/<str:group_key>/dismiss",
+        notification_groups.group_dismiss,
+        name="notification_group_dismiss",
     ),
     path("v2/search", search.search_v2, name="search"),
     # --- markers, blocks, mutes, follow requests, lists, reports, favourites ---
