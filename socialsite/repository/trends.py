@@ -211,7 +211,8 @@ def daily_users(r, tags, days=7, now=None):
     pipe = r.pipeline(transaction=False)
     for tag in tags:
         for start in starts:
-            pipe.pfcount(keys.trend_users(tag, day_of(start)))
+            # execute_command: redis-py blocks pfcount on cluster pipelines (recompute).
+            pipe.execute_command("PFCOUNT", keys.trend_users(tag, day_of(start)))
     counts = iter(pipe.execute())
     return {tag: [(start, int(next(counts))) for start in starts] for tag in tags}
 
