@@ -23,7 +23,7 @@ from socialsite import throttling
 from socialsite.acting import actor_of
 from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
-from socialsite.repository import oauth
+from socialsite.repository import emails, oauth, users
 
 from . import entities
 from .auth import SCOPES, api_view
@@ -375,6 +375,18 @@ def _grant_error(error_code, description, status=400, headers=None):
     return _oauthlib_answer(headers or {}, body, status)
 
 
+def _login_of(username):
+    """The login name the password grant's ``username`` stands for: an email address
+    (as Mastodon takes, and ``toot login_cli`` asks for) names its account's login;
+    anything else is taken as a login name."""
+    if "@" not in username.strip("@"):
+        return username.lstrip("@")
+    r = get_redis()
+    uid = emails.owner(r, username)
+    user = users.get_user(r, uid) if uid else None
+    return user["login"] if user else username
+
+
 def _password_user(request, data):
     """(the uid whose login and password ``data`` carries, or None; the error answer,
     or None): the password grant checks them as the log-in page does (its throttles on
@@ -387,7 +399,7 @@ def _password_user(request, data):
         )
     attempt = throttling.count(request, "login")
     form = LoginForm(
-        {"username": data.get("username") or "", "password": data.get("password") or ""},
+        {"username": _login_of(data.get("username") or ""), "password": data.get("password") or ""},
         request=request,
         refusal=attempt,
     )
