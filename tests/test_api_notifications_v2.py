@@ -158,3 +158,24 @@ def test_grouped_notifications_need_their_scope(client, token, alice):
     assert client.get("/api/v2/notifications").status_code == 401
     read_only = bearer(token(alice, ["read"]))
     assert client.post("/api/v2/notifications/follow-1/dismiss", **read_only).status_code == 403
+
+
+def test_a_page_of_groups_costs_round_trips_not_per_notification(
+    client, r, token, alice, round_trips, redis_backend
+):
+    mine = post(r, alice, "Mine")
+    headers = bearer(token(alice))
+    costs = []
+    for count in (3, 30):
+        for n in range(count):
+            person = make_user(r, f"fan{count}x{n}")
+            likes.like(r, person["id"], mine)
+            post(r, person, f"@alice hi {n}")
+        client.get("/api/v2/notifications", **headers)  # scripts loaded, authors remembered
+        before = round_trips["n"]
+        shown = client.get("/api/v2/notifications", **headers).json()
+        assert len(shown["notification_groups"]) > 1
+        costs.append(round_trips["n"] - before)
+    assert costs[0] == costs[1], costs
+    if not redis_backend.cluster:  # a cluster's pipelines cost one round trip per node
+        assert costs[1] <= 4  # the token, then one read of notices (events, statuses, actors)
