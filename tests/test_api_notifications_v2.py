@@ -5,6 +5,7 @@ Every kind the site notifies is in them: favourites, reblogs and follows grouped
 mentions (a reply is one) and follow requests alone."""
 
 import re
+import time
 
 import pytest
 from mastodon import Mastodon
@@ -179,3 +180,23 @@ def test_a_page_of_groups_costs_round_trips_not_per_notification(
     assert costs[0] == costs[1], costs
     if not redis_backend.cluster:  # a cluster's pipelines cost one round trip per node
         assert costs[1] <= 4  # the token, then one read of notices (events, statuses, actors)
+
+
+def test_the_kinds_later_issues_add_come_ungrouped(client, r, token, alice, bob):
+    """``update`` (a status one reblogged was edited) and ``poll`` (a poll one voted in
+    ended), written as those issues' actions will write them: listed as their own
+    types, each alone, in v1 and v2."""
+    theirs = post(r, bob, "Edited later")
+    now = int(time.time() * 1000)
+    pipe = r.pipeline(transaction=False)
+    for n, kind in enumerate(("update", "poll")):
+        event = notifications.member(kind, bob["id"], theirs, theirs)
+        notifications.queue_notify(pipe, alice["id"], event, now + n)
+    pipe.execute()
+    headers = bearer(token(alice))
+    groups = client.get("/api/v2/notifications", **headers).json()["notification_groups"]
+    assert sorted(g["type"] for g in groups) == ["poll", "update"]
+    assert all(g["group_key"].startswith("ungrouped-") for g in groups)
+    assert all(g["status_id"] == str(theirs) for g in groups)
+    only = client.get("/api/v2/notifications?types[]=poll", **headers).json()
+    assert [g["type"] for g in only["notification_groups"]] == ["poll"]
