@@ -27,8 +27,8 @@ from .common import get_list
 from .notifications import KINDS_OF_TYPE
 from .responses import error, json_response
 
-# Mastodon's types -> the repository's kinds, v1's and the kinds later issues add.
-GROUPED_KINDS_OF_TYPE = {**KINDS_OF_TYPE, "update": {"update"}, "poll": {"poll"}}
+# Mastodon's types -> the repository's kinds, as v1's.
+GROUPED_KINDS_OF_TYPE = KINDS_OF_TYPE
 SHOWN_KINDS = set().union(*GROUPED_KINDS_OF_TYPE.values())
 
 DEFAULT_GROUPS, MOST_GROUPS = 40, 80

@@ -200,3 +200,5 @@ def test_the_kinds_later_issues_add_come_ungrouped(client, r, token, alice, bob)
     assert all(g["status_id"] == str(theirs) for g in groups)
     only = client.get("/api/v2/notifications?types[]=poll", **headers).json()
     assert [g["type"] for g in only["notification_groups"]] == ["poll"]
+    v1 = client.get("/api/v1/notifications", **headers).json()
+    assert sorted(n["type"] for n in v1) == ["poll", "update"]
