@@ -1,7 +1,7 @@
 """The client API's notifications (/api/v1/notifications...), one by one as Mastodon
 gives them (the page groups them): mention (a reply is one), follow, follow_request,
-favourite, reblog (and update, poll once the site writes them). Read through conversations.notices, which leaves out what the
-notifications page leaves out."""
+favourite, reblog (and update, poll once the site writes them). Read through
+conversations.notices, which leaves out what the notifications page leaves out."""
 
 from django.http import Http404
 
