@@ -45,7 +45,7 @@ def search_v2(request):
     base = entities.site_base(request)
     people = found.people
     if kind in (None, "accounts") and offset == "0":
-        exact = _exact_account(request.GET.get("q", ""), base)
+        exact = exact_account(request.GET.get("q", ""), base)
         if exact is not None:
             people = [exact, *(p for p in people if p["id"] != exact["id"])][:limit]
     return json_response(
@@ -57,7 +57,7 @@ def search_v2(request):
     )
 
 
-def _exact_account(text, base):
+def exact_account(text, base):
     """The account whose login the query is exactly (an ``@`` in front, this server's
     domain after, allowed), shown or not to the searcher's other searches; None for
     none, or a hidden account (suspended, being deleted)."""

@@ -153,6 +153,8 @@ def test_an_exact_name_finds_the_account_whatever_the_relationship(client, r, al
             "/api/v2/search", {"q": query, "resolve": "true", "type": "accounts"}, **headers
         ).json()
         assert [a["username"] for a in found["accounts"]] == ["bob"], query
+    found = client.get("/api/v1/accounts/search?q=bob", **headers).json()
+    assert [a["username"] for a in found] == ["bob"]
     other = client.get("/api/v2/search?q=bob@elsewhere.example&type=accounts", **headers)
     assert other.status_code in (200, 422)
     if other.status_code == 200:
