@@ -33,6 +33,7 @@ from .common import (
     shown_user,
 )
 from .responses import error, json_response, json_text_response
+from .search import exact_account
 
 RELATIONSHIPS_AT_ONCE = 40
 
@@ -209,4 +210,8 @@ def search_accounts(request):
         return error(422, str(bad))
     results = search.search(get_redis(), query, request.user.id, count=limit, relations=False)
     base = entities.site_base(request)
-    return json_response([entities.account(base, person) for person in results.people])
+    people = results.people
+    exact = exact_account(request.GET.get("q", ""), base)
+    if exact is not None:  # an exact name, whatever the relationship (api/search.py)
+        people = [exact, *(p for p in people if p["id"] != exact["id"])][:limit]
+    return json_response([entities.account(base, person) for person in people])

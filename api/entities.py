@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from media import attachments, files
 from socialsite.memory import Memory
 from socialsite.repository import entities as parsed_entities
+from socialsite.repository.limits import NOTIFICATION_GROUP_MS
 from socialsite.status_markup import StatusLinks, message_html
 
 # The pictures of an account that has none: plain static images, as Mastodon's
@@ -365,7 +366,32 @@ NOTIFICATION_TYPES = {
     "follow_request": "follow_request",
     "like": "favourite",
     "repost": "reblog",
+    # Kinds later issues add, as Mastodon names them (an edited status; a poll ended).
+    "update": "update",
+    "poll": "poll",
 }
+
+
+# --- grouped notifications (issue 46: /api/v2/notifications, api/notification_groups.py) ---
+# The types Mastodon 4.3 groups, and the window a group spans: fixed windows of the
+# pages' grouping length (limits.NOTIFICATION_GROUP_MS), counted from the epoch, so that
+# a notification's group key depends on it alone and pages never shift.
+GROUPABLE_TYPES = ("favourite", "follow", "reblog")
+GROUP_WINDOW_MS = NOTIFICATION_GROUP_MS
+
+
+def notification_group_key(notification, grouped=GROUPABLE_TYPES):
+    """The group key of ``notification`` (a notifications.Event), as Mastodon forms it:
+    ``favourite-<status>-<window>`` and ``reblog-<status>-<window>`` per status,
+    ``follow-<window>`` (the window: hours since the epoch at its start); every other
+    type, or one not in ``grouped``, ``ungrouped-<id>``."""
+    kind = NOTIFICATION_TYPES.get(notification.kind, notification.kind)
+    if kind not in grouped or kind not in GROUPABLE_TYPES:
+        return f"ungrouped-{notification.score}"
+    window = notification.score // GROUP_WINDOW_MS * GROUP_WINDOW_MS // 3_600_000
+    if kind == "follow":
+        return f"follow-{window}"
+    return f"{kind}-{notification.status}-{window}"
 
 
 def notification(base, notification, account_user, status=None):
@@ -377,7 +403,7 @@ def notification(base, notification, account_user, status=None):
         "id": str(notification.score),
         "type": NOTIFICATION_TYPES.get(notification.kind, notification.kind),
         "created_at": iso_time(notification.score / 1000),
-        "group_key": f"ungrouped-{notification.score}",
+        "group_key": notification_group_key(notification),
         "account": account(base, account_user),
         "status": status,
     }

@@ -9,6 +9,8 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from media import attachments, images
+from socialsite.connection import get_redis
+from socialsite.repository import users
 
 from . import entities
 from .auth import api_view
@@ -87,6 +89,7 @@ def _domain(base):
 @api_view(public=True)
 def instance_v1(request):
     base = entities.site_base(request)
+    accounts, posts = users.site_counts(get_redis())
     configuration = _configuration(base)
     return json_response(
         {
@@ -97,7 +100,7 @@ def instance_v1(request):
             "email": "",
             "version": version(),
             "urls": {"streaming_api": configuration["urls"]["streaming"]},
-            "stats": {"user_count": 0, "status_count": 0, "domain_count": 0},
+            "stats": {"user_count": accounts, "status_count": posts, "domain_count": 0},
             "thumbnail": None,
             "languages": ["en"],
             "registrations": True,

@@ -1,7 +1,7 @@
 """The client API's notifications (/api/v1/notifications...), one by one as Mastodon
 gives them (the page groups them): mention (a reply is one), follow, follow_request,
-favourite, reblog. Read through conversations.notices, which leaves out what the
-notifications page leaves out."""
+favourite, reblog (and update, poll once the site writes them). Read through
+conversations.notices, which leaves out what the notifications page leaves out."""
 
 from django.http import Http404
 
@@ -22,6 +22,10 @@ KINDS_OF_TYPE = {
     "follow_request": {"follow_request"},
     "favourite": {"like"},
     "reblog": {"repost"},
+    # The kinds later issues add, when the site writes them: an edit of a status one
+    # reblogged, a poll one voted in ended.
+    "update": {"update"},
+    "poll": {"poll"},
 }
 SHOWN_KINDS = set().union(*KINDS_OF_TYPE.values())
 

@@ -14,12 +14,14 @@ import binascii
 import time
 from urllib.parse import unquote
 
+from django.conf import settings
 from django.utils.crypto import constant_time_compare
 from oauthlib.oauth2 import (
     AuthorizationCodeGrant,
     BearerToken,
     ClientCredentialsGrant,
     RequestValidator,
+    ResourceOwnerPasswordCredentialsGrant,
 )
 from oauthlib.oauth2.rfc6749 import errors
 from oauthlib.oauth2.rfc6749.endpoints import (
@@ -38,6 +40,16 @@ OOB = "urn:ietf:wg:oauth:2.0:oob"
 # Mastodon's default when an app or a request names no scope.
 DEFAULT_SCOPES = ("read",)
 GRANT_TYPES = ("authorization_code", "client_credentials")
+# OAuth's password grant, only with settings.OAUTH_PASSWORD_GRANT (api/oauth_views.token
+# checks the password as the log-in page does, throttles included, before oauthlib runs).
+PASSWORD_GRANT = "password"  # noqa: S105 (a grant's name)
+
+
+def grant_types():
+    """The grants this server takes now."""
+    return (*GRANT_TYPES, PASSWORD_GRANT) if settings.OAUTH_PASSWORD_GRANT else GRANT_TYPES
+
+
 CODE_CHALLENGE_METHODS = ("S256",)
 
 
@@ -126,7 +138,16 @@ class SiteRequestValidator(RequestValidator):
         return response_type == "code"
 
     def validate_grant_type(self, client_id, grant_type, client, request, *args, **kwargs):
-        return grant_type in GRANT_TYPES
+        return grant_type in grant_types()
+
+    def validate_user(self, username, password, client, request, *args, **kwargs):
+        """The password grant's user: the one the token view checked the password of
+        (``checked_user``, handed in as a credential), never anyone else."""
+        checked = (getattr(request, "extra_credentials", None) or {}).get("checked_user")
+        if checked is None or not settings.OAUTH_PASSWORD_GRANT:
+            return False
+        request.user = checked
+        return True
 
     def get_default_scopes(self, client_id, request, *args, **kwargs):
         return list(DEFAULT_SCOPES)
@@ -209,6 +230,7 @@ class SiteRequestValidator(RequestValidator):
         if request.grant_type == "authorization_code":
             oauth.note_code_spent(r, request.code, token["access_token"])
         token.pop("expires_in", None)
+        token.pop("checked_user", None)  # the password grant's credential, not the app's
         token["created_at"] = int(time.time())
 
     def revoke_token(self, token, token_type_hint, request, *args, **kwargs):
@@ -239,6 +261,7 @@ class SiteServer(AuthorizationEndpoint, TokenEndpoint, RevocationEndpoint):
     def __init__(self, validator):
         code_grant = AuthorizationCodeGrant(validator, refresh_token=False, pre_auth=[_s256_only])
         credentials_grant = ClientCredentialsGrant(validator)
+        password_grant = ResourceOwnerPasswordCredentialsGrant(validator, refresh_token=False)
         bearer = BearerToken(validator, token_generator=_placeholder_token)
         AuthorizationEndpoint.__init__(
             self,
@@ -252,6 +275,7 @@ class SiteServer(AuthorizationEndpoint, TokenEndpoint, RevocationEndpoint):
             grant_types={
                 "authorization_code": code_grant,
                 "client_credentials": credentials_grant,
+                PASSWORD_GRANT: password_grant,
             },
             default_token_type=bearer,
         )

@@ -8,6 +8,7 @@ import json
 import re
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from django.conf import settings
 from django.contrib import messages
 from django.core import signing
 from django.http import HttpResponse
@@ -17,15 +18,24 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from oauthlib.oauth2.rfc6749 import errors
 
 from accounts.decorators import login_required, redirect_to_login
+from accounts.forms import LoginForm
+from socialsite import throttling
 from socialsite.acting import actor_of
 from socialsite.actions import accounts as account_actions
 from socialsite.connection import get_redis
-from socialsite.repository import oauth
+from socialsite.repository import emails, oauth, users
 
 from . import entities
 from .auth import SCOPES, api_view
 from .common import BadBody, json_object
-from .oauth_server import CODE_CHALLENGE_METHODS, GRANT_TYPES, OOB, code_guard, server
+from .oauth_server import (
+    CODE_CHALLENGE_METHODS,
+    OOB,
+    PASSWORD_GRANT,
+    code_guard,
+    grant_types,
+    server,
+)
 from .responses import error, json_response
 
 # What an app may register: a name and website of a sensible length, a few redirect URIs.
@@ -360,16 +370,67 @@ def _invalid_request(description):
     return _oauthlib_answer({}, body, 400)
 
 
+def _grant_error(error_code, description, status=400, headers=None):
+    body = json.dumps({"error": error_code, "error_description": description})
+    return _oauthlib_answer(headers or {}, body, status)
+
+
+def _login_of(username):
+    """The login name the password grant's ``username`` stands for: an email address
+    (as Mastodon takes, and ``toot login_cli`` asks for) names its account's login;
+    anything else is taken as a login name."""
+    if "@" not in username.strip("@"):
+        return username.lstrip("@")
+    r = get_redis()
+    uid = emails.owner(r, username)
+    user = users.get_user(r, uid) if uid else None
+    return user["login"] if user else username
+
+
+def _password_user(request, data):
+    """(the uid whose login and password ``data`` carries, or None; the error answer,
+    or None): the password grant checks them as the log-in page does (its throttles on
+    the address and the login, a suspended account refused), before oauthlib runs."""
+    if not settings.OAUTH_PASSWORD_GRANT:
+        return None, _grant_error(
+            "unsupported_grant_type",
+            "The password grant is turned off on this server: log in through the browser "
+            "(the authorization code grant).",
+        )
+    attempt = throttling.count(request, "login")
+    form = LoginForm(
+        {"username": _login_of(data.get("username") or ""), "password": data.get("password") or ""},
+        request=request,
+        refusal=attempt,
+    )
+    if form.is_valid():
+        return form.user.id, None
+    if form.refusal is not None:
+        return None, throttling.set_headers(
+            _grant_error("invalid_grant", form.refusal.message, status=429), form.refusal
+        )
+    return None, _grant_error("invalid_grant", " ".join(form.non_field_errors()) or
+                              LoginForm.error_message)  # fmt: skip
+
+
 @csrf_exempt  # no cookie is read: the client authenticates with its own secret
 @require_POST
 def token(request):
-    """POST /oauth/token: the authorization_code and client_credentials grants."""
+    """POST /oauth/token: the authorization_code and client_credentials grants, and
+    the password grant when OAUTH_PASSWORD_GRANT is on."""
     body, headers = _token_request(request)
     if body is None:
         return _invalid_request("The body is not a JSON object.")
+    credentials = None
+    data = dict(parse_qsl(body))
+    if data.get("grant_type") == PASSWORD_GRANT:
+        uid, refused = _password_user(request, data)
+        if refused is not None:
+            return refused
+        credentials = {"checked_user": uid}
     uri = f"{entities.site_base(request)}/oauth/token"
     try:
-        answer = server.create_token_response(uri, "POST", body, headers)
+        answer = server.create_token_response(uri, "POST", body, headers, credentials)
     except ValueError:  # oauthlib refuses a body it cannot decode
         return _invalid_request("The body cannot be decoded.")
     return _oauthlib_answer(*answer)
@@ -405,7 +466,7 @@ def server_metadata(request):
             "scopes_supported": list(SCOPES),
             "response_types_supported": ["code"],
             "response_modes_supported": ["query"],
-            "grant_types_supported": list(GRANT_TYPES),
+            "grant_types_supported": list(grant_types()),
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
             "code_challenge_methods_supported": list(CODE_CHALLENGE_METHODS),
         }

@@ -3,21 +3,31 @@ from django.urls import include, path, re_path
 from . import (
     accounts,
     direct,
+    discovery,
     favourites,
     instance,
     lists,
     markers,
     media,
+    notification_groups,
     notifications,
     oauth_views,
     relations,
     reports,
     search,
+    startup,
     statuses,
     timelines,
 )
+from .responses import error
 
 app_name = "api"
+
+
+def api_not_found(request):
+    """A path under /api/ that names no endpoint: Mastodon's 404."""
+    return error(404, "Record not found")
+
 
 # Mastodon's REST API, under /api/ (one prefix for the resolver to test: the site's pages
 # never look through these patterns).
@@ -85,6 +95,28 @@ api_urlpatterns = [
         notifications.dismiss,
         name="notification_dismiss",
     ),
+    # Grouped notifications, Mastodon 4.3 (api/notification_groups.py).
+    path("v2/notifications", notification_groups.group_list, name="notification_groups"),
+    path(
+        "v2/notifications/unread_count",
+        notification_groups.unread_count,
+        name="notification_unread_count",
+    ),
+    path(
+        "v2/notifications/<str:group_key>",
+        notification_groups.group_one,
+        name="notification_group",
+    ),
+    path(
+        "v2/notifications/<str:group_key>/accounts",
+        notification_groups.group_accounts,
+        name="notification_group_accounts",
+    ),
+    path(
+        "v2/notifications/<str:group_key>/dismiss",
+        notification_groups.group_dismiss,
+        name="notification_group_dismiss",
+    ),
     path("v2/search", search.search_v2, name="search"),
     # --- markers, blocks, mutes, follow requests, lists, reports, favourites ---
     path("v1/markers", markers.markers_view, name="markers"),
@@ -127,18 +159,36 @@ api_urlpatterns = [
         direct.read,
         name="conversation_read",
     ),
+    # --- what apps ask for as they start (api/startup.py) ---
+    path("v1/preferences", startup.preferences, name="preferences"),
+    path("v1/custom_emojis", startup.custom_emojis, name="custom_emojis"),
+    path("v1/announcements", startup.announcements, name="announcements"),
+    path(
+        "v1/accounts/<str:account_id>/featured_tags",
+        startup.featured_tags,
+        name="featured_tags",
+    ),
+    path("v1/trends", startup.trend_tags, name="trends"),
+    path("v1/trends/tags", startup.trend_tags, name="trend_tags"),
+    path("v1/trends/statuses", startup.trend_statuses, name="trend_statuses"),
+    path("v1/trends/links", startup.trend_links, name="trend_links"),
+    # Last: any other path under /api/ is Mastodon's JSON 404, never the site's page.
+    re_path(r"^", api_not_found, name="api_not_found"),
 ]
 
 urlpatterns = [
     path("api/", include(api_urlpatterns)),
-    path("oauth/authorize", oauth_views.authorize, name="oauth_authorize"),
-    path("oauth/token", oauth_views.token, name="oauth_token"),
-    path("oauth/revoke", oauth_views.revoke, name="oauth_revoke"),
+    # With or without a final slash: toot opens /oauth/authorize/.
+    re_path(r"^oauth/authorize/?$", oauth_views.authorize, name="oauth_authorize"),
+    re_path(r"^oauth/token/?$", oauth_views.token, name="oauth_token"),
+    re_path(r"^oauth/revoke/?$", oauth_views.revoke, name="oauth_revoke"),
     path(
         ".well-known/oauth-authorization-server",
         oauth_views.server_metadata,
         name="oauth_server_metadata",
     ),
+    path(".well-known/nodeinfo", discovery.nodeinfo_links, name="nodeinfo_links"),
+    path("nodeinfo/2.0", discovery.nodeinfo, name="nodeinfo"),
     path("settings/apps/", oauth_views.settings_apps, name="settings_apps"),
     path("settings/apps/<str:client_id>/revoke/", oauth_views.revoke_app, name="revoke_app"),
 ]

@@ -29,4 +29,7 @@ def serve(request, name):
     response["X-Content-Type-Options"] = "nosniff"
     response["Cache-Control"] = CACHE_CONTROL
     response["Content-Disposition"] = "inline"
+    # Shown by web clients on other origins, as static files are (socialsite/static_files.py).
+    response["Access-Control-Allow-Origin"] = "*"
+    response["Cross-Origin-Resource-Policy"] = "cross-origin"
     return response

@@ -127,6 +127,35 @@ def _settings_changed(setting, **kwargs):
 setting_changed.connect(_settings_changed)
 
 
+# --- OAuth popups (issue 46) -------------------------------------------------------------
+# Django sends Cross-Origin-Opener-Policy: same-origin on every response, which severs a
+# page from a window of another origin that opened it. A web client on another origin
+# logs in through a popup: the log-in page, the consent page and their redirects back to
+# the app must keep ``window.opener``, or the app never hears the code. A popup opened
+# by another origin keeps its opener only if every page it passes through is
+# ``unsafe-none`` (``same-origin-allow-popups`` on the opened page severs it too: it
+# only lets a page keep the popups it opens itself). Those pages alone; the rest stay
+# strict.
+OAUTH_POPUP_COOP = "unsafe-none"
+OAUTH_AUTHORIZE_PATH = "/oauth/authorize"
+
+
+def is_oauth_popup_page(request):
+    """Whether ``request`` is one an OAuth popup passes through: the consent page
+    (/oauth/authorize, either form) and the log-in page on the way to it."""
+    if request.path.startswith(OAUTH_AUTHORIZE_PATH):
+        return True
+    if request.path != settings.LOGIN_URL:
+        return False
+    target = request.GET.get("next", "")
+    if not target and request.method == "POST":
+        try:
+            target = request.POST.get("next", "")
+        except Exception:  # noqa: BLE001 (a body that does not parse: not the popup's)
+            return False
+    return target.startswith(OAUTH_AUTHORIZE_PATH)
+
+
 class SecurityHeadersMiddleware:
     """Send the Content-Security-Policy and Permissions-Policy on every response, and
     ``Cache-Control: private, no-store`` on every HTML response that sets no caching of
@@ -150,6 +179,9 @@ class SecurityHeadersMiddleware:
         else:
             headers["Content-Security-Policy"] = _policy.csp
         headers["Permissions-Policy"] = PERMISSIONS_POLICY
+        if is_oauth_popup_page(request):
+            # Before SecurityMiddleware's own, which only sets one that is missing.
+            headers["Cross-Origin-Opener-Policy"] = OAUTH_POPUP_COOP
         if "Cache-Control" not in headers and headers.get("Content-Type", "").startswith(
             "text/html"
         ):

@@ -213,6 +213,11 @@ FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 # Notifications a user keeps (the newest); older ones are dropped as new ones come.
 NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 
+# --- the client API's OAuth (issue 46) ---
+# OAuth's password grant (an app sends the user's password to /oauth/token; `toot
+# login_cli`): off unless set, since it hands the password to the app (docs/api.md).
+OAUTH_PASSWORD_GRANT = env_bool("OAUTH_PASSWORD_GRANT", False)
+
 # --- throttles (socialsite/throttling.py, docs/operating.md, "Throttles") ---------------
 _PERIOD_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 

@@ -64,6 +64,18 @@ def test_one_notification_is_dismissed(r, alice, bob, carol):
         reading.dismiss_notification(actor(bob), newest.score)  # not bob's
 
 
+def test_a_group_of_notifications_is_dismissed_together(r, alice, bob, carol):
+    graph.follow(r, bob["id"], alice["id"])
+    graph.follow(r, carol["id"], alice["id"])
+    scores = [event.score for event in notifications.events(r, alice["id"])]
+    with pytest.raises(NotFound):
+        reading.dismiss_notifications(actor(bob), scores)  # not bob's
+    assert reading.dismiss_notifications(actor(alice), [*scores, 12345]) == 2
+    assert notifications.events(r, alice["id"]) == []
+    with pytest.raises(NotFound):
+        reading.dismiss_notifications(actor(alice), scores)  # gone already
+
+
 def test_a_notification_not_shown_is_not_found(r, alice, bob):
     graph.follow(r, bob["id"], alice["id"])
     (event,) = notifications.events(r, alice["id"])

@@ -399,12 +399,19 @@ def test_the_production_layout_through_nginx(r, production, browser):
     assert status == 200 and headers["Content-Type"] in ("image/jpeg", "image/webp"), headers
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert (production["media_root"] / source.removeprefix("/media/")).read_bytes() == body
+    # Open to web clients on other origins, as Mastodon's (issue 46).
+    assert headers["Access-Control-Allow-Origin"] == "*", headers
+    assert headers["Cross-Origin-Resource-Policy"] == "cross-origin", headers
 
     # A static file, from nginx's disk (collectstatic's).
     script = follower.locator("script[src^='/static/']").first.get_attribute("src")
     status, headers, body = https_request(port, script)
     assert status == 200 and headers["Cache-Control"] == "public, max-age=3600", headers
     assert body == (REPO / "static" / script.removeprefix("/static/")).read_bytes()
+    # The default avatar an app shows for an account without one, open to other origins.
+    status, headers, _ = https_request(port, "/static/api/avatar-missing.png")
+    assert status == 200 and headers["Access-Control-Allow-Origin"] == "*", headers
+    assert headers["Cross-Origin-Resource-Policy"] == "cross-origin", headers
 
     # A throttle counts the address nginx saw (THROTTLE_SEARCH=3/5m), whatever a client
     # writes in X-Forwarded-For itself.

@@ -22,12 +22,14 @@ import asyncio
 import itertools
 import json
 import re
+import time
 from urllib.parse import quote, urlencode
 
 import pytest
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from api.entities import GROUP_WINDOW_MS
 from socialsite.connection import get_redis
 from socialsite.repository import (
     blocks,
@@ -181,6 +183,7 @@ def scenario(r):
     # The message as the client API names it (a direct "status"), and one not there.
     direct_ids = [f"dm-{sent.cid}-{sent.mid}", f"dm-{sent.cid}-{sent.mid + 1}"]
     client_id, _ = oauth.create_app(r, "Walker", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+    window = int(time.time() * 1000) // GROUP_WINDOW_MS * GROUP_WINDOW_MS // 3_600_000
     by_author = [(statuses.get_status(r, sid)["login"], sid) for sid in sids]
     return {
         "people": people,
@@ -207,6 +210,15 @@ def scenario(r):
             "name": ["avatars/AAAAAAAAAAAAAAAAAAAAAA.jpg", "../secret_key"],
             # An OAuth app (api/oauth_views.py): one registered, one that is not.
             "client_id": [client_id, "no-such-app"],
+            # Grouped notifications' keys (api/notification_groups.py): the likes of each
+            # status and the follows of today's window, one alone, and none.
+            "group_key": [
+                *(f"favourite-{sid}-{window}" for sid in (secret, doomed, public)),
+                f"reblog-{public}-{window}",
+                f"follow-{window}",
+                "ungrouped-1",
+                "nothing",
+            ],
         },
         "sids": sids,
         "seen_by": seen_by,

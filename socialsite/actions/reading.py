@@ -60,6 +60,18 @@ def dismiss_notification(
     notifications.unnotify(r, actor.uid, [found[0].event.member])
 
 
+def dismiss_notifications(actor: Actor, notification_ids: Collection[int]) -> int:
+    """Take the actor's notifications ``notification_ids`` away together (a group of
+    them, as the client API's grouped notifications name one); how many were. NotFound
+    when none of them is the actor's."""
+    r = get_redis()
+    wanted = {int(score) for score in notification_ids}
+    members = [e.member for e in notifications.events(r, actor.uid) if e.score in wanted]
+    if not members:
+        raise NotFound("There is no such notification.")
+    return int(notifications.unnotify(r, actor.uid, members))
+
+
 def clear_notifications(actor: Actor) -> int:
     """Take every notification of the actor's away; how many there were."""
     r = get_redis()

@@ -69,7 +69,7 @@ _WORD = re.compile(r"\w+")
 _SEPARATOR = "\x00"
 # The fields of a user hash a search reads for each candidate.
 _PERSON_FIELDS = ("login", "name", "followers", "private", keys.SUSPENDED_FIELD, keys.LEAVING_FIELD,
-                  keys.AVATAR_SMALL_FIELD)  # fmt: skip
+                  keys.AVATAR_SMALL_FIELD, "following", "posts", "signup")  # fmt: skip
 
 
 class QueryError(ValueError):
@@ -285,7 +285,8 @@ def _lex_range(prefix):
 @dataclass
 class Results:
     """A page of search results. ``people``: user dicts (id, login, name, followers,
-    private) ranked; with a viewer, each has ``is_following`` and ``requested``.
+    following, posts, signup, private) ranked; with a viewer, each has ``is_following``
+    and ``requested``.
     ``tags``: (tag, id of its latest status) pairs. ``more_people``, ``more_tags``:
     whether a next page has more. ``capped``: a range held more than SEARCH_CANDIDATES
     entries, so not every match was ranked; ``exact_from``: every matching person with
@@ -420,6 +421,9 @@ def _ranked_people(r, uids, wanted, viewer):
                 "followers": int(person["followers"] or 0),
                 "private": person["private"] == "1",
                 keys.AVATAR_SMALL_FIELD: person[keys.AVATAR_SMALL_FIELD] or "",
+                "following": int(person["following"] or 0),
+                "posts": int(person["posts"] or 0),
+                "signup": float(person["signup"] or 0),
             }
         )
     people.sort(key=lambda person: (-person["followers"], person["login"].lower()))

@@ -197,6 +197,26 @@ def trending(r, count=TRENDS_SHOWN):
     return shown[:count]
 
 
+def daily_users(r, tags, days=7, now=None):
+    """{tag: [(day start in seconds, distinct users that UTC day)]}, today first, for
+    the last ``days`` days (at most TREND_DAYS_KEPT are counted): the client API's Tag
+    history. One pipeline of PFCOUNTs, each in its tag's slot (one round trip per
+    node)."""
+    now = time.time() if now is None else now
+    days = max(0, min(int(days), TREND_DAYS_KEPT))
+    starts = [int(now // DAY_SECONDS - back) * DAY_SECONDS for back in range(days)]
+    tags = list(tags)
+    if not tags or not starts:
+        return {tag: [] for tag in tags}
+    pipe = r.pipeline(transaction=False)
+    for tag in tags:
+        for start in starts:
+            # execute_command: redis-py blocks pfcount on cluster pipelines (recompute).
+            pipe.execute_command("PFCOUNT", keys.trend_users(tag, day_of(start)))
+    counts = iter(pipe.execute())
+    return {tag: [(start, int(next(counts))) for start in starts] for tag in tags}
+
+
 def hide(r, tag):
     """Hide ``tag`` (normalized) from trends, at once and at every recompute; True if it
     was not hidden."""

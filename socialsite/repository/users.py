@@ -228,17 +228,33 @@ def get_authors(r: Client, uids: Iterable[int]) -> dict[int, User | None]:
 
 def _author(uid, user):
     """What get_authors keeps of a user hash: None for a hidden account; else id, login
-    and name, ``private`` (True) for a private account, so that a page can leave out
-    what reached it through a repost of a status that is no longer public, and the small
-    avatar's storage name when there is one (keys.AVATAR_SMALL_FIELD)."""
+    and name, its counts and sign-up time, ``private`` (True) for a private account, so
+    that a page can leave out what reached it through a repost of a status that is no
+    longer public, and the small avatar's storage name when there is one
+    (keys.AVATAR_SMALL_FIELD)."""
     if is_hidden(user):
         return None
     author = {"id": uid, "login": user["login"], "name": user["name"]}
+    # The client API's Account of a status's author says these too (api/entities.py):
+    # as true as the page's names, within AUTHOR_CACHE_SECONDS.
+    for name in (*COUNT_FIELDS, "signup"):
+        if name in user:
+            author[name] = user[name]
     if user.get("private") == "1":
         author["private"] = True
     if user.get(keys.AVATAR_SMALL_FIELD):
         author[keys.AVATAR_SMALL_FIELD] = user[keys.AVATAR_SMALL_FIELD]
     return author
+
+
+def site_counts(r: Client) -> tuple[int, int]:
+    """(accounts, statuses) of the site, in one round trip: the logins taken (deleted
+    accounts' are freed) and the status ids handed out (deleted statuses included)."""
+    pipe = r.pipeline(transaction=False)
+    pipe.hlen(keys.LOGINS)
+    pipe.get(keys.STATUS_IDS)
+    accounts, status_ids = pipe.execute()
+    return int(accounts or 0), int(status_ids or 0)
 
 
 def remembered_authors(uids):
