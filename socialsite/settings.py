@@ -297,6 +297,11 @@ THROTTLES = {
     # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
     # media limit.
     "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),
+    # Groups (issue 44): Reddit lets a young account make about one community a day and
+    # caps memberships; Facebook limits joins per hour. 10 groups a day, 100 joins (and
+    # requests to join) an hour.
+    "communities": env_throttle("THROTTLE_COMMUNITIES", (10, 24 * 60 * 60)),
+    "joins": env_throttle("THROTTLE_JOINS", (100, 60 * 60)),
     # Every client API request (/api/), per account (or per address for an app's own
     # token): Mastodon's 300 per 5 minutes.
     "api": env_throttle("THROTTLE_API", (300, 5 * 60)),

@@ -72,6 +72,8 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
     if not found:
         return None
     status = found[0]
+    if not visibility.members_only_shown(r, viewer_id, [status]):
+        return None  # Groups (issue 44): a private community's status, to a non-member
     page = first_ids.get(status["id"], [])
     next_cursor = page[count - 1] if len(page) > count else None
     page = page[:count]

@@ -118,6 +118,17 @@ def repost(
         orig, author = status["id"], status["uid"]
     if str(author) in blocked_by:
         return RepostResult.NOT_FOUND, None  # their statuses are not there, to the reposter
+    # Groups (issue 44): a private community's status stays inside it, never reposted
+    # (the original is the status read here, unless this was a repost of one).
+    original = (
+        status
+        if not status.get("repost_of")
+        else statuses.decode_status(r.hgetall(keys.status(orig))) or {}
+    )
+    if original.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1":
+        if not visibility.members_only_shown(r, uid, [original]):
+            return RepostResult.NOT_FOUND, None
+        return RepostResult.NOT_PUBLIC, orig
     if str(author) in blocking:
         return RepostResult.BLOCKED, orig
     now = _now_ms()
