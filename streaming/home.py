@@ -3,7 +3,7 @@ and list streams send."""
 
 import asyncio
 
-from socialsite.repository import blocks, graph
+from socialsite.repository import blocks, graph, keys
 
 from . import filters
 
@@ -33,6 +33,10 @@ class HomeFilter:
 
     def __call__(self, event):
         if event.uid not in self.uids:
+            return False
+        # Groups (issue 44): a private group's status goes live to its author alone;
+        # members get it on their next page (memberships are not in the filter).
+        if event.status.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1" and event.uid != self.uid:
             return False
         if str(event.status.get("repost_of_uid")) == str(self.uid):
             return False  # one's own status reposted does not come back home
