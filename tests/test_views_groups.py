@@ -113,7 +113,7 @@ def test_a_private_group_is_for_its_members_alone(r, as_alice, as_bob, as_carol,
     assert "members only" not in html(as_carol.get("/"))
     assert [s["id"] for s in timelines.public_page(r).items] == []
     # The mention notified the member, not carol.
-    assert notifications.unread(r, bob["id"]).count == 1
+    assert notifications.unread(r, bob["id"]).count == 2  # approved; mentioned
     assert notifications.unread(r, carol["id"]).count == 0
     # A member cannot repost it out of the group.
     response = as_bob.post(f"/statuses/{sid}/repost/")
@@ -196,3 +196,15 @@ def test_bad_input_is_a_form_error_not_a_500(as_alice):
     assert response.status_code == 400 and "is taken" in html(response)
     assert as_alice.post("/g/cats/requests/bob/maybe/").status_code == 404
     assert as_alice.post("/g/cats/members/frobnicate/", {"login": "bob"}).status_code == 404
+
+
+def test_requests_approvals_and_invitations_notify(r, as_alice, as_bob, as_carol):
+    make(as_alice, "secret", "private", "Secret Society")
+    as_bob.post("/g/secret/join/")
+    page = html(as_alice.get("/notifications/"))
+    assert "asked to join your group" in page and "Secret Society" in page
+    as_alice.post("/g/secret/requests/bob/approve/")
+    assert "let you into the group" in html(as_bob.get("/notifications/"))
+    as_alice.post("/g/secret/invite/", {"login": "carol"})
+    assert "invited you to the group" in html(as_carol.get("/notifications/"))
+    assert "Join" in html(as_carol.get("/g/secret/"))

@@ -123,7 +123,13 @@ def join(actor: Actor, slug: str) -> JoinResult:
     if standing.member:
         return JoinResult.MEMBER
     require(actor, throttle="joins", verified=True)
-    result = communities.join(get_redis(), community["id"], actor.uid)
+    r = get_redis()
+    result = communities.join(r, community["id"], actor.uid)
+    if result is JoinResult.REQUESTED:
+        admins = communities.admin_ids(r, community["id"])
+        communities.notify(
+            r, admins, "group_request", actor.uid, community["id"], settings.NOTIFICATIONS_KEPT
+        )
     if result is JoinResult.BANNED:
         raise NotAllowed("You are banned from this group.")
     if result is JoinResult.MISSING:
@@ -170,6 +176,9 @@ def decide_request(actor: Actor, slug: str, login: str, approve: bool) -> JoinRe
         raise Invalid(f"@{person['login']} has not asked to join.", field="login")
     if result is JoinResult.JOINED:
         communities.record(r, cid, "approve", actor.uid, person["id"])
+        communities.notify(
+            r, [person["id"]], "group_approved", actor.uid, cid, settings.NOTIFICATIONS_KEPT
+        )
     return result
 
 
@@ -182,8 +191,11 @@ def invite(actor: Actor, slug: str, login: str) -> str:
     cid = community["id"]
     if person["id"] in communities.member_ids_of_community(r, cid, [person["id"]]):
         raise Invalid(f"@{person['login']} is a member already.", field="login")
-    communities.invite(r, cid, person["id"])
-    communities.record(r, cid, "invite", actor.uid, person["id"])
+    if communities.invite(r, cid, person["id"]):
+        communities.record(r, cid, "invite", actor.uid, person["id"])
+        communities.notify(
+            r, [person["id"]], "group_invite", actor.uid, cid, settings.NOTIFICATIONS_KEPT
+        )
     if communities.has_requested(r, cid, person["id"]):
         communities.join(r, cid, person["id"], approve=True)
     return str(person["login"])

@@ -24,7 +24,7 @@ import dataclasses
 import enum
 import time
 
-from . import fanout, keys, paging, scripts, timelines, users
+from . import fanout, keys, notifications, paging, scripts, timelines, users
 
 KINDS = ("public", "private", "announcement")
 # How many entries a community's audit log keeps (XADD MAXLEN ~).
@@ -345,6 +345,12 @@ def timeline_page(r, cid, before=None, count=30, viewer_id=None, member=False, a
     return page
 
 
+def read_many(r, cids):
+    """The communities ``cids`` (those there), with their member counts: one round
+    trip (none for no ids)."""
+    return _read_many(r, cids)
+
+
 def _read_many(r, cids):
     cids = [int(cid) for cid in cids]
     if not cids:
@@ -400,6 +406,20 @@ def people(r, cid, key, count=200):
 def admin_ids(r, cid):
     """The ids of ``cid``'s admins."""
     return [int(uid) for uid in r.zrange(keys.community_admins(cid), 0, -1)]
+
+
+def notify(r, uids, kind, actor, cid, keep):
+    """Notify ``uids`` of ``kind`` (notifications.GROUP_KINDS) by ``actor`` about
+    community ``cid``, each keeping their newest ``keep``: one round trip."""
+    now = _now_ms()
+    event = notifications.member(kind, actor, 0, cid)
+
+    def fill(pipe):
+        for uid in uids:
+            notifications.queue_notify(pipe, uid, event, now, keep)
+
+    if uids:
+        scripts.run_pipeline(r, fill)
 
 
 def status_community(r, sid):
