@@ -88,7 +88,7 @@ def groups_page(request):
 @login_required
 def new_group(request):
     if request.method == "GET":
-        return render(request, "groups/new.html", {"form": BlankForm(NewGroupForm)})
+        return render(request, "groups/new.html", {"form": NewGroupForm()})
     form = NewGroupForm(request.POST)
     if form.is_valid():
         data = form.cleaned_data
@@ -127,7 +127,6 @@ def group(request, slug):
         "may_post": top_level,
         "form": BlankForm(StatusForm),
         "posting_key": new_posting_key(),
-        "invite_form": BlankForm(LoginForm),
     }
     return render(request, "groups/group.html", context)
 

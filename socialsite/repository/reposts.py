@@ -448,6 +448,8 @@ def with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_
             status["author"] = authors.get(status["uid"])
         if status["author"]:
             shown.append(status)
+    # Groups (issue 44): the page's own statuses a private group keeps from the viewer.
+    shown = visibility.members_only_shown(r, viewer_id, shown)
     return paging.Page(shown, next_cursor)
 
 
