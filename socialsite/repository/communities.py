@@ -331,12 +331,15 @@ def remove_status(r, cid, sid):
     return bool(r.zrem(keys.community_timeline(cid), sid))
 
 
-def timeline_page(r, cid, before=None, count=30, viewer_id=None, member=False, above=None):
+def timeline_page(
+    r, cid, before=None, count=30, viewer_id=None, member=False, since=None, above=None
+):
     """A page of ``cid``'s statuses, newest first, as ``viewer_id`` may see them (the
     one visibility path; ``member``: the caller read that the viewer belongs to it, so
-    its members-only statuses are not asked about again)."""
+    its members-only statuses are not asked about again). ``since``, ``above``: as
+    paging.read_ids."""
     pairs, next_cursor = paging.read_ids(
-        r, keys.community_timeline(cid), before, count, above=above
+        r, keys.community_timeline(cid), before, count, since, above
     )
     page = timelines.community_page_of(
         r, [sid for sid, _ in pairs], next_cursor, viewer_id, {int(cid)} if member else ()
