@@ -9,8 +9,8 @@ the same few round trips, each with its counts and the caller's likes and repost
 from django.http import Http404
 
 from socialsite.connection import get_redis
-from socialsite.repository import entities as parsed_entities
 from socialsite.repository import communities, lists, reposts, timelines
+from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
