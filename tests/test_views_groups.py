@@ -208,3 +208,22 @@ def test_requests_approvals_and_invitations_notify(r, as_alice, as_bob, as_carol
     as_alice.post("/g/secret/invite/", {"login": "carol"})
     assert "invited you to the group" in html(as_carol.get("/notifications/"))
     assert "Join" in html(as_carol.get("/g/secret/"))
+
+
+def test_a_report_of_a_group_status_reaches_the_groups_admins(r, as_alice, as_bob, bob, carol):
+    from socialsite.actions import Actor
+    from socialsite.actions import moderation as moderation_actions
+
+    make(as_alice, "cats", "public", "Cat People")
+    as_bob.post("/g/cats/join/")
+    post_in(as_bob, "cats", "something rude")
+    (sid,) = status_ids(r, bob["id"])
+    reporter = Actor(uid=carol["id"], login="carol")
+    moderation_actions.report_account(reporter, bob["id"], "spam", "", [sid])
+    page = html(as_alice.get("/notifications/"))
+    assert "was reported for a status in your group" in page
+    assert "something rude" in page and "Cat People" in page
+    assert "carol" not in page  # the reporter is not named to the group's admins
+    assert (
+        moderation.open_reports_count(r) == 1 if hasattr(moderation, "open_reports_count") else True
+    )

@@ -10,6 +10,7 @@ an admin is NotAllowed.
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -341,3 +342,18 @@ def deliver(place: PostingPlace, status_id: int, author: int) -> None:
         inline_limit=settings.INLINE_FANOUT_LIMIT,
         pull_members=settings.FANOUT_PULL_FOLLOWERS,
     )
+
+
+def report_reached(account_id: int, status_ids: Sequence[int]) -> None:
+    """A report naming ``status_ids`` (of account ``account_id``) was filed: each group
+    status among them is told to its group's admins (a notification naming the status;
+    the reporter is not named), as well as to the site's moderators (the queue)."""
+    r = get_redis()
+    for sid in status_ids:
+        cid = communities.status_community(r, sid)
+        if cid is None:
+            continue
+        admins = [uid for uid in communities.admin_ids(r, cid) if uid != account_id]
+        communities.notify(
+            r, admins, "group_report", account_id, cid, settings.NOTIFICATIONS_KEPT, sid=sid
+        )

@@ -411,11 +411,12 @@ def admin_ids(r, cid):
     return [int(uid) for uid in r.zrange(keys.community_admins(cid), 0, -1)]
 
 
-def notify(r, uids, kind, actor, cid, keep):
+def notify(r, uids, kind, actor, cid, keep, sid=0):
     """Notify ``uids`` of ``kind`` (notifications.GROUP_KINDS) by ``actor`` about
-    community ``cid``, each keeping their newest ``keep``: one round trip."""
+    community ``cid`` (and status ``sid``: a report), each keeping their newest
+    ``keep``: one round trip."""
     now = _now_ms()
-    event = notifications.member(kind, actor, 0, cid)
+    event = notifications.member(kind, actor, sid, cid)
 
     def fill(pipe):
         for uid in uids:
