@@ -24,7 +24,8 @@ import dataclasses
 import enum
 import time
 
-from . import fanout, keys, notifications, paging, scripts, timelines, users
+from . import fanout, jobs, keys, notifications, paging, scripts, timelines, users
+from .limits import FANOUT_BATCH_SIZE
 
 KINDS = ("public", "private", "announcement")
 # How many entries a community's audit log keeps (XADD MAXLEN ~).
@@ -304,26 +305,76 @@ def log_page(r, cid, count=100):
 
 def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_members=100_000):
     """Put status ``sid`` (by ``author``) on ``cid``'s timeline and deliver it to the
-    members' homes: the first ``inline_limit`` members by joining time but those who
-    keep it out (keys.community_quiet) and the author, through fanout.deliver (blocks,
-    mutes and the reply rule apply). A community of ``pull_members`` members or more
-    (0: none) is delivered to nobody: its members read its page, as a pulled account's
-    statuses are read. Returns how many homes got it. Two round trips."""
+    members' homes: the first ``inline_limit`` members by joining time now, but those
+    who keep it out (keys.community_quiet) and the author, through fanout.deliver
+    (blocks, mutes and the reply rule apply); the members past them, up to the newest
+    at posting time, by a "community_deliver" job of the fan-out workers
+    (deliver_job). A community of ``pull_members`` members or more (0: none) is
+    delivered to nobody: its members read its page, as a pulled account's followers
+    read its statuses. Returns how many homes got it now. Two round trips (three with
+    a job)."""
     now = _now_ms()
 
     def fill(pipe):
         pipe.zadd(keys.community_timeline(cid), {int(sid): int(sid)})
         pipe.zadd(keys.COMMUNITIES_ACTIVE, {int(cid): now}, xx=True)
         pipe.zcard(keys.community_members(cid))
-        pipe.zrange(keys.community_members(cid), 0, max(inline_limit, 1) - 1)
+        pipe.zrange(keys.community_members(cid), 0, max(inline_limit, 1) - 1, withscores=True)
         pipe.smembers(keys.community_quiet(cid))
 
     _, _, size, members, quiet = scripts.run_pipeline(r, fill)
-    if inline_limit <= 0 or (pull_members and int(size) >= pull_members):
+    if pull_members and int(size) >= pull_members:
         return 0
+    if inline_limit <= 0:
+        members = []
     skipped = {int(uid) for uid in quiet} | {int(author)}
-    wanted = [int(uid) for uid in members if int(uid) not in skipped]
+    wanted = [int(uid) for uid, _ in members if int(uid) not in skipped]
+    if int(size) > len(members):
+        # The rest by the workers, from the last inline member's joining time on
+        # (inclusive: a member delivered twice gets it once, homes being sets).
+        start = str(int(members[-1][1])) if members else "-inf"
+        jobs.enqueue(r, deliver_job(cid, sid, author, replied_to, start, now))
     return fanout.deliver(r, int(author), int(sid), wanted, replied_to)
+
+
+def deliver_job(cid, sid, author, replied_to, start, upto):
+    """A job delivering status ``sid`` to the members of ``cid`` who joined from
+    ``start`` (a score bound: "123" inclusive, "(123" exclusive, "-inf") up to
+    ``upto`` (ms), a batch at a time (deliver_batch)."""
+    return {"kind": "community_deliver", "cid": int(cid), "sid": int(sid),
+            "author": int(author), "replied_to": replied_to, "start": start,
+            "upto": int(upto)}  # fmt: skip
+
+
+def deliver_batch(r, job, batch=FANOUT_BATCH_SIZE):
+    """The workers' step of a "community_deliver" job: deliver to the next ``batch``
+    members of its range (those keeping the community out of their home skipped);
+    returns the job for the rest, if any. Nothing for a status deleted meanwhile, or
+    a community gone."""
+    cid, sid, author = job["cid"], job["sid"], job["author"]
+    pipe = r.pipeline(transaction=False)
+    pipe.exists(keys.status(sid))
+    pipe.smembers(keys.community_quiet(cid))
+    pipe.exists(keys.community(cid))
+    exists, quiet, there = pipe.execute()
+    if not exists or not there:
+        return []
+    key, start, upto = keys.community_members(cid), job["start"], job["upto"]
+    found = r.zrangebyscore(key, start, upto, start=0, num=batch + 1, withscores=True)
+    more = len(found) > batch
+    if more:
+        last = int(found[batch - 1][1])
+        if int(found[0][1]) == last:
+            # A whole batch joined in one ms: all of that ms now, then past it.
+            found = r.zrangebyscore(key, last, last, withscores=True)
+            follow = f"({last}"
+        else:
+            found = [pair for pair in found[:batch] if int(pair[1]) < last]
+            follow = str(last)
+    skipped = {int(uid) for uid in quiet} | {int(author)}
+    wanted = [int(uid) for uid, _ in found if int(uid) not in skipped]
+    fanout.deliver(r, int(author), int(sid), wanted, job.get("replied_to"))
+    return [{**job, "start": follow}] if more else []
 
 
 def remove_status(r, cid, sid):
