@@ -42,7 +42,7 @@ class GroupForm(forms.Form):
         max_length=group_actions.DESCRIPTION_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
     )
-    kind = forms.ChoiceField(label="Kind", choices=KIND_CHOICES, widget=forms.RadioSelect)
+    kind = forms.ChoiceField(label="Kind", choices=KIND_CHOICES)
 
 
 class NewGroupForm(GroupForm):
