@@ -311,22 +311,24 @@ def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_mem
     at posting time, by a "community_deliver" job of the fan-out workers
     (deliver_job). A community of ``pull_members`` members or more (0: none) is
     delivered to nobody: its members read its page, as a pulled account's followers
-    read its statuses. Returns how many homes got it now. Two round trips (three with
-    a job)."""
+    read its statuses. Returns how many homes got it now. One round trip for a pulled
+    community, three for another (four with a job)."""
     now = _now_ms()
 
     def fill(pipe):
         pipe.zadd(keys.community_timeline(cid), {int(sid): int(sid)})
         pipe.zadd(keys.COMMUNITIES_ACTIVE, {int(cid): now}, xx=True)
         pipe.zcard(keys.community_members(cid))
+
+    size = int(scripts.run_pipeline(r, fill)[-1])
+    if pull_members and size >= pull_members:
+        return 0  # pulled: its members read its page
+
+    def read(pipe):
         pipe.zrange(keys.community_members(cid), 0, max(inline_limit, 1) - 1, withscores=True)
         pipe.smembers(keys.community_quiet(cid))
 
-    _, _, size, members, quiet = scripts.run_pipeline(r, fill)
-    if pull_members and int(size) >= pull_members:
-        return 0
-    if inline_limit <= 0:
-        members = []
+    members, quiet = scripts.run_pipeline(r, read) if inline_limit > 0 else ([], set())
     skipped = {int(uid) for uid in quiet} | {int(author)}
     wanted = [int(uid) for uid, _ in members if int(uid) not in skipped]
     if int(size) > len(members):
