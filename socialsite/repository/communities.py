@@ -24,7 +24,7 @@ import dataclasses
 import enum
 import time
 
-from . import fanout, jobs, keys, notifications, paging, scripts, timelines, users
+from . import fanout, jobs, keys, notifications, paging, scripts, statuses, users, visibility
 from .limits import FANOUT_BATCH_SIZE
 
 KINDS = ("public", "private", "announcement")
@@ -394,9 +394,16 @@ def timeline_page(
     pairs, next_cursor = paging.read_ids(
         r, keys.community_timeline(cid), before, count, since, above
     )
-    page = timelines.community_page_of(
-        r, [sid for sid, _ in pairs], next_cursor, viewer_id, {int(cid)} if member else ()
-    )
+    status_ids = [sid for sid, _ in pairs]
+    viewer_likes = statuses.ViewerLikes(viewer_id)
+    # As a tag page (timelines._page_of_statuses): the authors of statuses this process
+    # remembers are asked about with the statuses.
+    seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
+    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
+    member_of = {int(cid)} if member else ()
+    shown = visibility.shown_statuses(r, viewer_id, found, seen=seen, member_of=member_of)
+    page = paging.Page(shown, next_cursor)
+    page.liked = frozenset(viewer_likes.ids)
     page.prev_cursor = paging.top_cursor(pairs)
     return page
 

@@ -43,19 +43,6 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
     return page
 
 
-def community_page_of(r, status_ids, next_cursor, viewer_id=None, member_of=()):
-    """_page_of_statuses for a community's timeline (communities.timeline_page): the
-    viewer's memberships of ``member_of`` are known already (visibility.shown_statuses'
-    ``member_of``). Groups, issue 44."""
-    viewer_likes = statuses.ViewerLikes(viewer_id)
-    seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
-    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
-    shown = visibility.shown_statuses(r, viewer_id, found, seen=seen, member_of=member_of)
-    page = paging.Page(shown, next_cursor)
-    page.liked = frozenset(viewer_likes.ids)
-    return page
-
-
 def _home_page_call(uid, before, count, skip_deleted, with_likes=False, merge=False, above=None):
     """scripts.home_page's parameters; ``with_likes``: a page's call, which also returns
     which of its ids the user likes and whether they liked or unliked lately; ``merge``:
