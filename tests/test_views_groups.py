@@ -227,3 +227,16 @@ def test_a_report_of_a_group_status_reaches_the_groups_admins(r, as_alice, as_bo
     assert (
         moderation.open_reports_count(r) == 1 if hasattr(moderation, "open_reports_count") else True
     )
+
+
+def test_a_refused_post_comes_back_to_the_groups_form_with_its_text(r, as_alice, as_bob):
+    make(as_alice, "cats", "public")
+    as_bob.post("/g/cats/join/")
+    as_alice.post("/g/cats/members/ban/", {"login": "bob"})
+    as_alice.post("/g/cats/members/unban/", {"login": "bob"})
+    as_bob.post("/g/cats/join/")
+    response = as_bob.post(
+        "/statuses/", {"message": "x" * 300, "group": "cats", "next": "/g/cats/"}
+    )
+    assert response.status_code == 302 and response.url == "/g/cats/"
+    assert "x" * 300 in html(as_bob.get("/g/cats/"))

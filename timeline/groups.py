@@ -21,6 +21,7 @@ from socialsite.repository import communities
 
 from .forms import StatusForm
 from .posting_keys import new_posting_key
+from .views import DRAFT_SESSION_KEY
 
 KIND_CHOICES = [
     ("public", "Public: anyone reads it and joins it"),
@@ -120,12 +121,14 @@ def group(request, slug):
         )  # fmt: skip
     may_post = standing.member and not community.get("suspended")
     top_level = may_post and (community["kind"] != "announcement" or standing.admin)
+    # A post the group refused comes back here with its text (views.post_status).
+    draft = request.session.pop(DRAFT_SESSION_KEY, None) if top_level else None
     context = {
         "group": community,
         "standing": standing,
         "page": page,
         "may_post": top_level,
-        "form": BlankForm(StatusForm),
+        "form": StatusForm(draft) if draft else BlankForm(StatusForm),
         "posting_key": new_posting_key(),
     }
     return render(request, "groups/group.html", context)

@@ -171,7 +171,9 @@ def _refused(request, replying, text):
     if request.FILES:
         text += CHOOSE_AGAIN
     messages.error(request, text)
-    return redirect_to_next(request, reverse("home")) if replying else redirect("home")
+    # A reply goes back to its thread, a group's post to its group (issue 44).
+    back = replying or request.POST.get("group")
+    return redirect_to_next(request, reverse("home")) if back else redirect("home")
 
 
 def _form_problems(form):
