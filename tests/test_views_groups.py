@@ -240,3 +240,29 @@ def test_a_refused_post_comes_back_to_the_groups_form_with_its_text(r, as_alice,
     )
     assert response.status_code == 302 and response.url == "/g/cats/"
     assert "x" * 300 in html(as_bob.get("/g/cats/"))
+
+
+def test_blocks_mutes_suspensions_and_late_approvals_inside_a_group(
+    r, as_alice, as_bob, as_carol, alice, bob, carol
+):
+    from socialsite.repository import blocks
+
+    make(as_alice, "secret", "private")
+    as_alice.post("/g/secret/invite/", {"login": "bob"})
+    as_bob.post("/g/secret/join/")
+    post_in(as_bob, "secret", "bob was here")
+    post_in(as_alice, "secret", "alice was here")
+    # Approved later, carol reads the earlier statuses at once.
+    as_carol.post("/g/secret/join/")
+    assert "bob was here" not in html(as_carol.get("/g/secret/"))
+    as_alice.post("/g/secret/requests/carol/approve/")
+    page = html(as_carol.get("/g/secret/"))
+    assert "bob was here" in page and "alice was here" in page
+    # A block either way and a mute keep the other's statuses off the group's page.
+    blocks.block(r, carol["id"], bob["id"])
+    assert "bob was here" not in html(as_carol.get("/g/secret/"))
+    blocks.mute(r, bob["id"], alice["id"])
+    assert "alice was here" not in html(as_bob.get("/g/secret/"))
+    # A suspended account's group statuses disappear as its others do.
+    moderation.suspend(r, alice["id"])
+    assert "alice was here" not in html(as_carol.get("/g/secret/"))
