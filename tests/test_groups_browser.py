@@ -78,3 +78,29 @@ def test_a_private_group_in_a_real_browser(r, open_page):
     assert response.status == 404
     as_carol.goto("/")
     expect(as_carol.locator("main")).not_to_contain_text("unbirthday")
+
+
+@pytest.fixture(scope="module")
+def stream_server_options(live_server):
+    """The stream server of this module: the site's port, for the CORS check."""
+    return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
+
+
+def test_a_groups_page_is_live(browser, live_person, r):
+    expect.set_options(timeout=TIMEOUT_MS)
+    alice = make_user(r, "alice", "Alice Liddell")
+    bob = make_user(r, "bob", "Bob Builder")
+    cid = communities.create(r, alice["id"], "cats", "Cat People", "", "public")
+    communities.join(r, cid, bob["id"])
+    page = live_person("bob").new_page()
+    page.goto("/g/cats/")
+    expect(page.locator("#timeline")).to_have_attribute("data-live", "connected")
+    poster = live_person("alice").new_page()
+    poster.goto("/g/cats/")
+    poster.get_by_label(re.compile(r"^What is happening\??")).fill("meow, live")
+    poster.get_by_role("button", name="Post", exact=True).click()
+    expect(flash(poster)).to_have_text(["Your status is posted."])
+    bar = page.locator(".live-bar")
+    expect(bar).to_have_text("1 new status")
+    bar.click()
+    expect(page.locator("#timeline article.status")).to_contain_text("meow, live")

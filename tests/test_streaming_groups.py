@@ -77,3 +77,39 @@ def test_mastodons_public_and_hashtag_streams_leave_a_private_groups_statuses_ou
         shown = post(r, bob, "plain news #hush")
         assert next_update(public_stream) == shown
         assert next_update(tag_stream) == shown
+
+
+def live_group(server, settings, login, slug):
+    """``login``'s live feed of group ``slug`` (its page's), logged in through the site."""
+    from django.test import Client
+
+    from tests.support.helpers import log_in
+
+    client = log_in(Client(), login)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    return StreamConnection(
+        server.port, "GET", f"/live/group?slug={slug}",
+        headers={"Accept": "text/event-stream", "Cookie": cookie},
+    )  # fmt: skip
+
+
+def test_a_groups_page_is_live_for_its_readers(r, stream_server, settings, alice, bob, carol):
+    cats = communities.create(r, alice["id"], "cats", "Cats", "", "public")
+    communities.join(r, cats, bob["id"])
+    secret = communities.create(r, alice["id"], "secret", "Secret", "", "private")
+    communities.invite(r, secret, bob["id"])
+    communities.join(r, secret, bob["id"])
+    with live_group(stream_server, settings, "carol", "cats") as reader:
+        assert reader.status == 200
+        post(r, bob, "not in the group")
+        in_group(alice, "secret", "in another group")
+        sid = in_group(bob, "cats", "meow, live")
+        assert next_status(reader) == sid
+    with live_group(stream_server, settings, "bob", "secret") as member:
+        assert member.status == 200
+        sid = in_group(alice, "secret", "for members, live")
+        assert next_status(member) == sid
+    with live_group(stream_server, settings, "carol", "secret") as outsider:
+        assert outsider.status == 404
+    with live_group(stream_server, settings, "carol", "nosuch") as nowhere:
+        assert nowhere.status == 404

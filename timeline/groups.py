@@ -113,9 +113,10 @@ def group(request, slug):
     community, standing = _group_or_404(request, slug)
     readable = community["kind"] != "private" or standing.member
     page = None
+    before = page_cursor(request)
     if readable:
         page = communities.timeline_page(
-            get_redis(), community["id"], before=page_cursor(request),
+            get_redis(), community["id"], before=before,
             count=settings.TIMELINE_PAGE_SIZE, viewer_id=request.user.id,
             member=standing.member,
         )  # fmt: skip
@@ -130,6 +131,8 @@ def group(request, slug):
         "may_post": top_level,
         "form": StatusForm(draft) if draft else BlankForm(StatusForm),
         "posting_key": new_posting_key(),
+        # Live updates on the newest page, for a reader logged in (static/js/live.js).
+        "live": before is None and readable and request.user.is_authenticated,
     }
     return render(request, "groups/group.html", context)
 
