@@ -266,3 +266,19 @@ def test_blocks_mutes_suspensions_and_late_approvals_inside_a_group(
     # A suspended account's group statuses disappear as its others do.
     moderation.suspend(r, alice["id"])
     assert "alice was here" not in html(as_carol.get("/g/secret/"))
+
+
+def test_leaving_takes_a_private_groups_statuses_out_of_ones_lists(r, as_alice, as_bob, alice, bob):
+    from socialsite.repository import lists
+
+    graph.follow(r, bob["id"], alice["id"])
+    _, lid = lists.create_list(r, bob["id"], "Friends")
+    lists.add_member(r, bob["id"], lid, alice["id"])
+    make(as_alice, "secret", "private")
+    as_alice.post("/g/secret/invite/", {"login": "bob"})
+    as_bob.post("/g/secret/join/")
+    post_in(as_alice, "secret", "for the members")
+    assert "for the members" in html(as_bob.get(f"/lists/{lid}/"))
+    as_bob.post("/g/secret/leave/")
+    assert "for the members" not in html(as_bob.get(f"/lists/{lid}/"))
+    assert "for the members" not in html(as_bob.get("/"))
