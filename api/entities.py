@@ -372,7 +372,7 @@ NOTIFICATION_TYPES = {
 }
 
 
-# --- grouped notifications (issue 46: /api/v2/notifications, api/notification_groups.py) ---
+# --- grouped notifications (/api/v2/notifications, api/notification_groups.py) ---
 # The types Mastodon 4.3 groups, and the window a group spans: fixed windows of the
 # pages' grouping length (limits.NOTIFICATION_GROUP_MS), counted from the epoch, so that
 # a notification's group key depends on it alone and pages never shift.

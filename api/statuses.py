@@ -85,6 +85,7 @@ def post(request):
         new,
         upload_ids=media_ids,
         posting_key=idempotency_posting_key(key) if key else None,
+        group=str(params.get("group") or "") or None,  # groups: an extension
     )
     # Just posted: nobody likes or reposted it yet (an Idempotency-Key's repeat may be
     # older, and is read as any status is).

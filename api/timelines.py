@@ -9,8 +9,8 @@ the same few round trips, each with its counts and the caller's likes and repost
 from django.http import Http404
 
 from socialsite.connection import get_redis
+from socialsite.repository import communities, lists, reposts, timelines
 from socialsite.repository import entities as parsed_entities
-from socialsite.repository import lists, reposts, timelines
 
 from . import entities, paging
 from .auth import api_view
@@ -90,4 +90,29 @@ def public(request):
     if request.GET.get("remote") in ("true", "1") or request.GET.get("only_media") in ("true", "1"):
         return json_response([])
     page = timelines.public_page(get_redis(), viewer_id=request.user.id, **query.bounds())
+    return _answer(request, page)
+
+
+# --- groups: this site's extension -----------------------------------------
+
+
+@api_view(scope="read:statuses", public=True)
+def group_timeline(request, slug):
+    """GET /api/v1/timelines/group/:slug: a group's statuses (communities.timeline_page,
+    as its page reads them), paged as the others; 404 for a group the caller may not
+    read (none, deleted, suspended; a private one they are not a member of)."""
+    query, refused = _params(request)
+    if refused is not None:
+        return refused
+    r = get_redis()
+    viewer = request.user.id
+    community, standing = communities.by_slug(r, slug, viewer)
+    if not communities.is_live(community) or (
+        community["kind"] == "private" and not standing.member
+    ):
+        raise Http404
+    bounds = query.bounds()
+    page = communities.timeline_page(
+        r, community["id"], viewer_id=viewer, member=standing.member, **bounds
+    )
     return _answer(request, page)

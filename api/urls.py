@@ -83,6 +83,8 @@ api_urlpatterns = [
     path("v1/timelines/public", timelines.public, name="timeline_public"),
     path("v1/timelines/tag/<str:tag>", timelines.tag, name="timeline_tag"),
     path("v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    # Groups: this site's extension.
+    path("v1/timelines/group/<str:slug>", timelines.group_timeline, name="timeline_group"),
     path("v1/notifications", notifications.notification_list, name="notifications"),
     path("v1/notifications/clear", notifications.clear, name="notifications_clear"),
     path(

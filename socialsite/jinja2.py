@@ -216,6 +216,7 @@ def environment(**options):
     )
     env.filters.update(
         profile_url=status_markup.profile_url,
+        group_url=status_markup.group_url,  # groups
         status_url=status_markup.status_url,
         delete_url=status_markup.delete_url,
         isotime=jinja_helpers.isotime,

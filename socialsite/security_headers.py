@@ -127,7 +127,7 @@ def _settings_changed(setting, **kwargs):
 setting_changed.connect(_settings_changed)
 
 
-# --- OAuth popups (issue 46) -------------------------------------------------------------
+# --- OAuth popups -------------------------------------------------------------
 # Django sends Cross-Origin-Opener-Policy: same-origin on every response, which severs a
 # page from a window of another origin that opened it. A web client on another origin
 # logs in through a popup: the log-in page, the consent page and their redirects back to

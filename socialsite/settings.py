@@ -213,7 +213,7 @@ FANOUT_MAX_ATTEMPTS = env_int("FANOUT_MAX_ATTEMPTS", 5, minimum=1)
 # Notifications a user keeps (the newest); older ones are dropped as new ones come.
 NOTIFICATIONS_KEPT = env_int("NOTIFICATIONS_KEPT", 1000, minimum=1)
 
-# --- the client API's OAuth (issue 46) ---
+# --- the client API's OAuth ---
 # OAuth's password grant (an app sends the user's password to /oauth/token; `toot
 # login_cli`): off unless set, since it hands the password to the app (docs/api.md).
 OAUTH_PASSWORD_GRANT = env_bool("OAUTH_PASSWORD_GRANT", False)
@@ -302,6 +302,11 @@ THROTTLES = {
     # Pictures uploaded (avatars, headers, a status's images), each counted: Mastodon's
     # media limit.
     "media": env_throttle("THROTTLE_MEDIA", (30, 30 * 60)),
+    # Groups: Reddit lets a young account make about one community a day and
+    # caps memberships; Facebook limits joins per hour. 10 groups a day, 100 joins (and
+    # requests to join) an hour.
+    "communities": env_throttle("THROTTLE_COMMUNITIES", (10, 24 * 60 * 60)),
+    "joins": env_throttle("THROTTLE_JOINS", (100, 60 * 60)),
     # Every client API request (/api/), per account (or per address for an app's own
     # token): Mastodon's 300 per 5 minutes.
     "api": env_throttle("THROTTLE_API", (300, 5 * 60)),

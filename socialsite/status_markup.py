@@ -205,3 +205,12 @@ def linebreaksbr(text):
     if "\n" in text or "\r" in text:
         return defaultfilters.linebreaksbr(text)
     return escape(text)
+
+
+# --- Groups ------------------------------------------------------------
+
+
+def group_url(slug):
+    """``{{ status.community_slug|group_url }}``: the page of the group a status was
+    posted to."""
+    return reverse("group", args=[slug])

@@ -72,6 +72,9 @@ THROTTLE_RULES = {
     "conversations": Rule("account", False, "conversations started"),
     # Each picture uploaded counts one (timeline/profile_settings.py).
     "media": Rule("account", False, "pictures uploaded"),
+    # Groups: groups made, and joins and requests to join.
+    "communities": Rule("account", False, "groups created"),
+    "joins": Rule("account", False, "groups joined"),
     # Every client API request (api/auth.py): per account, an app's own token by address.
     "api": Rule("account", False, "API requests", anonymous_by_address=True),
 }

@@ -3,7 +3,7 @@ and list streams send."""
 
 import asyncio
 
-from socialsite.repository import blocks, graph
+from socialsite.repository import blocks, communities, graph, keys
 
 from . import filters
 
@@ -34,6 +34,10 @@ class HomeFilter:
     def __call__(self, event):
         if event.uid not in self.uids:
             return False
+        # Groups: a private group's status goes live to its author alone;
+        # members get it on their next page (memberships are not in the filter).
+        if event.status.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1" and event.uid != self.uid:
+            return False
         if str(event.status.get("repost_of_uid")) == str(self.uid):
             return False  # one's own status reposted does not come back home
         replied_to = event.replied_to
@@ -60,3 +64,41 @@ class HomeFilters:
 
         following, hidden = await asyncio.to_thread(read)
         return HomeFilter(uid, following, hidden)
+
+
+# --- Groups ------------------------------------------------------------------
+
+
+class GroupFilter:
+    """A group's statuses, as its page (timeline/groups.py) shows them to a reader: those
+    of community ``cid``, not by authors the reader does not get (blocked either way,
+    muted: ``hidden``), and its members-only ones only for a ``member``. Offered every
+    event (a group's statuses have no index of their own): one dict lookup each."""
+
+    def __init__(self, cid, member, hidden=()):
+        self.cid = str(int(cid))
+        self.member = member
+        self.hidden = frozenset(hidden)
+
+    def index_keys(self):
+        return [(filters.INDEX_EVERY, filters.ALWAYS)]
+
+    def hide(self, authors):
+        self.hidden = self.hidden | frozenset(authors)
+
+    def __call__(self, event):
+        status = event.status
+        if str(status.get(keys.STATUS_COMMUNITY_FIELD)) != self.cid or event.uid in self.hidden:
+            return False
+        return self.member or status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"
+
+
+def group_filter(redis, slug, uid):
+    """The GroupFilter of group ``slug`` for user ``uid``, or None when they may not
+    read it (no such group, deleted or suspended; a private one they are not in)."""
+    community, standing = communities.by_slug(redis, slug, uid)
+    if not communities.is_live(community):
+        return None
+    if community["kind"] == "private" and not standing.member:
+        return None
+    return GroupFilter(community["id"], standing.member, blocks.hidden_authors(redis, uid))

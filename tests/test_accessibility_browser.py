@@ -31,6 +31,7 @@ from accounts import tokens
 from media import attachments
 from socialsite.repository import (
     blocks,
+    communities,
     direct,
     emails,
     graph,
@@ -133,6 +134,19 @@ def site(r, media_root):
     client_id, _ = oauth.create_app(r, "Pocket Toot", ["urn:ietf:wg:oauth:2.0:oob"],
                                     ["read", "write"], "https://pocket.example/")  # fmt: skip
     oauth.issue_token(r, client_id, ["read", "write"], uid=alice["id"])
+    # Groups: alice runs a private group with bob in it; dave asks to join.
+    from socialsite.actions import Actor
+    from socialsite.actions import statuses as statuses_actions
+
+    tea = communities.create(r, alice["id"], "tea", "Tea Party", "Tea, and talk", "private")
+    communities.invite(r, tea, bob["id"])
+    communities.join(r, tea, bob["id"])
+    communities.join(r, tea, dave["id"])
+    statuses_actions.post(
+        Actor(uid=bob["id"], login="bob"),
+        statuses_actions.NewStatus(text="More tea? #launch"),
+        group="tea",
+    )
     return {
         "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
@@ -185,6 +199,11 @@ PAGES = {
     "requests": lambda s: "/messages/requests/",
     "conversation": lambda s: f"/messages/{s['conversation']}/",
     "settings_messages": lambda s: "/settings/messages/",
+    # Groups.
+    "groups": lambda s: "/groups/",
+    "new_group": lambda s: "/groups/new/",
+    "group": lambda s: "/g/tea/",
+    "group_requests": lambda s: "/g/tea/requests/",
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
@@ -271,6 +290,18 @@ ACTIONS = {
     "follow_request_reject",
     "reports",
     "favourites",
+    # Groups' forms (timeline/groups.py) and the client API's group timeline.
+    "group_join",
+    "group_leave",
+    "group_home",
+    "group_invite",
+    "group_decide",
+    "group_member",
+    "group_remove_status",
+    "group_edit",
+    "group_delete",
+    "group_suspend",
+    "timeline_group",
 }
 
 

@@ -1,4 +1,4 @@
-"""What real Mastodon apps trip on as they start (issue 46): the discovery documents
+"""What real Mastodon apps trip on as they start: the discovery documents
 (NodeInfo, the OAuth metadata) open to every origin, JSON answers for every path under
 /api/, both forms of the OAuth paths, the endpoints apps call at start, the Account's
 data wherever it appears, an exact name found whatever the relationship, the OAuth

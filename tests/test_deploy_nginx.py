@@ -399,7 +399,7 @@ def test_the_production_layout_through_nginx(r, production, browser):
     assert status == 200 and headers["Content-Type"] in ("image/jpeg", "image/webp"), headers
     assert headers["Cache-Control"] == "public, max-age=31536000, immutable"
     assert (production["media_root"] / source.removeprefix("/media/")).read_bytes() == body
-    # Open to web clients on other origins, as Mastodon's (issue 46).
+    # Open to web clients on other origins, as Mastodon's.
     assert headers["Access-Control-Allow-Origin"] == "*", headers
     assert headers["Cross-Origin-Resource-Policy"] == "cross-origin", headers
 

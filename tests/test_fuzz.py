@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from api.auth import SCOPES
-from socialsite.repository import direct, graph, lists, oauth, statuses
+from socialsite.repository import communities, direct, graph, lists, oauth, statuses
 from socialsite.repository.ids import MAX_ID
 from tests.support.helpers import log_in
 
@@ -222,7 +222,8 @@ API_ROUTES = {
     "instance_v1": (["GET"], []),
     "instance_v2": (["GET"], []),
     "statuses": (["POST"], ["status", "in_reply_to_id", "sensitive", "spoiler_text",
-                            "visibility", "media_ids[]", "poll[options][]", "language"]),
+                            "visibility", "media_ids[]", "poll[options][]", "language",
+                            "group"]),
     "status": (["GET", "DELETE"], []),
     "status_context": (["GET"], []),
     "favourite": (["POST"], []),
@@ -235,6 +236,7 @@ API_ROUTES = {
     "timeline_public": (["GET"], [*PAGING, "local", "remote", "only_media"]),
     "timeline_tag": (["GET"], [*PAGING, "any[]", "all[]", "none[]"]),
     "timeline_list": (["GET"], PAGING),
+    "timeline_group": (["GET"], PAGING),  # groups
     "notifications": (["GET"], [*PAGING, "types[]", "exclude_types[]", "account_id"]),
     "notifications_clear": (["POST"], []),
     "notification": (["GET"], []),
@@ -332,6 +334,7 @@ def api_world(r, alice, bob, settings):
     token = oauth.issue_token(r, client_id, list(SCOPES), uid=alice["id"])
     graph.follow(r, bob["id"], alice["id"])
     graph.follow(r, alice["id"], bob["id"])
+    communities.create(r, alice["id"], "cats", "Cats", "", "public")
     real = {
         "account_id": str(bob["id"]),
         "status_id": str(statuses.post_status(r, bob["id"], "hello #tag")),
@@ -341,6 +344,7 @@ def api_world(r, alice, bob, settings):
         "media_id": "x",
         "tag": "tag",
         "client_id": client_id,
+        "slug": "cats",  # groups: a public group of alice's, made above
     }
     client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {token}")
     return client, real

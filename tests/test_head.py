@@ -21,7 +21,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from PIL import Image
 
 from media import files, images
-from socialsite.repository import direct, graph, lists, moderation, statuses, users
+from socialsite.repository import communities, direct, graph, lists, moderation, statuses, users
 from tests.support.helpers import log_in, make_user, post
 
 
@@ -58,6 +58,7 @@ def site(r, alice, bob, media_root):
     sid = post(r, alice, "hello #walked @bob")
     statuses.post_status(r, bob["id"], "a reply", in_reply_to=sid)
     _, list_id = lists.create_list(r, alice["id"], "friends")
+    communities.create(r, alice["id"], "walked", "Walked", "", "public")  # groups
     report_id = moderation.file_report(r, bob, alice, "spam", status_ids=[sid])
     talk = direct.start(r, alice["id"], [users.get_user(r, bob["id"])], "hello bob", "k" * 22)
     picture = images.read_image(png_bytes())
@@ -82,6 +83,10 @@ def site(r, alice, bob, media_root):
         "notification_id": "1",
         "media_id": "AAAAAAAAAAAAAAAAAAAAAA",
         "conversation_id": str(talk.cid),
+        # Groups: a public group of alice's; its forms' parts (POST only).
+        "slug": "walked",
+        "act": "promote",
+        "decision": "approve",
     }
 
 

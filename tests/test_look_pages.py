@@ -1,4 +1,4 @@
-"""The look's pages (issue 43): the visitor's landing page, the "new since you last read"
+"""The look's pages: the visitor's landing page, the "new since you last read"
 divider, trends on a small site, the moderation pages' times."""
 
 import re

@@ -1,4 +1,4 @@
-"""The look's pages in a real headless Chromium (issue 43): a visitor's landing page,
+"""The look's pages in a real headless Chromium: a visitor's landing page,
 the header search's suggestions, the moderation pages at a phone's width.
 
 Debian's chromium, as in tests/test_browser.py: without one the tests are skipped,

@@ -38,6 +38,24 @@ NOT_DOORS = ("socialsite/repository/", "socialsite/actions/")
 # writes (issuing and revoking the token a client asks for, in api/oauth_server.py).
 WRITES = {
     "statuses": {"post_status", "delete_status", "forget_posting_keys"},
+    # Groups.
+    "communities": {
+        "create",
+        "join",
+        "reject",
+        "invite",
+        "leave",
+        "unban",
+        "set_admin",
+        "set_in_home",
+        "edit",
+        "set_suspended",
+        "delete",
+        "record",
+        "add_status",
+        "remove_status",
+        "notify",
+    },
     "graph": {"follow", "unfollow", "notify_follow_requested", "notify_follow_approved"},
     "likes": {"like", "unlike"},
     "reposts": {"repost", "unrepost"},

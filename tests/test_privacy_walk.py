@@ -16,6 +16,13 @@ answered. ``moderator`` walks the moderation pages too. ``pub`` sends ``follower
 direct message with a marker of its own (and a hashtag and a mention), which only
 ``follower`` of the readers may see, on the conversation's page and the inbox alone.
 Who may see which marker is MAY_SEE.
+
+Groups: ``pub`` runs a private group, ``zqgroup``, and posts a status with
+a marker, a tag and a mention of ``outsider`` in it and a reply under it; ``follower``
+is a member, ``requester`` asked to join, ``blocked`` was a member and is banned. Only
+``follower`` may see the group's marker: the visitor, a non-member (``outsider``), the
+requester, the banned member and a moderator may not. A public group, ``zqopen``, holds
+a public status with the public marker.
 """
 
 import asyncio
@@ -54,6 +61,8 @@ PRIVATE_MARK = "zqprivmark"
 SUSPENDED_MARK = "zqsuspmark"
 PUBLIC_MARK = "zqpubmark"
 DIRECT_MARK = "zqdirectmark"
+GROUP_MARK = "zqgroupmark"
+GROUP_TAG = "zqgrouptag"
 # A tag only a private account uses: search and autocomplete list it to nobody (a tag
 # is listed once a public status used it: tags.queue_add). The suspended account's
 # tag was used while public: it stays listed; its page shows none of its statuses.
@@ -66,6 +75,7 @@ MAY_SEE = {
     SUSPENDED_MARK: {"moderator"},  # moderators see what they judge
     PUBLIC_MARK: {"visitor", "outsider", "requester", "follower", "moderator"},
     DIRECT_MARK: {"follower"},
+    GROUP_MARK: {"follower"},  # the private group's one member among the readers
 }
 # The only pages that may show a direct message, to its members: the pages', and the
 # client API's list of conversations and its direct "statuses" (the message read by
@@ -74,6 +84,8 @@ DIRECT_URLS = {"inbox", "requests", "conversation", "conversations"}
 DIRECT_STATUS_URL = re.compile(r"/api/v1/statuses/dm-[0-9]+-[0-9]+")
 # Pages that list tag names (search, autocomplete): they must not name PRIVATE_TAG.
 TAG_LISTING_URLS = ("search", "search_complete")
+# Tags only used where no listing may name them.
+UNLISTED_TAGS = (PRIVATE_TAG, GROUP_TAG)
 
 # Query strings walked besides the bare URL of a pattern, by URL name.
 EXTRA_QUERIES = {
@@ -168,7 +180,9 @@ def scenario(r):
     sent = direct.start(
         r, uid["pub"], [people["follower"]], f"{DIRECT_MARK} #shared @outsider", "d" * 22
     )
-    sids = [hello, before, secret, private_reply, doomed, suspended_reply, public]
+    # Groups: a private group and a public one.
+    group_sids = _groups(r, people, uid)
+    sids = [hello, before, secret, private_reply, doomed, suspended_reply, public, *group_sids]
     # Who of READERS may see each status (the rest may not, and must find it not there).
     private = {"follower"}
     seen_by = {
@@ -179,6 +193,9 @@ def scenario(r):
         doomed: set(),
         suspended_reply: set(),
         public: set(READERS) - {"blocked"},
+        group_sids[0]: {"follower"},
+        group_sids[1]: {"follower"},
+        group_sids[2]: set(READERS) - {"blocked"},
     }
     # The message as the client API names it (a direct "status"), and one not there.
     direct_ids = [f"dm-{sent.cid}-{sent.mid}", f"dm-{sent.cid}-{sent.mid + 1}"]
@@ -219,6 +236,11 @@ def scenario(r):
                 "ungrouped-1",
                 "nothing",
             ],
+            # Groups: the private one, the public one, one that is not there; what
+            # their POST-only URLs take.
+            "slug": ["zqgroup", "zqopen", "nosuch"],
+            "act": ["promote"],
+            "decision": ["approve"],
         },
         "sids": sids,
         "seen_by": seen_by,
@@ -226,6 +248,33 @@ def scenario(r):
         "marked": [secret, doomed],
         "conversation": sent.cid,
     }
+
+
+def _groups(r, people, uid):
+    """The groups of the scenario: their statuses' ids, the private group's
+    status and reply, then the public group's status."""
+    from socialsite.actions import Actor
+    from socialsite.actions import statuses as statuses_actions
+    from socialsite.repository import communities
+
+    def as_actor(name):
+        return Actor(uid=uid[name], login=name)
+
+    def in_group(name, text, slug=None, in_reply_to=None):
+        new = statuses_actions.NewStatus(text=text, in_reply_to=in_reply_to)
+        return statuses_actions.post(as_actor(name), new, group=slug)
+
+    hidden = communities.create(r, uid["pub"], "zqgroup", "Hidden", "", "private")
+    for member in ("follower", "blocked"):
+        communities.invite(r, hidden, uid[member])
+        communities.join(r, hidden, uid[member])
+    communities.join(r, hidden, uid["requester"])  # asks, never answered
+    grouped = in_group("pub", f"{GROUP_MARK} #{GROUP_TAG} #shared @outsider", "zqgroup")
+    reply = in_group("follower", f"{GROUP_MARK} a reply @outsider", in_reply_to=grouped)
+    communities.leave(r, hidden, uid["blocked"], ban=True)
+    communities.create(r, uid["pub"], "zqopen", "Open", "", "public")
+    opened = in_group("pub", f"{PUBLIC_MARK} in the open group", "zqopen")
+    return [grouped, reply, opened]
 
 
 def reader_client(name, people=None):
@@ -272,13 +321,15 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
             if DIRECT_MARK in body and not direct_allowed:
                 problems.append(f"{reader}: GET {url} shows a direct message")
             if name in TAG_LISTING_URLS:
-                for tag in (PRIVATE_TAG,):
+                for tag in UNLISTED_TAGS:
                     if tag in body:
                         problems.append(f"{reader}: GET {url} lists #{tag}")
     # The walk can fail: the follower sees the private marker where it is.
     follower = reader_client("follower")
     assert PRIVATE_MARK in follower.get(f"/tags/{PRIVATE_TAG}/").content.decode()
     assert PUBLIC_MARK in reader_client("visitor").get("/tags/shared/").content.decode()
+    assert GROUP_MARK in follower.get("/g/zqgroup/").content.decode()  # the member's
+    assert PUBLIC_MARK in reader_client("visitor").get("/g/zqopen/").content.decode()
     assert reader_client("moderator").get("/moderation/").status_code == 200  # walked
     assert DIRECT_MARK in follower.get("/messages/").content.decode()
     api_follower = reader_client("follower", scenario["people"])

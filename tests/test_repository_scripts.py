@@ -74,6 +74,10 @@ SAMPLES = {
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "above": 7},
     ],
     "create_list": [{"uid": 1, "name": "friends", "limit": 50}],
+    "community_join": [
+        {"cid": 3, "uid": 1, "now_ms": 5},
+        {"cid": 3, "uid": 1, "now_ms": 5, "approve": True},
+    ],
     "rename_list": [{"uid": 1, "lid": 3, "name": "friends"}],
     "delete_list": [{"uid": 1, "lid": 3}],
     "list_member": [{"uid": 1, "lid": 3, "member": 2, "action": "add", "now_ms": 5, "limit": 9}],

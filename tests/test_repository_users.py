@@ -73,7 +73,7 @@ def test_authors_are_read_once_then_remembered_for_a_while(r, round_trips, monke
 
     found = users.get_authors(r, [alice, bob, alice])
     assert names(found) == expected
-    # With the counts and sign-up time the client API's Account says (issue 46).
+    # With the counts and sign-up time the client API's Account says.
     assert found[alice]["posts"] == 0 and found[alice]["signup"] > 0
     assert found[alice]["followers"] == found[alice]["following"] == 0
     before = round_trips["n"]

@@ -663,3 +663,55 @@ def test_a_visitors_landing_page_costs_the_same_for_one_status_and_for_thirty(
     if not redis_backend.cluster:
         assert with_few == with_thirty == LANDING_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, LANDING_PAGE_ROUND_TRIPS, pipelines=4)
+
+
+# --- groups ----------------------------------------------------------------
+# A group's page: the session's; the group's id by its slug; the group with its member
+# count and where the reader stands in it (one slot, one pipeline); the page of ids; the
+# statuses (an EXISTS each for those this process has shown) with whether the reader
+# may see their authors (visibility.Seen). The reader's membership, read with the
+# group, decides its members-only statuses: nothing more for them.
+GROUP_PAGE_ROUND_TRIPS = 5
+# /groups/: the session's; the reader's groups (ids, then the groups); the directory
+# (ids, then the groups).
+GROUPS_PAGE_ROUND_TRIPS = 5
+
+
+@pytest.mark.parametrize("kind", ["public", "private"])
+def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
+    r, client, reader, round_trips, redis_backend, kind
+):
+    from socialsite.actions import Actor
+    from socialsite.actions import statuses as statuses_actions
+    from socialsite.repository import communities
+
+    cid = communities.create(r, reader["id"], "thirty", "Thirty", "", kind)
+    authors = [make_user(r, f"author{i}") for i in range(30)]
+    for author in authors:
+        communities.invite(r, cid, author["id"])
+        communities.join(r, cid, author["id"])
+
+    def in_group(author, text):
+        actor = Actor(uid=author["id"], login=author["login"])
+        statuses_actions.post(actor, statuses_actions.NewStatus(text=text), group="thirty")
+
+    in_group(authors[0], "the only one")
+    with_one = cost(client, "/g/thirty/", round_trips)
+    for author in authors[1:]:
+        in_group(author, f"from {author['login']}")
+    with_thirty = cost(client, "/g/thirty/", round_trips)
+    assert client.get("/g/thirty/").content.decode().count('class="status"') == 30
+    groups_page = cost(client, "/groups/", round_trips)
+    if not redis_backend.cluster:
+        assert with_one == with_thirty == GROUP_PAGE_ROUND_TRIPS
+        assert groups_page == GROUPS_PAGE_ROUND_TRIPS
+    assert with_thirty <= allowed(redis_backend, GROUP_PAGE_ROUND_TRIPS, pipelines=3)
+    # The reader's home, with the group's statuses delivered: what it cost before (and
+    # who to follow, cached, as the reader follows nobody), and one more for a page
+    # holding a private group's statuses (the reader's memberships read fresh:
+    # visibility.members_only_shown).
+    home = HOME_PAGE_ROUND_TRIPS + 1 + (1 if kind == "private" else 0)
+    home_cost = cost(client, "/", round_trips)
+    if not redis_backend.cluster:
+        assert home_cost == home
+    assert home_cost <= allowed(redis_backend, home, 2)

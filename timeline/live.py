@@ -32,7 +32,7 @@ from socialsite import status_markup
 from socialsite.repository import users
 from streaming import filters, replay
 from streaming.asgi import first, parse_query, request_headers, send_preflight, send_text
-from streaming.home import HomeFilters
+from streaming.home import HomeFilters, group_filter
 from streaming.hub import Format
 from streaming.refresh import refresh_until_ended
 
@@ -208,6 +208,7 @@ class LiveHome:
         self.app = app
         app.add_route("/live/home", ("GET", "OPTIONS"), self.live_home)
         app.add_route("/live/messages", ("GET", "OPTIONS"), self.live_messages)
+        app.add_route("/live/group", ("GET", "OPTIONS"), self.live_group)
 
     # --- the streams ---
 
@@ -290,6 +291,44 @@ class LiveHome:
             client_class=live_client,
             replay=catch_up,
         )
+
+    async def live_group(self, scope, receive, send):
+        """GET /live/group?slug=<slug>: a group's new statuses as Server-Sent Events, for
+        its page (groups), as the home page's: no replay (a reconnection
+        shows a "load the newest" link instead of what it missed); the reader's
+        membership and blocks read again every refresh, the stream closed when they
+        may no longer read the group."""
+        logged_in = await self._live_user(scope, send)
+        if logged_in is None:
+            return
+        user, session_key, _, cors = logged_in
+        slug = first(parse_query(scope), "slug") or ""
+        match = await asyncio.to_thread(group_filter, self.redis, slug, user.id)
+        if match is None:
+            await send_text(send, 404, "There is no such group.", cors)
+            return
+
+        async def keep_up_to_date(client):
+            async def refresh():
+                try:
+                    if await self.authenticate(session_key) is None:
+                        client.close()
+                        return False
+                    fresh = await asyncio.to_thread(group_filter, self.redis, slug, user.id)
+                    if fresh is None:
+                        client.close()  # left, removed, banned; the group suspended
+                        return False
+                    client.match = fresh
+                except Exception:
+                    log.exception("Could not refresh the live group of @%s", user.login)
+                return True
+
+            await refresh_until_ended(client, self.refresh_seconds, refresh)
+
+        await self.app.stream(
+            scope, receive, send, match, f"@{user.login} in {slug}", self.format_for(user),
+            headers=cors, background=keep_up_to_date, user_id=user.id,
+        )  # fmt: skip
 
     async def live_messages(self, scope, receive, send):
         """GET /live/messages: the logged-in user's own events as Server-Sent Events (a

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, likes, lists, profile_settings, relations, search, views
+from . import discover, groups, likes, lists, profile_settings, relations, search, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -71,4 +71,30 @@ urlpatterns += [
     path("statuses/<id:status_id>/repost/", views.repost, name="repost"),
     path("statuses/<id:status_id>/unrepost/", views.unrepost, name="unrepost"),
     path("@<str:login>/<id:status_id>/reposts/", views.reposters, name="reposters"),
+]
+
+# Groups (groups.py; "communities" in code: docs/decisions/0067).
+urlpatterns += [
+    path("groups/", groups.groups_page, name="groups"),
+    path("groups/new/", groups.new_group, name="new_group"),
+    path("g/<str:slug>/", groups.group, name="group"),
+    path("g/<str:slug>/join/", groups.join, name="group_join"),
+    path("g/<str:slug>/leave/", groups.leave, name="group_leave"),
+    path("g/<str:slug>/home/", groups.in_home, name="group_home"),
+    path("g/<str:slug>/invite/", groups.invite, name="group_invite"),
+    path("g/<str:slug>/requests/", groups.requests_page, name="group_requests"),
+    path(
+        "g/<str:slug>/requests/<str:login>/<str:decision>/",
+        groups.decide,
+        name="group_decide",
+    ),
+    path("g/<str:slug>/members/<str:act>/", groups.member_act, name="group_member"),
+    path(
+        "g/<str:slug>/statuses/<id:status_id>/remove/",
+        groups.remove_status,
+        name="group_remove_status",
+    ),
+    path("g/<str:slug>/edit/", groups.edit, name="group_edit"),
+    path("g/<str:slug>/delete/", groups.delete, name="group_delete"),
+    path("g/<str:slug>/suspend/", groups.suspend, name="group_suspend"),
 ]

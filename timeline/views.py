@@ -14,7 +14,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.decorators import login_required, redirect_to_login, verified_email_required
 from socialsite.acting import actor_of
-from socialsite.actions import Busy, Invalid, NotFound, Throttled
+from socialsite.actions import Busy, Invalid, NotAllowed, NotFound, Throttled
+from socialsite.actions import communities as communities_actions
 from socialsite.actions import reading as reading_actions
 from socialsite.actions import relations as relation_actions
 from socialsite.actions import statuses as statuses_actions
@@ -170,7 +171,9 @@ def _refused(request, replying, text):
     if request.FILES:
         text += CHOOSE_AGAIN
     messages.error(request, text)
-    return redirect_to_next(request, reverse("home")) if replying else redirect("home")
+    # A reply goes back to its thread, a group's post to its group.
+    back = replying or request.POST.get("group")
+    return redirect_to_next(request, reverse("home")) if back else redirect("home")
 
 
 def _form_problems(form):
@@ -226,6 +229,7 @@ def post_status(request):
         location=data["location"],
         in_reply_to=in_reply_to,
     )
+    group = request.POST.get("group", "").strip() or None  # groups
     try:
         sid = statuses_actions.post(
             actor,
@@ -233,12 +237,21 @@ def post_status(request):
             images=prepared,
             descriptions=data["media_description"],
             posting_key=posting_key_of(request),
+            group=group,
         )
+    except NotAllowed as refusal:  # groups: the group refuses it
+        _keep_draft(request, str(in_reply_to) if replying else "")
+        what = "reply" if replying else "status"
+        messages.error(request, f"Your {what} was not posted: {refusal.message}")
+        return redirect_to_next(request, reverse("home"))
     except Busy as busy:  # the images' files were not stored: nothing posted
         _keep_draft(request, str(in_reply_to) if replying else "")
         return _refused(request, replying, busy.message)
-    except NotFound:  # the status replied to
+    except NotFound as missing:  # the status replied to (or the group)
         _keep_draft(request)
+        if missing.message == communities_actions.NO_SUCH_GROUP:
+            messages.error(request, f"Your status was not posted: {missing.message}")
+            return redirect("home")
         return _refused(
             request,
             False,
@@ -253,6 +266,8 @@ def post_status(request):
         messages.success(request, "Your reply is posted.")
         return redirect("status_detail", request.user.login, sid)
     messages.success(request, "Your status is posted.")
+    if group:
+        return redirect("group", group)
     return redirect("home")
 
 

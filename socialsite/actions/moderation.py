@@ -33,6 +33,7 @@ from socialsite.repository.limits import (
 from socialsite.repository.moderation import REASONS, Result
 from socialsite.repository.records import User
 
+from . import communities
 from .core import Actor, Invalid, NotAllowed, NotFound, require
 
 __all__ = [
@@ -216,6 +217,7 @@ def report_account(
         )
     reporter: User = {"id": actor.uid, "login": actor.login}
     rid = moderation.file_report(r, reporter, account, reason, comment, theirs)
+    communities.report_reached(account["id"], theirs)  # groups: their admins
     metrics.moderation_act("report")
     return FiledReport(int(rid), account, reason, comment, tuple(theirs))
 

@@ -18,8 +18,9 @@ from django.conf import settings
 
 from media import attachments, files, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import entities, likes, limits, reposts, statuses
+from socialsite.repository import entities, keys, likes, limits, reposts, statuses
 
+from . import communities
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
 
 # What a page says of a status the actor may not see, word for word the same as of one
@@ -86,6 +87,7 @@ def post(
     descriptions: Sequence[str] = (),
     upload_ids: Sequence[str] = (),
     posting_key: str | None = None,
+    group: str | None = None,
 ) -> int:
     """Post ``new`` for ``actor``, delivered to their followers (the first
     INLINE_FANOUT_LIMIT now, the rest by the fan-out workers; an account of
@@ -97,6 +99,10 @@ def post(
     (Mastodon's /api/v2/media). ``posting_key`` names one submission: the same key again
     posts nothing new and gives the first one's id (a form sent twice, an API
     Idempotency-Key), its uploads attached already.
+
+    ``group``: the URL name of the group (communities.py) it is posted to; a reply to a
+    group's status stays in that group whatever ``group`` says (communities.posting_place:
+    its refusals, NotAllowed or NotFound, post nothing at all).
 
     Throttle "statuses", a verified address. Refusals: Invalid (text too long, nothing
     to post, uploads not the actor's or too old, a reply across a block), NotFound (the
@@ -113,6 +119,8 @@ def post(
         )
     if not text and not images and not upload_ids:
         raise Invalid("Write something, or add an image, before posting.", field="message")
+    # Groups: where it goes, decided before anything is written.
+    place = communities.posting_place(actor, group, new.in_reply_to)
     r = get_redis()
 
     def write(media: str, pending: list[str]) -> int | None:
@@ -123,6 +131,10 @@ def post(
         }
         if new.location:
             fields["location"] = new.location
+        if place is not None:
+            fields[keys.STATUS_COMMUNITY_FIELD] = place.cid
+            fields["community_slug"] = place.slug
+            fields["community_name"] = place.name
         return statuses.post_status(
             r,
             actor.uid,
@@ -133,6 +145,7 @@ def post(
             in_reply_to=new.in_reply_to,
             notifications_kept=settings.NOTIFICATIONS_KEPT,
             pending_uploads=pending,
+            members_only=place is not None and place.members_only,
             **fields,
         )
 
@@ -166,6 +179,8 @@ def post(
         ) from None
     if sid is None:
         raise NotFound("Your account is not there any more.")
+    if place is not None:
+        communities.deliver(place, int(sid), actor.uid)
     return int(sid)
 
 

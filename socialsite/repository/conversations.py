@@ -25,7 +25,7 @@ its entry says it is not available (visibility.shown_statuses).
 
 from dataclasses import dataclass, field
 
-from . import notifications, statuses, users, visibility
+from . import communities, notifications, statuses, users, visibility
 from .limits import THREAD_DEPTH, THREAD_NESTED_REPLIES, THREAD_PAGE_SIZE
 
 # --- threads ---------------------------------------------------------------------------------
@@ -72,6 +72,8 @@ def thread(r, sid, viewer_id=None, after=None, count=THREAD_PAGE_SIZE):
     if not found:
         return None
     status = found[0]
+    if not visibility.members_only_shown(r, viewer_id, [status]):
+        return None  # Groups: a private community's status, to a non-member
     page = first_ids.get(status["id"], [])
     next_cursor = page[count - 1] if len(page) > count else None
     page = page[:count]
@@ -154,6 +156,9 @@ class Entry:
     newest: int
     unread: bool
     unavailable: bool = False  # its status exists but is not for the user to see
+    # Groups: a group notification's group (communities.decode), if it is
+    # still there.
+    group: dict | None = None
 
 
 @dataclass
@@ -241,6 +246,9 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
     read = {s["id"]: s for s in visibility.shown_statuses(r, uid, found, seen=seen)}
     existing = {s["id"] for s in found}
     looked_up, checked = set(to_read), set(to_name)
+    # Groups: the groups named, one round trip when there are any.
+    group_ids = {g.subject for g in groups if g.kind in notifications.GROUP_KINDS}
+    named_groups = {c["id"]: c for c in communities.read_many(r, group_ids)}
 
     entries, gone = [], []
     for group in groups:
@@ -271,6 +279,9 @@ def _page_of_notifications(r, uid, before, count, kind, hidden, events, read_mar
                 newest=group.newest,
                 unread=group.newest > read_mark,
                 unavailable=bool(kept[0].status) and status is None,
+                group=named_groups.get(group.subject)
+                if group.kind in notifications.GROUP_KINDS
+                else None,
             )
         )
     return NotificationsPage(entries, next_cursor, newest, gone)

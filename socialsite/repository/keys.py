@@ -966,3 +966,86 @@ def direct_state(uid):
     ``r<cid>`` (the newest read), ``x<cid>`` (messages up to it cleared: a request
     deleted, a group left), ``q<cid>`` ("1": muted)."""
     return f"dm-state:{shard(uid)}:{uid}"
+
+
+# --- Groups: "communities" in code and keys, "groups" on pages, apart from a
+# direct-message "group conversation" (direct.py). docs/decisions/0067. ---------------
+
+# STRING: the counter handing out community ids (INCR).
+COMMUNITY_IDS = "community:id:"
+# HASH: lowercased slug -> community id. HSETNX on it decides who gets a slug.
+COMMUNITY_SLUGS = "communities:slugs"
+# ZSET: every live community's id -> when it last had a status (ms; its creation time
+# before one): the directory of /groups/, most active first.
+COMMUNITIES_ACTIVE = "communities:active"
+
+
+def community_tag(cid):
+    """The hash tag of community ``cid``'s keys: one slot holds the community, its
+    members, admins, requests, invitations, bans, timeline and audit log, so a script
+    may change several of them together."""
+    return f"{{g{int(cid)}}}"
+
+
+def community(cid):
+    """HASH: id, slug, name, description, kind (public, private, announcement), owner,
+    created (ms); ``suspended`` (ms) while site moderators suspend it; ``deleted`` (ms)
+    once deleted."""
+    return f"community:{community_tag(cid)}:{cid}"
+
+
+def community_members(cid):
+    """ZSET: the community's members (uid) -> when they joined (ms)."""
+    return f"community-members:{community_tag(cid)}:{cid}"
+
+
+def community_admins(cid):
+    """ZSET: the community's admins (members too) -> since when (ms)."""
+    return f"community-admins:{community_tag(cid)}:{cid}"
+
+
+def community_requests(cid):
+    """ZSET: people asking to join the private community -> when they asked (ms)."""
+    return f"community-requests:{community_tag(cid)}:{cid}"
+
+
+def community_invites(cid):
+    """ZSET: people an admin invited -> when (ms); an invited person's join is let in
+    at once."""
+    return f"community-invites:{community_tag(cid)}:{cid}"
+
+
+def community_banned(cid):
+    """ZSET: people banned from the community -> when (ms): they cannot join again."""
+    return f"community-banned:{community_tag(cid)}:{cid}"
+
+
+def community_quiet(cid):
+    """SET: members who switched the community's statuses out of their home timeline
+    (``in_home`` off): the delivery skips them."""
+    return f"community-quiet:{community_tag(cid)}:{cid}"
+
+
+def community_timeline(cid):
+    """ZSET: the ids of the community's statuses, scored by id (a timeline like a
+    profile's)."""
+    return f"community-timeline:{community_tag(cid)}:{cid}"
+
+
+def community_log(cid):
+    """STREAM: the community's own audit log (action, by, target, status), capped."""
+    return f"community-log:{community_tag(cid)}:{cid}"
+
+
+def memberships(uid):
+    """ZSET, in the user's slot: the communities ``uid`` belongs to -> when they joined
+    (ms). What the one visibility path reads for a members-only status (visibility.py),
+    with the viewer's other keys."""
+    return f"communities:{shard(uid)}:{uid}"
+
+
+# Fields of a status of a community (statuses.post_status): its community's id, and "1"
+# when it was posted in a private community (members only; the status is also marked
+# "private", so no public timeline, tag, trend or public stream carries it).
+STATUS_COMMUNITY_FIELD = "community"
+STATUS_MEMBERS_ONLY_FIELD = "members_only"

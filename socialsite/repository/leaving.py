@@ -24,6 +24,7 @@ user hash that marks the deletion as under way.
 
 from . import (
     blocks,
+    communities,
     direct,
     emails,
     eviction,
@@ -271,6 +272,7 @@ DELETION_STEPS = [
     close_reports,
     undo_likes,
     leave_conversations,
+    communities.forget_user,  # groups: every membership
     forget_in_search,
     revoke_app_tokens,
     free_email,

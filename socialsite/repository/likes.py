@@ -69,6 +69,8 @@ def status_for_viewer(
         return None, LikeResult.NOT_FOUND
     if visibility.statuses_visibility(viewer_id, author, rel) is not visibility.Visibility.VISIBLE:
         return None, LikeResult.NOT_FOUND
+    if not visibility.members_only_shown(r, viewer_id, [status]):
+        return None, LikeResult.NOT_FOUND  # groups: a private group's, to others
     status["author"] = author
     if rel.blocking:
         return status, LikeResult.BLOCKED

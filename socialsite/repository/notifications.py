@@ -41,7 +41,13 @@ from .ids import stored_id
 from .limits import NOTIFICATION_GROUP_MS, NOTIFICATIONS_KEPT
 
 # What a notification can say happened. The page's ?type= takes one of them.
-KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like", "repost")
+_PLAIN_KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved", "like", "repost")
+# Groups: someone asks to join a group (to its admins), an admin approves
+# the request or invites someone (to that person), a status of the group is reported
+# (to its admins: the actor is the status's author); the subject is the group's id
+# (communities.py), the status 0 but for a report.
+GROUP_KINDS = ("group_request", "group_approved", "group_invite", "group_report")
+KINDS: tuple[str, ...] = _PLAIN_KINDS + GROUP_KINDS
 
 
 @dataclass(frozen=True)

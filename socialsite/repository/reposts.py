@@ -118,6 +118,17 @@ def repost(
         orig, author = status["id"], status["uid"]
     if str(author) in blocked_by:
         return RepostResult.NOT_FOUND, None  # their statuses are not there, to the reposter
+    # Groups: a private community's status stays inside it, never reposted
+    # (the original is the status read here, unless this was a repost of one).
+    original = (
+        status
+        if not status.get("repost_of")
+        else statuses.decode_status(r.hgetall(keys.status(orig))) or {}
+    )
+    if original.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1":
+        if not visibility.members_only_shown(r, uid, [original]):
+            return RepostResult.NOT_FOUND, None
+        return RepostResult.NOT_PUBLIC, orig
     if str(author) in blocking:
         return RepostResult.BLOCKED, orig
     now = _now_ms()
@@ -437,6 +448,8 @@ def with_originals(r, found, next_cursor, viewer_id=None, reposted=None, viewer_
             status["author"] = authors.get(status["uid"])
         if status["author"]:
             shown.append(status)
+    # Groups: the page's own statuses a private group keeps from the viewer.
+    shown = visibility.members_only_shown(r, viewer_id, shown)
     return paging.Page(shown, next_cursor)
 
 

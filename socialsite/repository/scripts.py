@@ -948,3 +948,22 @@ def unthrottle(*, counter, start_ms, token):
     """Give back the use ``token`` counted on ``counter`` in the window that began at
     ``start_ms``, if that window still runs. Returns 1 if given back, else 0."""
     return {"counter": counter}, [start_ms, token]
+
+
+# --- Groups (communities.py) ---------------------------------------------
+
+
+@script()
+def community_join(*, cid, uid, now_ms, approve=False):
+    """``uid`` joins community ``cid`` (keys.community_members), or asks to join a
+    private one (keys.community_requests) unless invited (keys.community_invites);
+    ``approve``: an admin lets a requester in. Refused for a member of
+    keys.community_banned, or a community suspended or deleted. Returns "joined",
+    "requested", "member", "banned", "not_requested" or "missing"."""
+    return {
+        "community": keys.community(cid),
+        "members": keys.community_members(cid),
+        "banned": keys.community_banned(cid),
+        "requests": keys.community_requests(cid),
+        "invites": keys.community_invites(cid),
+    }, [int(uid), int(now_ms), "approve" if approve else ""]

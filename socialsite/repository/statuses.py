@@ -185,6 +185,7 @@ def post_status(
     notifications_kept: int = NOTIFICATIONS_KEPT,
     pending_uploads: Iterable[str] = (),
     pull_followers: int = FANOUT_PULL_FOLLOWERS,
+    members_only: bool = False,
     **data: Any,
 ) -> int | None:
     """Post a status for user ``uid`` and deliver it; return its id (None: no such user).
@@ -227,6 +228,11 @@ def post_status(
     Should the request die between 2 and 5, the workers find the note, queue the
     fan-out over every follower at posting time and finish the conversation's writes
     (finish_unfinished).
+    ``members_only``: posted in a private community (``community`` among the fields,
+    communities.py): kept "private" as a private account's status (no public timeline,
+    tag, trend or public stream) and marked keys.STATUS_MEMBERS_ONLY_FIELD (the
+    visibility path shows it to members only); its mentions notify members only (one
+    round trip more when it has any).
     An author with ``pull_followers`` followers or more (0: nobody) is pulled (fanout.py):
     step 2 puts the status in keys.pulled_statuses, where every follower's page reads
     it, and steps 3 and 4 do nothing.
@@ -305,6 +311,14 @@ def post_status(
     if parent and status["in_reply_to_uid"] != uid:
         _check_parent_seen(r, uid, status["in_reply_to_uid"], in_reply_to)
     notified = [other for other in notified if other not in blocked]
+    if members_only:
+        # Groups: a private community's status notifies nobody outside it.
+        status["private"] = "1"
+        status[keys.STATUS_MEMBERS_ONLY_FIELD] = "1"
+        if notified:
+            cid = status[keys.STATUS_COMMUNITY_FIELD]
+            scores = r.zmscore(keys.community_members(cid), notified)
+            notified = [o for o, score in zip(notified, scores, strict=True) if score is not None]
     if notified:
         status["notified"] = ",".join(map(str, notified))
     conversation = _in_conversation(status)

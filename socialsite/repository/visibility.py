@@ -184,7 +184,9 @@ class Seen:
                 self.unseen.add(author)
 
 
-def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None):
+def shown_statuses(
+    r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None, member_of=None
+):
     """``found`` (statuses as statuses.get_statuses reads them: deleted ones already
     missing) as ``viewer_id`` (None: a visitor) may be shown them, in their order, each
     with its ``author`` (id, login, name: users.get_authors).
@@ -209,6 +211,8 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, se
     - ``checked``: authors whose statuses the caller has just found the viewer may see
       (statuses_visibility: a profile's owner).
     - ``seen``: a Seen read with the statuses (its authors are not asked again).
+    - ``member_of``: communities the caller knows the viewer belongs to (a group's
+      page): their members-only statuses are not asked about (members_only_shown).
     Every other author is read fresh (privacy, suspension, leaving: never a process's
     memory; docs/decisions/0032), with the viewer's follows and keys.hides, in one
     pipeline. Round trips: the authors not shown lately (users.get_authors, often
@@ -224,7 +228,8 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, se
             status["author"] = author
             named.append(status)
     if delivered_hidden is not None:
-        return [status for status in named if status["uid"] not in delivered_hidden]
+        named = [status for status in named if status["uid"] not in delivered_hidden]
+        return members_only_shown(r, viewer_id, named, member_of)
     skip = {int(uid) for uid in checked}
     unseen = set()
     if seen is not None and seen.unseen is not None:
@@ -236,4 +241,37 @@ def shown_statuses(r, viewer_id, found, *, checked=(), delivered_hidden=None, se
         rest.queue(pipe)
         rest.take(pipe.execute())
         unseen |= rest.unseen
-    return [status for status in named if status["uid"] not in unseen]
+    shown = [status for status in named if status["uid"] not in unseen]
+    return members_only_shown(r, viewer_id, shown, member_of)
+
+
+# --- Groups: a private community's statuses, for its members alone --------
+
+
+def members_only_shown(r, viewer_id, found, member_of=None):
+    """``found`` without the members-only statuses (keys.STATUS_MEMBERS_ONLY_FIELD:
+    posted in a private community) of communities ``viewer_id`` does not belong to now
+    (keys.memberships, read fresh: leaving, removal or a ban hides them at once); the
+    viewer's own statuses are always shown. A visitor sees none. One round trip (a
+    ZMSCORE in the viewer's slot) only when the list holds members-only statuses of
+    communities other than ``member_of``; none otherwise."""
+    own = None if viewer_id is None else int(viewer_id)
+    wanted = {
+        str(status.get(keys.STATUS_COMMUNITY_FIELD))
+        for status in found
+        if status.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1" and status["uid"] != own
+    }
+    if not wanted:
+        return found
+    allowed = {str(int(cid)) for cid in member_of or ()}
+    asked = sorted(wanted - allowed)
+    if asked and own is not None:
+        scores = r.zmscore(keys.memberships(own), asked)
+        allowed |= {cid for cid, score in zip(asked, scores, strict=True) if score is not None}
+    return [
+        status
+        for status in found
+        if status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"
+        or status["uid"] == own
+        or str(status.get(keys.STATUS_COMMUNITY_FIELD)) in allowed
+    ]

@@ -16,7 +16,7 @@ is undone.
 
 import logging
 
-from . import eviction, fanout, jobs, keys, leaving, privacy, reposts
+from . import communities, eviction, fanout, jobs, keys, leaving, privacy, reposts
 from .client import OUTAGE_ERRORS
 from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP, NOTIFICATIONS_KEPT
 
@@ -63,6 +63,13 @@ def leave(r, job):
     return []
 
 
+def community_deliver(r, job):
+    """Groups: a group's status to the next batch of its members."""
+    if _author_hidden(r, job["author"]):
+        return []
+    return communities.deliver_batch(r, job)
+
+
 HANDLERS = {
     "plan": plan,
     "deliver": deliver,
@@ -72,6 +79,7 @@ HANDLERS = {
     "leave": leave,
     "unrepost": fanout.unrepost_range,
     "purge_reposts": reposts.purge_reposts,
+    "community_deliver": community_deliver,  # groups
 }
 
 

@@ -57,7 +57,9 @@
       base = location.protocol + "//" + location.hostname + ":" +
         timeline.getAttribute("data-stream-port");
     }
-    var url = new URL(base.replace(/\/+$/, "") + "/live/home", location.href);
+    // A group's page names its own feed (data-stream-path: /live/group?slug=...).
+    var path = timeline.getAttribute("data-stream-path") || "/live/home";
+    var url = new URL(base.replace(/\/+$/, "") + path, location.href);
     if (lastEventId) url.searchParams.set("last_event_id", lastEventId);
     return url.href;
   }
