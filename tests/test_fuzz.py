@@ -237,6 +237,24 @@ API_ROUTES = {
     "timeline_tag": (["GET"], [*PAGING, "any[]", "all[]", "none[]"]),
     "timeline_list": (["GET"], PAGING),
     "timeline_group": (["GET"], PAGING),  # groups
+    # Grouped notifications (api/notification_groups.py).
+    "notification_groups": (["GET"], [*PAGING, "types[]", "exclude_types[]", "grouped_types[]",
+                                      "account_id", "expand_accounts"]),
+    "notification_unread_count": (["GET"], ["limit", "types[]", "exclude_types[]",
+                                            "grouped_types[]", "account_id"]),
+    "notification_group": (["GET"], ["expand_accounts"]),
+    "notification_group_accounts": (["GET"], []),
+    "notification_group_dismiss": (["POST"], []),
+    # What apps ask for as they start (api/startup.py), and any other path.
+    "preferences": (["GET"], []),
+    "custom_emojis": (["GET"], []),
+    "announcements": (["GET"], ["with_dismissed"]),
+    "featured_tags": (["GET"], []),
+    "trends": (["GET"], ["limit", "offset"]),
+    "trend_tags": (["GET"], ["limit", "offset"]),
+    "trend_statuses": (["GET"], ["limit", "offset"]),
+    "trend_links": (["GET"], ["limit", "offset"]),
+    "api_not_found": (["GET", "POST"], []),
     "notifications": (["GET"], [*PAGING, "types[]", "exclude_types[]", "account_id"]),
     "notifications_clear": (["POST"], []),
     "notification": (["GET"], []),
@@ -272,6 +290,8 @@ API_ROUTES = {
                                "redirect_uri", "code_verifier", "scope"]),
     "oauth_revoke": (["POST"], ["token", "client_id", "client_secret"]),
     "oauth_server_metadata": (["GET"], []),
+    "nodeinfo_links": (["GET"], []),
+    "nodeinfo": (["GET"], []),
     "settings_apps": (["GET"], []),
     "revoke_app": (["POST"], []),
 }  # fmt: skip
@@ -345,6 +365,7 @@ def api_world(r, alice, bob, settings):
         "tag": "tag",
         "client_id": client_id,
         "slug": "cats",  # groups: a public group of alice's, made above
+        "group_key": "follow-0",  # a grouped notification's key (api/notification_groups.py)
     }
     client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {token}")
     return client, real

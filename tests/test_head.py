@@ -83,6 +83,7 @@ def site(r, alice, bob, media_root):
         "notification_id": "1",
         "media_id": "AAAAAAAAAAAAAAAAAAAAAA",
         "conversation_id": str(talk.cid),
+        "group_key": "follow-0",
         # Groups: a public group of alice's; its forms' parts (POST only).
         "slug": "walked",
         "act": "promote",
