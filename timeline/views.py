@@ -283,7 +283,12 @@ def profile(request, login):
     page = paging.Page()
     if seen is visibility.Visibility.VISIBLE:
         page = timelines.profile_page(
-            r, user["id"], before=before, count=settings.TIMELINE_PAGE_SIZE, viewer_id=viewer.id
+            r,
+            user["id"],
+            before=before,
+            count=settings.TIMELINE_PAGE_SIZE,
+            viewer_id=viewer.id,
+            opened=before is None,  # the Top timeline's affinity, riding along
         )
     context = {
         "profile": user,
