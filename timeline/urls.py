@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, likes, lists, profile_settings, relations, search, views
+from . import discover, likes, lists, profile_settings, relations, search, top, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -71,4 +71,12 @@ urlpatterns += [
     path("statuses/<id:status_id>/repost/", views.repost, name="repost"),
     path("statuses/<id:status_id>/unrepost/", views.unrepost, name="unrepost"),
     path("@<str:login>/<id:status_id>/reposts/", views.reposters, name="reposters"),
+]
+
+# The Top timeline beside Latest (top.py): Latest stays at / unless the reader's home
+# opens with Top, and is at /latest/ always.
+urlpatterns += [
+    path("top/", top.top, name="top"),
+    path("latest/", views.home, {"latest": True}, name="latest"),
+    path("settings/top/", top.top_settings, name="top_settings"),
 ]

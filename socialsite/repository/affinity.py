@@ -61,6 +61,6 @@ def decode(pairs, now: float | None = None) -> dict[int, dict[str, float]]:
 
 
 def forget(r, uid: int, budget: int) -> int:
-    """A deletion step (leaving.DELETION_STEPS): the account's affinities."""
-    r.delete(keys.affinity(uid))
-    return 1
+    """A deletion step (leaving.DELETION_STEPS): the account's affinities (one unit of
+    work when there were some, none once gone)."""
+    return int(r.delete(keys.affinity(uid)))

@@ -108,6 +108,8 @@ class TopPage(paging.Page):
     snapshot had expired and the page was ranked afresh."""
 
     refreshed: bool = False
+    # The newest status id on a first page: live updates tell of those above it.
+    newest: int | None = None
 
 
 @dataclass
@@ -309,7 +311,8 @@ def rank_page(
         status["top_why"] = item.why
         shown.append(status)
     next_cursor = token * CURSOR_SPAN + count if len(ranked) > count else None
-    return TopPage(shown, next_cursor, liked=liked, refreshed=before is not None)
+    newest = max((status["id"] for status in shown), default=None)
+    return TopPage(shown, next_cursor, liked=liked, refreshed=before is not None, newest=newest)
 
 
 def _snapshot_page(r, uid, token, offset, count):
