@@ -6,11 +6,12 @@ repository function as its page (timelines.home_page, tag_page, lists.list_page;
 public_page, as tag_page), so the same statuses are left out for the same reasons, in
 the same few round trips, each with its counts and the caller's likes and reposts."""
 
+from django.conf import settings
 from django.http import Http404
 
 from socialsite.connection import get_redis
 from socialsite.repository import entities as parsed_entities
-from socialsite.repository import lists, reposts, timelines
+from socialsite.repository import lists, ranking, reposts, timelines
 
 from . import entities, paging
 from .auth import api_view
@@ -90,4 +91,28 @@ def public(request):
     if request.GET.get("remote") in ("true", "1") or request.GET.get("only_media") in ("true", "1"):
         return json_response([])
     page = timelines.public_page(get_redis(), viewer_id=request.user.id, **query.bounds())
+    return _answer(request, page)
+
+
+@api_view(scope="read:statuses")
+def top(request):
+    """GET /api/v1/timelines/top: this site's extension, the Top timeline (the home's
+    statuses from the last TOP_WINDOW, most important first: ranking.py), as the page
+    /top/ ranks it with the caller's weights. Paged by ``max_id`` (the ``next`` link's
+    cursor, naming the ranking's snapshot: not a status id) and ``limit``; ``since_id``
+    and ``min_id`` mean nothing in a ranking and are ignored, and there is no ``prev``
+    link."""
+    query, refused = _params(request)
+    if refused is not None:
+        return refused
+    page = ranking.rank_page(
+        get_redis(),
+        request.user.id,
+        ranking.Weights.unpack(getattr(request.user, "top_weights", "")),
+        before=query.max_id,
+        count=query.limit,
+        candidates=settings.TOP_CANDIDATES,
+        window=settings.TOP_WINDOW,
+    )
+    page.prev_cursor = None
     return _answer(request, page)

@@ -73,6 +73,8 @@ api_urlpatterns = [
     path("v1/timelines/public", timelines.public, name="timeline_public"),
     path("v1/timelines/tag/<str:tag>", timelines.tag, name="timeline_tag"),
     path("v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
+    # The Top timeline (this site's extension: timeline/top.py's page, ranking.py).
+    path("v1/timelines/top", timelines.top, name="timeline_top"),
     path("v1/notifications", notifications.notification_list, name="notifications"),
     path("v1/notifications/clear", notifications.clear, name="notifications_clear"),
     path(

@@ -18,7 +18,9 @@ def html(response):
 
 
 def ids_on(response):
-    return [int(sid) for sid in re.findall(r'<article class="status" id="status-(\d+)"', html(response))]
+    return [
+        int(sid) for sid in re.findall(r'<article class="status" id="status-(\d+)"', html(response))
+    ]
 
 
 @pytest.fixture
