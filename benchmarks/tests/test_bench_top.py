@@ -28,3 +28,12 @@ def test_bench_web_in_process_measures_top_and_the_ranking(r):
     text = out.getvalue()
     assert "GET /top/" in text and "top/healthz:" in text
     assert "The Top timeline's ranking" in text
+
+
+def test_the_signals_measurement_runs_at_a_tiny_scale(r):
+    from benchmarks import top_signals
+
+    wall, cpu = top_signals.per_like(r, followers=5, likes=2)
+    assert wall > 0 and cpu >= 0
+    wall, cpu = top_signals.per_page(r, candidates=9, likers=3, pages=2)
+    assert wall > 0 and cpu >= 0
