@@ -184,6 +184,13 @@ PAGES = {
     "requests": lambda s: "/messages/requests/",
     "conversation": lambda s: f"/messages/{s['conversation']}/",
     "settings_messages": lambda s: "/settings/messages/",
+    # The Top timeline (timeline/top.py): its page, Latest's own address, its settings
+    # with the preview.
+    "top": lambda s: "/top/",
+    "latest": lambda s: "/latest/",
+    "top_settings": lambda s: (
+        "/settings/top/?people=more&popular=normal&newest=less&home_tab=latest&preview=1"
+    ),
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.

@@ -117,7 +117,7 @@ def top_settings(request):
     (settings.set_top); GET with ``preview`` shows the first PREVIEW_SIZE statuses Top
     would show with the choices in the query, unsaved (a ranking: the first page's
     round trips, without the snapshot)."""
-    preview = None
+    preview, preview_liked = None, frozenset()
     status = 200
     if request.method == "POST":
         form = TopSettingsForm(request.POST)
@@ -135,7 +135,7 @@ def top_settings(request):
     elif "preview" in request.GET:
         form = TopSettingsForm(request.GET)
         if form.is_valid():
-            ranked, liked = ranking.rank(
+            ranked, preview_liked = ranking.rank(
                 get_redis(),
                 request.user.id,
                 _weights(form),
@@ -150,5 +150,10 @@ def top_settings(request):
             status = 400
     else:
         form = TopSettingsForm(initial=TopSettingsForm.initial_of(request.user))
-    context = {"form": form, "preview": preview, "window_hours": settings.TOP_WINDOW // 3600}
+    context = {
+        "form": form,
+        "preview": preview,
+        "preview_liked": preview_liked,
+        "window_hours": settings.TOP_WINDOW // 3600,
+    }
     return render(request, "timeline/settings_top.html", context, status=status)
