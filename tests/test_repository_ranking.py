@@ -271,3 +271,24 @@ def test_weights_pack_and_unpack():
     assert ranking.Weights.unpack("") == ranking.Weights()
     assert ranking.Weights.unpack("9,1,1,0,0") == ranking.Weights()
     assert ranking.Weights.unpack("x,y") == ranking.Weights()
+
+
+def test_a_pulled_accounts_statuses_are_candidates_as_on_the_home_page(r, reader, friends):
+    """A pulled account's statuses (decision 0054) are merged into Top's candidates by
+    the home page's own read, and rank by the same score."""
+    star = make_user(r, "star")
+    for follower in (reader, *friends[:2]):
+        graph.follow(r, follower["id"], star["id"])
+
+    def star_posts(message):
+        return statuses.post_status(r, star["id"], message, pull_followers=3)
+
+    star_posts("registers the account")
+    pulled = star_posts("pulled, read at page time")
+    assert r.hget(keys.user(star["id"]), keys.FANOUT_PATH_FIELD) == "pulled"
+    assert not r.sismember(keys.home(reader["id"]), pulled)
+    plain = post(r, friends[2], "delivered")
+    for friend in friends[:2]:
+        likes.like(r, friend["id"], pulled)
+    order = ranked_ids(r, reader["id"])
+    assert order[0] == pulled and plain in order
