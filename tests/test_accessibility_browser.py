@@ -248,6 +248,7 @@ ACTIONS = {
     "timeline_public",
     "timeline_tag",
     "timeline_list",
+    "timeline_top",
     "notifications_clear",
     "notification",
     "notification_dismiss",
