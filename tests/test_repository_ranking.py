@@ -292,3 +292,20 @@ def test_a_pulled_accounts_statuses_are_candidates_as_on_the_home_page(r, reader
         likes.like(r, friend["id"], pulled)
     order = ranked_ids(r, reader["id"])
     assert order[0] == pulled and plain in order
+
+
+def test_the_settings_change_the_order_as_documented(r, reader, friends):
+    """A 14-hour-old status liked by three people the reader follows: 4.32 * 2 ** (-14 /
+    12) = 1.92 beats a new one (1) by default; with "newest: more" (a 6-hour half-life)
+    4.32 * 2 ** (-14 / 6) = 0.86 does not."""
+    ann, ben, cat, dan, eve = friends
+    old = aged(r, post(r, ann, "liked, 14 hours ago"), 14)
+    for friend in (cat, dan, eve):
+        likes.like(r, friend["id"], old)
+    new = post(r, ben, "new")
+    assert ranked_ids(r, reader["id"]) == [old, new]
+    assert ranked_ids(r, reader["id"], ranking.Weights(newest=2.0)) == [new, old]
+    # "Popular: less" halves the engagement: (1 + 3.32 / 2) * 0.45 = 1.19, still above.
+    assert ranked_ids(r, reader["id"], ranking.Weights(popular=0.5)) == [old, new]
+    # "Newest: less" (a 24-hour half-life) keeps it above longer.
+    assert ranked_ids(r, reader["id"], ranking.Weights(newest=0.5)) == [old, new]
