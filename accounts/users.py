@@ -37,6 +37,10 @@ class SiteUser:
         # The theme the reader chose ("light", "dark"), "" for the system's: the page's
         # <html data-theme> (keys.THEME_FIELD).
         self.theme = data.get("theme", "")
+        # The Top timeline's tuning and the tab the home opens with (keys.TOP_WEIGHTS_FIELD,
+        # keys.HOME_TAB_FIELD; socialsite.actions.settings.set_top).
+        self.top_weights = data.get("top_weights", "")
+        self.home_tab = data.get("home_tab") or "latest"
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

@@ -6,10 +6,11 @@ repository function as its page (timelines.home_page, tag_page, lists.list_page;
 public_page, as tag_page), so the same statuses are left out for the same reasons, in
 the same few round trips, each with its counts and the caller's likes and reposts."""
 
+from django.conf import settings
 from django.http import Http404
 
 from socialsite.connection import get_redis
-from socialsite.repository import communities, lists, reposts, timelines
+from socialsite.repository import communities, lists, ranking, reposts, timelines
 from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
@@ -115,4 +116,27 @@ def group_timeline(request, slug):
     page = communities.timeline_page(
         r, community["id"], viewer_id=viewer, member=standing.member, **bounds
     )
+
+
+@api_view(scope="read:statuses")
+def top(request):
+    """GET /api/v1/timelines/top: this site's extension, the Top timeline (the home's
+    statuses from the last TOP_WINDOW, most important first: ranking.py), as the page
+    /top/ ranks it with the caller's weights. Paged by ``max_id`` (the ``next`` link's
+    cursor, naming the ranking's snapshot: not a status id) and ``limit``; ``since_id``
+    and ``min_id`` mean nothing in a ranking and are ignored, and there is no ``prev``
+    link."""
+    query, refused = _params(request)
+    if refused is not None:
+        return refused
+    page = ranking.rank_page(
+        get_redis(),
+        request.user.id,
+        ranking.Weights.unpack(getattr(request.user, "top_weights", "")),
+        before=query.max_id,
+        count=query.limit,
+        candidates=settings.TOP_CANDIDATES,
+        window=settings.TOP_WINDOW,
+    )
+    page.prev_cursor = None
     return _answer(request, page)

@@ -85,6 +85,8 @@ api_urlpatterns = [
     path("v1/timelines/list/<str:list_id>", timelines.list_timeline, name="timeline_list"),
     # Groups: this site's extension.
     path("v1/timelines/group/<str:slug>", timelines.group_timeline, name="timeline_group"),
+    # The Top timeline (this site's extension: timeline/top.py's page, ranking.py).
+    path("v1/timelines/top", timelines.top, name="timeline_top"),
     path("v1/notifications", notifications.notification_list, name="notifications"),
     path("v1/notifications/clear", notifications.clear, name="notifications_clear"),
     path(

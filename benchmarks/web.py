@@ -61,7 +61,7 @@ from accounts import auth
 from accounts.session_store import SessionStore
 from benchmarks import loadgen
 from socialsite import connection
-from socialsite.repository import client, graph, statuses, timelines, users
+from socialsite.repository import client, graph, likes, ranking, statuses, timelines, users
 from socialsite_dev.ports import free_port
 from socialsite_dev.redis_servers import RedisServer
 
@@ -76,6 +76,12 @@ PULLED_STATUSES = 10
 # The floor of the home page's cost: at least this share of /healthz's by gunicorn CPU
 # per request (docs/benchmarks.md).
 HOME_FLOOR = 0.30
+# The Top timeline's first page (ranked afresh on every request): at least this share.
+TOP_FLOOR = 0.25
+# The ranking's own measurement: the Redis time of one ranked page with this many
+# candidates (--ranking-sizes), over a home of that many statuses by RANKING_AUTHORS.
+RANKING_SIZES = (200, 800)
+RANKING_AUTHORS = 50
 # The load generators of --tool. wrk (C, two threads) spends less CPU per request than
 # the built-in client, which on a small machine is CPU the server gets back.
 TOOL_NAMES = {"python": "built-in asyncio client", "wrk": "wrk"}
@@ -227,6 +233,11 @@ class WebBenchmark:
             r = client.connect(url, cluster=options["cluster"])
             self.print_header(options, url)
             seeded = self.seed(r, options["followers"], options.get("pulled", 0))
+            sizes = options.get("ranking_sizes", RANKING_SIZES)
+            if sizes:
+                self.print_ranking(
+                    measure_ranking(r, sizes, rounds=options.get("ranking_rounds", 20))
+                )
             if options["in_process"]:
                 self.print_in_process(self.measure_in_process(r, seeded, options))
                 if options["spread"]:
@@ -387,7 +398,7 @@ class WebBenchmark:
             raise CommandError(f"the home page shows {shown} statuses, not {HOME_AUTHORS}")
         self.print_page_weight(page)
         cookies = browser.cookie_header()
-        pages = [("/healthz", "/healthz"), ("/", "/ (home, 30)")]
+        pages = [("/healthz", "/healthz"), ("/", "/ (home, 30)"), ("/top/", "/top/ (30)")]
         tools = ["python", "wrk"] if options["tool"] == "both" else [options["tool"]]
         runs = {(tool, label): [] for tool in tools for _, label in pages}
         for repeat in range(options["repeat"]):
@@ -403,8 +414,9 @@ class WebBenchmark:
         # fastest runs may come from different moments of the host.
         results = {}
         for tool in tools:
-            healthz_runs, home_runs = (runs[tool, label] for _, label in pages)
-            fastest = [max(healthz_runs, key=rate_of), max(home_runs, key=rate_of)]
+            healthz_runs, home_runs, top_runs = (runs[tool, label] for _, label in pages)
+            fastest = [max(healthz_runs, key=rate_of), max(home_runs, key=rate_of),
+                       max(top_runs, key=rate_of)]  # fmt: skip
             round_ratios = [
                 home.rate / healthz.rate if healthz.rate else 0.0
                 for healthz, home in zip(healthz_runs, home_runs, strict=True)
@@ -487,7 +499,7 @@ class WebBenchmark:
 
         if get("/").decode().count(STATUS_ARTICLE) != HOME_AUTHORS:
             raise CommandError(f"the home page does not show {HOME_AUTHORS} statuses")
-        best = {"/healthz": float("inf"), "/": float("inf")}
+        best = {"/healthz": float("inf"), "/": float("inf"), "/top/": float("inf")}
         for _ in range(max(5, options["repeat"])):
             for path in best:
                 get(path)
@@ -625,6 +637,8 @@ class WebBenchmark:
         for path, ms in best.items():
             self.stdout.write(f"  GET {path:<10} {ms:7.3f} ms")
         self.stdout.write(f"  home/healthz: {best['/healthz'] / best['/']:.1%}")
+        if "/top/" in best:
+            self.stdout.write(f"  top/healthz: {best['/healthz'] / best['/top/']:.1%}")
 
     def print_spread(self, results, options):
         readers = f"{options['spread']:,} readers"
@@ -672,7 +686,7 @@ class WebBenchmark:
                 self.stdout.write(f"  {'':<14}each worker's connections (ms): {split}")
             if m.unexpected:
                 self.stderr.write(f"  {m.label}: unexpected answers {m.unexpected}")
-        healthz, home = results
+        healthz, home, *others = results
         ratio = home.rate / healthz.rate if healthz.rate else 0.0
         self.stdout.write(f"  home/healthz rate: {ratio:.1%}; home p99 {home.p99_ms:.1f} ms")
         if len(round_ratios) > 1:
@@ -687,6 +701,29 @@ class WebBenchmark:
             self.stdout.write(
                 f"  home/healthz by gunicorn CPU per request: {cost_ratio:.0%}"
                 f" -> {verdict} the floors (>= {HOME_FLOOR:.0%}, home p99 < 50 ms)"
+            )
+        for top in others:  # the Top timeline's first page (ranked on every request)
+            if not top.server_ms_per_request:
+                continue
+            top_ratio = healthz.server_ms_per_request / top.server_ms_per_request
+            verdict = "meets" if top_ratio >= TOP_FLOOR else "MISSES"
+            self.stdout.write(
+                f"  top/healthz by gunicorn CPU per request: {top_ratio:.0%}"
+                f" -> {verdict} the floor (>= {TOP_FLOOR:.0%}); top p99 {top.p99_ms:.1f} ms"
+            )
+
+    def print_ranking(self, results):
+        self.stdout.write(
+            "\nThe Top timeline's ranking, one first page (ranking.rank), in this process:"
+        )
+        self.stdout.write(
+            f"  {'candidates':>10}{'scored':>8}{'round trips':>13}{'wall ms':>9}"
+            f"{'redis CPU ms':>14}"
+        )
+        for row in results:
+            self.stdout.write(
+                f"  {row.candidates:>10}{row.scored:>8}{row.round_trips:>13.1f}"
+                f"{row.wall_ms:>9.2f}{row.redis_ms:>14.3f}"
             )
 
     # What the posting measurement posts to, and its floor (None: no floor).
@@ -886,3 +923,56 @@ def parse_wrk(output, cpu):
     result.count = requests
     result.cpu_seconds = cpu
     return result
+
+
+# --- the Top timeline's ranking (--ranking-sizes) ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankingCost:
+    candidates: int  # TOP_CANDIDATES
+    scored: int  # statuses scored (in the window)
+    round_trips: float  # per ranked page
+    wall_ms: float  # per ranked page, this process's wait included
+    redis_ms: float  # Redis server CPU per ranked page (every node of a cluster)
+
+
+def seed_ranking_home(r, size, authors=RANKING_AUTHORS):
+    """A reader whose home holds ``size`` statuses by ``authors`` accounts they follow,
+    one in three liked by three of those accounts (likes by people the reader follows:
+    the likers read and intersected); the reader's uid."""
+    prefix = f"rk{secrets.token_hex(3)}_"
+    unusable = make_password(None)
+    reader = users.create_user(r, prefix + "reader", "Reader", unusable)
+    writers = [users.create_user(r, f"{prefix}a{i}", f"A{i}", unusable) for i in range(authors)]
+    for writer in writers:
+        graph.follow(r, reader, writer)
+    for n in range(size):
+        sid = statuses.post_status(r, writers[n % authors], f"{MESSAGE} <{n}>")
+        if n % 3 == 0:
+            for k in range(1, 4):
+                likes.like(r, writers[(n + k) % authors], sid)
+    return reader
+
+
+def measure_ranking(r, sizes, rounds=20):
+    """RankingCost of a first page of Top for each of ``sizes`` candidates, on a home of
+    the largest size: the fastest of ``rounds`` for the wall time, Redis's CPU over all
+    of them. The statuses are in this process's memory after the first (as in a worker
+    that has shown them): what is left is Redis's part of the ranking."""
+    reader = seed_ranking_home(r, max(sizes))
+    found = []
+    for size in sizes:
+        ranked, _ = ranking.rank(r, reader, ranking.Weights(), candidates=size, window=86_400)
+        best = float("inf")
+        cpu = redis_cpu(r)
+        trips = client.round_trips()
+        for _ in range(rounds):
+            started = time.perf_counter()
+            ranking.rank(r, reader, ranking.Weights(), candidates=size, window=86_400)
+            best = min(best, time.perf_counter() - started)
+        redis_ms = (redis_cpu(r) - cpu) / rounds * 1000
+        # The INFO read after the rounds is one round trip, not the ranking's.
+        per_page = (client.round_trips() - trips - 1) / rounds
+        found.append(RankingCost(size, len(ranked), per_page, best * 1000, redis_ms))
+    return found

@@ -450,6 +450,14 @@ MEDIA_PENDING_MAX_AGE = env_duration("MEDIA_PENDING_MAX_AGE", 24 * 60 * 60)
 # decision 0055): seconds, or with a unit s, m, h or d.
 HOME_EVICT_AFTER = env_duration("HOME_EVICT_AFTER", 30 * 24 * 60 * 60)
 
+# --- the Top timeline (socialsite/repository/ranking.py) ---------------------------------
+# How far back Top looks (seconds, or with a unit), and how many of the home's newest
+# entries it scores.
+TOP_WINDOW = env_duration("TOP_WINDOW", 48 * 60 * 60)
+TOP_CANDIDATES = env_int("TOP_CANDIDATES", 800, minimum=1)
+if TOP_CANDIDATES > 1000:
+    raise ImproperlyConfigured(f"TOP_CANDIDATES must be at most 1000, not {TOP_CANDIDATES}")
+
 
 def _media_storage_options():
     value = env_str("MEDIA_STORAGE_OPTIONS")

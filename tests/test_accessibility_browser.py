@@ -204,6 +204,13 @@ PAGES = {
     "new_group": lambda s: "/groups/new/",
     "group": lambda s: "/g/tea/",
     "group_requests": lambda s: "/g/tea/requests/",
+    # The Top timeline (timeline/top.py): its page, Latest's own address, its settings
+    # with the preview.
+    "top": lambda s: "/top/",
+    "latest": lambda s: "/latest/",
+    "top_settings": lambda s: (
+        "/settings/top/?people=more&popular=normal&newest=less&home_tab=latest&preview=1"
+    ),
 }
 
 # The URLconf's other names: what a form posts to, JSON, health checks.
@@ -260,6 +267,7 @@ ACTIONS = {
     "timeline_public",
     "timeline_tag",
     "timeline_list",
+    "timeline_top",
     "notifications_clear",
     "notification",
     "notification_dismiss",

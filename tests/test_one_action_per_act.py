@@ -86,7 +86,7 @@ WRITES = {
     },
     "markers": {"set_home"},
     "notifications": {"mark_read", "unnotify", "recount"},
-    "profiles": {"update_profile", "set_theme"},
+    "profiles": {"update_profile", "set_theme", "set_top"},
     "users": {"create_user", "change_name", "flag", "set_password_hash", "reserve_login"},
     "emails": {"set_address", "change", "verify", "release"},
     "devices": {"revoke_all"},

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import discover, groups, likes, lists, profile_settings, relations, search, views
+from . import discover, groups, likes, lists, profile_settings, relations, search, top, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -97,4 +97,10 @@ urlpatterns += [
     path("g/<str:slug>/edit/", groups.edit, name="group_edit"),
     path("g/<str:slug>/delete/", groups.delete, name="group_delete"),
     path("g/<str:slug>/suspend/", groups.suspend, name="group_suspend"),
+# The Top timeline beside Latest (top.py): Latest stays at / unless the reader's home
+# opens with Top, and is at /latest/ always.
+urlpatterns += [
+    path("top/", top.top, name="top"),
+    path("latest/", views.home, {"latest": True}, name="latest"),
+    path("settings/top/", top.top_settings, name="top_settings"),
 ]

@@ -44,6 +44,7 @@ from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
+from . import top as top_timeline
 from .acting_on_users import act_on_user
 from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
 from .lookups import no_such_status, user_or_404
@@ -62,7 +63,7 @@ def _status_id(value):
 
 
 @require_GET
-def home(request):
+def home(request, latest=False):
     before = page_cursor(request)  # first: a malformed link must not cost the saved draft
     count = settings.TIMELINE_PAGE_SIZE
     # The page's ids are read with the session and its user: one round trip in all.
@@ -72,6 +73,10 @@ def home(request):
     request.session.read_along(marker_read)
     if not request.user.is_authenticated:
         return _landing(request, before)
+    if not latest and request.user.home_tab == "top":
+        # The reader's home opens with Top (their setting, timeline/top.py); Latest is
+        # at /latest/. The ids read along with the session cost no round trip.
+        return top_timeline.top_page(request)
     draft = request.session.pop(DRAFT_SESSION_KEY, None)
     form = StatusForm(draft) if draft else BlankForm(StatusForm)
     uid = request.user.id
@@ -298,7 +303,12 @@ def profile(request, login):
     page = paging.Page()
     if seen is visibility.Visibility.VISIBLE:
         page = timelines.profile_page(
-            r, user["id"], before=before, count=settings.TIMELINE_PAGE_SIZE, viewer_id=viewer.id
+            r,
+            user["id"],
+            before=before,
+            count=settings.TIMELINE_PAGE_SIZE,
+            viewer_id=viewer.id,
+            opened=before is None,  # the Top timeline's affinity, riding along
         )
     context = {
         "profile": user,

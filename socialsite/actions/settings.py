@@ -1,13 +1,14 @@
 """The reader's own settings that change how pages look to them, not what others see:
-the time zone the pages show times in (set_time_zone) and the theme (set_theme). Called
-by the settings page (timeline/relations.py, settings_page).
+the time zone the pages show times in (set_time_zone) and the theme (set_theme), called
+by the settings page (timeline/relations.py, settings_page); the Top timeline's weights
+and the tab the home opens with (set_top), called by /settings/top/ (timeline/top.py).
 """
 
 import functools
 import zoneinfo
 
 from socialsite.connection import get_redis
-from socialsite.repository import profiles
+from socialsite.repository import profiles, ranking
 
 from .core import Actor, Invalid, NotFound
 
@@ -50,3 +51,34 @@ def set_theme(actor: Actor, theme: str) -> None:
         profiles.set_theme(get_redis(), actor.uid, theme)
     except profiles.AccountGone:
         raise NotFound("There is no such account any more.") from None
+
+
+# The Top timeline's settings (/settings/top/): each weight's plain choices, and the
+# level (ranking.LEVELS) each stands for.
+TOP_LEVELS = {"less": 0.5, "normal": 1.0, "more": 2.0}
+UNKNOWN_LEVEL = "Choose less, normal or more."
+
+
+def top_weights(
+    people: str, popular: str, newest: str, hide_reposts: bool, hide_replies: bool
+) -> ranking.Weights:
+    """The ranking.Weights of the settings form's choices ("less", "normal", "more" for
+    each of people, popular and newest). Invalid for another choice (its field named)."""
+    levels = {}
+    for field, choice in (("people", people), ("popular", popular), ("newest", newest)):
+        if choice not in TOP_LEVELS:
+            raise Invalid(UNKNOWN_LEVEL, field=field)
+        levels[field] = TOP_LEVELS[choice]
+    return ranking.Weights(**levels, hide_reposts=hide_reposts, hide_replies=hide_replies)
+
+
+def set_top(actor: Actor, weights: ranking.Weights, home_tab: str) -> None:
+    """Keep the actor's tuning of the Top timeline (``weights``, top_weights) and the
+    tab their home ("/") opens with: "latest" (the default) or "top". Invalid for another
+    tab; NotFound when the account is gone meanwhile."""
+    if home_tab not in profiles.HOME_TABS:
+        raise Invalid("Choose Latest or Top.", field="home_tab")
+    try:
+        profiles.set_top(get_redis(), actor.uid, weights.pack(), home_tab)
+    except profiles.AccountGone:
+        raise NotFound(ACCOUNT_GONE) from None

@@ -533,6 +533,11 @@ TIME_ZONE_FIELD = "time_zone"
 # The reader's theme ("light", "dark"; none: the system's), read with the session's user
 # (no round trip of its own) and written as <html data-theme="...">.
 THEME_FIELD = "theme"
+# The reader's tuning of the Top timeline (ranking.Weights.pack: "1,1,1,0,0"; none: the
+# defaults), and the tab their home opens with ("top"; none: Latest). Read with the
+# session's user.
+TOP_WEIGHTS_FIELD = "top_weights"
+HOME_TAB_FIELD = "home_tab"
 # The fields naming stored files: what a deletion or a replacement frees.
 PICTURE_FIELDS = (AVATAR_FIELD, AVATAR_SMALL_FIELD, HEADER_FIELD)
 
@@ -1049,3 +1054,21 @@ def memberships(uid):
 # "private", so no public timeline, tag, trend or public stream carries it).
 STATUS_COMMUNITY_FIELD = "community"
 STATUS_MEMBERS_ONLY_FIELD = "members_only"
+# --- the Top timeline (ranking.py, affinity.py) ---------------------------------------
+
+
+def affinity(uid):
+    """ZSET: how much ``uid`` turned to each author lately: ``<kind>:<author>`` (kind
+    like, repost, reply, open) scored by a counter that decays with a half-life
+    (affinity.py: each act adds its weight scaled up by the time since an epoch, so
+    that older ones count less), the strongest affinity.KEPT kept. Written by the like,
+    repost, reply and profile-open acts in the pipelines they already send; read by the
+    first page of Top."""
+    return f"affinity:{shard(uid)}:{uid}"
+
+
+def top_snapshot(uid, token):
+    """STRING: the ranking of ``uid``'s Top timeline made at ``token`` (ms), as JSON,
+    for ranking.SNAPSHOT_SECONDS: the pages after the first read through it, so that
+    none repeats or skips a status while scores move."""
+    return f"top:{shard(uid)}:{uid}:{int(token)}"

@@ -23,6 +23,7 @@ user hash that marks the deletion as under way.
 """
 
 from . import (
+    affinity,
     blocks,
     communities,
     direct,
@@ -276,6 +277,7 @@ DELETION_STEPS = [
     forget_in_search,
     revoke_app_tokens,
     free_email,
+    affinity.forget,
     delete_user_keys,
 ]
 

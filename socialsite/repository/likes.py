@@ -29,7 +29,7 @@ import enum
 import time
 from collections.abc import Iterable
 
-from . import keys, notifications, paging, scripts, statuses, users, visibility
+from . import affinity, keys, notifications, paging, scripts, statuses, users, visibility
 from .client import Client
 from .limits import COUNTS_TRUST_SECONDS, NOTIFICATIONS_KEPT
 from .records import Status
@@ -108,6 +108,8 @@ def like(
         if added == 1 and author != int(uid):
             event = notifications.member("like", uid, sid, sid)
             notifications.queue_notify(pipe, author, event, now_ms, notifications_kept)
+        if added == 1:  # the Top timeline's affinity (affinity.py), riding along
+            affinity.queue_bump(pipe, int(uid), author, "like", now_ms / 1000)
 
     scripts.run_pipeline(r, fill)
     statuses.forget_counts(sid)

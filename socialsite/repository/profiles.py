@@ -97,3 +97,17 @@ def set_theme(r: Client, uid: int, theme: str) -> None:
     if theme and theme not in THEMES:
         raise ValueError(f"no such theme: {theme!r}")
     update_profile(r, uid, {keys.THEME_FIELD: theme})
+
+
+# The tabs a home may open with (keys.HOME_TAB_FIELD); none chosen: Latest.
+HOME_TABS = ("latest", "top")
+
+
+def set_top(r: Client, uid: int, weights: str, home_tab: str) -> None:
+    """Keep user ``uid``'s tuning of the Top timeline (``weights``, as
+    ranking.Weights.pack writes it) and the tab their home opens with (one of
+    HOME_TABS). AccountGone if the account is gone or being deleted."""
+    if home_tab not in HOME_TABS:
+        raise ValueError(f"no such tab: {home_tab!r}")
+    tab = "" if home_tab == "latest" else home_tab
+    update_profile(r, uid, {keys.TOP_WEIGHTS_FIELD: weights, keys.HOME_TAB_FIELD: tab})

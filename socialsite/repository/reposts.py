@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterable
 
 from . import (
+    affinity,
     events,
     fanout,
     jobs,
@@ -149,6 +150,8 @@ def repost(
         if author != uid:
             event = notifications.member("repost", uid, orig, orig)
             notifications.queue_notify(pipe, author, event, now, notifications_kept)
+            # The Top timeline's affinity (affinity.py), riding along.
+            affinity.queue_bump(pipe, uid, author, "repost", now / 1000)
         if reposter_private != "1":
             # Among the recent public statuses, for the streaming API's catch-up: before
             # it is published (an id without a hash, should the request die, is skipped).

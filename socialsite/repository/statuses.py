@@ -21,6 +21,7 @@ from typing import Any
 
 from ..memory import Memory
 from . import (
+    affinity,
     client,
     entities,
     events,
@@ -349,6 +350,8 @@ def post_status(
         if public:
             trends.queue_use(pipe, uid, status_tags, status["posted"])
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
+        if parent:  # the Top timeline's affinity (affinity.py), riding along
+            affinity.queue_bump(pipe, uid, status["in_reply_to_uid"], "reply", status["posted"])
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
         if path != "pulled":

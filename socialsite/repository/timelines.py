@@ -26,7 +26,18 @@ own lists: at most two more round trips whatever their number (fanout.merge_pull
 
 import time
 
-from . import eviction, fanout, keys, paging, reposts, scripts, statuses, users, visibility
+from . import (
+    affinity,
+    eviction,
+    fanout,
+    keys,
+    paging,
+    reposts,
+    scripts,
+    statuses,
+    users,
+    visibility,
+)
 from .limits import HOME_TIMELINE_SIZE
 
 
@@ -230,12 +241,15 @@ def _without_pulled_through_reposts(r, found, through, merged, pulled_here):
     return [status for status in found if status["id"] not in brought]
 
 
-def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, above=None):
+def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, above=None,
+                 opened=False):  # fmt: skip
     """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
     its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
     that viewer reposted are marked (``viewer_reposted``) and those they like are the
     page's ``liked``, asked in the round trips that read the statuses (a ZMSCORE each,
-    riding along). ``since``, ``above``: as paging.read_ids."""
+    riding along). ``since``, ``above``: as paging.read_ids. ``opened``: the viewer
+    opened the profile (its page, first page): their affinity to ``uid`` (affinity.py,
+    the Top timeline) rides along in the same round trip."""
     pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count, since, above)
     ids = [sid for sid, _ in pairs]
     reposted = set()
@@ -243,12 +257,13 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
     if viewer_id is None or not ids:
         found = statuses.get_statuses(r, ids)
     else:
-        found, scores = statuses.get_statuses_and(
-            r,
-            ids,
-            lambda pipe: pipe.zmscore(keys.reposted(viewer_id), ids),
-            viewer_likes=viewer_likes,
-        )
+
+        def extra(pipe):
+            pipe.zmscore(keys.reposted(viewer_id), ids)
+            if opened:  # after the ZMSCORE: its reply is the one read back
+                affinity.queue_bump(pipe, viewer_id, uid, "open")
+
+        found, scores = statuses.get_statuses_and(r, ids, extra, viewer_likes=viewer_likes)
         reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
     if any("repost_of" in status for status in found):
         page = reposts.with_originals(r, found, next_cursor, viewer_id, reposted, viewer_likes)

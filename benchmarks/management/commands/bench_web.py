@@ -59,6 +59,14 @@ class Command(BaseCommand):
         parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
         parser.add_argument("--skip-posting", action="store_true")
         parser.add_argument(
+            "--ranking-sizes",
+            type=lambda text: tuple(int(n) for n in text.split(",") if n),
+            default=(200, 800),
+            help="the Top timeline's ranking measured with these numbers of candidates"
+            " (comma-separated; empty: not measured)",
+        )
+        parser.add_argument("--ranking-rounds", type=int, default=20)
+        parser.add_argument(
             "--in-process",
             action="store_true",
             help="instead: CPU time per request of each page through Django's WSGI handler"

@@ -1,0 +1,57 @@
+"""The Top timeline's pages cost a fixed number of Redis round trips, whatever their
+number of candidates (docs/architecture.md, "Round trips")."""
+
+import re
+
+import pytest
+
+from socialsite.repository import graph, likes, statuses
+from tests.support.helpers import PASSWORD, make_user
+
+# A first page: the session's; the home's candidates (home_page.lua); the follows,
+# affinities and likers (one pipeline); the snapshot written (when there is more than a
+# page). Statuses and authors come from this process's memory after the warm-up.
+TOP_FIRST_PAGE_ROUND_TRIPS = 4
+# A later page: the session's; the snapshot with the hidden authors; the statuses
+# (confirmed, with their counts and which the reader likes and reposted).
+TOP_LATER_PAGE_ROUND_TRIPS = 3
+
+
+@pytest.fixture
+def reader(r, client):
+    user = make_user(r, "reader")
+    client.post("/accounts/login/", {"username": "reader", "password": PASSWORD})
+    return user
+
+
+def cost(client, url, round_trips):
+    client.get(url)  # warm up: connections made, scripts loaded, statuses remembered
+    round_trips["n"] = 0
+    response = client.get(url)
+    assert response.status_code == 200
+    return round_trips["n"], response.content.decode()
+
+
+def test_top_pages_cost_the_same_for_few_and_many_candidates(
+    r, client, reader, round_trips, redis_backend, settings
+):
+    authors = [make_user(r, f"author{i}") for i in range(20)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+    costs = []
+    for n in (2, 4):
+        for author in authors:
+            for i in range(n):
+                sid = statuses.post_status(r, author["id"], f"{author['login']} {i}")
+                likes.like(r, authors[0]["id"], sid)
+        first, body = cost(client, "/top/", round_trips)
+        cursor = re.search(r'rel="next" href="\?before=(\d+)"', body).group(1)
+        later, _ = cost(client, f"/top/?before={cursor}", round_trips)
+        costs.append((first, later))
+    if not redis_backend.cluster:
+        assert costs == [(TOP_FIRST_PAGE_ROUND_TRIPS, TOP_LATER_PAGE_ROUND_TRIPS)] * 2
+    else:  # each pipeline may touch every node once
+        nodes = len(redis_backend.nodes)
+        for first, later in costs:
+            assert first <= TOP_FIRST_PAGE_ROUND_TRIPS + 3 * (nodes - 1)
+            assert later <= TOP_LATER_PAGE_ROUND_TRIPS + 2 * (nodes - 1)
