@@ -116,6 +116,7 @@ def group_timeline(request, slug):
     page = communities.timeline_page(
         r, community["id"], viewer_id=viewer, member=standing.member, **bounds
     )
+    return _answer(request, page)
 
 
 @api_view(scope="read:statuses")

@@ -97,6 +97,8 @@ urlpatterns += [
     path("g/<str:slug>/edit/", groups.edit, name="group_edit"),
     path("g/<str:slug>/delete/", groups.delete, name="group_delete"),
     path("g/<str:slug>/suspend/", groups.suspend, name="group_suspend"),
+]
+
 # The Top timeline beside Latest (top.py): Latest stays at / unless the reader's home
 # opens with Top, and is at /latest/ always.
 urlpatterns += [
