@@ -237,6 +237,7 @@ API_ROUTES = {
     "timeline_tag": (["GET"], [*PAGING, "any[]", "all[]", "none[]"]),
     "timeline_list": (["GET"], PAGING),
     "timeline_group": (["GET"], PAGING),  # groups
+    "timeline_top": (["GET"], PAGING),
     # Grouped notifications (api/notification_groups.py).
     "notification_groups": (["GET"], [*PAGING, "types[]", "exclude_types[]", "grouped_types[]",
                                       "account_id", "expand_accounts"]),
