@@ -310,6 +310,24 @@ ACTIONS = {
     "group_delete",
     "group_suspend",
     "timeline_group",
+    # The client API's grouped notifications, what apps ask for as they start, NodeInfo
+    # and any other path under /api/: JSON.
+    "notification_groups",
+    "notification_group",
+    "notification_group_accounts",
+    "notification_group_dismiss",
+    "notification_unread_count",
+    "preferences",
+    "custom_emojis",
+    "announcements",
+    "featured_tags",
+    "trends",
+    "trend_tags",
+    "trend_statuses",
+    "trend_links",
+    "api_not_found",
+    "nodeinfo_links",
+    "nodeinfo",
 }
 
 
