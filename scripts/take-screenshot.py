@@ -2,7 +2,7 @@
 headless Chromium (Playwright), on a throwaway Redis with a few made-up people; and
 beside it, in docs/screenshots/, the home page on a phone (light and dark), a thread,
 the settings, a profile, notifications, messages, explore, who to follow, search
-results and a visitor's home page
+results, the Top timeline, a group, the groups and a visitor's home page
 (SHOTS).
 
     .venv/bin/python scripts/take-screenshot.py [docs/screenshot.png [docs/screenshots]]
@@ -87,6 +87,23 @@ def seed(redis_url):
     likes.like(r, uid["bob"], posted[0])
     reposts.repost(r, uid["bob"], posted[0])
     likes.like(r, uid["carol"], posted[1])
+    # A group bob runs, alice and carol in it (the group's screenshot), each posting once.
+    from socialsite import connection
+    from socialsite.actions import Actor, communities
+    from socialsite.actions import statuses as status_actions
+
+    connection.use_redis(r)
+    actors = {login: Actor(uid=uid[login], login=login) for login in uid}
+    communities.create(
+        actors["bob"], "redis_readers", "Redis readers", "Reading Redis in Action together.",
+        "public",
+    )  # fmt: skip
+    for login, text in [
+        ("carol", "Chapter 8 tonight: who has done the exercises?"),
+        ("alice", "Done the refill one. Lists next!"),
+    ]:
+        communities.join(actors[login], "redis_readers")
+        status_actions.post(actors[login], status_actions.NewStatus(text), group="redis_readers")
 
 
 def wait_for(url, timeout=30):
@@ -162,6 +179,9 @@ SHOTS = [
     ("explore-desktop-light.png", "/explore/", DESKTOP, "light", True),
     ("who-to-follow-phone-light.png", "/explore/people/", PHONE, "light", True),
     ("search-desktop-dark.png", "/search/?q=er", DESKTOP, "dark", True),
+    ("top-desktop-light.png", "/top/", DESKTOP, "light", True),
+    ("group-desktop-light.png", "/g/redis_readers/", DESKTOP, "light", True),
+    ("groups-phone-dark.png", "/groups/", PHONE, "dark", True),
     ("visitor-desktop-light.png", "/", DESKTOP, "light", False),
     ("visitor-phone-dark.png", "/", PHONE, "dark", False),
 ]
