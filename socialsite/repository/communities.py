@@ -17,7 +17,8 @@ keys.STATUS_COMMUNITY_FIELD; in a private community it is also members-only
 (keys.STATUS_MEMBERS_ONLY_FIELD) and marked "private", which keeps it off the public
 timeline, tags, trends and the public streams. add_status puts it on the community's
 timeline and delivers it to the members' homes through the fan-out (fanout.deliver:
-blocks and mutes apply).
+blocks and mutes apply); a community of FANOUT_PULL_FOLLOWERS members or more is pulled
+instead (add_pulled), merged into its members' home pages when read (fanout.py).
 """
 
 import dataclasses

@@ -1027,7 +1027,8 @@ def community_banned(cid):
 
 def community_quiet(cid):
     """SET: members who switched the community's statuses out of their home timeline
-    (``in_home`` off): the delivery skips them."""
+    (``in_home`` off): the delivery skips them (the member's side:
+    communities_out_of_home)."""
     return f"community-quiet:{community_tag(cid)}:{cid}"
 
 
