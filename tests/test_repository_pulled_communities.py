@@ -93,6 +93,13 @@ def test_a_member_who_keeps_the_group_out_of_home_or_leaves_gets_none(r, group):
     assert home_ids(r, fay) == [sid]
 
 
+def test_members_who_kept_it_out_before_it_was_pulled_keep_it_out(r, group):
+    cid, ann, ben, *_ = group
+    r.sadd(keys.community_quiet(cid), ben)  # noted on the community's side alone
+    post_in(r, cid, ann, "pulled")
+    assert home_ids(r, ben) == []
+
+
 def test_a_private_groups_statuses_leave_the_home_of_a_member_removed(r):
     ann, ben, cat = (make_user(r, login)["id"] for login in ("ann", "ben", "cat"))
     cid = communities.create(r, ann, "club", "Club", "", "private")
@@ -134,6 +141,12 @@ def test_a_removed_or_deleted_status_leaves_the_merge(r, group):
     assert home_ids(r, ann) == [kept]
     assert r.zcard(keys.community_pulled(cid)) == 1
     assert r.zcard(keys.pulled_copy(ann, -cid)) == 1
+    cid, ann, ben, cat, _ = group
+    assert home_ids(r, cat) == [kept]
+    communities.delete(r, cid, "big")
+    assert home_ids(r, cat) == []
+    assert not r.exists(keys.community_pulled(cid))
+    assert not r.exists(keys.pulled_copy(ann, -cid))
 
 
 @pytest.mark.parametrize("copy_size", [120, 5])

@@ -269,7 +269,17 @@ def delete(r, cid, slug, batch=1000):
     pipe.hset(keys.community(cid), "deleted", _now_ms())
     pipe.hdel(keys.COMMUNITY_SLUGS, str(slug).lower())
     pipe.zrem(keys.COMMUNITIES_ACTIVE, cid)
-    pipe.execute()
+    pipe.hget(keys.community(cid), keys.COMMUNITY_PULLED_FIELD)
+    pulled = pipe.execute()[-1]
+    if pulled:
+        # Its pulled statuses and their copies: nobody merges them any more.
+
+        def forget(pipe):
+            pipe.delete(keys.community_pulled(cid))
+            for key in keys.all_pulled_copies(-int(cid)):
+                pipe.delete(key)
+
+        scripts.run_pipeline(r, forget)
     while True:
         members = r.zrange(keys.community_members(cid), 0, batch - 1)
         if not members:
@@ -324,7 +334,7 @@ def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_mem
     (deliver_job). A community of ``pull_members`` members or more (0: none) is
     delivered to nobody: it is pulled (add_pulled), merged into its members' home pages
     when read, as a pulled account's statuses are into its followers'. Returns how many
-    homes got it now. Three round trips for a pulled community (five the first time),
+    homes got it now. Three round trips for a pulled community (six the first time),
     three for another (four with a job)."""
     now = _now_ms()
 
@@ -359,13 +369,17 @@ def add_pulled(r, cid, sid, author, replied_to=None):
     (keys.pulled_copy(uid, -cid)), where home_page.lua merges it for the members who
     keep the community in their home (fanout.py). The community is registered in
     every shard's keys.pulled_communities first, once (keys.COMMUNITY_PULLED_FIELD), so
-    that no reader misses a copy for not knowing the community yet. Two round trips
-    (one per node on a cluster), two more the first time."""
+    that no reader misses a copy for not knowing the community yet, and the members
+    who keep it out of their home noted on their side too (keys.communities_out_of_home).
+    Two round trips (one per node on a cluster), three more the first time."""
     if not r.hget(keys.community(cid), keys.COMMUNITY_PULLED_FIELD):
+        quiet = r.smembers(keys.community_quiet(cid))
 
         def register(pipe):
             for key in keys.all_pulled_communities():
                 pipe.sadd(key, int(cid))
+            for uid in quiet:  # their side, which the merge reads (set_in_home writes both)
+                pipe.sadd(keys.communities_out_of_home(uid), int(cid))
 
         scripts.run_pipeline(r, register)
         r.hset(keys.community(cid), keys.COMMUNITY_PULLED_FIELD, "1")
