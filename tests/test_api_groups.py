@@ -67,3 +67,27 @@ def test_posting_into_a_group_through_the_api(r, token, alice, bob):
     assert reply.status_code == 200
     body = client.get("/api/v1/timelines/group/news").json()
     assert [s["content"] for s in body][0].count("yay") == 1
+
+
+def test_a_pulled_groups_statuses_are_in_members_home_timelines(
+    r, token, settings, alice, bob, carol
+):
+    """A group of FANOUT_PULL_FOLLOWERS members or more is delivered to nobody: the API's
+    home timeline merges its statuses for members, paged as the rest (max_id, min_id),
+    and the Top timeline ranks them."""
+    settings.FANOUT_PULL_FOLLOWERS = 2
+    cid = communities.create(r, alice["id"], "crowd", "Crowd", "", "public")
+    communities.join(r, cid, bob["id"])
+    sids = [in_group(alice, "crowd", f"to the crowd {n}") for n in range(3)]
+    assert not r.sismember(keys.home(bob["id"]), sids[-1])
+    client = Client()
+    member = bearer(token(bob))
+    home = client.get("/api/v1/timelines/home", **member).json()
+    assert [int(s["id"]) for s in home] == sids[::-1]
+    older = client.get(f"/api/v1/timelines/home?max_id={sids[2]}&limit=1", **member).json()
+    assert [int(s["id"]) for s in older] == [sids[1]]
+    newer = client.get(f"/api/v1/timelines/home?min_id={sids[0]}&limit=1", **member).json()
+    assert [int(s["id"]) for s in newer] == [sids[1]]
+    top = client.get("/api/v1/timelines/top", **member).json()
+    assert {int(s["id"]) for s in top} == set(sids)
+    assert client.get("/api/v1/timelines/home", **bearer(token(carol))).json() == []

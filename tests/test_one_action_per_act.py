@@ -55,6 +55,8 @@ WRITES = {
         "add_status",
         "remove_status",
         "notify",
+        "add_pulled",
+        "forget_pulled",
     },
     "graph": {"follow", "unfollow", "notify_follow_requested", "notify_follow_approved"},
     "likes": {"like", "unlike"},

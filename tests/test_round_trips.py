@@ -591,6 +591,43 @@ def test_a_home_page_deeper_than_the_pulled_copies_costs_two_more(
     assert deep <= allowed(redis_backend, HOME_PAGE_ROUND_TRIPS + 2, pipelines=4)
 
 
+# A home page of a member of pulled groups (communities.py, fanout.py): merged as a pulled
+# account is, from the copies in the reader's slot, in the round trip that reads the
+# page's ids; a reader in no pulled group reads one empty SET more in that same script.
+# A page holding a private group's statuses reads the reader's memberships, one more, as
+# for a delivered one (visibility.members_only_shown).
+PULLED_GROUP_MERGE_ROUND_TRIPS = 0
+
+
+@pytest.mark.parametrize("group_count, kind", [(1, "public"), (5, "public"), (1, "private")])
+def test_a_home_page_merging_pulled_groups_costs_nothing_more(
+    r, client, reader, round_trips, redis_backend, group_count, kind
+):
+    from socialsite.repository import communities
+
+    for i in range(SUGGESTIONS_ON_HOME_BELOW):  # no suggestions on the home page
+        graph.follow(r, reader["id"], make_user(r, f"quiet{i}")["id"])
+    members = [make_user(r, f"member{i}")["id"] for i in range(2)]
+    for i in range(group_count):
+        owner = make_user(r, f"owner{i}")["id"]
+        cid = communities.create(r, owner, f"big{i}", f"Big {i}", "", kind)
+        for uid in (reader["id"], *members):
+            communities.invite(r, cid, uid)
+            communities.join(r, cid, uid)
+        for n in range(7):
+            sid = statuses.post_status(
+                r, owner, f"pulled {n}", community=cid, community_slug=f"big{i}",
+                community_name=f"Big {i}", members_only=kind == "private",
+            )  # fmt: skip
+            communities.add_status(r, cid, sid, owner, pull_members=3)
+    home = cost(client, "/", round_trips)
+    assert client.get("/").content.decode().count('class="status"') == min(30, 7 * group_count)
+    expected = HOME_PAGE_ROUND_TRIPS + PULLED_GROUP_MERGE_ROUND_TRIPS + (kind == "private")
+    if not redis_backend.cluster:
+        assert home == expected
+    assert home <= allowed(redis_backend, expected, pipelines=3)
+
+
 # Direct messages (direct.py). The inbox: the session's, which reads the page's ids and the
 # reader's side of each conversation too (direct.InboxIdsRead); the members and newest
 # message of each row come from the process's memory once shown, and a row with a new

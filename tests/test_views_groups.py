@@ -174,6 +174,26 @@ def test_in_home_off_keeps_a_groups_statuses_out_of_the_home(r, as_alice, as_bob
     assert "not at home" in html(as_bob.get("/g/cats/"))
 
 
+def test_a_pulled_groups_statuses_are_on_members_home_pages_until_switched_off(
+    r, settings, as_alice, as_bob, as_carol
+):
+    settings.FANOUT_PULL_FOLLOWERS = 2
+    make(as_alice, "crowd", "public", "The Crowd")
+    as_bob.post("/g/crowd/join/")
+    post_in(as_alice, "crowd", "merged when read")
+    sid = int(r.zrevrange(keys.community_timeline(communities.community_id(r, "crowd")), 0, 0)[0])
+    assert not r.sismember(keys.home(r.hget(keys.LOGINS, "bob")), sid)  # delivered to nobody
+    page = html(as_bob.get("/"))
+    assert "merged when read" in page and "The Crowd" in page
+    assert "merged when read" not in html(as_carol.get("/"))  # not a member
+    as_bob.post("/g/crowd/home/", {"in_home": "off"})
+    assert "merged when read" not in html(as_bob.get("/"))
+    as_bob.post("/g/crowd/home/", {"in_home": "on"})
+    assert "merged when read" in html(as_bob.get("/"))
+    as_bob.post("/g/crowd/leave/")
+    assert "merged when read" not in html(as_bob.get("/"))
+
+
 def test_moderators_suspend_and_deleting_ends_memberships(r, as_alice, as_bob, bob, carol):
     make(as_alice, "cats", "public")
     as_bob.post("/g/cats/join/")

@@ -13,5 +13,5 @@ def test_bench_groups_measures_posting_and_pages(r):
     text = out.getvalue()
     assert re.search(r"Posting to a group of 30 members \(pulled\)", text)
     assert re.search(r"Redis ms\s+[0-9.]+\s+[0-9.]+", text)
-    for label in ("public group page", "private group page", "home (5 groups)"):
+    for label in ("public group page", "private group page", "home (5 groups, 1 pulled)"):
         assert re.search(rf"{re.escape(label)}\s+[0-9.]+ ms", text), label

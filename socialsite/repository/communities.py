@@ -17,7 +17,8 @@ keys.STATUS_COMMUNITY_FIELD; in a private community it is also members-only
 (keys.STATUS_MEMBERS_ONLY_FIELD) and marked "private", which keeps it off the public
 timeline, tags, trends and the public streams. add_status puts it on the community's
 timeline and delivers it to the members' homes through the fan-out (fanout.deliver:
-blocks and mutes apply).
+blocks and mutes apply); a community of FANOUT_PULL_FOLLOWERS members or more is pulled
+instead (add_pulled), merged into its members' home pages when read (fanout.py).
 """
 
 import dataclasses
@@ -25,7 +26,7 @@ import enum
 import time
 
 from . import fanout, jobs, keys, notifications, paging, scripts, statuses, users, visibility
-from .limits import FANOUT_BATCH_SIZE
+from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE
 
 KINDS = ("public", "private", "announcement")
 # How many entries a community's audit log keeps (XADD MAXLEN ~).
@@ -186,7 +187,10 @@ def leave(r, cid, uid, ban=False, now_ms=None):
     ``ban``, banned: they cannot join again). Their membership goes first (the
     visibility path reads it), then the community's side; a private community's newest
     statuses leave their home. Whether they were a member. Two or three round trips."""
-    removed = bool(r.zrem(keys.memberships(uid), cid))
+    pipe = r.pipeline(transaction=False)  # the member's slot
+    pipe.zrem(keys.memberships(uid), cid)
+    pipe.srem(keys.communities_out_of_home(uid), cid)
+    removed = bool(pipe.execute()[0])
     now = _now_ms() if now_ms is None else int(now_ms)
 
     def fill(pipe):
@@ -222,11 +226,19 @@ def set_admin(r, cid, uid, admin, now_ms=None):
 
 
 def set_in_home(r, cid, uid, in_home):
-    """Whether member ``uid`` gets ``cid``'s statuses in their home from now on."""
-    if in_home:
-        r.srem(keys.community_quiet(cid), uid)
-    else:
-        r.sadd(keys.community_quiet(cid), uid)
+    """Whether member ``uid`` gets ``cid``'s statuses in their home from now on: noted
+    on the community's side (deliveries skip them) and the member's (a pulled
+    community's merge and a rebuilt home leave it out). One round trip (two nodes)."""
+
+    def fill(pipe):
+        if in_home:
+            pipe.srem(keys.community_quiet(cid), uid)
+            pipe.srem(keys.communities_out_of_home(uid), cid)
+        else:
+            pipe.sadd(keys.community_quiet(cid), uid)
+            pipe.sadd(keys.communities_out_of_home(uid), cid)
+
+    scripts.run_pipeline(r, fill)
 
 
 def edit(r, cid, name, description, kind):
@@ -257,7 +269,17 @@ def delete(r, cid, slug, batch=1000):
     pipe.hset(keys.community(cid), "deleted", _now_ms())
     pipe.hdel(keys.COMMUNITY_SLUGS, str(slug).lower())
     pipe.zrem(keys.COMMUNITIES_ACTIVE, cid)
-    pipe.execute()
+    pipe.hget(keys.community(cid), keys.COMMUNITY_PULLED_FIELD)
+    pulled = pipe.execute()[-1]
+    if pulled:
+        # Its pulled statuses and their copies: nobody merges them any more.
+
+        def forget(pipe):
+            pipe.delete(keys.community_pulled(cid))
+            for key in keys.all_pulled_copies(-int(cid)):
+                pipe.delete(key)
+
+        scripts.run_pipeline(r, forget)
     while True:
         members = r.zrange(keys.community_members(cid), 0, batch - 1)
         if not members:
@@ -310,9 +332,10 @@ def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_mem
     (blocks, mutes and the reply rule apply); the members past them, up to the newest
     at posting time, by a "community_deliver" job of the fan-out workers
     (deliver_job). A community of ``pull_members`` members or more (0: none) is
-    delivered to nobody: its members read its page, as a pulled account's followers
-    read its statuses. Returns how many homes got it now. One round trip for a pulled
-    community, three for another (four with a job)."""
+    delivered to nobody: it is pulled (add_pulled), merged into its members' home pages
+    when read, as a pulled account's statuses are into its followers'. Returns how many
+    homes got it now. Three round trips for a pulled community (six the first time),
+    three for another (four with a job)."""
     now = _now_ms()
 
     def fill(pipe):
@@ -322,7 +345,8 @@ def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_mem
 
     size = int(scripts.run_pipeline(r, fill)[-1])
     if pull_members and size >= pull_members:
-        return 0  # pulled: its members read its page
+        add_pulled(r, cid, sid, author, replied_to)
+        return 0  # pulled: merged into its members' home pages when read
 
     def read(pipe):
         pipe.zrange(keys.community_members(cid), 0, max(inline_limit, 1) - 1, withscores=True)
@@ -337,6 +361,42 @@ def add_status(r, cid, sid, author, replied_to=None, inline_limit=1000, pull_mem
         start = str(int(members[-1][1])) if members else "-inf"
         jobs.enqueue(r, deliver_job(cid, sid, author, replied_to, start, now))
     return fanout.deliver(r, int(author), int(sid), wanted, replied_to)
+
+
+def add_pulled(r, cid, sid, author, replied_to=None):
+    """Status ``sid`` (by ``author``; a reply to ``replied_to``, or None) of pulled
+    community ``cid``: into keys.community_pulled and its copy in every shard
+    (keys.pulled_copy(uid, -cid)), where home_page.lua merges it for the members who
+    keep the community in their home (fanout.py). The community is registered in
+    every shard's keys.pulled_communities first, once (keys.COMMUNITY_PULLED_FIELD), so
+    that no reader misses a copy for not knowing the community yet, and the members
+    who keep it out of their home noted on their side too (keys.communities_out_of_home).
+    Two round trips (one per node on a cluster), three more the first time."""
+    if not r.hget(keys.community(cid), keys.COMMUNITY_PULLED_FIELD):
+        quiet = r.smembers(keys.community_quiet(cid))
+
+        def register(pipe):
+            for key in keys.all_pulled_communities():
+                pipe.sadd(key, int(cid))
+            for uid in quiet:  # their side, which the merge reads (set_in_home writes both)
+                pipe.sadd(keys.communities_out_of_home(uid), int(cid))
+
+        scripts.run_pipeline(r, register)
+        r.hset(keys.community(cid), keys.COMMUNITY_PULLED_FIELD, "1")
+    member = fanout.pulled_member(sid, author, replied_to)
+
+    def fill(pipe):
+        pipe.zadd(keys.community_pulled(cid), {member: int(sid)})
+        pipe.zremrangebyrank(keys.community_pulled(cid), 0, -(HOME_TIMELINE_SIZE + 1))
+        fanout.queue_copy(pipe, -int(cid), int(sid), member)
+
+    scripts.run_pipeline(r, fill)
+
+
+def forget_pulled(r, cid, sid):
+    """Take status ``sid`` out of community ``cid``'s pulled statuses and their copies
+    (it left the community, or was deleted): fanout.forget_community_status."""
+    fanout.forget_community_status(r, cid, sid)
 
 
 def deliver_job(cid, sid, author, replied_to, start, upto):
@@ -380,8 +440,11 @@ def deliver_batch(r, job, batch=FANOUT_BATCH_SIZE):
 
 
 def remove_status(r, cid, sid):
-    """Take status ``sid`` off ``cid``'s timeline; whether it was on it."""
-    return bool(r.zrem(keys.community_timeline(cid), sid))
+    """Take status ``sid`` off ``cid``'s timeline (and its pulled statuses, merged into
+    homes: forget_pulled); whether it was on it."""
+    removed = bool(r.zrem(keys.community_timeline(cid), sid))
+    forget_pulled(r, cid, sid)
+    return removed
 
 
 def timeline_page(

@@ -26,7 +26,9 @@ answers.
   both marks off and holds the rebuild in the same step (concurrent first pages wait for
   the one that holds it), then ``refill_home`` fills the home from the followed
   accounts' profiles, the code an unfollow's refill runs (the reply rule, blocks and
-  mutes, reposts by the dedupe rules of backfill.lua), and ``refill_lists`` each list
+  mutes, reposts by the dedupe rules of backfill.lua) and the timelines of the groups
+  the person keeps in their home (communities.py, by a group delivery's rules), and
+  ``refill_lists`` each list
   from its members' profiles (list_fill.lua, as adding a member does). Deliveries reach
   the home again from the moment the marks go, before the profiles are read, so a
   status is either delivered or read. Then the page reads its ids again.
@@ -256,7 +258,9 @@ def refill_home(r, uid):
         pipe = r.pipeline(transaction=False)  # one slot: one node
         pipe.zrange(keys.following(uid), 0, -1)
         pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
-        following, hidden = pipe.execute()
+        pipe.zrange(keys.memberships(uid), 0, -1)
+        pipe.smembers(keys.communities_out_of_home(uid))
+        following, hidden, joined, kept_out = pipe.execute()
         hidden = set(hidden)
         seen = {uid, *(int(author) for author in following)}
         # Not the authors the user does not get (muted, blocked either way).
@@ -288,6 +292,9 @@ def refill_home(r, uid):
                     marks[int(rid)] = f"{rid}/{orig}/{orig_author}/{author}"
                 candidates += [int(sid) for sid in ids if sid not in unseen]
         newest = heapq.nlargest(gap, set(candidates))
+        groups = [int(cid) for cid in joined if cid not in kept_out]
+        if groups:
+            newest = _with_group_statuses(r, uid, groups, newest, gap, below, seen, hidden)
         if not newest:
             return 0
         # Oldest first, as they were delivered: of several reposts of one original,
@@ -299,6 +306,37 @@ def refill_home(r, uid):
             r, uid=uid, followed=None, now_ms=int(time.time() * 1000), items=items,
             originals=originals,
         )  # fmt: skip
+
+
+def _with_group_statuses(r, uid, groups, newest, gap, below, followed, hidden):
+    """``newest`` (the ids a refill adds, newest first) with the statuses of the groups
+    ``groups`` (communities.py: those ``uid`` belongs to and keeps in their home) that
+    make the newest ``gap`` of them all, by the rules a group's delivery applies: not
+    the statuses of ``hidden`` authors, nor replies to users not in ``followed`` (the
+    reply rule). Two round trips: the groups' timelines, and the authors and replied-to
+    users of the group statuses among the newest."""
+
+    def read(pipe):
+        for cid in groups:
+            pipe.zrevrangebyscore(keys.community_timeline(cid), below, "-inf", start=0, num=gap)
+
+    from_groups = {int(sid) for ids in scripts.run_pipeline(r, read) for sid in ids}
+    merged = heapq.nlargest(gap, from_groups | set(newest))
+    asked = [sid for sid in merged if sid in from_groups and sid not in set(newest)]
+    if not asked:
+        return merged
+
+    def place(pipe):
+        for sid in asked:
+            pipe.hmget(keys.status(sid), ["uid", "in_reply_to_uid"])
+
+    ruled_out = set()
+    for sid, (author, replied_to) in zip(asked, scripts.run_pipeline(r, place), strict=True):
+        if author is None or author in hidden:
+            ruled_out.add(sid)  # gone, or an author the user does not get
+        elif int(author) != uid and replied_to and int(replied_to) not in followed:
+            ruled_out.add(sid)
+    return [sid for sid in merged if sid not in ruled_out]
 
 
 def replies_marked(status_ids, replies):

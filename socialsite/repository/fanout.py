@@ -46,6 +46,11 @@ puts the status on the profile, so every status is either delivered or pulled:
   switching back and forth at every follow), and stays registered: the statuses it
   posted while pulled are still merged, the ones after are delivered. A status is
   read from one place or the other, or both (a page shows an id once), never neither.
+
+Pulled communities (communities.py) are merged the same way, for the members who keep
+them in their home: each is the source ``-cid`` (keys.community_pulled, its copies
+keys.pulled_copy(uid, -cid)), found by home_page.lua in keys.pulled_communities and
+the reader's keys.memberships.
 """
 
 import time
@@ -113,12 +118,37 @@ def refill_copies(r, author_uid):
     must be full again whenever the account has older ones. One read and one round trip
     (one per node on a cluster); idempotent."""
     below = r.zrevrange(
-        keys.pulled_statuses(author_uid), PULLED_COPY_SIZE - 1, PULLED_COPY_SIZE - 1,
+        pulled_source(author_uid), PULLED_COPY_SIZE - 1, PULLED_COPY_SIZE - 1,
         withscores=True,
     )  # fmt: skip
     if below:
         member, sid = below[0]
         copy_pulled(r, author_uid, int(sid), member)
+
+
+def pulled_source(author):
+    """The list of pulled statuses of the merge's source ``author``: a pulled account's
+    keys.pulled_statuses, or for a negative id, pulled community -author's
+    keys.community_pulled (communities.py)."""
+    author = int(author)
+    if author < 0:
+        return keys.community_pulled(-author)
+    return keys.pulled_statuses(author)
+
+
+def forget_community_status(r, cid, sid):
+    """Take status ``sid`` out of community ``cid``'s pulled statuses and their copies
+    (it left the community, or was deleted), the copies filled again from older ones
+    (refill_copies). One round trip when the community was never pulled."""
+    if not r.hget(keys.community(cid), keys.COMMUNITY_PULLED_FIELD):
+        return
+
+    def fill(pipe):
+        pipe.zremrangebyscore(keys.community_pulled(cid), int(sid), int(sid))
+        queue_uncopy(pipe, -int(cid), int(sid))
+
+    scripts.run_pipeline(r, fill)
+    refill_copies(r, -int(cid))
 
 
 def pulled_member(sid, author_uid, replied_to_uid=None):
@@ -279,7 +309,7 @@ def upward_start(r, uid, authors, delivered, above, before, count):
 
     def read_pulled(pipe):
         for author in authors:
-            pipe.zrangebyscore(keys.pulled_statuses(author), f"({int(above)}", top, 0, wanted)
+            pipe.zrangebyscore(pulled_source(author), f"({int(above)}", top, 0, wanted)
 
     members, ceiling = [], None
     for read in scripts.run_pipeline(r, read_pulled):
@@ -340,7 +370,7 @@ def merge_pulled(r, uid, ids, authors, before, count, marks=False, with_reposts=
 
     def read_pulled(pipe):
         for author in authors:
-            pipe.zrevrangebyscore(keys.pulled_statuses(author), top, "-inf", start=0, num=count + 1)
+            pipe.zrevrangebyscore(pulled_source(author), top, "-inf", start=0, num=count + 1)
 
     pulled, replied, reposts_of = set(), {}, {}
     for author, read in zip(authors, scripts.run_pipeline(r, read_pulled), strict=True):

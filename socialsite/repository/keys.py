@@ -1027,7 +1027,8 @@ def community_banned(cid):
 
 def community_quiet(cid):
     """SET: members who switched the community's statuses out of their home timeline
-    (``in_home`` off): the delivery skips them."""
+    (``in_home`` off): the delivery skips them (the member's side:
+    communities_out_of_home)."""
     return f"community-quiet:{community_tag(cid)}:{cid}"
 
 
@@ -1047,6 +1048,44 @@ def memberships(uid):
     (ms). What the one visibility path reads for a members-only status (visibility.py),
     with the viewer's other keys."""
     return f"communities:{shard(uid)}:{uid}"
+
+
+# --- Pulled communities (communities.py, fanout.py): a community of FANOUT_PULL_FOLLOWERS
+# members or more is merged into its members' home pages at read time, as a pulled
+# account is. In the merge it is the pulled source ``-cid`` (a negative id: never a
+# user's): its copies are pulled_copy(uid, -cid) in every shard. ----------------------
+
+
+def pulled_communities(uid):
+    """SET: the ids of the pulled communities, in user ``uid``'s slot. Every shard holds
+    the same set (all_pulled_communities), so that home_page.lua finds, in the reader's
+    own slot, which of them the reader belongs to. A community is added before its
+    first pulled status is written and never taken out."""
+    return f"pulled-communities:{shard(uid)}"
+
+
+def all_pulled_communities():
+    """The pulled_communities key of every shard (registering a community writes each)."""
+    return [f"pulled-communities:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+def community_pulled(cid):
+    """ZSET: the statuses posted to community ``cid`` while pulled (delivered to
+    nobody), the newest HOME_TIMELINE_SIZE, scored by id; a member is the id, or
+    ``<id>:<uid>`` for a reply to another user ``uid`` (the reply rule is applied when
+    read), as keys.pulled_statuses holds an account's."""
+    return f"community-pulled:{community_tag(cid)}:{cid}"
+
+
+def communities_out_of_home(uid):
+    """SET, in the user's slot: the communities whose statuses ``uid`` keeps out of
+    their home (``in_home`` off; community_quiet's other side): home_page.lua does not
+    merge a pulled one's, a rebuilt home does not take them back."""
+    return f"communities-out:{shard(uid)}:{uid}"
+
+
+# Field of the community hash: "1" once the community is in pulled_communities.
+COMMUNITY_PULLED_FIELD = "pulled"
 
 
 # Fields of a status of a community (statuses.post_status): its community's id, and "1"

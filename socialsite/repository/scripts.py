@@ -482,11 +482,13 @@ def home_page(
     ids and hidden authors. ``merge``: the statuses of the accounts of keys.
     pulled_accounts that uid follows (keys.following; a list: its keys.list_members),
     not hidden, merged in from their keys.pulled_copy by the reply rule (keys.following),
-    and one more answer, last: what was merged. ``above`` (the client API's min_id; no
-    page of the site passes it): the page starts at the ``count``-th entry above
-    ``above`` (delivered or merged), so that it holds every entry between; and one more
-    answer, last: [the cursor it was read below ("" for none), the delivered ids above
-    ``above`` it counted, lowest first]."""
+    and one more answer, last: what was merged; a home's page also merges the pulled
+    communities (keys.pulled_communities) uid belongs to (keys.memberships) and keeps
+    in their home (not in keys.communities_out_of_home), each as the source -cid.
+    ``above`` (the client API's min_id; no page of the site passes it): the page starts
+    at the ``count``-th entry above ``above`` (delivered or merged), so that it holds
+    every entry between; and one more answer, last: [the cursor it was read below (""
+    for none), the delivered ids above ``above`` it counted, lowest first]."""
     args = [_id_or_blank(before), count, HOME_TIMELINE_SIZE, int(skip_deleted), now_ms,
             int(merge), uid, PULLED_COPY_SIZE, _id_or_blank(above)]  # fmt: skip
     if list_id is not None:
@@ -509,6 +511,16 @@ def home_page(
             script_keys["likes_changed"] = keys.likes_changed(uid)
         followed = keys.following(uid)
     if merge:
+        # Groups: a home page merges the pulled communities uid belongs to and keeps in
+        # their home too (ARGV[10]); a list's page does not.
+        with_communities = list_id is None
+        if with_communities:
+            script_keys["communities"] = [
+                keys.pulled_communities(uid),
+                keys.memberships(uid),
+                keys.communities_out_of_home(uid),
+            ]
+        args.append(int(with_communities))
         script_keys["merge"] = [keys.pulled_accounts(uid), followed, keys.following(uid)]
     return script_keys, args
 

@@ -875,6 +875,9 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
     *_, reposted, newest = scripts.run_pipeline(r, fill)
     if registered:
         fanout.refill_copies(r, uid)
+    if status.get(keys.STATUS_COMMUNITY_FIELD):
+        # Groups: a pulled community's copies may hold it too.
+        fanout.forget_community_status(r, int(status[keys.STATUS_COMMUNITY_FIELD]), sid)
     _note_deleted(r, sid)
     # Its replies list, likes and counts go with it (one slot); replies to it keep their
     # place in their own threads, under "This status was deleted". The list of its

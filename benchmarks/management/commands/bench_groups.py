@@ -1,5 +1,5 @@
 """``manage.py bench_groups``: posting to a pulled group of 100,000 members, and group
-pages and a home following 5 groups against /healthz (benchmarks/groups.py)."""
+pages and a home following 5 groups (one pulled) against /healthz (benchmarks/groups.py)."""
 
 from django.core.management.base import BaseCommand
 

@@ -13,6 +13,12 @@
 -- KEYS[6] = user_likes?       keys.user_likes(uid) (ZSET: the statuses the user likes)
 -- KEYS[7] = likes_changed?    keys.likes_changed(uid) (STRING: the user liked or unliked
 --                             lately; with KEYS[6])
+-- KEYS[n-5..n-3] = communities?  with ARGV[10] = "1" (a home's page), before the merge's
+--                             three: keys.pulled_communities(uid) (SET), keys.memberships
+--                             (uid) and keys.communities_out_of_home(uid): the pulled
+--                             communities the user belongs to and keeps in their home
+--                             are merged as the pulled sources "-<cid>" (their copies:
+--                             keys.pulled_copy(uid, -cid))
 -- KEYS[n-2..n] = merge?       with ARGV[6] = "1", last: keys.pulled_accounts(uid) (SET:
 --                             the pulled accounts), the accounts the page follows (ZSET:
 --                             keys.following(uid), or a list's keys.list_members) and
@@ -29,6 +35,7 @@
 --           it (the client API's min_id): below the cursor, it starts at the ARGV[2]-th
 --           entry above ARGV[9] (delivered or merged), so that it holds every entry
 --           between; entries at or below ARGV[9] may follow (the caller cuts them)
+-- ARGV[10] = "1" when the communities' three KEYS come (a home's page, with ARGV[6])
 -- Returns {the ids, newest first; the ids of the authors hidden now; for each id that
 -- stands for an original shown through reposts: the id, the original's id, the first
 -- reposter and how many others bring it (flat); the originals among the page's that
@@ -59,7 +66,9 @@ local count, cap = tonumber(ARGV[2]), tonumber(ARGV[3])
 local merge = ARGV[6] == '1'
 -- How many of KEYS are the page's own (the rest: the merge's two).
 local own = #KEYS
+local with_communities = merge and ARGV[10] == '1'
 if merge then own = own - 3 end
+if with_communities then own = own - 3 end
 local noted = 0
 if ARGV[4] == '1' then noted = redis.call('ZCARD', KEYS[2]) end
 local above = nil
@@ -81,6 +90,19 @@ local function followed_pulled()
         for i = 1, #accounts do
             if scores[i] and not not_shown[accounts[i]] then
                 authors[#authors + 1] = accounts[i]
+            end
+        end
+    end
+    -- Groups: the pulled communities the reader belongs to and keeps in their home, as
+    -- the sources "-<cid>" (blocks and mutes of their authors: the caller's page).
+    if with_communities then
+        local pulled = redis.call('SMEMBERS', KEYS[#KEYS - 5])
+        if #pulled > 0 then
+            local joined = redis.call('ZMSCORE', KEYS[#KEYS - 4], unpack(pulled))
+            for i = 1, #pulled do
+                if joined[i] and redis.call('SISMEMBER', KEYS[#KEYS - 3], pulled[i]) == 0 then
+                    authors[#authors + 1] = '-' .. pulled[i]
+                end
             end
         end
     end
