@@ -2,6 +2,7 @@ from django.urls import include, path, re_path
 
 from . import (
     accounts,
+    bookmarks,
     direct,
     discovery,
     favourites,
@@ -69,6 +70,9 @@ api_urlpatterns = [
     path("v1/statuses/<str:status_id>/unfavourite", statuses.unfavourite, name="unfavourite"),
     path("v1/statuses/<str:status_id>/reblog", statuses.reblog, name="reblog"),
     path("v1/statuses/<str:status_id>/unreblog", statuses.unreblog, name="unreblog"),
+    # Bookmarks (issue 47).
+    path("v1/statuses/<str:status_id>/bookmark", bookmarks.bookmark, name="bookmark"),
+    path("v1/statuses/<str:status_id>/unbookmark", bookmarks.unbookmark, name="unbookmark"),
     path(
         "v1/statuses/<str:status_id>/favourited_by",
         statuses.favourited_by,
@@ -144,6 +148,7 @@ api_urlpatterns = [
     # Mastodon.py posts a report with a final slash.
     re_path(r"^v1/reports/?$", reports.report, name="reports"),
     path("v1/favourites", favourites.favourites, name="favourites"),
+    path("v1/bookmarks", bookmarks.bookmarks, name="bookmarks"),
     path("v1/lists", lists.lists_view, name="lists"),
     path("v1/lists/<str:list_id>", lists.one, name="list"),
     path("v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),

@@ -62,6 +62,8 @@ class StatusLinks:
         "_mute",
         "_block",
         "_report",
+        "_bookmark",
+        "_unbookmark",
         "patterns",
     )
 
@@ -82,6 +84,9 @@ class StatusLinks:
         self._mute = _url_pattern("mute", (_LOGIN_SLOT,), prefix, urlconf)
         self._block = _url_pattern("block", (_LOGIN_SLOT,), prefix, urlconf)
         self._report = _url_pattern("report", (_LOGIN_SLOT,), prefix, urlconf)
+        # Bookmarks (issue 47): the status's more menu.
+        self._bookmark = _url_pattern("bookmark", (_ID_SLOT,), prefix, urlconf)
+        self._unbookmark = _url_pattern("unbookmark", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
@@ -105,6 +110,12 @@ class StatusLinks:
 
     def unlike(self, sid):
         return self._unlike.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def bookmark(self, sid):
+        return self._bookmark.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unbookmark(self, sid):
+        return self._unbookmark.replace(_ID_TEXT, str(int(sid)), 1)
 
     def repost(self, sid):
         return self._repost.replace(_ID_TEXT, str(int(sid)), 1)

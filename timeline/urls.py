@@ -1,6 +1,17 @@
 from django.urls import path
 
-from . import discover, groups, likes, lists, profile_settings, relations, search, top, views
+from . import (
+    bookmarks,
+    discover,
+    groups,
+    likes,
+    lists,
+    profile_settings,
+    relations,
+    search,
+    top,
+    views,
+)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -58,6 +69,10 @@ urlpatterns += [
     path("statuses/<id:status_id>/unlike/", likes.unlike, name="unlike"),
     path("@<str:login>/<id:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
+    # Bookmarks (issue 47).
+    path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks"),
+    path("statuses/<id:status_id>/bookmark/", bookmarks.bookmark, name="bookmark"),
+    path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark"),
 ]
 
 # Search and autocomplete (search.py).

@@ -18,7 +18,7 @@ from django.conf import settings
 
 from media import attachments, files, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import entities, keys, likes, limits, reposts, statuses
+from socialsite.repository import bookmarks, entities, keys, likes, limits, reposts, statuses
 
 from . import communities
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
@@ -285,3 +285,30 @@ def unrepost(actor: Actor, status_id: int) -> Reposted:
     )
     _repost_refusal(result)
     return Reposted(RepostOutcome(result.value))
+
+
+# --- bookmarks (issue 47) ---------------------------------------------------------------------
+
+
+def bookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
+    """The actor bookmarks status ``status_id`` (a repost's original) for themselves
+    alone: BOOKMARKED, or ALREADY_BOOKMARKED (nothing changes). Throttle "likes" (the
+    same budget as likes: both are a tap on a status); no verified address needed (it
+    reaches nobody). NotFound for a status the actor may not see."""
+    require(actor, throttle="likes")
+    result = bookmarks.bookmark(get_redis(), actor.uid, status_id)
+    if result is bookmarks.BookmarkResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    return result
+
+
+def unbookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
+    """The actor lets go of their bookmark of ``status_id``: UNBOOKMARKED, or
+    NOT_BOOKMARKED (nothing changes). A bookmarked status the actor may no longer see
+    (or deleted) can still be let go of. Throttle "likes". NotFound for a status that
+    is neither bookmarked nor one they may see."""
+    require(actor, throttle="likes")
+    result = bookmarks.unbookmark(get_redis(), actor.uid, status_id)
+    if result is bookmarks.BookmarkResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    return result

@@ -769,6 +769,17 @@ def user_likes(uid):
     return f"likes:{shard(uid)}:{uid}"
 
 
+# --- bookmarks (issue 47) -------------------------------------------------------------------
+
+
+def bookmarks(uid):
+    """ZSET: the ids of the statuses ``uid`` bookmarked, scored by when (ms, unique per
+    list), in the user's slot: /bookmarks/ and GET /api/v1/bookmarks, private to them.
+    Entries naming a deleted status are skipped when read and taken out by the page that
+    finds them (bookmarks.bookmarks_page)."""
+    return f"bookmarks:{shard(uid)}:{uid}"
+
+
 def likes_changed(uid):
     """STRING: "1" for limits.COUNTS_TRUST_SECONDS after ``uid`` liked or unliked a
     status (it expires then). home_page.lua reads it: while it stands, the page reads

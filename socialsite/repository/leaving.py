@@ -247,6 +247,7 @@ def delete_user_keys(r, uid, budget):
         keys.suggestions(uid),
         keys.user_likes(uid),
         keys.likes_changed(uid),
+        keys.bookmarks(uid),
         *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))

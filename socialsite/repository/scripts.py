@@ -399,6 +399,16 @@ def mark_like(*, uid, sid, now_ms):
     }, [sid, now_ms, COUNTS_TRUST_SECONDS * 1000]
 
 
+# --- bookmarks (bookmarks.py, issue 47) ----------------------------------------------------
+
+
+@script("scores")
+def mark_bookmark(*, uid, sid, now_ms):
+    """Note status ``sid`` in keys.bookmarks(uid), scored by ``now_ms`` made unique.
+    Returns 1 if noted, 0 if it was already (its time stays)."""
+    return {"bookmarks": keys.bookmarks(uid)}, [sid, now_ms]
+
+
 # --- fan-out (fanout.py): one call per shard group of followers ------------------------------
 
 
