@@ -85,8 +85,8 @@ class StatusLinks:
         self._block = _url_pattern("block", (_LOGIN_SLOT,), prefix, urlconf)
         self._report = _url_pattern("report", (_LOGIN_SLOT,), prefix, urlconf)
         # Bookmarks (issue 47): the status's more menu.
-        self._bookmark = _url_pattern("bookmark", (_ID_SLOT,), prefix, urlconf)
-        self._unbookmark = _url_pattern("unbookmark", (_ID_SLOT,), prefix, urlconf)
+        self._bookmark = _url_pattern("bookmark_status", (_ID_SLOT,), prefix, urlconf)
+        self._unbookmark = _url_pattern("unbookmark_status", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 

@@ -167,6 +167,7 @@ PAGES = {
     "status_likes": lambda s: f"/@bob/{s['status']}/likes/",
     "reposters": lambda s: f"/@bob/{s['status']}/reposts/",
     "user_likes": lambda s: "/@alice/likes/",
+    "bookmarks_page": lambda s: "/bookmarks/",
     "tag": lambda s: "/tags/launch/",
     "notifications": lambda s: "/notifications/",
     "settings": lambda s: "/settings/",
@@ -298,6 +299,12 @@ ACTIONS = {
     "follow_request_reject",
     "reports",
     "favourites",
+    # Bookmarks (issue 47): the menu's forms, and the client API's.
+    "bookmark_status",
+    "unbookmark_status",
+    "bookmark",
+    "unbookmark",
+    "bookmarks",
     # Groups' forms (timeline/groups.py) and the client API's group timeline.
     "group_join",
     "group_leave",

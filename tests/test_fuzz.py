@@ -101,6 +101,10 @@ ENDPOINTS = [
     ("POST", "/statuses/{sid}/repost/", ["next"]),
     ("POST", "/statuses/{sid}/unrepost/", ["next"]),
     ("GET", "/@{login}/{sid}/reposts/", ["before"]),
+    # Bookmarks (issue 47).
+    ("POST", "/statuses/{sid}/bookmark/", ["next"]),
+    ("POST", "/statuses/{sid}/unbookmark/", ["next"]),
+    ("GET", "/bookmarks/", ["before"]),
 ]
 
 HEADERS = {
@@ -275,6 +279,9 @@ API_ROUTES = {
     "reports": (["POST"], ["account_id", "status_ids[]", "comment", "category", "forward",
                            "rule_ids[]"]),
     "favourites": (["GET"], PAGING),
+    "bookmark": (["POST"], []),
+    "unbookmark": (["POST"], []),
+    "bookmarks": (["GET"], PAGING),
     "lists": (["GET", "POST"], ["title", "replies_policy", "exclusive"]),
     "list": (["GET", "PUT", "DELETE"], ["title", "replies_policy"]),
     "list_accounts": (["GET", "POST", "DELETE"], [*PAGING, "account_ids[]"]),

@@ -28,7 +28,7 @@ BOOKMARK_MESSAGES = {
 def _act(request, status_id, act):
     result = act(actor_of(request), status_id)
     messages.add_message(request, *BOOKMARK_MESSAGES[result])
-    return redirect_to_next(request, reverse("bookmarks"))
+    return redirect_to_next(request, reverse("bookmarks_page"))
 
 
 @require_POST

@@ -70,9 +70,9 @@ urlpatterns += [
     path("@<str:login>/<id:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
     # Bookmarks (issue 47).
-    path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks"),
-    path("statuses/<id:status_id>/bookmark/", bookmarks.bookmark, name="bookmark"),
-    path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark"),
+    path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks_page"),
+    path("statuses/<id:status_id>/bookmark/", bookmarks.bookmark, name="bookmark_status"),
+    path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark_status"),
 ]
 
 # Search and autocomplete (search.py).
