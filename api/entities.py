@@ -282,7 +282,7 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
             "reblogged": bool(viewer.get("reblogged", False)),
             "muted": False,
             "bookmarked": bool(viewer.get("bookmarked", False)),
-            "pinned": False,
+            "pinned": bool(viewer.get("pinned", False)),
             "filtered": [],
         }
     )
@@ -441,14 +441,15 @@ def tag(base, name, history=()):
     }
 
 
-def shown_status(base, item, liked=frozenset(), bookmarked=frozenset()):
+def shown_status(base, item, liked=frozenset(), bookmarked=frozenset(), pinned=frozenset()):
     """The Status entity of ``item``, a status as the repository's pages give it (with
     its ``author``, counts, ``viewer_reposted``); ``liked``: the ids the viewer likes
-    (the page's ``liked``); ``bookmarked``: those the viewer bookmarked, when read."""
+    (the page's ``liked``); ``bookmarked``: those the viewer bookmarked, when read;
+    ``pinned``: those pinned, for their author."""
     counts = {"replies": item.get("replies", 0), "reblogs": item.get("reposts", 0),
               "favourites": item.get("likes", 0)}  # fmt: skip
     viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted")),
-              "bookmarked": item["id"] in bookmarked}  # fmt: skip
+              "bookmarked": item["id"] in bookmarked, "pinned": item["id"] in pinned}  # fmt: skip
     return status(base, item, item["author"], counts=counts, viewer=viewer)
 
 
@@ -525,18 +526,20 @@ def reblog_of(base, item, repost, liked=frozenset()):
     return wrapper
 
 
-def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked=frozenset()):
+def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked=frozenset(),
+                        pinned=frozenset()):  # fmt: skip
     """The JSON text of ``items`` (statuses as the repository's pages give them) as a
     list of Status entities: what json.dumps([shown_status(...) ...]) gives. ``reposts``:
     {(reposter id, original id): (repost id, posted)} for items shown under a "reposted"
     header, each given as the repost wrapping it (reblog_of). ``bookmarked``: the ids the
     viewer bookmarked, where the caller read them (GET /api/v1/bookmarks: all); a
-    timeline does not read them, and says ``"bookmarked": false``."""
+    timeline does not read them, and says ``"bookmarked": false``; ``pinned``: the ids
+    to say ``"pinned": true`` of (an author's pinned statuses, to their author)."""
     parts = []
     reposts = reposts or {}
     for item in items:
-        if item["id"] in bookmarked:  # bookmarks (issue 47): the whole entity, marked
-            parts.append(_dumps(shown_status(base, item, liked, bookmarked)))
+        if item["id"] in bookmarked or item["id"] in pinned:  # issue 47: marked
+            parts.append(_dumps(shown_status(base, item, liked, bookmarked, pinned)))
             continue
         shown_by = item.get("reposted_by")
         repost = reposts.get((shown_by["id"], item["id"])) if shown_by else None

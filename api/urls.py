@@ -13,6 +13,7 @@ from . import (
     notification_groups,
     notifications,
     oauth_views,
+    pins,
     relations,
     reports,
     search,
@@ -73,6 +74,9 @@ api_urlpatterns = [
     # Bookmarks (issue 47).
     path("v1/statuses/<str:status_id>/bookmark", bookmarks.bookmark, name="bookmark"),
     path("v1/statuses/<str:status_id>/unbookmark", bookmarks.unbookmark, name="unbookmark"),
+    # Pinned statuses (issue 47).
+    path("v1/statuses/<str:status_id>/pin", pins.pin, name="pin"),
+    path("v1/statuses/<str:status_id>/unpin", pins.unpin, name="unpin"),
     path(
         "v1/statuses/<str:status_id>/favourited_by",
         statuses.favourited_by,

@@ -64,6 +64,8 @@ class StatusLinks:
         "_report",
         "_bookmark",
         "_unbookmark",
+        "_pin",
+        "_unpin",
         "patterns",
     )
 
@@ -87,6 +89,9 @@ class StatusLinks:
         # Bookmarks (issue 47): the status's more menu.
         self._bookmark = _url_pattern("bookmark_status", (_ID_SLOT,), prefix, urlconf)
         self._unbookmark = _url_pattern("unbookmark_status", (_ID_SLOT,), prefix, urlconf)
+        # Pinned statuses (issue 47): one's own status's more menu.
+        self._pin = _url_pattern("pin_status", (_ID_SLOT,), prefix, urlconf)
+        self._unpin = _url_pattern("unpin_status", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
@@ -116,6 +121,12 @@ class StatusLinks:
 
     def unbookmark(self, sid):
         return self._unbookmark.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def pin(self, sid):
+        return self._pin.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unpin(self, sid):
+        return self._unpin.replace(_ID_TEXT, str(int(sid)), 1)
 
     def repost(self, sid):
         return self._repost.replace(_ID_TEXT, str(int(sid)), 1)

@@ -305,6 +305,11 @@ ACTIONS = {
     "bookmark",
     "unbookmark",
     "bookmarks",
+    # Pinned statuses (issue 47).
+    "pin_status",
+    "unpin_status",
+    "pin",
+    "unpin",
     # Groups' forms (timeline/groups.py) and the client API's group timeline.
     "group_join",
     "group_leave",

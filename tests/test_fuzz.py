@@ -105,6 +105,8 @@ ENDPOINTS = [
     ("POST", "/statuses/{sid}/bookmark/", ["next"]),
     ("POST", "/statuses/{sid}/unbookmark/", ["next"]),
     ("GET", "/bookmarks/", ["before"]),
+    ("POST", "/statuses/{sid}/pin/", ["next"]),
+    ("POST", "/statuses/{sid}/unpin/", ["next"]),
 ]
 
 HEADERS = {
@@ -282,6 +284,8 @@ API_ROUTES = {
     "bookmark": (["POST"], []),
     "unbookmark": (["POST"], []),
     "bookmarks": (["GET"], PAGING),
+    "pin": (["POST"], []),
+    "unpin": (["POST"], []),
     "lists": (["GET", "POST"], ["title", "replies_policy", "exclusive"]),
     "list": (["GET", "PUT", "DELETE"], ["title", "replies_policy"]),
     "list_accounts": (["GET", "POST", "DELETE"], [*PAGING, "account_ids[]"]),

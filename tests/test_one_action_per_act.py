@@ -59,6 +59,7 @@ WRITES = {
     "graph": {"follow", "unfollow", "notify_follow_requested", "notify_follow_approved"},
     "likes": {"like", "unlike"},
     "bookmarks": {"bookmark", "unbookmark"},
+    "pins": {"pin", "unpin"},
     "reposts": {"repost", "unrepost"},
     "blocks": {"block", "unblock", "mute", "unmute", "restore"},
     "privacy": {"set_private", "approve", "reject", "approve_waiting"},

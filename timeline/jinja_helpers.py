@@ -106,7 +106,7 @@ _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
 def status_list_markup(article, statuses, request, csrf_input, links, delete_next, liked,
-                       bookmarked=None):  # fmt: skip
+                       bookmarked=None, pinned=None):  # fmt: skip
     """The markup of a page's statuses (_status.html's status_list), each by the macro
     ``article`` (status_article), with the viewer's buttons.
 
@@ -119,7 +119,10 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     ``bookmarked``: the ids the viewer bookmarked, where the page read them (the
     bookmarks page: all of them); elsewhere none is read, and the menu offers
     "Bookmark", which bookmarking again leaves as it is. Part of the key, as ``liked``.
+    ``pinned``: the ids pinned, where the page read them (a profile's pinned section):
+    the viewer's own statuses' menu says "Unpin" for them (those are made each time).
     """
+    pinned = pinned or ()
     viewer_id = request.user.id
     actions = viewer_id is not None
     # The reader's time zone (their setting, socialsite.actions.settings), for the
@@ -143,7 +146,8 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
         marked = {"bookmarked": True} if is_bookmarked else {}
         if status["uid"] == viewer_id:
             own = (csrf_input, own_next, actions, is_liked, reposted, when, zone)
-            made.append(article(status, links, *own, **marked))
+            mine = {**marked, "pinned": True} if status["id"] in pinned else marked
+            made.append(article(status, links, *own, **mine))
             continue
         # The viewer's own mark is in the key, not in what is compared: the status's
         # fields alone.

@@ -6,6 +6,7 @@ from . import (
     groups,
     likes,
     lists,
+    pins,
     profile_settings,
     relations,
     search,
@@ -73,6 +74,9 @@ urlpatterns += [
     path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks_page"),
     path("statuses/<id:status_id>/bookmark/", bookmarks.bookmark, name="bookmark_status"),
     path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark_status"),
+    # Pinned statuses (issue 47).
+    path("statuses/<id:status_id>/pin/", pins.pin, name="pin_status"),
+    path("statuses/<id:status_id>/unpin/", pins.unpin, name="unpin_status"),
 ]
 
 # Search and autocomplete (search.py).

@@ -780,6 +780,14 @@ def bookmarks(uid):
     return f"bookmarks:{shard(uid)}:{uid}"
 
 
+def pinned(uid):
+    """ZSET: the ids of the statuses ``uid`` pinned to their profile (at most
+    pins.MAX_PINNED), scored by when (ms), in the user's slot beside keys.profile: the
+    profile page reads it with its first page's ids. Entries naming a deleted status are
+    skipped when read and taken out when the next pin finds them."""
+    return f"pinned:{shard(uid)}:{uid}"
+
+
 def likes_changed(uid):
     """STRING: "1" for limits.COUNTS_TRUST_SECONDS after ``uid`` liked or unliked a
     status (it expires then). home_page.lua reads it: while it stands, the page reads

@@ -248,6 +248,7 @@ def delete_user_keys(r, uid, budget):
         keys.user_likes(uid),
         keys.likes_changed(uid),
         keys.bookmarks(uid),
+        keys.pinned(uid),
         *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))

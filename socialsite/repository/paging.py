@@ -28,6 +28,8 @@ class Page(Generic[Item]):
     # The highest cursor read (items left out included): pass as ``above`` for the
     # next newer page; None when nothing was read.
     prev_cursor: int | None = None
+    # Pinned statuses (issue 47): a profile's first page's, shown above it.
+    pinned: list = field(default_factory=list)
 
 
 def read_ids(

@@ -409,6 +409,13 @@ def mark_bookmark(*, uid, sid, now_ms):
     return {"bookmarks": keys.bookmarks(uid)}, [sid, now_ms]
 
 
+@script()
+def pin_status(*, uid, sid, now_ms, most):
+    """Pin status ``sid`` in keys.pinned(uid), scored by ``now_ms``, unless ``most`` are
+    pinned already. Returns 1 if pinned, 0 if it was already, -1 if there is no room."""
+    return {"pinned": keys.pinned(uid)}, [sid, now_ms, most]
+
+
 # --- fan-out (fanout.py): one call per shard group of followers ------------------------------
 
 
