@@ -431,13 +431,14 @@ def relationship(other_id, rel, *, followed_by=False, private_other=False):
     }
 
 
-def tag(base, name, history=()):
-    """Mastodon's Tag entity of hashtag ``name`` (normalized)."""
+def tag(base, name, history=(), following=False):
+    """Mastodon's Tag entity of hashtag ``name`` (normalized); ``following``: whether the
+    caller follows it (followed hashtags, issue 47)."""
     return {
         "name": name,
         "url": absolute(base, f"/tags/{name}/"),
         "history": list(history),
-        "following": False,
+        "following": bool(following),
     }
 
 

@@ -19,6 +19,7 @@ from . import (
     search,
     startup,
     statuses,
+    tags,
     timelines,
 )
 from .responses import error
@@ -153,6 +154,11 @@ api_urlpatterns = [
     re_path(r"^v1/reports/?$", reports.report, name="reports"),
     path("v1/favourites", favourites.favourites, name="favourites"),
     path("v1/bookmarks", bookmarks.bookmarks, name="bookmarks"),
+    # Followed hashtags (issue 47).
+    path("v1/tags/<str:name>", tags.tag, name="tag_api"),
+    path("v1/tags/<str:name>/follow", tags.follow, name="tag_follow"),
+    path("v1/tags/<str:name>/unfollow", tags.unfollow, name="tag_unfollow"),
+    path("v1/followed_tags", tags.followed, name="followed_tags"),
     path("v1/lists", lists.lists_view, name="lists"),
     path("v1/lists/<str:list_id>", lists.one, name="list"),
     path("v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),

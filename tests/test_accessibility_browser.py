@@ -310,6 +310,13 @@ ACTIONS = {
     "unpin_status",
     "pin",
     "unpin",
+    # Followed hashtags (issue 47).
+    "tag_follow_page",
+    "tag_unfollow_page",
+    "tag_api",
+    "tag_follow",
+    "tag_unfollow",
+    "followed_tags",
     # Groups' forms (timeline/groups.py) and the client API's group timeline.
     "group_join",
     "group_leave",

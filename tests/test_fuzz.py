@@ -107,6 +107,8 @@ ENDPOINTS = [
     ("GET", "/bookmarks/", ["before"]),
     ("POST", "/statuses/{sid}/pin/", ["next"]),
     ("POST", "/statuses/{sid}/unpin/", ["next"]),
+    ("POST", "/tags/{login}/follow/", ["next"]),
+    ("POST", "/tags/{login}/unfollow/", ["next"]),
 ]
 
 HEADERS = {
@@ -286,6 +288,10 @@ API_ROUTES = {
     "bookmarks": (["GET"], PAGING),
     "pin": (["POST"], []),
     "unpin": (["POST"], []),
+    "tag_api": (["GET"], []),
+    "tag_follow": (["POST"], []),
+    "tag_unfollow": (["POST"], []),
+    "followed_tags": (["GET"], ["max_id", "limit"]),
     "lists": (["GET", "POST"], ["title", "replies_policy", "exclusive"]),
     "list": (["GET", "PUT", "DELETE"], ["title", "replies_policy"]),
     "list_accounts": (["GET", "POST", "DELETE"], [*PAGING, "account_ids[]"]),

@@ -60,6 +60,7 @@ WRITES = {
     "likes": {"like", "unlike"},
     "bookmarks": {"bookmark", "unbookmark"},
     "pins": {"pin", "unpin"},
+    "followed_tags": {"follow", "unfollow"},
     "reposts": {"repost", "unrepost"},
     "blocks": {"block", "unblock", "mute", "unmute", "restore"},
     "privacy": {"set_private", "approve", "reject", "approve_waiting"},

@@ -3,6 +3,7 @@ from django.urls import path
 from . import (
     bookmarks,
     discover,
+    followed_tags,
     groups,
     likes,
     lists,
@@ -25,6 +26,9 @@ urlpatterns = [
     path("@<str:login>/unfollow/", views.unfollow, name="unfollow"),
     path("@<str:login>/<id:status_id>/", views.status_detail, name="status_detail"),
     path("tags/<str:tag>/", views.tag, name="tag"),
+    # Followed hashtags (issue 47).
+    path("tags/<str:tag>/follow/", followed_tags.follow, name="tag_follow_page"),
+    path("tags/<str:tag>/unfollow/", followed_tags.unfollow, name="tag_unfollow_page"),
     path("notifications/", views.notifications_page, name="notifications"),
 ]
 

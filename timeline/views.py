@@ -465,8 +465,9 @@ def tag(request, tag):
         return redirect(f"{url}?{query}" if query else url, permanent=True)
     count = settings.TIMELINE_PAGE_SIZE
     page = timelines.tag_page(
-        get_redis(), normalized, before=before, count=count, viewer_id=request.user.id
-    )
+        get_redis(), normalized, before=before, count=count, viewer_id=request.user.id,
+        with_following=True,  # followed hashtags (issue 47): the Follow button
+    )  # fmt: skip
     return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 
 

@@ -21,6 +21,7 @@ from socialsite.connection import get_redis
 from socialsite.repository import (
     bookmarks,
     entities,
+    followed_tags,
     keys,
     likes,
     limits,
@@ -190,6 +191,8 @@ def post(
         raise NotFound("Your account is not there any more.")
     if place is not None:
         communities.deliver(place, int(sid), actor.uid)
+    # Followed hashtags (issue 47): to the homes of its tags' followers, if public.
+    followed_tags.deliver_status(r, int(sid))
     return int(sid)
 
 

@@ -788,6 +788,19 @@ def pinned(uid):
     return f"pinned:{shard(uid)}:{uid}"
 
 
+def tag_followers(normalized):
+    """ZSET: the users who follow hashtag ``normalized``, scored by when (ms), in the tag's
+    slot beside keys.tag (the tag page reads whether its reader follows it with its ids):
+    followed_tags.py delivers the tag's public statuses to their homes."""
+    return f"tag-followers:{{#{normalized}}}"
+
+
+def followed_tags(uid):
+    """ZSET: the hashtags ``uid`` follows (normalized), scored by when (ms, unique), in the
+    user's slot: GET /api/v1/followed_tags. Written with keys.tag_followers."""
+    return f"followed-tags:{shard(uid)}:{uid}"
+
+
 def likes_changed(uid):
     """STRING: "1" for limits.COUNTS_TRUST_SECONDS after ``uid`` liked or unliked a
     status (it expires then). home_page.lua reads it: while it stands, the page reads

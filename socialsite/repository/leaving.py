@@ -29,6 +29,7 @@ from . import (
     direct,
     emails,
     eviction,
+    followed_tags,
     graph,
     jobs,
     keys,
@@ -249,6 +250,7 @@ def delete_user_keys(r, uid, budget):
         keys.likes_changed(uid),
         keys.bookmarks(uid),
         keys.pinned(uid),
+        keys.followed_tags(uid),
         *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))
@@ -280,6 +282,7 @@ DELETION_STEPS = [
     revoke_app_tokens,
     free_email,
     affinity.forget,
+    followed_tags.forget_user,  # followed hashtags (issue 47)
     delete_user_keys,
 ]
 

@@ -312,15 +312,36 @@ def _first_profile_ids(r, uid, count):
     return pairs, next_cursor, [int(sid) for sid in pinned]
 
 
-def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=None):
+def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=None,
+             with_following=False):  # fmt: skip
     """A page of the statuses with hashtag ``tag`` (normalized: entities.normalize_tag),
     newest first, and a cursor: as profile_page, from the tag's timeline (keys.tag,
     written by tags.py); statuses deleted since are skipped (no hash). ``since``,
-    ``above``: as paging.read_ids."""
-    pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count, since, above)
+    ``above``: as paging.read_ids. ``with_following`` (a page, read down): whether
+    ``viewer_id`` follows the tag is the page's ``following`` (followed hashtags),
+    read with the ids (keys.tag_followers shares the tag's slot)."""
+    following = None
+    if with_following and viewer_id is not None and since is None and above is None:
+        pairs, next_cursor, following = _ids_and_following(r, tag, before, count, viewer_id)
+    else:
+        pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count, since, above)
     page = _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
     page.prev_cursor = paging.top_cursor(pairs)
+    page.following = bool(following)
     return page
+
+
+def _ids_and_following(r, tag, before, count, viewer_id):
+    """paging.read_ids of a tag page read down, and whether ``viewer_id`` follows the
+    tag, in one round trip (one slot)."""
+    top = f"({int(before)}" if before is not None else "+inf"
+    pipe = r.pipeline(transaction=False)
+    pipe.zrevrangebyscore(keys.tag(tag), top, "-inf", start=0, num=count + 1, withscores=True)
+    pipe.zscore(keys.tag_followers(tag), str(viewer_id))
+    scored, score = pipe.execute()
+    next_cursor = int(scored[count - 1][1]) if len(scored) > count else None
+    pairs = [(int(member), int(at)) for member, at in scored[:count]]
+    return pairs, next_cursor, score is not None
 
 
 def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None):
