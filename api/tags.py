@@ -29,20 +29,20 @@ def _answer(request, name):
 
 
 @api_view(scope="read:statuses", public=True)
-def tag(request, name):
-    return _answer(request, _name(name))
+def tag(request, tag):
+    return _answer(request, _name(tag))
 
 
 @api_view(scope="write:follows", methods=("POST",))
-def follow(request, name):
-    relation_actions.follow_tag(actor_of(request), name)
-    return _answer(request, _name(name))
+def follow(request, tag):
+    relation_actions.follow_tag(actor_of(request), tag)
+    return _answer(request, _name(tag))
 
 
 @api_view(scope="write:follows", methods=("POST",))
-def unfollow(request, name):
-    relation_actions.unfollow_tag(actor_of(request), name)
-    return _answer(request, _name(name))
+def unfollow(request, tag):
+    relation_actions.unfollow_tag(actor_of(request), tag)
+    return _answer(request, _name(tag))
 
 
 @api_view(scope="read:follows")

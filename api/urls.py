@@ -155,9 +155,9 @@ api_urlpatterns = [
     path("v1/favourites", favourites.favourites, name="favourites"),
     path("v1/bookmarks", bookmarks.bookmarks, name="bookmarks"),
     # Followed hashtags (issue 47).
-    path("v1/tags/<str:name>", tags.tag, name="tag_api"),
-    path("v1/tags/<str:name>/follow", tags.follow, name="tag_follow"),
-    path("v1/tags/<str:name>/unfollow", tags.unfollow, name="tag_unfollow"),
+    path("v1/tags/<str:tag>", tags.tag, name="tag_api"),
+    path("v1/tags/<str:tag>/follow", tags.follow, name="tag_follow"),
+    path("v1/tags/<str:tag>/unfollow", tags.unfollow, name="tag_unfollow"),
     path("v1/followed_tags", tags.followed, name="followed_tags"),
     path("v1/lists", lists.lists_view, name="lists"),
     path("v1/lists/<str:list_id>", lists.one, name="list"),
