@@ -258,6 +258,8 @@ ACTIONS = {
     "statuses",
     "status",
     "status_context",
+    "status_source",
+    "status_history",
     "favourite",
     "unfavourite",
     "reblog",

@@ -234,6 +234,8 @@ API_ROUTES = {
                             "group"]),
     "status": (["GET", "DELETE"], []),
     "status_context": (["GET"], []),
+    "status_source": (["GET"], []),
+    "status_history": (["GET"], []),
     "favourite": (["POST"], []),
     "unfavourite": (["POST"], []),
     "reblog": (["POST"], ["visibility"]),
