@@ -14,6 +14,8 @@ from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
     graph,
+    likes,
+    pins,
     reposts,
     search,
     timelines,
@@ -121,7 +123,7 @@ def account_statuses(request, account_id):
     """GET /api/v1/accounts/:id/statuses: as the profile page shows them (none of a
     private account the viewer does not follow; 404 for one that blocks the viewer);
     ``exclude_replies``, ``exclude_reblogs``, ``only_media`` filter the page read;
-    ``pinned`` gives none (there are no pinned statuses)."""
+    ``pinned`` gives the account's pinned statuses, the latest pin first, unpaged."""
     try:
         query = paging.params(request)
     except paging.BadParameter as bad:
@@ -133,8 +135,16 @@ def account_statuses(request, account_id):
     seen = visibility.statuses_visibility(viewer, user, rel)
     if seen is visibility.Visibility.BLOCKED:
         raise Http404
-    if seen is not visibility.Visibility.VISIBLE or _truthy(request, "pinned"):
+    if seen is not visibility.Visibility.VISIBLE:
         return json_response([])
+    if _truthy(request, "pinned"):  # pinned statuses (issue 47)
+        if query.bounds().get("before") is not None or query.bounds().get("above") is not None:
+            return json_response([])  # one page: nothing older or newer
+        shown = pins.pinned_statuses(r, user["id"], viewer)
+        liked = likes.likes_of(r, viewer, [item["id"] for item in shown])
+        mine = frozenset(item["id"] for item in shown) if viewer == user["id"] else frozenset()
+        base = entities.site_base(request)
+        return json_text_response(entities.shown_statuses_json(base, shown, liked, pinned=mine))
     page = timelines.profile_page(r, user["id"], viewer_id=viewer, **query.bounds())
     kept = [item for item in page.items if _kept(request, item, user["id"])]
     base = entities.site_base(request)

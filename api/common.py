@@ -11,7 +11,7 @@ from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
-from socialsite.repository import likes, reposts, users
+from socialsite.repository import bookmarks, likes, pins, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -151,9 +151,9 @@ def visible_status(r, viewer_id, sid):
 
 def status_entity(request, status, base=None, fresh=False):
     """The Status entity of ``status`` (from visible_status) for the request's viewer:
-    a repost as a wrapper around its original (when the viewer may see it). Two round
-    trips for a logged-in viewer: whether they like and reposted it (none when
-    ``fresh``: a status just posted)."""
+    a repost as a wrapper around its original (when the viewer may see it). Three round
+    trips for a logged-in viewer: whether they like, reposted and bookmarked it (none
+    when ``fresh``: a status just posted)."""
     r = get_redis()
     base = base or entities.site_base(request)
     original = None
@@ -166,9 +166,14 @@ def status_entity(request, status, base=None, fresh=False):
     asked = viewer is not None and not fresh
     liked = likes.likes_of(r, viewer, [shown]) if asked else frozenset()
     reblogged = asked and reposts.has_reposted(r, viewer, shown)
+    marked = bookmarks.bookmarked_of(r, viewer, [shown]) if asked else frozenset()
+    # Pinned (issue 47): said to the status's author only, as Mastodon does.
+    mine = asked and original is None and int(status["uid"]) == int(viewer)
+    pinned = mine and int(shown) in pins.pinned_ids(r, viewer)
     counts = {"replies": status.get("replies", 0), "reblogs": status.get("reposts", 0),
               "favourites": status.get("likes", 0)}  # fmt: skip
-    flags = {"favourited": int(shown) in liked, "reblogged": reblogged}
+    flags = {"favourited": int(shown) in liked, "reblogged": reblogged,
+             "bookmarked": int(shown) in marked, "pinned": pinned}  # fmt: skip
     return entities.status(base, status, status["author"], counts=counts, viewer=flags,
                            reblog=original)  # fmt: skip
 

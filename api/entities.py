@@ -256,7 +256,7 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
     """Mastodon's Status entity of ``status`` (a repository status dict, as
     statuses.get_statuses or a status event carries it) by ``author`` (a repository
     user or author dict), URLs on ``base``. ``counts``: {"replies", "reblogs",
-    "favourites"} (zeros if None); ``viewer``: {"favourited", "reblogged"} (False if
+    "favourites"} (zeros if None); ``viewer``: {"favourited", "reblogged", "bookmarked"} (False if
     None); ``reblog``: for a repost, its original's Status entity (else None)."""
     counts = counts or {}
     viewer = viewer or {}
@@ -281,8 +281,8 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
             "favourited": bool(viewer.get("favourited", False)),
             "reblogged": bool(viewer.get("reblogged", False)),
             "muted": False,
-            "bookmarked": False,
-            "pinned": False,
+            "bookmarked": bool(viewer.get("bookmarked", False)),
+            "pinned": bool(viewer.get("pinned", False)),
             "filtered": [],
         }
     )
@@ -431,23 +431,26 @@ def relationship(other_id, rel, *, followed_by=False, private_other=False):
     }
 
 
-def tag(base, name, history=()):
-    """Mastodon's Tag entity of hashtag ``name`` (normalized)."""
+def tag(base, name, history=(), following=False):
+    """Mastodon's Tag entity of hashtag ``name`` (normalized); ``following``: whether the
+    caller follows it (followed hashtags, issue 47)."""
     return {
         "name": name,
         "url": absolute(base, f"/tags/{name}/"),
         "history": list(history),
-        "following": False,
+        "following": bool(following),
     }
 
 
-def shown_status(base, item, liked=frozenset()):
+def shown_status(base, item, liked=frozenset(), bookmarked=frozenset(), pinned=frozenset()):
     """The Status entity of ``item``, a status as the repository's pages give it (with
     its ``author``, counts, ``viewer_reposted``); ``liked``: the ids the viewer likes
-    (the page's ``liked``)."""
+    (the page's ``liked``); ``bookmarked``: those the viewer bookmarked, when read;
+    ``pinned``: those pinned, for their author."""
     counts = {"replies": item.get("replies", 0), "reblogs": item.get("reposts", 0),
               "favourites": item.get("likes", 0)}  # fmt: skip
-    viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted"))}
+    viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted")),
+              "bookmarked": item["id"] in bookmarked, "pinned": item["id"] in pinned}  # fmt: skip
     return status(base, item, item["author"], counts=counts, viewer=viewer)
 
 
@@ -524,14 +527,21 @@ def reblog_of(base, item, repost, liked=frozenset()):
     return wrapper
 
 
-def shown_statuses_json(base, items, liked=frozenset(), reposts=None):
+def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked=frozenset(),
+                        pinned=frozenset()):  # fmt: skip
     """The JSON text of ``items`` (statuses as the repository's pages give them) as a
     list of Status entities: what json.dumps([shown_status(...) ...]) gives. ``reposts``:
     {(reposter id, original id): (repost id, posted)} for items shown under a "reposted"
-    header, each given as the repost wrapping it (reblog_of)."""
+    header, each given as the repost wrapping it (reblog_of). ``bookmarked``: the ids the
+    viewer bookmarked, where the caller read them (GET /api/v1/bookmarks: all); a
+    timeline does not read them, and says ``"bookmarked": false``; ``pinned``: the ids
+    to say ``"pinned": true`` of (an author's pinned statuses, to their author)."""
     parts = []
     reposts = reposts or {}
     for item in items:
+        if item["id"] in bookmarked or item["id"] in pinned:  # issue 47: marked
+            parts.append(_dumps(shown_status(base, item, liked, bookmarked, pinned)))
+            continue
         shown_by = item.get("reposted_by")
         repost = reposts.get((shown_by["id"], item["id"])) if shown_by else None
         if repost is not None:

@@ -10,7 +10,7 @@ from django.conf import settings
 
 from media import attachments, images
 from socialsite.connection import get_redis
-from socialsite.repository import users
+from socialsite.repository import pins, users
 
 from . import entities
 from .auth import api_view
@@ -57,7 +57,7 @@ def streaming_url(base):
 def _configuration(base):
     return {
         "urls": {"streaming": streaming_url(base)},
-        "accounts": {"max_featured_tags": 0, "max_pinned_statuses": 0},
+        "accounts": {"max_featured_tags": 0, "max_pinned_statuses": pins.MAX_PINNED},
         "statuses": {
             "max_characters": settings.STATUS_MAX_LENGTH,
             "max_media_attachments": attachments.MAX_IMAGES,

@@ -158,6 +158,35 @@ def context(request, status_id):
     return json_response({"ancestors": ancestors, "descendants": descendants})
 
 
+# --- a status's source and history (issue 47; edits are not made yet: a status's history
+# is its one version) ---------------------------------------------------------------------
+
+
+@api_view(scope="read:statuses")
+def source(request, status_id):
+    """GET /api/v1/statuses/:id/source: the caller's own status as written (``text``,
+    ``spoiler_text``), what an app fills its edit form with; 404 for another's."""
+    sid = to_status_id(status_id)
+    status = visible_status(get_redis(), request.user.id, sid)
+    if int(status["uid"]) != int(request.user.id) or status.get("repost_of"):
+        raise Http404
+    return json_response({"id": str(sid), "text": str(status.get("message") or ""),
+                          "spoiler_text": str(status.get("spoiler") or "")})  # fmt: skip
+
+
+@api_view(scope="read:statuses", public=True)
+def history(request, status_id):
+    """GET /api/v1/statuses/:id/history: its versions, oldest first (StatusEdit
+    entities); a status never edited has one, itself, as Mastodon answers."""
+    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
+    if status.get("repost_of"):
+        raise Http404
+    entity = entities.status(entities.site_base(request), status, status["author"])
+    keep = ("content", "spoiler_text", "sensitive", "created_at", "account", "poll",
+            "media_attachments", "emojis")  # fmt: skip
+    return json_response([{name: entity[name] for name in keep}])
+
+
 def _after_action(request, sid):
     return json_response(status_entity(request, visible_status(get_redis(), request.user.id, sid)))
 

@@ -2,6 +2,7 @@ from django.urls import include, path, re_path
 
 from . import (
     accounts,
+    bookmarks,
     direct,
     discovery,
     favourites,
@@ -12,11 +13,13 @@ from . import (
     notification_groups,
     notifications,
     oauth_views,
+    pins,
     relations,
     reports,
     search,
     startup,
     statuses,
+    tags,
     timelines,
 )
 from .responses import error
@@ -65,10 +68,18 @@ api_urlpatterns = [
     path("v1/statuses", statuses.post, name="statuses"),
     path("v1/statuses/<str:status_id>", statuses.one, name="status"),
     path("v1/statuses/<str:status_id>/context", statuses.context, name="status_context"),
+    path("v1/statuses/<str:status_id>/source", statuses.source, name="status_source"),
+    path("v1/statuses/<str:status_id>/history", statuses.history, name="status_history"),
     path("v1/statuses/<str:status_id>/favourite", statuses.favourite, name="favourite"),
     path("v1/statuses/<str:status_id>/unfavourite", statuses.unfavourite, name="unfavourite"),
     path("v1/statuses/<str:status_id>/reblog", statuses.reblog, name="reblog"),
     path("v1/statuses/<str:status_id>/unreblog", statuses.unreblog, name="unreblog"),
+    # Bookmarks (issue 47).
+    path("v1/statuses/<str:status_id>/bookmark", bookmarks.bookmark, name="bookmark"),
+    path("v1/statuses/<str:status_id>/unbookmark", bookmarks.unbookmark, name="unbookmark"),
+    # Pinned statuses (issue 47).
+    path("v1/statuses/<str:status_id>/pin", pins.pin, name="pin"),
+    path("v1/statuses/<str:status_id>/unpin", pins.unpin, name="unpin"),
     path(
         "v1/statuses/<str:status_id>/favourited_by",
         statuses.favourited_by,
@@ -144,6 +155,12 @@ api_urlpatterns = [
     # Mastodon.py posts a report with a final slash.
     re_path(r"^v1/reports/?$", reports.report, name="reports"),
     path("v1/favourites", favourites.favourites, name="favourites"),
+    path("v1/bookmarks", bookmarks.bookmarks, name="bookmarks"),
+    # Followed hashtags (issue 47).
+    path("v1/tags/<str:tag>", tags.tag, name="tag_api"),
+    path("v1/tags/<str:tag>/follow", tags.follow, name="tag_follow"),
+    path("v1/tags/<str:tag>/unfollow", tags.unfollow, name="tag_unfollow"),
+    path("v1/followed_tags", tags.followed, name="followed_tags"),
     path("v1/lists", lists.lists_view, name="lists"),
     path("v1/lists/<str:list_id>", lists.one, name="list"),
     path("v1/lists/<str:list_id>/accounts", lists.accounts, name="list_accounts"),

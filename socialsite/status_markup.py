@@ -62,6 +62,10 @@ class StatusLinks:
         "_mute",
         "_block",
         "_report",
+        "_bookmark",
+        "_unbookmark",
+        "_pin",
+        "_unpin",
         "patterns",
     )
 
@@ -82,6 +86,12 @@ class StatusLinks:
         self._mute = _url_pattern("mute", (_LOGIN_SLOT,), prefix, urlconf)
         self._block = _url_pattern("block", (_LOGIN_SLOT,), prefix, urlconf)
         self._report = _url_pattern("report", (_LOGIN_SLOT,), prefix, urlconf)
+        # Bookmarks (issue 47): the status's more menu.
+        self._bookmark = _url_pattern("bookmark_status", (_ID_SLOT,), prefix, urlconf)
+        self._unbookmark = _url_pattern("unbookmark_status", (_ID_SLOT,), prefix, urlconf)
+        # Pinned statuses (issue 47): one's own status's more menu.
+        self._pin = _url_pattern("pin_status", (_ID_SLOT,), prefix, urlconf)
+        self._unpin = _url_pattern("unpin_status", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
@@ -105,6 +115,18 @@ class StatusLinks:
 
     def unlike(self, sid):
         return self._unlike.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def bookmark(self, sid):
+        return self._bookmark.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unbookmark(self, sid):
+        return self._unbookmark.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def pin(self, sid):
+        return self._pin.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def unpin(self, sid):
+        return self._unpin.replace(_ID_TEXT, str(int(sid)), 1)
 
     def repost(self, sid):
         return self._repost.replace(_ID_TEXT, str(int(sid)), 1)

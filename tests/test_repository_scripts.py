@@ -52,6 +52,8 @@ SAMPLES = {
         {"sid": 7, "uid": 1, "kind": "reposts", "action": "remove"},
     ],
     "mark_like": [{"uid": 1, "sid": 7, "now_ms": 5}],
+    "mark_bookmark": [{"uid": 1, "sid": 7, "now_ms": 5}],
+    "pin_status": [{"uid": 1, "sid": 7, "now_ms": 5, "most": 5}],
     "deliver": [
         {"author": 2, "sid": 7, "followers": GROUP, "now_ms": 5},
         {"author": 2, "sid": 7, "followers": GROUP, "now_ms": 5, "replied_to": 4},

@@ -105,7 +105,8 @@ REMEMBERED_STATUSES = 20_000  # ~2 KB each with the status and key: ~40 MB per p
 _remembered = Memory("status markup", REMEMBERED_STATUSES)
 
 
-def status_list_markup(article, statuses, request, csrf_input, links, delete_next, liked):
+def status_list_markup(article, statuses, request, csrf_input, links, delete_next, liked,
+                       bookmarked=None, pinned=None):  # fmt: skip
     """The markup of a page's statuses (_status.html's status_list), each by the macro
     ``article`` (status_article), with the viewer's buttons.
 
@@ -114,27 +115,39 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     same before for the same buttons. A popular status appears on many pages, and making
     its markup costs many times what finding it remembered does: without the memory, a
     home page of 30 statuses takes about twice the CPU (docs/decisions/0047).
+
+    ``bookmarked``: the ids the viewer bookmarked, where the page read them (the
+    bookmarks page: all of them); elsewhere none is read, and the menu offers
+    "Bookmark", which bookmarking again leaves as it is. Part of the key, as ``liked``.
+    ``pinned``: the ids pinned, where the page read them (a profile's pinned section):
+    the viewer's own statuses' menu says "Unpin" for them (those are made each time).
     """
+    pinned = pinned or ()
     viewer_id = request.user.id
     actions = viewer_id is not None
     # The reader's time zone (their setting, socialsite.actions.settings), for the
     # absolute times.
     zone = getattr(request.user, "time_zone", None) or "UTC"
     liked = liked or ()
+    bookmarked = bookmarked or ()
     own_next = delete_next or request.get_full_path()
     keys = [
         (status["id"], reltime(status["posted"]), links.patterns, actions,
-         status["id"] in liked, status.get("viewer_reposted", False), zone)
+         status["id"] in liked, status.get("viewer_reposted", False), zone,
+         status["id"] in bookmarked)
         for status in statuses
     ]  # fmt: skip
     remembered = _remembered.get_many(keys)
     new = {}
     made = []
     for status, key in zip(statuses, keys, strict=True):
-        _, when, _, _, is_liked, reposted, _ = key
+        _, when, _, _, is_liked, reposted, _, is_bookmarked = key
+        # Bookmarks: the macro's keyword, given only where the page read them.
+        marked = {"bookmarked": True} if is_bookmarked else {}
         if status["uid"] == viewer_id:
             own = (csrf_input, own_next, actions, is_liked, reposted, when, zone)
-            made.append(article(status, links, *own))
+            mine = {**marked, "pinned": True} if status["id"] in pinned else marked
+            made.append(article(status, links, *own, **mine))
             continue
         # The viewer's own mark is in the key, not in what is compared: the status's
         # fields alone.
@@ -143,7 +156,9 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
             fields = {name: value for name, value in status.items() if name != "viewer_reposted"}
         entry = remembered.get(key)
         if entry is None or entry[0] != fields:
-            markup = article(status, links, None, None, actions, is_liked, reposted, when, zone)
+            markup = article(
+                status, links, None, None, actions, is_liked, reposted, when, zone, **marked
+            )
             entry = new[key] = (dict(fields), markup)
         made.append(entry[1])
     if new:

@@ -309,7 +309,11 @@ def profile(request, login):
             count=settings.TIMELINE_PAGE_SIZE,
             viewer_id=viewer.id,
             opened=before is None,  # the Top timeline's affinity, riding along
+            with_pins=True,  # pinned statuses (issue 47), above the first page
         )
+        # Shown above, not again below (one article per status on a page).
+        pinned_ids = frozenset(item["id"] for item in page.pinned)
+        page.items = [item for item in page.items if item["id"] not in pinned_ids]
     context = {
         "profile": user,
         "joined": joined_month(user["signup"]),
@@ -317,6 +321,7 @@ def profile(request, login):
         "is_following": rel.following,
         "rel": rel,
         "seen": seen.value,
+        "pinned_ids": frozenset(item["id"] for item in page.pinned),
         "mute_durations": MUTE_DURATIONS,
         "mute_until": (
             mute_until(rel.mute_ends, request.user.time_zone) if rel.mute_ends is not None else None
@@ -460,8 +465,9 @@ def tag(request, tag):
         return redirect(f"{url}?{query}" if query else url, permanent=True)
     count = settings.TIMELINE_PAGE_SIZE
     page = timelines.tag_page(
-        get_redis(), normalized, before=before, count=count, viewer_id=request.user.id
-    )
+        get_redis(), normalized, before=before, count=count, viewer_id=request.user.id,
+        with_following=True,  # followed hashtags (issue 47): the Follow button
+    )  # fmt: skip
     return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 
 

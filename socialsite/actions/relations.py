@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from socialsite.connection import get_redis
-from socialsite.repository import blocks, graph, privacy, users
+from socialsite.repository import blocks, entities, followed_tags, graph, privacy, users
 from socialsite.repository.client import Client
 from socialsite.repository.records import User
 
@@ -229,3 +229,29 @@ def set_private(actor: Actor, private: bool) -> PrivacyChange:
         get_redis(), actor.uid, private, notifications_kept=settings.NOTIFICATIONS_KEPT
     )
     return PrivacyChange(private=private, approved=approved)
+
+
+# --- followed hashtags (issue 47) -------------------------------------------------------------
+
+
+def tag_name(tag: str) -> str:
+    """``tag`` normalized (entities.normalize_tag, without a leading "#"), or NotFound for
+    what cannot be a tag (as its page answers)."""
+    normalized = entities.normalize_tag(str(tag).lstrip("#"))
+    if not entities.is_tag(normalized):
+        raise NotFound(f"There is no tag #{str(tag)[:80]}.")
+    return str(normalized)
+
+
+def follow_tag(actor: Actor, tag: str) -> bool:
+    """The actor follows hashtag ``tag``: its public statuses reach their home from now on
+    (followed_tags.deliver_status). True if new (twice changes nothing). Throttle
+    "follows", a verified address. NotFound for what cannot be a tag."""
+    require(actor, throttle="follows", verified=True)
+    return followed_tags.follow(get_redis(), actor.uid, tag_name(tag))
+
+
+def unfollow_tag(actor: Actor, tag: str) -> bool:
+    """The actor stops following ``tag``; True if they followed it. Throttle "follows"."""
+    require(actor, throttle="follows")
+    return followed_tags.unfollow(get_redis(), actor.uid, tag_name(tag))

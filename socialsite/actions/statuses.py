@@ -18,7 +18,17 @@ from django.conf import settings
 
 from media import attachments, files, pictures
 from socialsite.connection import get_redis
-from socialsite.repository import entities, keys, likes, limits, reposts, statuses
+from socialsite.repository import (
+    bookmarks,
+    entities,
+    followed_tags,
+    keys,
+    likes,
+    limits,
+    pins,
+    reposts,
+    statuses,
+)
 
 from . import communities
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
@@ -181,6 +191,8 @@ def post(
         raise NotFound("Your account is not there any more.")
     if place is not None:
         communities.deliver(place, int(sid), actor.uid)
+    # Followed hashtags (issue 47): to the homes of its tags' followers, if public.
+    followed_tags.deliver_status(r, int(sid))
     return int(sid)
 
 
@@ -285,3 +297,65 @@ def unrepost(actor: Actor, status_id: int) -> Reposted:
     )
     _repost_refusal(result)
     return Reposted(RepostOutcome(result.value))
+
+
+# --- bookmarks (issue 47) ---------------------------------------------------------------------
+
+
+def bookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
+    """The actor bookmarks status ``status_id`` (a repost's original) for themselves
+    alone: BOOKMARKED, or ALREADY_BOOKMARKED (nothing changes). Throttle "likes" (the
+    same budget as likes: both are a tap on a status); no verified address needed (it
+    reaches nobody). NotFound for a status the actor may not see."""
+    require(actor, throttle="likes")
+    result = bookmarks.bookmark(get_redis(), actor.uid, status_id)
+    if result is bookmarks.BookmarkResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    return result
+
+
+def unbookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
+    """The actor lets go of their bookmark of ``status_id``: UNBOOKMARKED, or
+    NOT_BOOKMARKED (nothing changes). A bookmarked status the actor may no longer see
+    (or deleted) can still be let go of. Throttle "likes". NotFound for a status that
+    is neither bookmarked nor one they may see."""
+    require(actor, throttle="likes")
+    result = bookmarks.unbookmark(get_redis(), actor.uid, status_id)
+    if result is bookmarks.BookmarkResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    return result
+
+
+# --- pinned statuses (issue 47) ---------------------------------------------------------------
+
+
+def pin(actor: Actor, status_id: int) -> pins.PinResult:
+    """The actor pins their own public status ``status_id`` to their profile: PINNED,
+    or ALREADY_PINNED (nothing changes). Throttle "likes". NotFound for a status the
+    actor may not see; Invalid for another's status or a repost, one posted to
+    followers or a group's members only, and past pins.MAX_PINNED."""
+    require(actor, throttle="likes")
+    result = pins.pin(get_redis(), actor.uid, status_id)
+    if result is pins.PinResult.NOT_FOUND:
+        raise NotFound(NO_SUCH_STATUS)
+    if result is pins.PinResult.NOT_OWN:
+        raise Invalid("You can pin only your own statuses (not a repost).", field="status")
+    if result is pins.PinResult.NOT_PUBLIC:
+        raise Invalid(
+            "Only public statuses can be pinned: not those for followers or a group's members.",
+            field="status",
+        )
+    if result is pins.PinResult.FULL:
+        raise Invalid(
+            f"You have pinned {pins.MAX_PINNED} statuses already, the most there can be: "
+            "unpin one first.",
+            field="status",
+        )
+    return result
+
+
+def unpin(actor: Actor, status_id: int) -> pins.PinResult:
+    """The actor unpins ``status_id``: UNPINNED, or NOT_PINNED (nothing changes).
+    Throttle "likes"."""
+    require(actor, throttle="likes")
+    return pins.unpin(get_redis(), actor.uid, status_id)

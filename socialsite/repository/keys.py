@@ -769,6 +769,38 @@ def user_likes(uid):
     return f"likes:{shard(uid)}:{uid}"
 
 
+# --- bookmarks (issue 47) -------------------------------------------------------------------
+
+
+def bookmarks(uid):
+    """ZSET: the ids of the statuses ``uid`` bookmarked, scored by when (ms, unique per
+    list), in the user's slot: /bookmarks/ and GET /api/v1/bookmarks, private to them.
+    Entries naming a deleted status are skipped when read and taken out by the page that
+    finds them (bookmarks.bookmarks_page)."""
+    return f"bookmarks:{shard(uid)}:{uid}"
+
+
+def pinned(uid):
+    """ZSET: the ids of the statuses ``uid`` pinned to their profile (at most
+    pins.MAX_PINNED), scored by when (ms), in the user's slot beside keys.profile: the
+    profile page reads it with its first page's ids. Entries naming a deleted status are
+    skipped when read and taken out when the next pin finds them."""
+    return f"pinned:{shard(uid)}:{uid}"
+
+
+def tag_followers(normalized):
+    """ZSET: the users who follow hashtag ``normalized``, scored by when (ms), in the tag's
+    slot beside keys.tag (the tag page reads whether its reader follows it with its ids):
+    followed_tags.py delivers the tag's public statuses to their homes."""
+    return f"tag-followers:{{#{normalized}}}"
+
+
+def followed_tags(uid):
+    """ZSET: the hashtags ``uid`` follows (normalized), scored by when (ms, unique), in the
+    user's slot: GET /api/v1/followed_tags. Written with keys.tag_followers."""
+    return f"followed-tags:{shard(uid)}:{uid}"
+
+
 def likes_changed(uid):
     """STRING: "1" for limits.COUNTS_TRUST_SECONDS after ``uid`` liked or unliked a
     status (it expires then). home_page.lua reads it: while it stands, the page reads

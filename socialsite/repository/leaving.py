@@ -29,6 +29,7 @@ from . import (
     direct,
     emails,
     eviction,
+    followed_tags,
     graph,
     jobs,
     keys,
@@ -247,6 +248,9 @@ def delete_user_keys(r, uid, budget):
         keys.suggestions(uid),
         keys.user_likes(uid),
         keys.likes_changed(uid),
+        keys.bookmarks(uid),
+        keys.pinned(uid),
+        keys.followed_tags(uid),
         *direct.forget_keys(uid),
     )
     r.delete(keys.user(uid))
@@ -278,6 +282,7 @@ DELETION_STEPS = [
     revoke_app_tokens,
     free_email,
     affinity.forget,
+    followed_tags.forget_user,  # followed hashtags (issue 47)
     delete_user_keys,
 ]
 

@@ -399,6 +399,23 @@ def mark_like(*, uid, sid, now_ms):
     }, [sid, now_ms, COUNTS_TRUST_SECONDS * 1000]
 
 
+# --- bookmarks (bookmarks.py, issue 47) ----------------------------------------------------
+
+
+@script("scores")
+def mark_bookmark(*, uid, sid, now_ms):
+    """Note status ``sid`` in keys.bookmarks(uid), scored by ``now_ms`` made unique.
+    Returns 1 if noted, 0 if it was already (its time stays)."""
+    return {"bookmarks": keys.bookmarks(uid)}, [sid, now_ms]
+
+
+@script()
+def pin_status(*, uid, sid, now_ms, most):
+    """Pin status ``sid`` in keys.pinned(uid), scored by ``now_ms``, unless ``most`` are
+    pinned already. Returns 1 if pinned, 0 if it was already, -1 if there is no room."""
+    return {"pinned": keys.pinned(uid)}, [sid, now_ms, most]
+
+
 # --- fan-out (fanout.py): one call per shard group of followers ------------------------------
 
 

@@ -242,16 +242,26 @@ def _without_pulled_through_reposts(r, found, through, merged, pulled_here):
 
 
 def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, above=None,
-                 opened=False):  # fmt: skip
+                 opened=False, with_pins=False):  # fmt: skip
     """A page of the statuses ``uid`` posted and reposted (newest first: a repost shows
     its original, under "reposted") and a cursor. With a ``viewer_id``, the statuses
     that viewer reposted are marked (``viewer_reposted``) and those they like are the
     page's ``liked``, asked in the round trips that read the statuses (a ZMSCORE each,
     riding along). ``since``, ``above``: as paging.read_ids. ``opened``: the viewer
     opened the profile (its page, first page): their affinity to ``uid`` (affinity.py,
-    the Top timeline) rides along in the same round trip."""
-    pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count, since, above)
+    the Top timeline) rides along in the same round trip. ``with_pins`` (the first page
+    only): the statuses ``uid`` pinned are the page's ``pinned`` (pins.py), read in the
+    same round trips as the page's own."""
+    # Pinned statuses (issue 47): their ids with the first page's, their statuses with its.
+    pins_wanted = with_pins and before is None and since is None and above is None
+    pinned_ids = []
+    if pins_wanted:
+        pairs, next_cursor, pinned_ids = _first_profile_ids(r, uid, count)
+    else:
+        pairs, next_cursor = paging.read_ids(r, keys.profile(uid), before, count, since, above)
     ids = [sid for sid, _ in pairs]
+    own_ids = set(ids)
+    ids += [sid for sid in pinned_ids if sid not in own_ids]
     reposted = set()
     viewer_likes = statuses.ViewerLikes(viewer_id)
     if viewer_id is None or not ids:
@@ -265,6 +275,11 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
 
         found, scores = statuses.get_statuses_and(r, ids, extra, viewer_likes=viewer_likes)
         reposted = {sid for sid, score in zip(ids, scores, strict=True) if score is not None}
+    pinned = []
+    if pinned_ids:
+        by_id = {status["id"]: status for status in found}
+        pinned = [dict(by_id[sid]) for sid in pinned_ids if sid in by_id]
+        found = [status for status in found if status["id"] in own_ids]
     if any("repost_of" in status for status in found):
         page = reposts.with_originals(r, found, next_cursor, viewer_id, reposted, viewer_likes)
     else:
@@ -275,20 +290,58 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
         )
     if reposted:
         reposts.mark_reposted(page.items, reposted)
+    if pinned:
+        page.pinned = visibility.shown_statuses(r, viewer_id, pinned, checked={uid})
+        if reposted:
+            reposts.mark_reposted(page.pinned, reposted)
     page.liked = frozenset(viewer_likes.ids)
     page.prev_cursor = paging.top_cursor(pairs)
     return page
 
 
-def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=None):
+def _first_profile_ids(r, uid, count):
+    """paging.read_ids of a profile's first page, and the ids ``uid`` pinned (the latest
+    pin first), in one round trip (one slot)."""
+    pipe = r.pipeline(transaction=False)
+    pipe.zrevrangebyscore(keys.profile(uid), "+inf", "-inf", start=0, num=count + 1,
+                          withscores=True)  # fmt: skip
+    pipe.zrevrange(keys.pinned(uid), 0, -1)
+    scored, pinned = pipe.execute()
+    next_cursor = int(scored[count - 1][1]) if len(scored) > count else None
+    pairs = [(int(member), int(score)) for member, score in scored[:count]]
+    return pairs, next_cursor, [int(sid) for sid in pinned]
+
+
+def tag_page(r, tag, before=None, count=30, viewer_id=None, since=None, above=None,
+             with_following=False):  # fmt: skip
     """A page of the statuses with hashtag ``tag`` (normalized: entities.normalize_tag),
     newest first, and a cursor: as profile_page, from the tag's timeline (keys.tag,
     written by tags.py); statuses deleted since are skipped (no hash). ``since``,
-    ``above``: as paging.read_ids."""
-    pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count, since, above)
+    ``above``: as paging.read_ids. ``with_following`` (a page, read down): whether
+    ``viewer_id`` follows the tag is the page's ``following`` (followed hashtags),
+    read with the ids (keys.tag_followers shares the tag's slot)."""
+    following = None
+    if with_following and viewer_id is not None and since is None and above is None:
+        pairs, next_cursor, following = _ids_and_following(r, tag, before, count, viewer_id)
+    else:
+        pairs, next_cursor = paging.read_ids(r, keys.tag(tag), before, count, since, above)
     page = _page_of_statuses(r, [sid for sid, _ in pairs], next_cursor, viewer_id)
     page.prev_cursor = paging.top_cursor(pairs)
+    page.following = bool(following)
     return page
+
+
+def _ids_and_following(r, tag, before, count, viewer_id):
+    """paging.read_ids of a tag page read down, and whether ``viewer_id`` follows the
+    tag, in one round trip (one slot)."""
+    top = f"({int(before)}" if before is not None else "+inf"
+    pipe = r.pipeline(transaction=False)
+    pipe.zrevrangebyscore(keys.tag(tag), top, "-inf", start=0, num=count + 1, withscores=True)
+    pipe.zscore(keys.tag_followers(tag), str(viewer_id))
+    scored, score = pipe.execute()
+    next_cursor = int(scored[count - 1][1]) if len(scored) > count else None
+    pairs = [(int(member), int(at)) for member, at in scored[:count]]
+    return pairs, next_cursor, score is not None
 
 
 def public_page(r, before=None, count=20, viewer_id=None, since=None, above=None):
