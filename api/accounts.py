@@ -137,7 +137,7 @@ def account_statuses(request, account_id):
         raise Http404
     if seen is not visibility.Visibility.VISIBLE:
         return json_response([])
-    if _truthy(request, "pinned"):  # pinned statuses (issue 47)
+    if _truthy(request, "pinned"):  # pinned statuses
         if query.bounds().get("before") is not None or query.bounds().get("above") is not None:
             return json_response([])  # one page: nothing older or newer
         shown = pins.pinned_statuses(r, user["id"], viewer)

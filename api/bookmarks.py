@@ -1,4 +1,4 @@
-"""The client API's bookmarks (issue 47): POST /api/v1/statuses/:id/bookmark and
+"""The client API's bookmarks: POST /api/v1/statuses/:id/bookmark and
 /unbookmark (actions.statuses.bookmark, unbookmark), answered with the status; and
 GET /api/v1/bookmarks, the caller's own bookmarks, the latest first, as the /bookmarks/
 page reads them (bookmarks.bookmarks_page), paged by Link with the bookmarks' times as

@@ -167,7 +167,7 @@ def status_entity(request, status, base=None, fresh=False):
     liked = likes.likes_of(r, viewer, [shown]) if asked else frozenset()
     reblogged = asked and reposts.has_reposted(r, viewer, shown)
     marked = bookmarks.bookmarked_of(r, viewer, [shown]) if asked else frozenset()
-    # Pinned (issue 47): said to the status's author only, as Mastodon does.
+    # Pinned: said to the status's author only, as Mastodon does.
     mine = asked and original is None and int(status["uid"]) == int(viewer)
     pinned = mine and int(shown) in pins.pinned_ids(r, viewer)
     counts = {"replies": status.get("replies", 0), "reblogs": status.get("reposts", 0),

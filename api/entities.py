@@ -433,7 +433,7 @@ def relationship(other_id, rel, *, followed_by=False, private_other=False):
 
 def tag(base, name, history=(), following=False):
     """Mastodon's Tag entity of hashtag ``name`` (normalized); ``following``: whether the
-    caller follows it (followed hashtags, issue 47)."""
+    caller follows it (followed hashtags)."""
     return {
         "name": name,
         "url": absolute(base, f"/tags/{name}/"),
@@ -539,7 +539,7 @@ def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked
     parts = []
     reposts = reposts or {}
     for item in items:
-        if item["id"] in bookmarked or item["id"] in pinned:  # issue 47: marked
+        if item["id"] in bookmarked or item["id"] in pinned:  # marked
             parts.append(_dumps(shown_status(base, item, liked, bookmarked, pinned)))
             continue
         shown_by = item.get("reposted_by")

@@ -1,4 +1,4 @@
-"""The client API's pinned statuses (issue 47): POST /api/v1/statuses/:id/pin and /unpin
+"""The client API's pinned statuses: POST /api/v1/statuses/:id/pin and /unpin
 (actions.statuses.pin, unpin), answered with the status (``pinned``). Refusals as
 Mastodon's: a status the caller may not see 404, another's, a repost, one not public and
 past the most pinned 422."""

@@ -158,7 +158,7 @@ def context(request, status_id):
     return json_response({"ancestors": ancestors, "descendants": descendants})
 
 
-# --- a status's source and history (issue 47; edits are not made yet: a status's history
+# --- a status's source and history (edits are not made yet: a status's history
 # is its one version) ---------------------------------------------------------------------
 
 

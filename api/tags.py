@@ -1,4 +1,4 @@
-"""The client API's followed hashtags (issue 47): GET /api/v1/tags/:name (with
+"""The client API's followed hashtags: GET /api/v1/tags/:name (with
 ``following``), POST /api/v1/tags/:name/follow and /unfollow (actions.relations.follow_tag,
 unfollow_tag), GET /api/v1/followed_tags (the caller's, the latest follow first, paged by
 Link with the follows' times as ``max_id``)."""

@@ -74,10 +74,10 @@ api_urlpatterns = [
     path("v1/statuses/<str:status_id>/unfavourite", statuses.unfavourite, name="unfavourite"),
     path("v1/statuses/<str:status_id>/reblog", statuses.reblog, name="reblog"),
     path("v1/statuses/<str:status_id>/unreblog", statuses.unreblog, name="unreblog"),
-    # Bookmarks (issue 47).
+    # Bookmarks.
     path("v1/statuses/<str:status_id>/bookmark", bookmarks.bookmark, name="bookmark"),
     path("v1/statuses/<str:status_id>/unbookmark", bookmarks.unbookmark, name="unbookmark"),
-    # Pinned statuses (issue 47).
+    # Pinned statuses.
     path("v1/statuses/<str:status_id>/pin", pins.pin, name="pin"),
     path("v1/statuses/<str:status_id>/unpin", pins.unpin, name="unpin"),
     path(
@@ -156,7 +156,7 @@ api_urlpatterns = [
     re_path(r"^v1/reports/?$", reports.report, name="reports"),
     path("v1/favourites", favourites.favourites, name="favourites"),
     path("v1/bookmarks", bookmarks.bookmarks, name="bookmarks"),
-    # Followed hashtags (issue 47).
+    # Followed hashtags.
     path("v1/tags/<str:tag>", tags.tag, name="tag_api"),
     path("v1/tags/<str:tag>/follow", tags.follow, name="tag_follow"),
     path("v1/tags/<str:tag>/unfollow", tags.unfollow, name="tag_unfollow"),

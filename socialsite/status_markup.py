@@ -86,10 +86,10 @@ class StatusLinks:
         self._mute = _url_pattern("mute", (_LOGIN_SLOT,), prefix, urlconf)
         self._block = _url_pattern("block", (_LOGIN_SLOT,), prefix, urlconf)
         self._report = _url_pattern("report", (_LOGIN_SLOT,), prefix, urlconf)
-        # Bookmarks (issue 47): the status's more menu.
+        # Bookmarks: the status's more menu.
         self._bookmark = _url_pattern("bookmark_status", (_ID_SLOT,), prefix, urlconf)
         self._unbookmark = _url_pattern("unbookmark_status", (_ID_SLOT,), prefix, urlconf)
-        # Pinned statuses (issue 47): one's own status's more menu.
+        # Pinned statuses: one's own status's more menu.
         self._pin = _url_pattern("pin_status", (_ID_SLOT,), prefix, urlconf)
         self._unpin = _url_pattern("unpin_status", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.

@@ -301,18 +301,18 @@ ACTIONS = {
     "follow_request_reject",
     "reports",
     "favourites",
-    # Bookmarks (issue 47): the menu's forms, and the client API's.
+    # Bookmarks: the menu's forms, and the client API's.
     "bookmark_status",
     "unbookmark_status",
     "bookmark",
     "unbookmark",
     "bookmarks",
-    # Pinned statuses (issue 47).
+    # Pinned statuses.
     "pin_status",
     "unpin_status",
     "pin",
     "unpin",
-    # Followed hashtags (issue 47).
+    # Followed hashtags.
     "tag_follow_page",
     "tag_unfollow_page",
     "tag_api",

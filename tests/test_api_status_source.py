@@ -1,4 +1,4 @@
-"""GET /api/v1/statuses/:id/source and /history (issue 47): what an app reads before
+"""GET /api/v1/statuses/:id/source and /history: what an app reads before
 editing, and a status's versions (a status never edited has one); Mastodon.py reads them."""
 
 from mastodon import Mastodon

@@ -1,4 +1,4 @@
-"""Bookmarks (issue 47): the repository, the actions, the pages (the status menu's
+"""Bookmarks: the repository, the actions, the pages (the status menu's
 Bookmark, /bookmarks/) and the client API (bookmark, unbookmark, GET /api/v1/bookmarks),
 Mastodon.py driving them; private to their owner, through the one visibility rule."""
 

@@ -1,4 +1,4 @@
-"""Followed hashtags (issue 47): following a tag, its public statuses delivered to the
+"""Followed hashtags: following a tag, its public statuses delivered to the
 follower's home like a followed account's (the reply rule and mutes applied, once even if
 the author is followed too), the tag page's Follow button, and the client API (follow,
 unfollow, GET /api/v1/tags/:name, /api/v1/followed_tags), Mastodon.py driving it."""

@@ -101,7 +101,7 @@ ENDPOINTS = [
     ("POST", "/statuses/{sid}/repost/", ["next"]),
     ("POST", "/statuses/{sid}/unrepost/", ["next"]),
     ("GET", "/@{login}/{sid}/reposts/", ["before"]),
-    # Bookmarks (issue 47).
+    # Bookmarks.
     ("POST", "/statuses/{sid}/bookmark/", ["next"]),
     ("POST", "/statuses/{sid}/unbookmark/", ["next"]),
     ("GET", "/bookmarks/", ["before"]),

@@ -1,4 +1,4 @@
-"""Pinned statuses (issue 47): the repository, the actions, the profile page (pinned first,
+"""Pinned statuses: the repository, the actions, the profile page (pinned first,
 marked; Pin and Unpin in one's own status's menu) and the client API (pin, unpin,
 GET /api/v1/accounts/:id/statuses?pinned=true), Mastodon.py driving it."""
 

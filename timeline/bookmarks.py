@@ -1,4 +1,4 @@
-"""Bookmarks (issue 47): bookmarking a status from its more menu, letting a bookmark go,
+"""Bookmarks: bookmarking a status from its more menu, letting a bookmark go,
 and /bookmarks/, one's own bookmarks, the latest first. Each view: checks, one action
 or repository read, a response (see views.py)."""
 

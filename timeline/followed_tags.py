@@ -1,4 +1,4 @@
-"""Followed hashtags (issue 47): the Follow and Unfollow button of a tag's page. Each view:
+"""Followed hashtags: the Follow and Unfollow button of a tag's page. Each view:
 one action, a message, back where the form said."""
 
 from django.contrib import messages

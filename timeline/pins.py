@@ -1,4 +1,4 @@
-"""Pinned statuses (issue 47): Pin and Unpin in one's own status's more menu; the
+"""Pinned statuses: Pin and Unpin in one's own status's more menu; the
 profile shows the pinned ones above its first page (views.profile). Each view: one
 action, a message, back where the form said."""
 

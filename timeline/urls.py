@@ -26,7 +26,7 @@ urlpatterns = [
     path("@<str:login>/unfollow/", views.unfollow, name="unfollow"),
     path("@<str:login>/<id:status_id>/", views.status_detail, name="status_detail"),
     path("tags/<str:tag>/", views.tag, name="tag"),
-    # Followed hashtags (issue 47).
+    # Followed hashtags.
     path("tags/<str:tag>/follow/", followed_tags.follow, name="tag_follow_page"),
     path("tags/<str:tag>/unfollow/", followed_tags.unfollow, name="tag_unfollow_page"),
     path("notifications/", views.notifications_page, name="notifications"),
@@ -74,11 +74,11 @@ urlpatterns += [
     path("statuses/<id:status_id>/unlike/", likes.unlike, name="unlike"),
     path("@<str:login>/<id:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),
-    # Bookmarks (issue 47).
+    # Bookmarks.
     path("bookmarks/", bookmarks.bookmarks_page, name="bookmarks_page"),
     path("statuses/<id:status_id>/bookmark/", bookmarks.bookmark, name="bookmark_status"),
     path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark_status"),
-    # Pinned statuses (issue 47).
+    # Pinned statuses.
     path("statuses/<id:status_id>/pin/", pins.pin, name="pin_status"),
     path("statuses/<id:status_id>/unpin/", pins.unpin, name="unpin_status"),
 ]

@@ -309,7 +309,7 @@ def profile(request, login):
             count=settings.TIMELINE_PAGE_SIZE,
             viewer_id=viewer.id,
             opened=before is None,  # the Top timeline's affinity, riding along
-            with_pins=True,  # pinned statuses (issue 47), above the first page
+            with_pins=True,  # pinned statuses, above the first page
         )
         # Shown above, not again below (one article per status on a page).
         pinned_ids = frozenset(item["id"] for item in page.pinned)
@@ -466,7 +466,7 @@ def tag(request, tag):
     count = settings.TIMELINE_PAGE_SIZE
     page = timelines.tag_page(
         get_redis(), normalized, before=before, count=count, viewer_id=request.user.id,
-        with_following=True,  # followed hashtags (issue 47): the Follow button
+        with_following=True,  # followed hashtags: the Follow button
     )  # fmt: skip
     return render(request, "timeline/tag.html", {"tag": normalized, "page": page})
 

@@ -231,7 +231,7 @@ def set_private(actor: Actor, private: bool) -> PrivacyChange:
     return PrivacyChange(private=private, approved=approved)
 
 
-# --- followed hashtags (issue 47) -------------------------------------------------------------
+# --- followed hashtags -------------------------------------------------------------
 
 
 def tag_name(tag: str) -> str:

@@ -191,7 +191,7 @@ def post(
         raise NotFound("Your account is not there any more.")
     if place is not None:
         communities.deliver(place, int(sid), actor.uid)
-    # Followed hashtags (issue 47): to the homes of its tags' followers, if public.
+    # Followed hashtags: to the homes of its tags' followers, if public.
     followed_tags.deliver_status(r, int(sid))
     return int(sid)
 
@@ -299,7 +299,7 @@ def unrepost(actor: Actor, status_id: int) -> Reposted:
     return Reposted(RepostOutcome(result.value))
 
 
-# --- bookmarks (issue 47) ---------------------------------------------------------------------
+# --- bookmarks ---------------------------------------------------------------------
 
 
 def bookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
@@ -326,7 +326,7 @@ def unbookmark(actor: Actor, status_id: int) -> bookmarks.BookmarkResult:
     return result
 
 
-# --- pinned statuses (issue 47) ---------------------------------------------------------------
+# --- pinned statuses ---------------------------------------------------------------
 
 
 def pin(actor: Actor, status_id: int) -> pins.PinResult:

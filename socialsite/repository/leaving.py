@@ -282,7 +282,7 @@ DELETION_STEPS = [
     revoke_app_tokens,
     free_email,
     affinity.forget,
-    followed_tags.forget_user,  # followed hashtags (issue 47)
+    followed_tags.forget_user,  # followed hashtags
     delete_user_keys,
 ]
 

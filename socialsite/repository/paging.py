@@ -28,9 +28,9 @@ class Page(Generic[Item]):
     # The highest cursor read (items left out included): pass as ``above`` for the
     # next newer page; None when nothing was read.
     prev_cursor: int | None = None
-    # Pinned statuses (issue 47): a profile's first page's, shown above it.
+    # Pinned statuses: a profile's first page's, shown above it.
     pinned: list = field(default_factory=list)
-    # Followed hashtags (issue 47): whether the reader follows a tag page's tag.
+    # Followed hashtags: whether the reader follows a tag page's tag.
     following: bool = False
 
 

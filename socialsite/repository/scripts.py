@@ -399,7 +399,7 @@ def mark_like(*, uid, sid, now_ms):
     }, [sid, now_ms, COUNTS_TRUST_SECONDS * 1000]
 
 
-# --- bookmarks (bookmarks.py, issue 47) ----------------------------------------------------
+# --- bookmarks (bookmarks.py) ----------------------------------------------------
 
 
 @script("scores")

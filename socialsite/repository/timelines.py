@@ -252,7 +252,7 @@ def profile_page(r, uid, before=None, count=30, viewer_id=None, since=None, abov
     the Top timeline) rides along in the same round trip. ``with_pins`` (the first page
     only): the statuses ``uid`` pinned are the page's ``pinned`` (pins.py), read in the
     same round trips as the page's own."""
-    # Pinned statuses (issue 47): their ids with the first page's, their statuses with its.
+    # Pinned statuses: their ids with the first page's, their statuses with its.
     pins_wanted = with_pins and before is None and since is None and above is None
     pinned_ids = []
     if pins_wanted:

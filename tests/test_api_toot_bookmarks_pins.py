@@ -1,5 +1,5 @@
 """toot (tests/test_api_toot.py installs it) bookmarks and pins as a person types it:
-``toot bookmark``, ``toot unbookmark``, ``toot pin``, ``toot unpin`` (issue 47), logged in
+``toot bookmark``, ``toot unbookmark``, ``toot pin``, ``toot unpin``, logged in
 with the password grant."""
 
 from socialsite.repository import bookmarks, emails, pins

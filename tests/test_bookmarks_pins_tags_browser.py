@@ -1,4 +1,4 @@
-"""Bookmarks, pinned statuses and followed hashtags (issue 47) in a real headless
+"""Bookmarks, pinned statuses and followed hashtags in a real headless
 Chromium: a status bookmarked from its more menu without JavaScript and found on
 /bookmarks/, one's own status pinned from its menu and shown first on the profile under
 "Pinned", a tag followed from its page; each page passes axe-core, and the new controls
