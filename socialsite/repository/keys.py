@@ -801,6 +801,48 @@ TAG_NAMES = "search:{tags}:names"
 TAG_USES = "search:{tags}:uses"
 
 
+# --- full-text search of statuses (status_search.py) -----------------------------------
+# The book's inverted index (chapter 7): one SET of status ids per normalized word, cut
+# into STATUS_SEARCH_SHARDS shards by status id so that a cluster spreads it and every
+# word of one status's shard shares a slot (a query intersects them in one script).
+
+# How many shards the status index is cut into (sid mod this). Part of every index
+# key's name: a constant, not a setting.
+STATUS_SEARCH_SHARDS = 16
+
+
+def status_search_shard(sid):
+    """The shard of status ``sid`` in the status index."""
+    return int(sid) % STATUS_SEARCH_SHARDS
+
+
+def status_words(shard, word):
+    """SET of integers: the ids of the statuses of index shard ``shard`` (status id mod
+    STATUS_SEARCH_SHARDS) whose text has the normalized ``word`` (status_search.words),
+    or, for the operators' words, whose author is ``from:<uid>`` or that ``has:media``.
+    Only statuses status_search.indexable lets in."""
+    return f"search:statuses:{{ss:{int(shard)}}}:{word}"
+
+
+# SCAN pattern matching every status hash (and the STATUS_IDS counter, which
+# status_id_of leaves out): status_search.rebuild.
+ALL_STATUSES_PATTERN = "status:*"
+
+
+def status_id_of(key):
+    """The status id of a ``status`` key, None for any other key."""
+    head, _, tail = key.partition(":")
+    return int(tail) if head == "status" and tail.isdigit() else None
+
+
+# SCAN pattern matching every status_words key (status_search.rebuild).
+ALL_STATUS_WORDS_PATTERN = "search:statuses:{ss:*"
+
+# Field of the user hash: "1" when the user lets their public statuses be found by
+# search (Mastodon's ``indexable``); absent or "" when not (the default).
+INDEXABLE_FIELD = "indexable"
+
+
 def reposts(sid):
     """ZSET: the users who reposted status ``sid``, scored by when (ms), in the status's
     slot (as keys.replies): status_count.lua changes it and the ``reposts`` count of

@@ -795,6 +795,16 @@ def search_tags(*, low, high, candidates, offset, count):
 
 
 @script()
+def search_statuses(*, shard, words, before, count):
+    """Up to ``count`` ids, newest first and below ``before`` (None: no bound), of the
+    statuses of index shard ``shard`` in every keys.status_words SET of ``words`` (the
+    intersection, from the rarest). Reads only."""
+    return {"status_words": [keys.status_words(shard, word) for word in words]}, [
+        _id_or_blank(before), int(count),
+    ]  # fmt: skip
+
+
+@script()
 def store_trends(*, trends, peaks, forgotten):
     """Replace keys.TRENDS and keys.TREND_USES with ``trends`` ([(tag, score, uses)]),
     set ``peaks`` ({tag: "<score>:<ms>"}) in keys.TREND_PEAKS and forget the peaks of

@@ -30,6 +30,7 @@ from . import (
     locks,
     notifications,
     scripts,
+    status_index,
     tags,
     trends,
     uploads,
@@ -234,7 +235,10 @@ def post_status(
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hmget(keys.user(uid), ["private", keys.FANOUT_PATH_FIELD, *users.EVENT_AUTHOR_FIELDS])
+    pipe.hmget(
+        keys.user(uid),
+        ["private", keys.FANOUT_PATH_FIELD, keys.INDEXABLE_FIELD, *users.EVENT_AUTHOR_FIELDS],
+    )
     pipe.incr(keys.STATUS_IDS)
     if mentioned or in_reply_to is not None:
         # Who is in a block with the author (the author's slot): no reply to them, no
@@ -245,7 +249,7 @@ def post_status(
         users.queue_user_ids(pipe, mentioned)
     if in_reply_to is not None:
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
-    (private, path, *author_fields), sid, *rest = pipe.execute()
+    (private, path, indexable_flag, *author_fields), sid, *rest = pipe.execute()
     login = author_fields[0]
     blocked, blocked_by_them = set(), set()
     if mentioned or in_reply_to is not None:
@@ -337,6 +341,10 @@ def post_status(
         pipe.hset(keys.user(uid), keys.LAST_POSTED_FIELD, int(status["posted"] * 1000))
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
+        # Full-text search (status_index.py): in the index shard's slot, this round trip.
+        author = {"private": private, keys.INDEXABLE_FIELD: indexable_flag}
+        if status_index.indexable(status, author):
+            status_index.queue_index(pipe, status)
         if path != "pulled":
             # Last: the caller takes the followers from the last reply.
             pipe.zrangebyscore(
@@ -852,6 +860,7 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
         if like_events:
             notifications.queue_unnotify(pipe, uid, like_events)
         _queue_media_unused(pipe, media_names(status))
+        status_index.queue_unindex(pipe, status)
         pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
@@ -907,6 +916,9 @@ def delete_statuses_of_leaving_user(r, uid, sids):
         pipe.hdel(keys.unfinished_posts(uid), *sids)
         freed = [name for status in found if status for name in media_names(status)]
         _queue_media_unused(pipe, freed)
+        for status in found:
+            if status is not None:
+                status_index.queue_unindex(pipe, status)
         for sid in sids:
             pipe.delete(keys.status(sid))
             # Its likes and counts with it; their notifications were the leaving

@@ -1,0 +1,420 @@
+"""Full-text search of statuses: the book's inverted index (chapter 7 of *Redis in
+Action*), sharded for a cluster.
+
+**The index** (keys.status_words): one SET of status ids per normalized word, as the
+book's ``idx:<word>``. A status's words (``status_words``) are the words of its message
+and content warning, folded as people's names are (search.fold: NFKC, accents removed,
+case folded), at least 2 characters, cut to SEARCH_TERM_MAX_LENGTH, without the stop
+words (STOP_WORDS, the book's list with a few of the web's: "https", "www"); and two
+operator words no text can make (they hold a ":"): ``from:<uid>`` (its author) and
+``has:media`` (it has pictures). The index is cut into keys.STATUS_SEARCH_SHARDS shards
+by status id: every word of a status is in its shard's slot, so one script intersects
+a query's words in a shard (lua/search_statuses.lua: SINTER walks the rarest word's
+set), and the shards spread over a cluster's nodes.
+
+**What goes in** is decided by ``indexable`` alone (Mastodon 4.2's rule): a public
+status (not posted while its author was private, not a repost) of an author who lets
+their public statuses be found (keys.INDEXABLE_FIELD, off by default). Posting writes
+the entries in its second round trip (statuses.post_status, queue_index: no round trip
+of its own); deleting a status, or an account's statuses, takes them out in the round
+trip that deletes them (queue_unindex). Turning the setting on or off indexes or
+unindexes the author's statuses (set_indexable, from their profile, in batches).
+
+**Reading checks again**: a query reads the newest ids of every shard below a cursor
+(one pipeline), the statuses (deleted ones skipped), their authors' setting and
+privacy fresh, and keeps a status only if it is still indexable and has every word and
+phrase asked; then everything passes visibility.shown_statuses (suspended, blocked
+either way, muted, private authors left out). Suspension therefore needs no write
+here: a suspended author's statuses are left out at read and back when it ends.
+
+**The reader's own**: a reader also finds, among the newest STATUS_SEARCH_OWN_SCAN of
+each, their own statuses, those they like and those that mention or reply to them,
+whatever the setting or privacy (as Mastodon's ``searchable_by``), matched at read
+from the statuses themselves.
+"""
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import keys, paging, scripts, statuses, users, visibility
+from .client import Client
+from .limits import (
+    NOTIFICATIONS_KEPT,
+    SEARCH_QUERY_MAX_LENGTH,
+    STATUS_SEARCH_OWN_SCAN,
+    STATUS_SEARCH_PAGE_SIZE,
+    STATUS_SEARCH_READS,
+)
+from .status_index import (
+    AUTHOR_FIELDS,
+    MEDIA_WORD,
+    author_word,
+    folded_words,
+    indexable,
+    queue_index,
+    queue_unindex,
+    text_of,
+    words,
+)
+
+# --- queries --------------------------------------------------------------------------
+
+
+class QueryError(ValueError):
+    """A query that cannot be searched; its text says why, for the page."""
+
+
+_OPERATOR = re.compile(r"(?i)(?:^|(?<=\s))(from:@?(\w+)|has:(\w+))(?=\s|$)")
+_PHRASE = re.compile(r'"([^"]*)"')
+
+
+@dataclass(frozen=True)
+class StatusQuery:
+    """A parsed status query. ``words``: every index word a status must have (the
+    query's, its phrases', none a stop word); ``phrases``: folded word sequences the
+    status's text must hold in order; ``author``: the login of ``from:``; ``media``:
+    ``has:media``. ``operators``: whether the query used any (then it searches
+    statuses only)."""
+
+    text: str
+    words: tuple[str, ...] = ()
+    phrases: tuple[tuple[str, ...], ...] = ()
+    author: str | None = None
+    media: bool = False
+
+    @property
+    def operators(self) -> bool:
+        return self.author is not None or self.media
+
+    @property
+    def searchable(self) -> bool:
+        """Whether it names anything an index word can find (not only stop words)."""
+        return bool(self.words or self.author or self.media)
+
+
+def parse_status_query(text: str | None) -> StatusQuery:
+    """The StatusQuery of what a user typed. QueryError if it is empty, longer than
+    SEARCH_QUERY_MAX_LENGTH characters, or uses an operator the site does not know
+    (``has:`` other than ``has:media``)."""
+    text = (text or "").strip()
+    if not text:
+        raise QueryError("Type at least one letter or digit to search.")
+    if len(text) > SEARCH_QUERY_MAX_LENGTH:
+        raise QueryError(
+            f"A search is at most {SEARCH_QUERY_MAX_LENGTH} characters; this one has {len(text)}."
+        )
+    author = None
+    media = False
+    for match in _OPERATOR.finditer(text):
+        if match.group(2) is not None:
+            author = match.group(2).lower()
+        elif match.group(3).lower() == "media":
+            media = True
+        else:
+            raise QueryError(f"Unknown operator {match.group(1)}: has:media is the one there is.")
+    rest = _OPERATOR.sub(" ", text)
+    phrases = tuple(
+        tuple(folded) for phrase in _PHRASE.findall(rest) if len(folded := folded_words(phrase)) > 1
+    )
+    found = tuple(dict.fromkeys(words(rest.replace('"', " "))))
+    return StatusQuery(text, found, phrases, author, media)
+
+
+def _has_phrase(sequence: Sequence[str], phrase: Sequence[str]) -> bool:
+    size = len(phrase)
+    return any(
+        tuple(sequence[i : i + size]) == tuple(phrase) for i in range(len(sequence) - size + 1)
+    )
+
+
+def matches(status: Any, query: StatusQuery, author_id: int | None) -> bool:
+    """Whether ``status`` has everything ``query`` asks (``author_id``: from:'s user)."""
+    if author_id is not None and int(status["uid"]) != author_id:
+        return False
+    if query.media and not status.get(keys.STATUS_MEDIA_FIELD):
+        return False
+    text = text_of(status)
+    have = set(words(text))
+    if not all(word in have for word in query.words):
+        return False
+    if query.phrases:
+        sequence = folded_words(text)
+        return all(_has_phrase(sequence, phrase) for phrase in query.phrases)
+    return True
+
+
+@dataclass
+class _Shards:
+    """Where each shard's reading stands: ``boundary``, the lowest id below which some
+    shard may hold more (0: every shard is read out)."""
+
+    boundary: int = 0
+    ids: list[int] = field(default_factory=list)
+
+
+def _read_shards(r: Client, index_words: Sequence[str], before: int | None, count: int) -> _Shards:
+    """The ids of every shard below ``before``, newest first, up to the point all
+    shards are known to be complete (one round trip: a script call per shard)."""
+
+    def fill(pipe: Any) -> None:
+        for shard in range(keys.STATUS_SEARCH_SHARDS):
+            scripts.search_statuses.queue(
+                pipe, shard=shard, words=index_words, before=before, count=count
+            )
+
+    replies = scripts.run_pipeline(r, fill)
+    boundary = 0
+    found: list[int] = []
+    for reply in replies:
+        ids = [int(sid) for sid in reply]
+        found += ids
+        if len(ids) >= count:
+            boundary = max(boundary, ids[-1])
+    found.sort(reverse=True)
+    return _Shards(boundary, [sid for sid in found if sid >= boundary])
+
+
+def _own_ids(r: Client, viewer: int, scan: int) -> list[int]:
+    """The newest ``scan`` ids of the viewer's own statuses, likes and mentions and
+    replies to them (one round trip, their slot)."""
+    pipe = r.pipeline(transaction=False)
+    pipe.zrevrange(keys.profile(viewer), 0, scan - 1)
+    pipe.zrevrange(keys.user_likes(viewer), 0, scan - 1)
+    pipe.zrevrange(keys.notifications(viewer), 0, min(scan, NOTIFICATIONS_KEPT) * 4 - 1)
+    own, liked, events = pipe.execute()
+    ids = {int(sid) for sid in (*own, *liked)}
+    mentioned = 0
+    for event in events:
+        kind, _, rest = event.partition(":")
+        if kind in ("mention", "reply") and mentioned < scan:
+            ids.add(int(rest.split(":")[1]))
+            mentioned += 1
+    return sorted(ids, reverse=True)
+
+
+def search_statuses(
+    r: Client,
+    viewer: int,
+    query: StatusQuery,
+    before: int | None = None,
+    count: int = STATUS_SEARCH_PAGE_SIZE,
+    own_scan: int = STATUS_SEARCH_OWN_SCAN,
+) -> paging.Page:
+    """A page of the statuses ``query`` finds for logged-in reader ``viewer``, newest
+    first, below the id ``before`` (None: from the newest), and the cursor of the next
+    page. Found: statuses of the shared index that are indexable now and those of the
+    reader's own sets (_own_ids) that match; every one passed through
+    visibility.shown_statuses.
+
+    Round trips: from:'s login (when given); the shards' ids with the reader's own sets;
+    the statuses; their authors' setting and privacy; the visibility check (and the
+    authors not shown lately); repeated at most STATUS_SEARCH_READS times while what
+    was read is left out and the shards hold more."""
+    if not query.searchable:
+        return paging.Page([], None)
+    author_id: int | None = None
+    if query.author is not None:
+        found_id = users.get_user_id(r, query.author)
+        if found_id is None:
+            return paging.Page([], None)
+        author_id = int(found_id)
+    index_words = list(query.words)
+    if author_id is not None:
+        index_words.append(author_word(author_id))
+    if query.media:
+        index_words.append(MEDIA_WORD)
+    # The rarest first is SINTER's business; the author's word is usually the rarest.
+    own = [sid for sid in _own_ids(r, viewer, own_scan) if before is None or sid < before]
+    kept: dict[int, Any] = {}
+    cursor = before
+    boundary = 0
+    for _ in range(STATUS_SEARCH_READS):
+        shards = _read_shards(r, index_words, cursor, count + 1)
+        boundary = shards.boundary
+        kept.update(_checked_shared(r, viewer, shards.ids, query, author_id))
+        if len(kept) > count or not boundary:
+            break
+        cursor = boundary
+    own_found = _checked_own(
+        r, viewer, [sid for sid in own if sid not in kept and sid >= boundary], query, author_id
+    )
+    kept.update(own_found)
+    ordered = [kept[sid] for sid in sorted(kept, reverse=True)]
+    if len(ordered) > count:
+        return paging.Page(ordered[:count], ordered[count - 1]["id"])
+    return paging.Page(ordered, boundary or None)
+
+
+def _checked_shared(
+    r: Client, viewer: int, ids: list[int], query: StatusQuery, author_id: int | None
+) -> dict[int, Any]:
+    """Of the shared index's ``ids``, the statuses still there, indexable now, matching
+    ``query`` and shown to ``viewer``: {id: status}."""
+    if not ids:
+        return {}
+    found = [s for s in statuses.get_statuses(r, ids) if matches(s, query, author_id)]
+    authors = list({int(s["uid"]) for s in found})
+    pipe = r.pipeline(transaction=False)
+    for uid in authors:
+        pipe.hmget(keys.user(uid), AUTHOR_FIELDS)
+    read = {
+        uid: dict(zip(AUTHOR_FIELDS, values, strict=True))
+        for uid, values in zip(authors, pipe.execute(), strict=True)
+    }
+    found = [s for s in found if indexable(s, read[int(s["uid"])])]
+    return {int(s["id"]): s for s in visibility.shown_statuses(r, viewer, found)}
+
+
+def _checked_own(
+    r: Client, viewer: int, ids: list[int], query: StatusQuery, author_id: int | None
+) -> dict[int, Any]:
+    """Of the reader's own ``ids``, the statuses matching ``query`` and shown to them."""
+    if not ids:
+        return {}
+    found = [
+        s
+        for s in statuses.get_statuses(r, ids)
+        if not s.get("repost_of") and matches(s, query, author_id)
+    ]
+    return {int(s["id"]): s for s in visibility.shown_statuses(r, viewer, found)}
+
+
+# --- the setting ----------------------------------------------------------------------
+
+
+def is_indexable(r: Client, uid: int) -> bool:
+    """Whether user ``uid`` lets their public statuses be found by search."""
+    return r.hget(keys.user(uid), keys.INDEXABLE_FIELD) == "1"
+
+
+def set_indexable(r: Client, uid: int, on: bool, batch: int = 500) -> int:
+    """Set whether user ``uid`` lets their public statuses be found, then index (or
+    unindex) their statuses, from their profile, ``batch`` a round trip; how many
+    entries of statuses were written. Reading applies the setting at once whatever
+    this has reached (indexable is checked again), and every write is safe to repeat."""
+    if not r.exists(keys.user(uid)):
+        return 0
+    r.hset(keys.user(uid), keys.INDEXABLE_FIELD, "1" if on else "")
+    author = dict(zip(AUTHOR_FIELDS, r.hmget(keys.user(uid), AUTHOR_FIELDS), strict=True))
+    written = 0
+    start = 0
+    while True:
+        sids = r.zrevrange(keys.profile(uid), start, start + batch - 1)
+        if not sids:
+            return written
+        start += batch
+        pipe = r.pipeline(transaction=False)
+        for sid in sids:
+            pipe.hgetall(keys.status(sid))
+        read = [statuses.decode_status(data) for data in pipe.execute()]
+
+        def fill(pipe: Any, read: list[Any] = read) -> None:
+            for status in read:
+                if status is None:
+                    continue
+                if on and indexable(status, author):
+                    queue_index(pipe, status)
+                else:
+                    queue_unindex(pipe, status)
+
+        written += sum(1 for status in read if status is not None)
+        scripts.run_pipeline(r, fill)
+
+
+# --- rebuilding -----------------------------------------------------------------------
+
+
+@dataclass
+class RebuildReport:
+    statuses_seen: int = 0
+    statuses_indexed: int = 0
+    index_keys: int = 0
+    entries_removed: int = 0
+
+
+def rebuild(
+    r: Client, batch: int = 1000, progress: Callable[[int], None] | None = None
+) -> RebuildReport:
+    """Make the status index hold every indexable status under its words, and remove
+    the entries of statuses gone or no longer indexable; a RebuildReport. Bounded
+    memory: ``batch`` statuses (SCAN) or entries (SSCAN) at a time. ``progress(n)``
+    is called after each batch of statuses with how many were read in it. Safe to run
+    at any time, and again."""
+    report = RebuildReport()
+    found: list[str] = []
+    for key in r.scan_iter(match=keys.ALL_STATUSES_PATTERN, count=batch):
+        if keys.status_id_of(key) is not None:
+            found.append(key)
+        if len(found) >= batch:
+            _index_batch(r, found, report, progress)
+            found = []
+    if found:
+        _index_batch(r, found, report, progress)
+    for key in r.scan_iter(match=keys.ALL_STATUS_WORDS_PATTERN, count=batch):
+        report.index_keys += 1
+        report.entries_removed += _prune(r, key, batch)
+    return report
+
+
+def _authors_fields(r: Client, uids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """The fields indexable reads of the users ``uids``, fresh (one round trip)."""
+    uids = list(set(uids))
+    pipe = r.pipeline(transaction=False)
+    for uid in uids:
+        pipe.hmget(keys.user(uid), AUTHOR_FIELDS)
+    return {
+        uid: dict(zip(AUTHOR_FIELDS, values, strict=True))
+        for uid, values in zip(uids, pipe.execute(), strict=True)
+    }
+
+
+def _index_batch(
+    r: Client, found: list[str], report: RebuildReport, progress: Callable[[int], None] | None
+) -> None:
+    pipe = r.pipeline(transaction=False)
+    for key in found:
+        pipe.hgetall(key)
+    read = [s for s in (statuses.decode_status(data) for data in pipe.execute()) if s is not None]
+    authors = _authors_fields(r, [int(s["uid"]) for s in read])
+    pipe = r.pipeline(transaction=False)
+    for status in read:
+        report.statuses_seen += 1
+        if indexable(status, authors[int(status["uid"])]):
+            queue_index(pipe, status)
+            report.statuses_indexed += 1
+    pipe.execute()
+    if progress is not None:
+        progress(len(found))
+
+
+def _prune(r: Client, key: str, batch: int) -> int:
+    """Remove the entries of ``key`` whose status is gone or not indexable now; how many."""
+    removed = 0
+    cursor = 0
+    while True:
+        cursor, members = r.sscan(key, cursor, count=batch)
+        if members:
+            pipe = r.pipeline(transaction=False)
+            for sid in members:
+                pipe.hgetall(keys.status(sid))
+            read = [statuses.decode_status(data) for data in pipe.execute()]
+            authors = _authors_fields(r, [int(s["uid"]) for s in read if s is not None])
+            stale = [
+                sid
+                for sid, status in zip(members, read, strict=True)
+                if status is None or not indexable(status, authors[int(status["uid"])])
+            ]
+            if stale:  # SSCAN still returns every member there throughout
+                removed += r.srem(key, *stale)
+        if cursor == 0:
+            return removed
+
+
+def index_bytes(r: Client, sample: int = 200) -> int:
+    """The index's bytes (MEMORY USAGE of every key, SCAN): the benchmark's measure."""
+    total = 0
+    for key in r.scan_iter(match=keys.ALL_STATUS_WORDS_PATTERN, count=1000):
+        total += int(r.memory_usage(key, samples=sample) or 0)
+    return total

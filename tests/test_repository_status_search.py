@@ -1,0 +1,186 @@
+"""Full-text search of statuses in the repository: the index's words, what goes in,
+the query's operators, paging, and what reading leaves out (single server and cluster)."""
+
+from socialsite.repository import (
+    blocks,
+    keys,
+    leaving,
+    likes,
+    moderation,
+    privacy,
+    status_index,
+    status_search,
+    statuses,
+)
+from tests.support.helpers import make_user, post
+
+
+def indexable(r, *people):
+    for person in people:
+        status_search.set_indexable(r, person["id"], True)
+
+
+def find(r, viewer, text, **options):
+    query = status_search.parse_status_query(text)
+    return status_search.search_statuses(r, viewer["id"], query, **options)
+
+
+def ids(page):
+    return [status["id"] for status in page.items]
+
+
+def test_words_are_folded_without_stop_words_and_short_ones():
+    assert status_index.words("The Café, and THE tea! a b 42 https://x.example/Tea") == [
+        "cafe",
+        "tea",
+        "42",
+        "example",
+    ]
+
+
+def test_the_query_parses_phrases_and_operators():
+    query = status_search.parse_status_query('"green tea" from:@Alice has:media cup')
+    assert query.words == ("green", "tea", "cup")
+    assert query.phrases == (("green", "tea"),)
+    assert query.author == "alice"
+    assert query.media
+    assert query.operators
+
+
+def test_all_words_must_match_newest_first(r, alice, bob, carol):
+    indexable(r, alice, bob)
+    first = post(r, alice, "Green tea in the morning")
+    second = post(r, bob, "Black tea, no milk")
+    third = post(r, alice, "Green tea again")
+    post(r, bob, "Coffee only")
+    assert ids(find(r, carol, "tea")) == [third, second, first]
+    assert ids(find(r, carol, "green TEA")) == [third, first]
+    assert ids(find(r, carol, "tea coffee")) == []
+
+
+def test_a_phrase_must_appear_in_order(r, alice, carol):
+    indexable(r, alice)
+    in_order = post(r, alice, "I like green tea")
+    post(r, alice, "tea that is green")
+    assert ids(find(r, carol, '"green tea"')) == [in_order]
+
+
+def test_from_and_has_media(r, alice, bob, carol):
+    indexable(r, alice, bob)
+    plain = post(r, alice, "tea time")
+    pictured = post(r, alice, "tea time", media='[{"name": "x"}]')
+    other = post(r, bob, "tea time")
+    assert ids(find(r, carol, "tea from:alice")) == [pictured, plain]
+    assert ids(find(r, carol, "tea from:bob")) == [other]
+    assert ids(find(r, carol, "tea has:media")) == [pictured]
+    assert ids(find(r, carol, "from:nobody tea")) == []
+
+
+def test_pages_by_cursor(r, alice, carol):
+    indexable(r, alice)
+    posted = [post(r, alice, f"tea number {n}") for n in range(7)]
+    seen = []
+    before = None
+    for _ in range(5):
+        page = find(r, carol, "tea", before=before, count=3)
+        seen += ids(page)
+        before = page.next_cursor
+        if before is None:
+            break
+    assert seen == posted[::-1]
+
+
+def test_only_indexable_public_statuses_reach_others(r, alice, bob, carol):
+    post(r, bob, "oolong from a quiet account")  # bob never allowed it
+    indexable(r, alice)
+    public = post(r, alice, "oolong for all")
+    privacy.set_private(r, alice["id"], True)
+    private = post(r, alice, "oolong for followers")
+    assert ids(find(r, carol, "oolong")) == []  # alice is private now: nothing
+    privacy.set_private(r, alice["id"], False)
+    assert ids(find(r, carol, "oolong")) == [public]  # never the private one
+    assert ids(find(r, alice, "oolong")) == [private, public]  # her own, both
+    status_search.set_indexable(r, alice["id"], False)
+    assert ids(find(r, carol, "oolong")) == []
+    assert not r.exists(keys.status_words(keys.status_search_shard(public), "oolong"))
+    status_search.set_indexable(r, alice["id"], True)
+    assert ids(find(r, carol, "oolong")) == [public]
+
+
+def test_the_readers_own_liked_and_mentioning_statuses(r, alice, bob, carol):
+    mine = post(r, carol, "sencha notes")  # carol never allowed it: still hers
+    liked = post(r, bob, "sencha for bob")
+    likes.like(r, carol["id"], liked)
+    mentioning = post(r, alice, "@carol sencha?")
+    post(r, alice, "sencha nobody sees")
+    assert ids(find(r, carol, "sencha")) == [mentioning, liked, mine]
+    assert ids(find(r, bob, "sencha")) == [liked]
+
+
+def test_deletion_suspension_block_and_mute_apply(r, alice, bob, carol):
+    indexable(r, alice, bob)
+    gone = post(r, alice, "matcha one")
+    kept = post(r, bob, "matcha two")
+    statuses.delete_status(r, alice["id"], gone)
+    assert ids(find(r, carol, "matcha")) == [kept]
+    assert not r.sismember(keys.status_words(keys.status_search_shard(gone), "matcha"), gone)
+    moderation.suspend(r, bob["id"])
+    assert ids(find(r, carol, "matcha")) == []
+    moderation.unsuspend(r, bob["id"])
+    assert ids(find(r, carol, "matcha")) == [kept]
+    blocks.block(r, bob["id"], carol["id"])
+    assert ids(find(r, carol, "matcha")) == []
+    blocks.unblock(r, bob["id"], carol["id"])
+    blocks.mute(r, carol["id"], bob["id"])
+    assert ids(find(r, carol, "matcha")) == []
+    blocks.unmute(r, carol["id"], bob["id"])
+    assert ids(find(r, carol, "matcha")) == [kept]
+
+
+def test_a_deleted_account_leaves_the_index(r, alice, carol):
+    indexable(r, alice)
+    sid = post(r, alice, "rooibos forever")
+    leaving.delete_account(r, alice["id"], inline_budget=10_000)
+    assert ids(find(r, carol, "rooibos")) == []
+    assert not r.exists(keys.status_words(keys.status_search_shard(sid), "rooibos"))
+
+
+def test_many_statuses_over_every_shard(r, alice, carol):
+    indexable(r, alice)
+    posted = [post(r, alice, f"chai {'spiced' if n % 3 == 0 else 'plain'}") for n in range(40)]
+    spiced = [sid for n, sid in enumerate(posted) if n % 3 == 0]
+    page = find(r, carol, "chai spiced", count=5)
+    assert ids(page) == spiced[::-1][:5]
+    rest = find(r, carol, "chai spiced", before=page.next_cursor, count=50)
+    assert ids(page) + ids(rest) == spiced[::-1]
+
+
+def test_rebuild_mends_the_index(r, alice, bob, carol):
+    indexable(r, alice)
+    kept = post(r, alice, "genmaicha toasted")
+    shard = keys.status_search_shard(kept)
+    r.delete(keys.status_words(shard, "genmaicha"))
+    r.sadd(keys.status_words(shard, "genmaicha"), 999_999)  # a status that is gone
+    progress = []
+    report = status_search.rebuild(r, batch=2, progress=progress.append)
+    assert report.statuses_indexed >= 1
+    assert report.entries_removed >= 1
+    assert sum(progress) >= report.statuses_seen
+    assert ids(find(r, carol, "genmaicha")) == [kept]
+    assert r.smembers(keys.status_words(shard, "genmaicha")) == {str(kept)}
+
+
+def test_posting_writes_the_index_in_its_own_round_trips(r, alice, round_trips, redis_backend):
+    """The index's writes ride posting's second round trip (on a cluster, that
+    pipeline reaches the index shard's node too, in parallel)."""
+    without = make_user(r, "quiet")
+    indexable(r, alice)
+    post(r, alice, "warm up")  # scripts loaded
+    post(r, without, "warm up")
+    round_trips["n"] = 0
+    post(r, alice, "hojicha tonight")
+    indexed = round_trips["n"]
+    round_trips["n"] = 0
+    post(r, without, "hojicha tonight")
+    extra = 1 if redis_backend.cluster else 0
+    assert round_trips["n"] <= indexed <= round_trips["n"] + extra
