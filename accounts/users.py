@@ -37,6 +37,8 @@ class SiteUser:
         # The theme the reader chose ("light", "dark"), "" for the system's: the page's
         # <html data-theme> (keys.THEME_FIELD).
         self.theme = data.get("theme", "")
+        # Whether their public statuses may be found by search (keys.INDEXABLE_FIELD).
+        self.indexable = data.get("indexable") == "1"
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

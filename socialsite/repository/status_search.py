@@ -154,17 +154,28 @@ class _Shards:
     ids: list[int] = field(default_factory=list)
 
 
-def _read_shards(r: Client, index_words: Sequence[str], before: int | None, count: int) -> _Shards:
+def _read_shards(
+    r: Client,
+    index_words: Sequence[str],
+    before: int | None,
+    count: int,
+    extra: Callable[[Any], None] | None = None,
+) -> tuple[_Shards, list[Any]]:
     """The ids of every shard below ``before``, newest first, up to the point all
-    shards are known to be complete (one round trip: a script call per shard)."""
+    shards are known to be complete, and the replies of what ``extra(pipe)`` queued
+    (one round trip: a script call per shard)."""
 
     def fill(pipe: Any) -> None:
         for shard in range(keys.STATUS_SEARCH_SHARDS):
             scripts.search_statuses.queue(
                 pipe, shard=shard, words=index_words, before=before, count=count
             )
+        if extra is not None:
+            extra(pipe)
 
     replies = scripts.run_pipeline(r, fill)
+    more = replies[keys.STATUS_SEARCH_SHARDS :]
+    replies = replies[: keys.STATUS_SEARCH_SHARDS]
     boundary = 0
     found: list[int] = []
     for reply in replies:
@@ -173,17 +184,21 @@ def _read_shards(r: Client, index_words: Sequence[str], before: int | None, coun
         if len(ids) >= count:
             boundary = max(boundary, ids[-1])
     found.sort(reverse=True)
-    return _Shards(boundary, [sid for sid in found if sid >= boundary])
+    return _Shards(boundary, [sid for sid in found if sid >= boundary]), more
 
 
-def _own_ids(r: Client, viewer: int, scan: int) -> list[int]:
-    """The newest ``scan`` ids of the viewer's own statuses, likes and mentions and
-    replies to them (one round trip, their slot)."""
-    pipe = r.pipeline(transaction=False)
+def _queue_own(pipe: Any, viewer: int, scan: int) -> None:
+    """Queue the read of the newest ``scan`` ids of the viewer's own statuses, likes,
+    and notifications (their slot); _own_ids decodes it."""
     pipe.zrevrange(keys.profile(viewer), 0, scan - 1)
     pipe.zrevrange(keys.user_likes(viewer), 0, scan - 1)
-    pipe.zrevrange(keys.notifications(viewer), 0, min(scan, NOTIFICATIONS_KEPT) * 4 - 1)
-    own, liked, events = pipe.execute()
+    pipe.zrevrange(keys.notifications(viewer), 0, min(scan * 4, NOTIFICATIONS_KEPT) - 1)
+
+
+def _own_ids(replies: list[Any], scan: int) -> list[int]:
+    """The ids of the viewer's own statuses, likes, and statuses that mention or reply
+    to them (the newest ``scan`` of each), from _queue_own's replies, newest first."""
+    own, liked, events = replies
     ids = {int(sid) for sid in (*own, *liked)}
     mentioned = 0
     for event in events:
@@ -209,9 +224,10 @@ def search_statuses(
     visibility.shown_statuses.
 
     Round trips: from:'s login (when given); the shards' ids with the reader's own sets;
-    the statuses; their authors' setting and privacy; the visibility check (and the
-    authors not shown lately); repeated at most STATUS_SEARCH_READS times while what
-    was read is left out and the shards hold more."""
+    the statuses (with which of them the reader likes); their authors' setting and
+    privacy; the visibility check (and the authors not shown lately); the shards' part
+    repeated at most STATUS_SEARCH_READS times while what was read is left out and the
+    shards hold more; the reader's own matches, one or two more (read and checked)."""
     if not query.searchable:
         return paging.Page([], None)
     author_id: int | None = None
@@ -226,35 +242,46 @@ def search_statuses(
     if query.media:
         index_words.append(MEDIA_WORD)
     # The rarest first is SINTER's business; the author's word is usually the rarest.
-    own = [sid for sid in _own_ids(r, viewer, own_scan) if before is None or sid < before]
+    likes = statuses.ViewerLikes(viewer)
     kept: dict[int, Any] = {}
+    own: list[int] = []
     cursor = before
     boundary = 0
-    for _ in range(STATUS_SEARCH_READS):
-        shards = _read_shards(r, index_words, cursor, count + 1)
+    for read in range(STATUS_SEARCH_READS):
+        extra = (lambda pipe: _queue_own(pipe, viewer, own_scan)) if read == 0 else None
+        shards, more = _read_shards(r, index_words, cursor, count + 1, extra)
+        if read == 0:
+            own = [sid for sid in _own_ids(more, own_scan) if before is None or sid < before]
         boundary = shards.boundary
-        kept.update(_checked_shared(r, viewer, shards.ids, query, author_id))
+        kept.update(_checked_shared(r, viewer, shards.ids, query, author_id, likes))
         if len(kept) > count or not boundary:
             break
         cursor = boundary
-    own_found = _checked_own(
-        r, viewer, [sid for sid in own if sid not in kept and sid >= boundary], query, author_id
-    )
-    kept.update(own_found)
+    wanted = [sid for sid in own if sid not in kept and sid >= boundary]
+    kept.update(_checked_own(r, viewer, wanted, query, author_id, likes))
     ordered = [kept[sid] for sid in sorted(kept, reverse=True)]
     if len(ordered) > count:
-        return paging.Page(ordered[:count], ordered[count - 1]["id"])
-    return paging.Page(ordered, boundary or None)
+        page = paging.Page(ordered[:count], ordered[count - 1]["id"])
+    else:
+        page = paging.Page(ordered, boundary or None)
+    page.liked = frozenset(likes.ids)
+    return page
 
 
 def _checked_shared(
-    r: Client, viewer: int, ids: list[int], query: StatusQuery, author_id: int | None
+    r: Client,
+    viewer: int,
+    ids: list[int],
+    query: StatusQuery,
+    author_id: int | None,
+    likes: statuses.ViewerLikes,
 ) -> dict[int, Any]:
     """Of the shared index's ``ids``, the statuses still there, indexable now, matching
     ``query`` and shown to ``viewer``: {id: status}."""
     if not ids:
         return {}
-    found = [s for s in statuses.get_statuses(r, ids) if matches(s, query, author_id)]
+    read = statuses.get_statuses(r, ids, viewer_likes=likes)
+    found = [s for s in read if matches(s, query, author_id)]
     authors = list({int(s["uid"]) for s in found})
     pipe = r.pipeline(transaction=False)
     for uid in authors:
@@ -268,14 +295,19 @@ def _checked_shared(
 
 
 def _checked_own(
-    r: Client, viewer: int, ids: list[int], query: StatusQuery, author_id: int | None
+    r: Client,
+    viewer: int,
+    ids: list[int],
+    query: StatusQuery,
+    author_id: int | None,
+    likes: statuses.ViewerLikes,
 ) -> dict[int, Any]:
     """Of the reader's own ``ids``, the statuses matching ``query`` and shown to them."""
     if not ids:
         return {}
     found = [
         s
-        for s in statuses.get_statuses(r, ids)
+        for s in statuses.get_statuses(r, ids, viewer_likes=likes)
         if not s.get("repost_of") and matches(s, query, author_id)
     ]
     return {int(s["id"]): s for s in visibility.shown_statuses(r, viewer, found)}
