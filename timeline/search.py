@@ -98,14 +98,20 @@ def _statuses_found(request, text, context):
     operator, or ``type=statuses``); None when statuses are not searched (a visitor,
     a query of one "#tag" or "@person"). A query that cannot be searched sets
     ``context["error"]``."""
-    if not request.user.is_authenticated or text.strip()[:1] in ("#", "\uff03", "@"):
+    if text.strip()[:1] in ("#", "\uff03", "@"):
         return None
     try:
         query = status_search.parse_status_query(text)
     except status_search.QueryError as error:
-        context["error"] = str(error)
+        if request.user.is_authenticated:
+            context["error"] = str(error)
         return None
     only = query.operators or request.GET.get("type") == "statuses"
+    if not request.user.is_authenticated:
+        # Statuses are searched for logged-in readers; a visitor asking for them alone
+        # is told so rather than shown people.
+        context.update(statuses_only=only, log_in_to_search=only)
+        return None
     before = page_cursor(request) if only else None
     found = status_search.search_statuses(
         get_redis(), request.user.id, query, before=before, count=STATUS_SEARCH_PAGE_SIZE
