@@ -244,21 +244,25 @@ def search_statuses(
     # The rarest first is SINTER's business; the author's word is usually the rarest.
     likes = statuses.ViewerLikes(viewer)
     kept: dict[int, Any] = {}
-    own: list[int] = []
+    own: set[int] = set()
+    own_left: list[int] = []  # newest first, not checked yet
     cursor = before
     boundary = 0
     for read in range(STATUS_SEARCH_READS):
         extra = (lambda pipe: _queue_own(pipe, viewer, own_scan)) if read == 0 else None
         shards, more = _read_shards(r, index_words, cursor, count + 1, extra)
         if read == 0:
-            own = [sid for sid in _own_ids(more, own_scan) if before is None or sid < before]
+            own_left = [sid for sid in _own_ids(more, own_scan) if before is None or sid < before]
+            own = set(own_left)
         boundary = shards.boundary
-        kept.update(_checked_shared(r, viewer, shards.ids, query, author_id, likes))
+        # The reader's own ids down to where the shards are complete, checked with them.
+        reach = next((n for n, sid in enumerate(own_left) if sid < boundary), len(own_left))
+        own_now, own_left = own_left[:reach], own_left[reach:]
+        shared = [sid for sid in shards.ids if sid not in own]
+        kept.update(_checked(r, viewer, shared, own_now, query, author_id, likes))
         if len(kept) > count or not boundary:
             break
         cursor = boundary
-    wanted = [sid for sid in own if sid not in kept and sid >= boundary]
-    kept.update(_checked_own(r, viewer, wanted, query, author_id, likes))
     ordered = [kept[sid] for sid in sorted(kept, reverse=True)]
     if len(ordered) > count:
         page = paging.Page(ordered[:count], ordered[count - 1]["id"])
@@ -268,48 +272,30 @@ def search_statuses(
     return page
 
 
-def _checked_shared(
+def _checked(
     r: Client,
     viewer: int,
-    ids: list[int],
+    shared: list[int],
+    own: list[int],
     query: StatusQuery,
     author_id: int | None,
     likes: statuses.ViewerLikes,
 ) -> dict[int, Any]:
-    """Of the shared index's ``ids``, the statuses still there, indexable now, matching
-    ``query`` and shown to ``viewer``: {id: status}."""
-    if not ids:
+    """Of the shared index's ids ``shared`` and the reader's own ids ``own``, the
+    statuses still there that match ``query``, those of ``shared`` indexable now, all
+    shown to ``viewer`` (visibility.shown_statuses): {id: status}. Round trips: the
+    statuses; the authors' setting (for matches of ``shared``); the visibility check."""
+    if not shared and not own:
         return {}
-    read = statuses.get_statuses(r, ids, viewer_likes=likes)
-    found = [s for s in read if matches(s, query, author_id)]
-    authors = list({int(s["uid"]) for s in found})
-    pipe = r.pipeline(transaction=False)
-    for uid in authors:
-        pipe.hmget(keys.user(uid), AUTHOR_FIELDS)
-    read = {
-        uid: dict(zip(AUTHOR_FIELDS, values, strict=True))
-        for uid, values in zip(authors, pipe.execute(), strict=True)
-    }
-    found = [s for s in found if indexable(s, read[int(s["uid"])])]
-    return {int(s["id"]): s for s in visibility.shown_statuses(r, viewer, found)}
-
-
-def _checked_own(
-    r: Client,
-    viewer: int,
-    ids: list[int],
-    query: StatusQuery,
-    author_id: int | None,
-    likes: statuses.ViewerLikes,
-) -> dict[int, Any]:
-    """Of the reader's own ``ids``, the statuses matching ``query`` and shown to them."""
-    if not ids:
+    read = statuses.get_statuses(r, [*shared, *own], viewer_likes=likes)
+    found = [s for s in read if not s.get("repost_of") and matches(s, query, author_id)]
+    mine = set(own)
+    others = [s for s in found if s["id"] not in mine]
+    if others:
+        authors = _authors_fields(r, [int(s["uid"]) for s in others])
+        found = [s for s in found if s["id"] in mine or indexable(s, authors[int(s["uid"])])]
+    if not found:
         return {}
-    found = [
-        s
-        for s in statuses.get_statuses(r, ids, viewer_likes=likes)
-        if not s.get("repost_of") and matches(s, query, author_id)
-    ]
     return {int(s["id"]): s for s in visibility.shown_statuses(r, viewer, found)}
 
 
