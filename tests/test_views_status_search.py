@@ -75,7 +75,8 @@ def test_blocks_and_mutes_apply_and_bad_operators_say_why(r, client, alice, bob)
     blocks.block(r, bob["id"], alice["id"])
     assert found_ids(client.get("/search/?q=matcha")) == []
     response = client.get("/search/?q=matcha+has:gifs")
-    assert response.status_code == 200 and "has:media is the one there is" in response.content.decode()
+    assert response.status_code == 200
+    assert "has:media is the one there is" in response.content.decode()
     assert "common words" in client.get("/search/?q=the+and").content.decode()
 
 
