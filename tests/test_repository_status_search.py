@@ -184,3 +184,21 @@ def test_posting_writes_the_index_in_its_own_round_trips(r, alice, round_trips, 
     post(r, without, "hojicha tonight")
     extra = 1 if redis_backend.cluster else 0
     assert round_trips["n"] <= indexed <= round_trips["n"] + extra
+
+
+def test_the_rebuild_command_shows_its_progress(r, alice, carol):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    indexable(r, alice)
+    sid = post(r, alice, "kukicha")
+    r.delete(keys.status_words(keys.status_search_shard(sid), "kukicha"))
+    out = StringIO()
+    call_command("search_index", "rebuild", "--only", "statuses", "--batch", "1", stdout=out)
+    text = out.getvalue()
+    assert "statuses  [" in text and "Statuses read: 1; indexed: 1" in text
+    assert ids(find(r, carol, "kukicha")) == [sid]
+    out = StringIO()
+    call_command("search_index", "rebuild", stdout=out)
+    assert "Users read" in out.getvalue() and "Status index" in out.getvalue()
