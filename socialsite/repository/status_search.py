@@ -33,6 +33,7 @@ whatever the setting or privacy (as Mastodon's ``searchable_by``), matched at re
 from the statuses themselves.
 """
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -129,6 +130,13 @@ def _has_phrase(sequence: Sequence[str], phrase: Sequence[str]) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=20_000)
+def _word_set(text: str) -> frozenset[str]:
+    """The index words of ``text``, remembered: a reader's own statuses are matched
+    again on each of their searches, and a status's text does not change."""
+    return frozenset(words(text))
+
+
 def matches(status: Any, query: StatusQuery, author_id: int | None) -> bool:
     """Whether ``status`` has everything ``query`` asks (``author_id``: from:'s user)."""
     if author_id is not None and int(status["uid"]) != author_id:
@@ -136,7 +144,7 @@ def matches(status: Any, query: StatusQuery, author_id: int | None) -> bool:
     if query.media and not status.get(keys.STATUS_MEDIA_FIELD):
         return False
     text = text_of(status)
-    have = set(words(text))
+    have = _word_set(text)
     if not all(word in have for word in query.words):
         return False
     if query.phrases:
@@ -147,8 +155,9 @@ def matches(status: Any, query: StatusQuery, author_id: int | None) -> bool:
 
 @dataclass
 class _Shards:
-    """Where each shard's reading stands: ``boundary``, the lowest id below which some
-    shard may hold more (0: every shard is read out)."""
+    """What the shards gave: ``ids``, the newest of all, newest first; ``boundary``,
+    the last of them when the index may hold more below it (0: every shard is read
+    out)."""
 
     boundary: int = 0
     ids: list[int] = field(default_factory=list)
@@ -161,9 +170,9 @@ def _read_shards(
     count: int,
     extra: Callable[[Any], None] | None = None,
 ) -> tuple[_Shards, list[Any]]:
-    """The ids of every shard below ``before``, newest first, up to the point all
-    shards are known to be complete, and the replies of what ``extra(pipe)`` queued
-    (one round trip: a script call per shard)."""
+    """The newest ``count`` ids of the index below ``before`` (each shard's newest
+    ``count``, merged), and the replies of what ``extra(pipe)`` queued (one round trip:
+    a script call per shard)."""
 
     def fill(pipe: Any) -> None:
         for shard in range(keys.STATUS_SEARCH_SHARDS):
@@ -176,15 +185,18 @@ def _read_shards(
     replies = scripts.run_pipeline(r, fill)
     more = replies[keys.STATUS_SEARCH_SHARDS :]
     replies = replies[: keys.STATUS_SEARCH_SHARDS]
-    boundary = 0
+    full = False
     found: list[int] = []
     for reply in replies:
         ids = [int(sid) for sid in reply]
         found += ids
-        if len(ids) >= count:
-            boundary = max(boundary, ids[-1])
+        full = full or len(ids) >= count
+    # The newest ``count`` of all: each shard gave its newest ``count``, so these are
+    # the newest of the index. More may follow below the last of them.
     found.sort(reverse=True)
-    return _Shards(boundary, [sid for sid in found if sid >= boundary]), more
+    newest = found[:count]
+    boundary = newest[-1] if newest and (full or len(found) > count) else 0
+    return _Shards(boundary, newest), more
 
 
 def _queue_own(pipe: Any, viewer: int, scan: int) -> None:
