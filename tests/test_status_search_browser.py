@@ -33,7 +33,7 @@ def test_a_status_found_once_its_author_allows_it(browser_contexts, live_server,
     touch = box.locator("xpath=..").bounding_box()
     assert touch["height"] >= 44, touch  # the label is the touch target
     box.check()
-    author.locator("#search-settings").get_by_role("button", name="Save").click()
+    author.locator("#search-settings").get_by_role("button", name="Apply").click()
     expect(flash(author)).to_have_text(["Your public statuses can now be found by search."])
     expect(author.get_by_label("Let my public statuses be found by search")).to_be_checked()
 
