@@ -7,8 +7,6 @@ Skipped without a browser, except with CI=true (see tests/test_browser.py)."""
 
 import re
 
-import pytest
-
 try:
     from playwright.sync_api import expect
 except ImportError:  # pragma: no cover - the browser fixture then skips (or fails in CI)
