@@ -102,7 +102,7 @@ def test_only_indexable_public_statuses_reach_others(r, alice, bob, carol):
     assert ids(find(r, alice, "oolong")) == [private, public]  # her own, both
     status_search.set_indexable(r, alice["id"], False)
     assert ids(find(r, carol, "oolong")) == []
-    assert not r.exists(keys.status_words(keys.status_search_shard(public), "oolong"))
+    assert not r.exists(keys.status_words_of(public, "oolong"))
     status_search.set_indexable(r, alice["id"], True)
     assert ids(find(r, carol, "oolong")) == [public]
 
@@ -123,7 +123,7 @@ def test_deletion_suspension_block_and_mute_apply(r, alice, bob, carol):
     kept = post(r, bob, "matcha two")
     statuses.delete_status(r, alice["id"], gone)
     assert ids(find(r, carol, "matcha")) == [kept]
-    assert not r.sismember(keys.status_words(keys.status_search_shard(gone), "matcha"), gone)
+    assert not r.sismember(keys.status_words_of(gone, "matcha"), gone)
     moderation.suspend(r, bob["id"])
     assert ids(find(r, carol, "matcha")) == []
     moderation.unsuspend(r, bob["id"])
@@ -142,7 +142,7 @@ def test_a_deleted_account_leaves_the_index(r, alice, carol):
     sid = post(r, alice, "rooibos forever")
     leaving.delete_account(r, alice["id"], inline_budget=10_000)
     assert ids(find(r, carol, "rooibos")) == []
-    assert not r.exists(keys.status_words(keys.status_search_shard(sid), "rooibos"))
+    assert not r.exists(keys.status_words_of(sid, "rooibos"))
 
 
 def test_many_statuses_over_every_shard(r, alice, carol):
@@ -158,16 +158,16 @@ def test_many_statuses_over_every_shard(r, alice, carol):
 def test_rebuild_mends_the_index(r, alice, bob, carol):
     indexable(r, alice)
     kept = post(r, alice, "genmaicha toasted")
-    shard = keys.status_search_shard(kept)
-    r.delete(keys.status_words(shard, "genmaicha"))
-    r.sadd(keys.status_words(shard, "genmaicha"), 999_999)  # a status that is gone
+    key = keys.status_words_of(kept, "genmaicha")
+    r.delete(key)
+    r.sadd(key, 999_999)  # a status that is gone
     progress = []
     report = status_search.rebuild(r, batch=2, progress=progress.append)
     assert report.statuses_indexed >= 1
     assert report.entries_removed >= 1
     assert sum(progress) >= report.statuses_seen
     assert ids(find(r, carol, "genmaicha")) == [kept]
-    assert r.smembers(keys.status_words(shard, "genmaicha")) == {str(kept)}
+    assert r.smembers(key) == {str(kept)}
 
 
 def test_posting_writes_the_index_in_its_own_round_trips(r, alice, round_trips, redis_backend):
@@ -193,7 +193,7 @@ def test_the_rebuild_command_shows_its_progress(r, alice, carol):
 
     indexable(r, alice)
     sid = post(r, alice, "kukicha")
-    r.delete(keys.status_words(keys.status_search_shard(sid), "kukicha"))
+    r.delete(keys.status_words_of(sid, "kukicha"))
     out = StringIO()
     call_command("search_index", "rebuild", "--only", "statuses", "--batch", "1", stdout=out)
     text = out.getvalue()
@@ -202,3 +202,30 @@ def test_the_rebuild_command_shows_its_progress(r, alice, carol):
     out = StringIO()
     call_command("search_index", "rebuild", stdout=out)
     assert "Users read" in out.getvalue() and "Status index" in out.getvalue()
+
+
+def test_blocks_of_ids_are_read_newest_first_and_paged_across(r, alice, carol, monkeypatch):
+    """Statuses far apart in id fall in different blocks of the index; a read covers
+    a few blocks, and a page goes on below them."""
+    monkeypatch.setattr(status_search, "STATUS_SEARCH_BLOCKS_READ", 2)
+    indexable(r, alice)
+    block = 1 << keys.STATUS_SEARCH_BLOCK_BITS
+    posted = []
+    for start in (0, 3 * block, 7 * block + 5, 20 * block, 21 * block):
+        if start:
+            r.set(keys.STATUS_IDS, start)
+        posted += [post(r, alice, f"pu-erh {n}") for n in range(3)]
+    assert len({keys.status_search_block(sid) for sid in posted}) == 5
+    seen = []
+    before = None
+    for _ in range(20):
+        page = find(r, carol, "pu-erh", before=before, count=4)
+        seen += ids(page)
+        before = page.next_cursor
+        if before is None:
+            break
+    assert seen == posted[::-1]
+    # Posted far past what this process read last: found on the first page at once.
+    r.set(keys.STATUS_IDS, 40 * block)
+    newest = post(r, alice, "pu-erh again")
+    assert ids(find(r, carol, "pu-erh", count=2))[0] == newest

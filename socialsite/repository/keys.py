@@ -816,12 +816,31 @@ def status_search_shard(sid):
     return int(sid) % STATUS_SEARCH_SHARDS
 
 
-def status_words(shard, word):
+# How many status ids a block of the index covers (2 ** this): a word's SET holds the
+# statuses of one shard and one block, so that a shard's word has at most
+# 2 ** STATUS_SEARCH_BLOCK_BITS / STATUS_SEARCH_SHARDS (4,096) statuses and stays an
+# intset (set-max-intset-entries 2048) unless the word is in half of them; and a query
+# reads the newest blocks first, stopping once it has a page.
+STATUS_SEARCH_BLOCK_BITS = 16
+
+
+def status_search_block(sid):
+    """The block of status ``sid`` in the status index."""
+    return int(sid) >> STATUS_SEARCH_BLOCK_BITS
+
+
+def status_words(shard, block, word):
     """SET of integers: the ids of the statuses of index shard ``shard`` (status id mod
-    STATUS_SEARCH_SHARDS) whose text has the normalized ``word`` (status_search.words),
-    or, for the operators' words, whose author is ``from:<uid>`` or that ``has:media``.
-    Only statuses status_search.indexable lets in."""
-    return f"search:statuses:{{ss:{int(shard)}}}:{word}"
+    STATUS_SEARCH_SHARDS) and block ``block`` (status id >> STATUS_SEARCH_BLOCK_BITS)
+    whose text has the normalized ``word`` (status_index.words), or, for the
+    operators' words, whose author is ``from:<uid>`` or that ``has:media``. Only
+    statuses status_index.indexable lets in."""
+    return f"search:statuses:{{ss:{int(shard)}}}:{int(block)}:{word}"
+
+
+def status_words_of(sid, word):
+    """The status_words SET status ``sid`` is in under ``word``."""
+    return status_words(status_search_shard(sid), status_search_block(sid), word)
 
 
 # SCAN pattern matching every status hash (and the STATUS_IDS counter, which

@@ -225,6 +225,10 @@ SEARCH_TERM_MAX_LENGTH = 64
 # statuses only they can find.
 STATUS_SEARCH_PAGE_SIZE = 20
 STATUS_SEARCH_READS = 4
+# How many blocks of the status index (keys.STATUS_SEARCH_BLOCK_BITS: 65,536 ids each)
+# one read of a query covers, from the newest: 2,097,152 ids; a page reads on below
+# them while it is not full (STATUS_SEARCH_READS), then answers with a cursor.
+STATUS_SEARCH_BLOCKS_READ = 32
 STATUS_SEARCH_OWN_SCAN = 200
 # How long keys.reposts_shown notes are kept after their last change. They only gate a
 # late delivery of an original that a repost of it reached first (a deferred fan-out

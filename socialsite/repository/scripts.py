@@ -795,13 +795,16 @@ def search_tags(*, low, high, candidates, offset, count):
 
 
 @script()
-def search_statuses(*, shard, words, before, count):
+def search_statuses(*, shard, blocks, words, before, count):
     """Up to ``count`` ids, newest first and below ``before`` (None: no bound), of the
     statuses of index shard ``shard`` in every keys.status_words SET of ``words`` (the
-    intersection, from the rarest). Reads only."""
-    return {"status_words": [keys.status_words(shard, word) for word in words]}, [
-        _id_or_blank(before), int(count),
-    ]  # fmt: skip
+    intersection, from the rarest), reading ``blocks`` in the order given (newest
+    first) until the page is full. Reads only."""
+    return {
+        "status_words": [
+            keys.status_words(shard, block, word) for block in blocks for word in words
+        ]
+    }, [len(words), _id_or_blank(before), int(count)]
 
 
 @script()

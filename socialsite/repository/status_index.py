@@ -81,15 +81,13 @@ AUTHOR_FIELDS = ("private", keys.INDEXABLE_FIELD, keys.SUSPENDED_FIELD, keys.LEA
 
 def queue_index(pipe: Any, status: Any) -> None:
     """Queue on ``pipe`` adding ``status`` under each of its words (one slot: its
-    shard's). SADD: safe to repeat."""
-    shard = keys.status_search_shard(status["id"])
+    shard's; its block's keys). SADD: safe to repeat."""
     for word in status_words(status):
-        pipe.sadd(keys.status_words(shard, word), int(status["id"]))
+        pipe.sadd(keys.status_words_of(status["id"], word), int(status["id"]))
 
 
 def queue_unindex(pipe: Any, status: Any) -> None:
     """Queue on ``pipe`` taking ``status`` off each of its words. SREM: safe to repeat,
     and to run for a status that was never indexed."""
-    shard = keys.status_search_shard(status["id"])
     for word in status_words(status):
-        pipe.srem(keys.status_words(shard, word), int(status["id"]))
+        pipe.srem(keys.status_words_of(status["id"], word), int(status["id"]))

@@ -44,6 +44,7 @@ from .client import Client
 from .limits import (
     NOTIFICATIONS_KEPT,
     SEARCH_QUERY_MAX_LENGTH,
+    STATUS_SEARCH_BLOCKS_READ,
     STATUS_SEARCH_OWN_SCAN,
     STATUS_SEARCH_PAGE_SIZE,
     STATUS_SEARCH_READS,
@@ -163,40 +164,73 @@ class _Shards:
     ids: list[int] = field(default_factory=list)
 
 
+# The newest status id this process has seen handed out (keys.STATUS_IDS, read with
+# every query's shards): a first page reads from its block and one newer, so that
+# statuses posted since are found; should the ids have gone past that, the query
+# reads again.
+_newest: dict[str, int] = {}
+
+
 def _read_shards(
     r: Client,
     index_words: Sequence[str],
     before: int | None,
     count: int,
     extra: Callable[[Any], None] | None = None,
+    again: bool = True,
 ) -> tuple[_Shards, list[Any]]:
     """The newest ``count`` ids of the index below ``before`` (each shard's newest
-    ``count``, merged), and the replies of what ``extra(pipe)`` queued (one round trip:
-    a script call per shard)."""
+    ``count``, merged) in the newest STATUS_SEARCH_BLOCKS_READ blocks, and the replies
+    of what ``extra(pipe)`` queued (one round trip: a script call per shard; one more
+    the first time a process searches, and when the newest ids went past its reading)."""
+    if before is None and "id" not in _newest:
+        _newest["id"] = int(r.get(keys.STATUS_IDS) or 0)
+    high = _newest["id"] if before is None else int(before) - 1
+    if high < 0:
+        return _Shards(0, []), _run_extra(r, extra)
+    top = keys.status_search_block(high) + (1 if before is None else 0)
+    blocks = list(range(top, max(-1, top - STATUS_SEARCH_BLOCKS_READ), -1))
 
     def fill(pipe: Any) -> None:
         for shard in range(keys.STATUS_SEARCH_SHARDS):
             scripts.search_statuses.queue(
-                pipe, shard=shard, words=index_words, before=before, count=count
+                pipe, shard=shard, blocks=blocks, words=index_words, before=before, count=count
             )
+        pipe.get(keys.STATUS_IDS)
         if extra is not None:
             extra(pipe)
 
     replies = scripts.run_pipeline(r, fill)
-    more = replies[keys.STATUS_SEARCH_SHARDS :]
-    replies = replies[: keys.STATUS_SEARCH_SHARDS]
-    full = False
+    newest_id = int(replies[keys.STATUS_SEARCH_SHARDS] or 0)
+    _newest["id"] = newest_id
+    if before is None and again and not top - 1 <= keys.status_search_block(newest_id) <= top:
+        # Posted past the blocks read (or this process's reading is from another
+        # database: a restore, a test's): read again from the newest.
+        return _read_shards(r, index_words, before, count, extra, again=False)
+    more = replies[keys.STATUS_SEARCH_SHARDS + 1 :]
+    # Below the oldest block read, nothing is known yet.
+    floor = blocks[-1] << keys.STATUS_SEARCH_BLOCK_BITS
+    complete_from = floor
     found: list[int] = []
-    for reply in replies:
+    for reply in replies[: keys.STATUS_SEARCH_SHARDS]:
         ids = [int(sid) for sid in reply]
         found += ids
-        full = full or len(ids) >= count
+        if len(ids) >= count:
+            complete_from = max(complete_from, ids[-1])
     # The newest ``count`` of all: each shard gave its newest ``count``, so these are
-    # the newest of the index. More may follow below the last of them.
+    # the newest of the index down to complete_from. More may follow below.
     found.sort(reverse=True)
-    newest = found[:count]
-    boundary = newest[-1] if newest and (full or len(found) > count) else 0
+    newest = [sid for sid in found if sid >= complete_from][:count]
+    boundary = newest[-1] if len(newest) >= count else floor
     return _Shards(boundary, newest), more
+
+
+def _run_extra(r: Client, extra: Callable[[Any], None] | None) -> list[Any]:
+    if extra is None:
+        return []
+    pipe = r.pipeline(transaction=False)
+    extra(pipe)
+    return list(pipe.execute())
 
 
 def _queue_own(pipe: Any, viewer: int, scan: int) -> None:
