@@ -833,7 +833,7 @@ def status_words(shard, block, word):
     """SET of integers: the ids of the statuses of index shard ``shard`` (status id mod
     STATUS_SEARCH_SHARDS) and block ``block`` (status id >> STATUS_SEARCH_BLOCK_BITS)
     whose text has the normalized ``word`` (status_index.words), or, for the
-    operators' words, whose author is ``from:<uid>`` or that ``has:media``. Only
+    operator's word ``has:media``, that have pictures. Only
     statuses status_index.indexable lets in."""
     return f"search:statuses:{{ss:{int(shard)}}}:{int(block)}:{word}"
 

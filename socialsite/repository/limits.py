@@ -229,6 +229,8 @@ STATUS_SEARCH_READS = 4
 # one read of a query covers, from the newest: 2,097,152 ids; a page reads on below
 # them while it is not full (STATUS_SEARCH_READS), then answers with a cursor.
 STATUS_SEARCH_BLOCKS_READ = 32
+# With from:, how many of the author's statuses one read matches (their profile).
+STATUS_SEARCH_AUTHOR_SCAN = 200
 STATUS_SEARCH_OWN_SCAN = 200
 # How long keys.reposts_shown notes are kept after their last change. They only gate a
 # late delivery of an original that a repost of it reached first (a deferred fan-out

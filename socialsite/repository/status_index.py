@@ -25,11 +25,6 @@ MEDIA_WORD = "has:media"
 _MIN_LENGTH = 2
 
 
-def author_word(uid: int) -> str:
-    """The index word of the statuses of user ``uid`` (``from:``)."""
-    return f"from:{int(uid)}"
-
-
 def folded_words(text: str) -> list[str]:
     """Every folded word of ``text`` in order, stop words included (phrases)."""
     return [word[:SEARCH_TERM_MAX_LENGTH] for word in _WORD.findall(search.fold(text))]
@@ -51,9 +46,9 @@ def text_of(status: Any) -> str:
 
 
 def status_words(status: Any) -> list[str]:
-    """The index words of ``status`` (a status dict): its text's, its author's, and
-    has:media if it has pictures."""
-    found = [*words(text_of(status)), author_word(status["uid"])]
+    """The index words of ``status`` (a status dict): its text's, and has:media if it
+    has pictures (from: reads the author's profile, not the index)."""
+    found = words(text_of(status))
     if status.get(keys.STATUS_MEDIA_FIELD):
         found.append(MEDIA_WORD)
     return found

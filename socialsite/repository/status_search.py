@@ -2,15 +2,17 @@
 Action*), sharded for a cluster.
 
 **The index** (keys.status_words): one SET of status ids per normalized word, as the
-book's ``idx:<word>``. A status's words (``status_words``) are the words of its message
-and content warning, folded as people's names are (search.fold: NFKC, accents removed,
-case folded), at least 2 characters, cut to SEARCH_TERM_MAX_LENGTH, without the stop
-words (STOP_WORDS, the book's list with a few of the web's: "https", "www"); and two
-operator words no text can make (they hold a ":"): ``from:<uid>`` (its author) and
-``has:media`` (it has pictures). The index is cut into keys.STATUS_SEARCH_SHARDS shards
-by status id: every word of a status is in its shard's slot, so one script intersects
-a query's words in a shard (lua/search_statuses.lua: SINTER walks the rarest word's
-set), and the shards spread over a cluster's nodes.
+book's ``idx:<word>``. A status's words (status_index.status_words) are the words of
+its message and content warning, folded as people's names are (search.fold: NFKC,
+accents removed, case folded), at least 2 characters, cut to SEARCH_TERM_MAX_LENGTH,
+without the stop words (STOP_WORDS, the book's list with a few of the web's: "https",
+"www"); and ``has:media``, a word no text can make (it holds a ":"). ``from:`` reads
+the author's statuses (their profile) instead of the index. The index is cut into
+keys.STATUS_SEARCH_SHARDS shards by status id, and each shard into blocks of 65,536 ids
+(keys.STATUS_SEARCH_BLOCK_BITS): every word of a status is in its shard's slot, so one
+script intersects a query's words in a shard (lua/search_statuses.lua: SINTER walks the
+rarest word's set), block by block from the newest until it has a page; the shards
+spread over a cluster's nodes, and a shard's word in a block stays an intset.
 
 **What goes in** is decided by ``indexable`` alone (Mastodon 4.2's rule): a public
 status (not posted while its author was private, not a repost) of an author who lets
@@ -44,6 +46,7 @@ from .client import Client
 from .limits import (
     NOTIFICATIONS_KEPT,
     SEARCH_QUERY_MAX_LENGTH,
+    STATUS_SEARCH_AUTHOR_SCAN,
     STATUS_SEARCH_BLOCKS_READ,
     STATUS_SEARCH_OWN_SCAN,
     STATUS_SEARCH_PAGE_SIZE,
@@ -52,7 +55,6 @@ from .limits import (
 from .status_index import (
     AUTHOR_FIELDS,
     MEDIA_WORD,
-    author_word,
     folded_words,
     indexable,
     queue_index,
@@ -225,6 +227,24 @@ def _read_shards(
     return _Shards(boundary, newest), more
 
 
+def _read_profile(
+    r: Client, author: int, before: int | None, count: int, extra: Callable[[Any], None] | None
+) -> tuple[_Shards, list[Any]]:
+    """The newest ``count`` ids of ``author``'s statuses below ``before`` (their
+    profile), as _read_shards gives the index's, with ``extra``'s replies (one round
+    trip)."""
+
+    def fill(pipe: Any) -> None:
+        high = f"({int(before)}" if before is not None else "+inf"
+        pipe.zrevrangebyscore(keys.profile(author), high, "-inf", start=0, num=count)
+        if extra is not None:
+            extra(pipe)
+
+    replies = scripts.run_pipeline(r, fill)
+    ids = [int(sid) for sid in replies[0]]
+    return _Shards(ids[-1] if len(ids) >= count else 0, ids), replies[1:]
+
+
 def _run_extra(r: Client, extra: Callable[[Any], None] | None) -> list[Any]:
     if extra is None:
         return []
@@ -269,7 +289,8 @@ def search_statuses(
     reader's own sets (_own_ids) that match; every one passed through
     visibility.shown_statuses.
 
-    Round trips: from:'s login (when given); the shards' ids with the reader's own sets;
+    Round trips: from:'s login (when given); the shards' ids (with from:, the author's
+    newest STATUS_SEARCH_AUTHOR_SCAN statuses instead) with the reader's own sets;
     the statuses (with which of them the reader likes); their authors' setting and
     privacy; the visibility check (and the authors not shown lately); the shards' part
     repeated at most STATUS_SEARCH_READS times while what was read is left out and the
@@ -283,11 +304,10 @@ def search_statuses(
             return paging.Page([], None)
         author_id = int(found_id)
     index_words = list(query.words)
-    if author_id is not None:
-        index_words.append(author_word(author_id))
     if query.media:
         index_words.append(MEDIA_WORD)
-    # The rarest first is SINTER's business; the author's word is usually the rarest.
+    # The rarest first is SINTER's business. With from:, the author's statuses are the
+    # candidates (their profile, newest first), matched against their text.
     likes = statuses.ViewerLikes(viewer)
     kept: dict[int, Any] = {}
     own: set[int] = set()
@@ -296,7 +316,10 @@ def search_statuses(
     boundary = 0
     for read in range(STATUS_SEARCH_READS):
         extra = (lambda pipe: _queue_own(pipe, viewer, own_scan)) if read == 0 else None
-        shards, more = _read_shards(r, index_words, cursor, count + 1, extra)
+        if author_id is not None:
+            shards, more = _read_profile(r, author_id, cursor, STATUS_SEARCH_AUTHOR_SCAN, extra)
+        else:
+            shards, more = _read_shards(r, index_words, cursor, count + 1, extra)
         if read == 0:
             own_left = [sid for sid in _own_ids(more, own_scan) if before is None or sid < before]
             own = set(own_left)
