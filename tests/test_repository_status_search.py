@@ -168,6 +168,12 @@ def test_rebuild_mends_the_index(r, alice, bob, carol):
     assert sum(progress) >= report.statuses_seen
     assert ids(find(r, carol, "genmaicha")) == [kept]
     assert r.smembers(key) == {str(kept)}
+    # Small keys are pruned together (the default batch).
+    other = keys.status_words_of(kept, "toasted")
+    r.sadd(other, 999_998)
+    r.sadd(keys.status_words(0, 0, "nothing"), 999_997)
+    assert status_search.rebuild(r).entries_removed == 2
+    assert r.smembers(other) == {str(kept)}
 
 
 def test_posting_writes_the_index_in_its_own_round_trips(r, alice, round_trips, redis_backend):

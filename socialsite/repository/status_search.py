@@ -439,9 +439,16 @@ def rebuild(
             found = []
     if found:
         _index_batch(r, found, report, progress)
+    found = []
     for key in r.scan_iter(match=keys.ALL_STATUS_WORDS_PATTERN, count=batch):
-        report.index_keys += 1
-        report.entries_removed += _prune(r, key, batch)
+        found.append(key)
+        if len(found) >= batch:
+            report.entries_removed += _prune_keys(r, found, batch)
+            report.index_keys += len(found)
+            found = []
+    if found:
+        report.entries_removed += _prune_keys(r, found, batch)
+        report.index_keys += len(found)
     return report
 
 
@@ -476,6 +483,60 @@ def _index_batch(
         progress(len(found))
 
 
+# What pruning reads of a status: whether it is there, and what indexable asks of it.
+_PRUNE_FIELDS = ("uid", "private", "repost_of")
+
+
+def _stale(r: Client, members: Iterable[Any]) -> set[Any]:
+    """Of the status ids ``members``, those whose status is gone or not indexable now
+    (two round trips: the statuses' fields, their authors')."""
+    sids = list(dict.fromkeys(members))
+    pipe = r.pipeline(transaction=False)
+    for sid in sids:
+        pipe.hmget(keys.status(sid), _PRUNE_FIELDS)
+    read = {
+        sid: dict(zip(_PRUNE_FIELDS, values, strict=True))
+        for sid, values in zip(sids, pipe.execute(), strict=True)
+    }
+    there = {sid: status for sid, status in read.items() if status["uid"]}
+    authors = _authors_fields(r, [int(status["uid"]) for status in there.values()])
+    return {
+        sid
+        for sid in sids
+        if sid not in there or not indexable(there[sid], authors[int(there[sid]["uid"])])
+    }
+
+
+def _prune_keys(r: Client, found: list[str], batch: int) -> int:
+    """Remove the entries of the index keys ``found`` whose status is gone or not
+    indexable now; how many. Small keys are read whole together (most keys hold a few
+    ids), larger ones a batch at a time (SSCAN)."""
+    pipe = r.pipeline(transaction=False)
+    for key in found:
+        pipe.scard(key)
+    sizes = pipe.execute()
+    small = [key for key, size in zip(found, sizes, strict=True) if 0 < size <= batch // 10]
+    removed = 0
+    for start in range(0, len(small), 10):
+        chunk = small[start : start + 10]
+        pipe = r.pipeline(transaction=False)
+        for key in chunk:
+            pipe.smembers(key)
+        members = pipe.execute()
+        stale = _stale(r, [sid for ids in members for sid in ids])
+        if stale:
+            pipe = r.pipeline(transaction=False)
+            for key, ids in zip(chunk, members, strict=True):
+                gone = stale & set(ids)
+                if gone:
+                    pipe.srem(key, *gone)
+            removed += sum(pipe.execute())
+    for key, size in zip(found, sizes, strict=True):
+        if size > batch // 10:
+            removed += _prune(r, key, batch)
+    return removed
+
+
 def _prune(r: Client, key: str, batch: int) -> int:
     """Remove the entries of ``key`` whose status is gone or not indexable now; how many."""
     removed = 0
@@ -483,16 +544,7 @@ def _prune(r: Client, key: str, batch: int) -> int:
     while True:
         cursor, members = r.sscan(key, cursor, count=batch)
         if members:
-            pipe = r.pipeline(transaction=False)
-            for sid in members:
-                pipe.hgetall(keys.status(sid))
-            read = [statuses.decode_status(data) for data in pipe.execute()]
-            authors = _authors_fields(r, [int(s["uid"]) for s in read if s is not None])
-            stale = [
-                sid
-                for sid, status in zip(members, read, strict=True)
-                if status is None or not indexable(status, authors[int(status["uid"])])
-            ]
+            stale = _stale(r, members)
             if stale:  # SSCAN still returns every member there throughout
                 removed += r.srem(key, *stale)
         if cursor == 0:
