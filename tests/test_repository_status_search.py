@@ -235,3 +235,15 @@ def test_blocks_of_ids_are_read_newest_first_and_paged_across(r, alice, carol, m
     r.set(keys.STATUS_IDS, 40 * block)
     newest = post(r, alice, "pu-erh again")
     assert ids(find(r, carol, "pu-erh", count=2))[0] == newest
+
+
+def test_indexable_is_the_one_rule_of_what_goes_in():
+    allowed = {"private": None, keys.INDEXABLE_FIELD: "1"}
+    status = {"id": 1, "uid": 1, "message": "x"}
+    assert status_index.indexable(status, allowed)
+    assert not status_index.indexable({**status, "private": "1"}, allowed)
+    assert not status_index.indexable({**status, "repost_of": "7"}, allowed)
+    assert not status_index.indexable(status, {**allowed, "private": "1"})
+    assert not status_index.indexable(status, {**allowed, keys.INDEXABLE_FIELD: ""})
+    assert not status_index.indexable(status, {**allowed, keys.SUSPENDED_FIELD: "1"})
+    assert not status_index.indexable(status, {**allowed, keys.LEAVING_FIELD: "1"})
