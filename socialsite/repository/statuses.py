@@ -273,6 +273,9 @@ def post_status(
                 # cluster a pipeline's commands on one node can fail while those on
                 # another succeed): each counts once.
                 _add_to_tags_again(r, stored)
+                author = {"private": private, keys.INDEXABLE_FIELD: indexable_flag}
+                if status_index.indexable(stored, author):  # the search index's too
+                    scripts.run_pipeline(r, lambda pipe: status_index.queue_index(pipe, stored))
                 if _in_conversation(stored):
                     scripts.run_pipeline(
                         r, lambda pipe: _queue_conversation(pipe, stored, notifications_kept)
