@@ -41,6 +41,8 @@ class SiteUser:
         # keys.HOME_TAB_FIELD; socialsite.actions.settings.set_top).
         self.top_weights = data.get("top_weights", "")
         self.home_tab = data.get("home_tab") or "latest"
+        # Whether their public statuses may be found by search (keys.INDEXABLE_FIELD).
+        self.indexable = data.get("indexable") == "1"
         self._password_hash = password_hash or ""
         self._notifications = None
         self._direct_unread = None

@@ -10,6 +10,7 @@ from media import files, images
 from socialsite.acting import actor_of
 from socialsite.actions import profiles as profile_actions
 from socialsite.actions import relations as relation_actions
+from socialsite.actions import settings as settings_actions
 from socialsite.actions import uploads as upload_actions
 from socialsite.connection import get_redis
 from socialsite.repository import (
@@ -79,10 +80,18 @@ def update_credentials(request):
         profile_actions.update_profile(actor, change)
     except files.StorageFailed:
         return error(503, "Your pictures could not be stored just now, so nothing was changed")
+    if "indexable" in params:
+        # Full-text search: whether the account's public statuses may be found.
+        settings_actions.set_indexable(actor, _true(params["indexable"]))
     user = users.get_user(get_redis(), request.user.id)
     if user is None:
         raise Http404
     return json_response(entities.credential_account(entities.site_base(request), user))
+
+
+def _true(value):
+    """A boolean parameter of a body as Mastodon reads one (Rails' true values)."""
+    return value is True or str(value).lower() in ("1", "true", "t", "on")
 
 
 # The pictures update_credentials takes, as the profile page's form names them.

@@ -98,7 +98,8 @@ def account(base, user):
         "bot": False,
         "group": False,
         "discoverable": not private,
-        "indexable": not private,
+        # Full-text search: the account's own setting (off unless they turned it on).
+        "indexable": user.get("indexable") in ("1", True) and not private,
         "created_at": iso_time(user.get("signup") or 0),
         "note": html(base, user.get("bio"), user.get("bio_entities")),
         "url": absolute(base, f"/@{user['login']}/"),
@@ -128,6 +129,7 @@ def credential_account(base, user):
     """The Account of the token's own user with ``source`` (what update_credentials
     edits, as plain text), as verify_credentials answers."""
     entity = account(base, user)
+    entity["indexable"] = user.get("indexable") in ("1", True)  # the setting as set
     entity["source"] = {
         "privacy": "private" if entity["locked"] else "public",
         "sensitive": False,

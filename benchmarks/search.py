@@ -13,6 +13,13 @@ each query timed alone (wall clock: the Redis server runs on the same machine), 
 p99 per kind of prefix (1, 2, 3 letters, longer). Then MEMORY USAGE of every index key,
 per user. It seeds a throwaway Redis itself, or measures the network of ``--redis-url``
 (seed_demo run first; nothing is written there).
+
+Full-text search of statuses (status_search.py): on the same network (10 statuses a
+user: 1,000,000 for the default 100,000 users), every account made indexable and the
+status index rebuilt (``search_index rebuild``; on ``--redis-url`` only with
+``--index-statuses``, which writes), two-word queries of the demo's words, timed as
+the repository call and the search page (``type=statuses``), p50 and p99; then the
+status index's MEMORY USAGE per status.
 """
 
 import contextlib
@@ -31,12 +38,12 @@ from django.core.management.base import CommandError
 
 from benchmarks.web import HOST, logged_in_cookies
 from socialsite import connection
-from socialsite.repository import client, keys, search, users
+from socialsite.repository import client, keys, search, status_search, users
 from socialsite.repository.limits import SEARCH_PAGE_SIZE
 from socialsite_dev.redis_servers import RedisServer
 
 # The demo network's names (timeline/management/commands/seed_demo.py).
-from timeline.management.commands.seed_demo import FIRST_NAMES, LAST_NAMES, TAGS
+from timeline.management.commands.seed_demo import FIRST_NAMES, LAST_NAMES, TAGS, WORDS
 
 # The mix: (share of queries, what they are).
 LENGTHS = {"1 letter": 0.15, "2 letters": 0.25, "3 letters": 0.30, "4+ letters": 0.30}
@@ -119,6 +126,10 @@ class SearchBenchmark:
             self.stdout.write(f"bench_search: {user_count:,} users, Redis at {url}")
             self.measure(r, options, user_count)
             self.memory(r, user_count)
+            if not options["redis_url"] or options.get("index_statuses"):
+                self.index_statuses(r, user_count)
+            self.measure_statuses(r, options)
+            self.status_memory(r)
 
     def seed(self, options):
         users_wanted = options["users"]
@@ -201,6 +212,58 @@ class SearchBenchmark:
         self.stdout.write(
             f"People index: {count:,} keys, {entries:,} entries, {total / 2**20:.1f} MiB:"
             f" {total / user_count:.0f} bytes per user. Tag index: {tags / 1024:.1f} KiB."
+        )
+
+    def index_statuses(self, r, user_count, batch=10_000):
+        """Let every demo account's public statuses be found, and build the index."""
+        started = time.perf_counter()
+        for start in range(1, user_count + 1, batch):
+            pipe = r.pipeline(transaction=False)
+            for uid in range(start, min(start + batch, user_count + 1)):
+                pipe.hset(keys.user(uid), keys.INDEXABLE_FIELD, "1")
+            pipe.execute()
+        report = status_search.rebuild(r, batch=1000)
+        self.stdout.write(
+            f"Status index: {report.statuses_indexed:,} statuses indexed in "
+            f"{time.perf_counter() - started:.0f} s."
+        )
+
+    def measure_statuses(self, r, options):
+        rng = random.Random(options["seed"])
+        viewer = users.get_user_id(r, "user2")
+        cookies = logged_in_cookies(viewer)
+        get = wsgi_getter()
+        queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(options["queries"])]
+        for text in queries[:20]:  # warm up
+            status_search.search_statuses(r, viewer, status_search.parse_status_query(text))
+        timings = {"statuses (repository)": [], "/search/?type=statuses (view)": []}
+        found = 0
+        for text in queries:
+            query = status_search.parse_status_query(text)
+            started = time.perf_counter()
+            page = status_search.search_statuses(r, viewer, query)
+            timings["statuses (repository)"].append(time.perf_counter() - started)
+            found += len(page.items)
+            encoded = "q=" + _quote(text) + "&type=statuses"
+            started = time.perf_counter()
+            status = get("/search/", encoded, cookies)
+            timings["/search/?type=statuses (view)"].append(time.perf_counter() - started)
+            if not status.startswith("200"):
+                raise CommandError(f"/search/?{encoded} answered {status}")
+        self.stdout.write(
+            f"{len(queries):,} two-word status queries of the demo's words; "
+            f"{found / max(len(queries), 1):.1f} statuses found a page on average."
+        )
+        for what, values in timings.items():
+            p50, p99 = percentiles(values)
+            self.stdout.write(f"{what:32} {'two words':10} {p50:8.2f} {p99:8.2f}")
+
+    def status_memory(self, r):
+        statuses_there = int(r.get(keys.STATUS_IDS) or 0)
+        total = status_search.index_bytes(r)
+        self.stdout.write(
+            f"Status index: {total / 2**20:.1f} MiB for {statuses_there:,} statuses:"
+            f" {total / max(statuses_there, 1):.0f} bytes per status."
         )
 
 

@@ -222,6 +222,8 @@ ACTIONS = {
     "metrics",
     "export_account",
     "search_complete",
+    # The settings page's Search form posts here (full-text search's setting).
+    "search_settings",
     "logout",
     "post_status",
     "delete_status",

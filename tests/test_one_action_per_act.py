@@ -101,6 +101,7 @@ WRITES = {
     "uploads": {"add_pending", "describe_pending", "forget_pending"},
     "oauth": {"revoke_user_tokens"},
     "search": {"set_hidden", "set_shown", "rename"},
+    "status_search": {"set_indexable", "rebuild"},
 }
 # media's functions that write (files and the repository together): the actions call
 # them as they call the repository. delete_unused deletes the files an act let go (an

@@ -48,6 +48,7 @@ from socialsite.repository import (
     oauth,
     privacy,
     reposts,
+    status_search,
     statuses,
     timelines,
     users,
@@ -90,7 +91,20 @@ UNLISTED_TAGS = (PRIVATE_TAG, GROUP_TAG)
 # Query strings walked besides the bare URL of a pattern, by URL name.
 EXTRA_QUERIES = {
     # The client API's search (api/search.py) is walked with the page's queries too.
-    "search": ["q=%23zq", "q=zq", "q=%40privy", "q=%40gone", "q=zq&type=hashtags"],
+    "search": [
+        "q=%23zq",
+        "q=zq",
+        "q=%40privy",
+        "q=%40gone",
+        "q=zq&type=hashtags",
+        # Full-text search of statuses: each marker's word, upper case (search folds
+        # case; the page repeats the query as typed), for statuses only (no "no one
+        # starting with" line repeating the folded words).
+        *(f"q={mark.upper()}&type=statuses" for mark in MAY_SEE),
+        "q=from:privy",
+        "q=from:gone ZQSUSPMARK",
+        "q=has:media ZQPRIVMARK",
+    ],
     "search_complete": ["q=%23zq", "q=%40zq", "q=%40gone"],
     "notifications": ["type=mention", "type=reply"],
     "conversation": ["after=0", "before=2"],
@@ -147,6 +161,10 @@ def scenario(r):
     }
     moderation.add_moderator(r, people["moderator"]["id"])
     uid = {name: user["id"] for name, user in people.items()}
+    # Every author lets their public statuses be found: search must still keep the
+    # private, suspended and direct markers from whoever may not see them.
+    for name in ("privy", "gone", "pub"):
+        status_search.set_indexable(r, uid[name], True)
     graph.follow(r, uid["follower"], uid["privy"])
     graph.follow(r, uid["follower"], uid["gone"])
     graph.follow(r, uid["follower"], uid["pub"])
@@ -320,8 +338,13 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
             direct_allowed = name in DIRECT_URLS or DIRECT_STATUS_URL.fullmatch(url)
             if DIRECT_MARK in body and not direct_allowed:
                 problems.append(f"{reader}: GET {url} shows a direct message")
+            # A status found by search carries its tags: an unlisted one's, to whom may see it.
+            shown_tags = {
+                PRIVATE_TAG: reader in MAY_SEE[PRIVATE_MARK] and PRIVATE_MARK in body,
+                GROUP_TAG: reader in MAY_SEE[GROUP_MARK] and GROUP_MARK in body,
+            }
             if name in TAG_LISTING_URLS:
-                for tag in UNLISTED_TAGS:
+                for tag in (tag for tag in UNLISTED_TAGS if not shown_tags[tag]):
                     if tag in body:
                         problems.append(f"{reader}: GET {url} lists #{tag}")
     # The walk can fail: the follower sees the private marker where it is.
@@ -330,6 +353,11 @@ def test_no_page_shows_a_reader_what_they_may_not_see(scenario, settings):
     assert PUBLIC_MARK in reader_client("visitor").get("/tags/shared/").content.decode()
     assert GROUP_MARK in follower.get("/g/zqgroup/").content.decode()  # the member's
     assert PUBLIC_MARK in reader_client("visitor").get("/g/zqopen/").content.decode()
+    assert (
+        PUBLIC_MARK
+        in reader_client("outsider").get("/search/?q=ZQPUBMARK&type=statuses").content.decode()
+    )
+    assert PRIVATE_MARK in follower.get("/search/?q=ZQPRIVMARK&type=statuses").content.decode()
     assert reader_client("moderator").get("/moderation/").status_code == 200  # walked
     assert DIRECT_MARK in follower.get("/messages/").content.decode()
     api_follower = reader_client("follower", scenario["people"])

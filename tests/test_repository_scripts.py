@@ -142,6 +142,10 @@ SAMPLES = {
             "need": 0,
         }  # fmt: skip
     ],
+    "search_statuses": [
+        {"shard": 3, "blocks": [2, 1, 0], "words": ["tea", "from:7"], "before": None, "count": 20},
+        {"shard": 0, "blocks": [0], "words": ["tea"], "before": 99, "count": 5},
+    ],
     "search_tags": [{"low": "[a", "high": "[a\xff", "candidates": 10, "offset": 0, "count": 5}],
     "store_trends": [
         {"trends": [("redis", "1.5", 3)], "peaks": {"redis": "1.5:5"}, "forgotten": ["lua"]}

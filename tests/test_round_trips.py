@@ -493,7 +493,10 @@ def test_the_likes_pages_cost_a_fixed_number(r, client, reader, round_trips, red
 # the reader's blocks either way, and whom on the page the reader follows (and has
 # asked to follow): whatever the number of matches. docs/features.md quotes these. (Two more
 # when people of the tiers read first are left out: tests/test_repository_search.py.)
-SEARCH_PAGE_ROUND_TRIPS = 4
+# A logged-in reader's search finds statuses too (status_search.search_statuses): the
+# index's shards with the reader's own sets, and the statuses read (their own here:
+# none matches), 2 more.
+SEARCH_PAGE_ROUND_TRIPS = 6
 # Autocomplete: the same without the follows.
 COMPLETE_ROUND_TRIPS = 3
 
@@ -512,7 +515,7 @@ def test_search_and_autocomplete_cost_a_fixed_number(r, client, reader, round_tr
     if not redis_backend.cluster:
         assert one == many == SEARCH_PAGE_ROUND_TRIPS
         assert one_completed == many_completed == COMPLETE_ROUND_TRIPS
-    assert many <= allowed(redis_backend, SEARCH_PAGE_ROUND_TRIPS, pipelines=3)
+    assert many <= allowed(redis_backend, SEARCH_PAGE_ROUND_TRIPS, pipelines=5)
     assert many_completed <= allowed(redis_backend, COMPLETE_ROUND_TRIPS, pipelines=2)
 
 
@@ -752,3 +755,26 @@ def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
     if not redis_backend.cluster:
         assert home_cost == home
     assert home_cost <= allowed(redis_backend, home, 2)
+
+
+# Statuses found by search (/search/?q=...&type=statuses): the session's round trip,
+# the index's shards with the reader's own sets, the statuses (with the reader's likes
+# of them), their authors' setting, and the visibility check: whatever the number found.
+STATUS_SEARCH_PAGE_ROUND_TRIPS = 5
+
+
+def test_a_status_search_costs_a_fixed_number(r, client, reader, round_trips, redis_backend):
+    from socialsite.repository import status_search
+
+    authors = [make_user(r, f"writer{i}") for i in range(5)]
+    for author in authors:
+        status_search.set_indexable(r, author["id"], True)
+    statuses.post_status(r, authors[0]["id"], "green tea")
+    one = cost(client, "/search/?q=tea&type=statuses", round_trips)
+    for i in range(30):
+        statuses.post_status(r, authors[i % 5]["id"], f"green tea number {i}")
+    many = cost(client, "/search/?q=tea&type=statuses", round_trips)
+    assert client.get("/search/?q=tea&type=statuses").content.decode().count("<article") == 20
+    if not redis_backend.cluster:
+        assert one <= many == STATUS_SEARCH_PAGE_ROUND_TRIPS
+    assert many <= allowed(redis_backend, STATUS_SEARCH_PAGE_ROUND_TRIPS, pipelines=4)

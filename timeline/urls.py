@@ -87,6 +87,7 @@ urlpatterns += [
 urlpatterns += [
     path("search/", search.search_page, name="search"),
     path("search/complete.json", search.complete_json, name="search_complete"),
+    path("settings/search/", search.search_settings, name="search_settings"),
 ]
 
 # Reposts (views.py: repost, unrepost, reposters).

@@ -26,6 +26,7 @@ def test_bench_search_measures_a_seeded_demo_network(r, redis_backend):
         redis_url=redis_backend.url,
         cluster=redis_backend.cluster,
         queries=20,
+        index_statuses=True,
         stdout=out,
     )
     text = out.getvalue()
@@ -33,3 +34,6 @@ def test_bench_search_measures_a_seeded_demo_network(r, redis_backend):
     for what in ("search (repository)", "/search/ (view)", "/search/complete.json (view)"):
         assert re.search(rf"{re.escape(what)}\s+all\s+[0-9.]+\s+[0-9.]+", text), what
     assert re.search(r"People index: .* bytes per user", text)
+    for what in ("statuses (repository)", "/search/?type=statuses (view)"):
+        assert re.search(rf"{re.escape(what)}\s+two words\s+[0-9.]+\s+[0-9.]+", text), what
+    assert re.search(r"Status index: .* [0-9]+ bytes per status", text)

@@ -1,14 +1,17 @@
 """The reader's own settings that change how pages look to them, not what others see:
 the time zone the pages show times in (set_time_zone) and the theme (set_theme), called
 by the settings page (timeline/relations.py, settings_page); the Top timeline's weights
-and the tab the home opens with (set_top), called by /settings/top/ (timeline/top.py).
+and the tab the home opens with (set_top), called by /settings/top/ (timeline/top.py);
+and whether the reader's public statuses may be found by search (set_indexable), from
+the settings page's Search form (timeline/search.py) and the client API's
+update_credentials.
 """
 
 import functools
 import zoneinfo
 
 from socialsite.connection import get_redis
-from socialsite.repository import profiles, ranking
+from socialsite.repository import profiles, ranking, status_search, users
 
 from .core import Actor, Invalid, NotFound
 
@@ -82,3 +85,17 @@ def set_top(actor: Actor, weights: ranking.Weights, home_tab: str) -> None:
         profiles.set_top(get_redis(), actor.uid, weights.pack(), home_tab)
     except profiles.AccountGone:
         raise NotFound(ACCOUNT_GONE) from None
+
+
+# --- full-text search: the "indexable" setting ------------------------------------------
+
+
+def set_indexable(actor: Actor, on: bool) -> None:
+    """Let the actor's public statuses be found by everyone's search (``on``), or not
+    (Mastodon's ``indexable``; off by default: docs/decisions/0070). Their statuses
+    already posted are indexed or taken out at once. NotFound when the account is gone."""
+    r = get_redis()
+    user = users.get_user(r, actor.uid)
+    if user is None or users.is_hidden(user):
+        raise NotFound(ACCOUNT_GONE)
+    status_search.set_indexable(r, actor.uid, on)

@@ -838,6 +838,67 @@ TAG_NAMES = "search:{tags}:names"
 TAG_USES = "search:{tags}:uses"
 
 
+# --- full-text search of statuses (status_search.py) -----------------------------------
+# The book's inverted index (chapter 7): one SET of status ids per normalized word, cut
+# into STATUS_SEARCH_SHARDS shards by status id so that a cluster spreads it and every
+# word of one status's shard shares a slot (a query intersects them in one script).
+
+# How many shards the status index is cut into (sid mod this). Part of every index
+# key's name: a constant, not a setting.
+STATUS_SEARCH_SHARDS = 16
+
+
+def status_search_shard(sid):
+    """The shard of status ``sid`` in the status index."""
+    return int(sid) % STATUS_SEARCH_SHARDS
+
+
+# How many status ids a block of the index covers (2 ** this): a word's SET holds the
+# statuses of one shard and one block, so that a shard's word has at most
+# 2 ** STATUS_SEARCH_BLOCK_BITS / STATUS_SEARCH_SHARDS (4,096) statuses and stays an
+# intset (set-max-intset-entries 2048) unless the word is in half of them; and a query
+# reads the newest blocks first, stopping once it has a page.
+STATUS_SEARCH_BLOCK_BITS = 16
+
+
+def status_search_block(sid):
+    """The block of status ``sid`` in the status index."""
+    return int(sid) >> STATUS_SEARCH_BLOCK_BITS
+
+
+def status_words(shard, block, word):
+    """SET of integers: the ids of the statuses of index shard ``shard`` (status id mod
+    STATUS_SEARCH_SHARDS) and block ``block`` (status id >> STATUS_SEARCH_BLOCK_BITS)
+    whose text has the normalized ``word`` (status_index.words), or, for the
+    operator's word ``has:media``, that have pictures. Only
+    statuses status_index.indexable lets in."""
+    return f"search:statuses:{{ss:{int(shard)}}}:{int(block)}:{word}"
+
+
+def status_words_of(sid, word):
+    """The status_words SET status ``sid`` is in under ``word``."""
+    return status_words(status_search_shard(sid), status_search_block(sid), word)
+
+
+# SCAN pattern matching every status hash (and the STATUS_IDS counter, which
+# status_id_of leaves out): status_search.rebuild.
+ALL_STATUSES_PATTERN = "status:*"
+
+
+def status_id_of(key):
+    """The status id of a ``status`` key, None for any other key."""
+    head, _, tail = key.partition(":")
+    return int(tail) if head == "status" and tail.isdigit() else None
+
+
+# SCAN pattern matching every status_words key (status_search.rebuild).
+ALL_STATUS_WORDS_PATTERN = "search:statuses:{ss:*"
+
+# Field of the user hash: "1" when the user lets their public statuses be found by
+# search (Mastodon's ``indexable``); absent or "" when not (the default).
+INDEXABLE_FIELD = "indexable"
+
+
 def reposts(sid):
     """ZSET: the users who reposted status ``sid``, scored by when (ms), in the status's
     slot (as keys.replies): status_count.lua changes it and the ``reposts`` count of

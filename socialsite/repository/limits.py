@@ -216,6 +216,22 @@ SEARCH_TIER_WINDOW = 8
 SEARCH_TERMS_PER_PERSON = 16
 # The longest search term kept, in characters (a longer word is cut).
 SEARCH_TERM_MAX_LENGTH = 64
+
+# Full-text search of statuses (status_search.py). A page of statuses found; the most
+# statuses each index shard returns a page (more pages are read by cursor); how many
+# times a query reads on when what it read was left out (deleted, hidden, a phrase
+# that did not match) before it answers what it has; how many of the newest ids of
+# each of a reader's own sets (own statuses, likes, mentions) a search reads for the
+# statuses only they can find.
+STATUS_SEARCH_PAGE_SIZE = 20
+STATUS_SEARCH_READS = 4
+# How many blocks of the status index (keys.STATUS_SEARCH_BLOCK_BITS: 65,536 ids each)
+# one read of a query covers, from the newest: 2,097,152 ids; a page reads on below
+# them while it is not full (STATUS_SEARCH_READS), then answers with a cursor.
+STATUS_SEARCH_BLOCKS_READ = 32
+# With from:, how many of the author's statuses one read matches (their profile).
+STATUS_SEARCH_AUTHOR_SCAN = 200
+STATUS_SEARCH_OWN_SCAN = 200
 # How long keys.reposts_shown notes are kept after their last change. They only gate a
 # late delivery of an original that a repost of it reached first (a deferred fan-out
 # that runs late), which happens within the fan-out's run: a day is a wide margin.

@@ -824,6 +824,19 @@ def search_tags(*, low, high, candidates, offset, count):
 
 
 @script()
+def search_statuses(*, shard, blocks, words, before, count):
+    """Up to ``count`` ids, newest first and below ``before`` (None: no bound), of the
+    statuses of index shard ``shard`` in every keys.status_words SET of ``words`` (the
+    intersection, from the rarest), reading ``blocks`` in the order given (newest
+    first) until the page is full. Reads only."""
+    return {
+        "status_words": [
+            keys.status_words(shard, block, word) for block in blocks for word in words
+        ]
+    }, [len(words), _id_or_blank(before), int(count)]
+
+
+@script()
 def store_trends(*, trends, peaks, forgotten):
     """Replace keys.TRENDS and keys.TREND_USES with ``trends`` ([(tag, score, uses)]),
     set ``peaks`` ({tag: "<score>:<ms>"}) in keys.TREND_PEAKS and forget the peaks of

@@ -31,6 +31,7 @@ from . import (
     locks,
     notifications,
     scripts,
+    status_index,
     tags,
     trends,
     uploads,
@@ -241,7 +242,10 @@ def post_status(
     found = entities.find(message)
     mentioned = found.mentioned_logins(message)
     pipe = r.pipeline(transaction=False)
-    pipe.hmget(keys.user(uid), ["private", keys.FANOUT_PATH_FIELD, *users.EVENT_AUTHOR_FIELDS])
+    pipe.hmget(
+        keys.user(uid),
+        ["private", keys.FANOUT_PATH_FIELD, keys.INDEXABLE_FIELD, *users.EVENT_AUTHOR_FIELDS],
+    )
     pipe.incr(keys.STATUS_IDS)
     if mentioned or in_reply_to is not None:
         # Who is in a block with the author (the author's slot): no reply to them, no
@@ -252,7 +256,7 @@ def post_status(
         users.queue_user_ids(pipe, mentioned)
     if in_reply_to is not None:
         pipe.hmget(keys.status(in_reply_to), ["uid", "login", "ancestors"])
-    (private, path, *author_fields), sid, *rest = pipe.execute()
+    (private, path, indexable_flag, *author_fields), sid, *rest = pipe.execute()
     login = author_fields[0]
     blocked, blocked_by_them = set(), set()
     if mentioned or in_reply_to is not None:
@@ -276,6 +280,9 @@ def post_status(
                 # cluster a pipeline's commands on one node can fail while those on
                 # another succeed): each counts once.
                 _add_to_tags_again(r, stored)
+                author = {"private": private, keys.INDEXABLE_FIELD: indexable_flag}
+                if status_index.indexable(stored, author):  # the search index's too
+                    scripts.run_pipeline(r, lambda pipe: status_index.queue_index(pipe, stored))
                 if _in_conversation(stored):
                     scripts.run_pipeline(
                         r, lambda pipe: _queue_conversation(pipe, stored, notifications_kept)
@@ -354,6 +361,10 @@ def post_status(
             affinity.queue_bump(pipe, uid, status["in_reply_to_uid"], "reply", status["posted"])
         if not status.get("private"):
             events.queue_note_recent(pipe, sid)  # for the streaming API's catch-up
+        # Full-text search (status_index.py): in the index shard's slot, this round trip.
+        author = {"private": private, keys.INDEXABLE_FIELD: indexable_flag}
+        if status_index.indexable(status, author):
+            status_index.queue_index(pipe, status)
         if path != "pulled":
             # Last: the caller takes the followers from the last reply.
             pipe.zrangebyscore(
@@ -869,6 +880,7 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
         if like_events:
             notifications.queue_unnotify(pipe, uid, like_events)
         _queue_media_unused(pipe, media_names(status))
+        status_index.queue_unindex(pipe, status)
         pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
 
@@ -927,6 +939,9 @@ def delete_statuses_of_leaving_user(r, uid, sids):
         pipe.hdel(keys.unfinished_posts(uid), *sids)
         freed = [name for status in found if status for name in media_names(status)]
         _queue_media_unused(pipe, freed)
+        for status in found:
+            if status is not None:
+                status_index.queue_unindex(pipe, status)
         for sid in sids:
             pipe.delete(keys.status(sid))
             # Its likes and counts with it; their notifications were the leaving

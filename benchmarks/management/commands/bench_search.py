@@ -1,5 +1,6 @@
 """``manage.py bench_search``: search and autocomplete latency (p50, p99) on the demo
-network, and the search index's memory per user (benchmarks/search.py)."""
+network, and the search index's memory per user; full-text search of statuses (a
+two-word query, p50, p99) and the status index's bytes per status (benchmarks/search.py)."""
 
 from django.core.management.base import BaseCommand
 
@@ -21,6 +22,12 @@ class Command(BaseCommand):
             help="measure the demo network already there (seed_demo); nothing is written",
         )
         parser.add_argument("--cluster", action="store_true", help="--redis-url is a cluster")
+        parser.add_argument(
+            "--index-statuses",
+            action="store_true",
+            help="with --redis-url: make every account indexable and build the status index"
+            " there (writes)",
+        )
 
     def handle(self, *args, **options):
         SearchBenchmark(self.stdout).run(options)
