@@ -91,7 +91,7 @@ def test_the_header_search_suggests_people_and_tags_from_two_letters(r, new_page
     page = new_page()
     log_in_browser(page, "alice")
     page.goto("/explore/")
-    box = page.get_by_role("combobox", name="Search people and tags")
+    box = page.get_by_role("combobox", name="Search people, tags and statuses")
     box.press_sequentially("g")
     page.wait_for_timeout(400)
     expect(page.get_by_role("listbox", name="Suggestions")).to_be_hidden()  # one letter
@@ -115,7 +115,7 @@ def test_the_header_search_suggests_people_and_tags_from_two_letters(r, new_page
     expect(page).to_have_url(re.compile(r"/@grace/$"))
 
     # By a word of the name; a click opens a tag's page.
-    box = page.get_by_role("combobox", name="Search people and tags")
+    box = page.get_by_role("combobox", name="Search people, tags and statuses")
     box.fill("")
     box.press_sequentially("hop")
     suggestions = page.get_by_role("listbox", name="Suggestions")
@@ -126,7 +126,7 @@ def test_the_header_search_suggests_people_and_tags_from_two_letters(r, new_page
     expect(page).to_have_url(re.compile(r"/tags/grammar/$"))
 
     # Enter with nothing highlighted searches, as without the script; Escape closes.
-    box = page.get_by_role("combobox", name="Search people and tags")
+    box = page.get_by_role("combobox", name="Search people, tags and statuses")
     box.press_sequentially("gr")
     expect(page.get_by_role("listbox", name="Suggestions").get_by_role("option")).to_have_count(4)
     box.press("Escape")
@@ -139,7 +139,7 @@ def test_the_header_search_suggestions_fit_a_phone(r, new_page, alice):
     make_user(r, "grace", "Grace Hopper")
     page = new_page(PHONE)
     log_in_browser(page, "alice")
-    box = page.get_by_role("combobox", name="Search people and tags")
+    box = page.get_by_role("combobox", name="Search people, tags and statuses")
     box.press_sequentially("gr")
     option = page.get_by_role("option", name=re.compile("Grace Hopper"))
     expect(option).to_be_visible()

@@ -3,6 +3,7 @@ the query's operators, paging, and what reading leaves out (single server and cl
 
 from socialsite.repository import (
     blocks,
+    bookmarks,
     keys,
     leaving,
     likes,
@@ -107,14 +108,34 @@ def test_only_indexable_public_statuses_reach_others(r, alice, bob, carol):
     assert ids(find(r, carol, "oolong")) == [public]
 
 
-def test_the_readers_own_liked_and_mentioning_statuses(r, alice, bob, carol):
+def test_the_readers_own_liked_bookmarked_and_mentioning_statuses(r, alice, bob, carol):
     mine = post(r, carol, "sencha notes")  # carol never allowed it: still hers
     liked = post(r, bob, "sencha for bob")
     likes.like(r, carol["id"], liked)
+    kept = post(r, bob, "sencha kept for later")
+    bookmarks.bookmark(r, carol["id"], kept)
     mentioning = post(r, alice, "@carol sencha?")
     post(r, alice, "sencha nobody sees")
-    assert ids(find(r, carol, "sencha")) == [mentioning, liked, mine]
-    assert ids(find(r, bob, "sencha")) == [liked]
+    assert ids(find(r, carol, "sencha")) == [mentioning, kept, liked, mine]
+    assert ids(find(r, bob, "sencha")) == [kept, liked]
+
+
+def test_a_private_groups_status_is_never_in_the_shared_index(r, alice, bob, carol):
+    from socialsite.actions import Actor
+    from socialsite.actions import statuses as status_actions
+    from socialsite.repository import communities
+
+    indexable(r, alice)
+    cid = communities.create(r, alice["id"], "tearoom", "Tea room", "", "private")
+    communities.invite(r, cid, bob["id"])
+    communities.join(r, cid, bob["id"])
+    inside = status_actions.post(
+        Actor(uid=alice["id"], login="alice"), status_actions.NewStatus("oolong inside"),
+        group="tearoom",
+    )  # fmt: skip
+    assert not r.sismember(keys.status_words_of(inside, "oolong"), inside)
+    assert ids(find(r, carol, "oolong")) == []  # not a member
+    assert ids(find(r, alice, "oolong")) == [inside]  # her own
 
 
 def test_deletion_suspension_block_and_mute_apply(r, alice, bob, carol):

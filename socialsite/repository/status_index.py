@@ -58,10 +58,12 @@ def indexable(status: Any, author: Any) -> bool:
     """Whether ``status`` (a status dict) goes in the shared index, given ``author``
     (the fields of its author's hash: ``private``, keys.INDEXABLE_FIELD, and the
     suspended and leaving flags when known): the ONE rule of what anyone may find by
-    search. Public (not posted while private, the author not private now), not a
-    repost, by an author who lets their statuses be found and is shown."""
+    search. Public (not posted while private, nor in a private group; the author not
+    private now), not a repost, by an author who lets their statuses be found and is shown."""
     return (
         not status.get("private")
+        # A private group's status (members only) is also marked private; said here too.
+        and not status.get(keys.STATUS_MEMBERS_ONLY_FIELD)
         and not status.get("repost_of")
         and author.get("private") != "1"
         and author.get(keys.INDEXABLE_FIELD) == "1"

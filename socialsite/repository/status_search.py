@@ -30,7 +30,7 @@ either way, muted, private authors left out). Suspension therefore needs no writ
 here: a suspended author's statuses are left out at read and back when it ends.
 
 **The reader's own**: a reader also finds, among the newest STATUS_SEARCH_OWN_SCAN of
-each, their own statuses, those they like and those that mention or reply to them,
+each, their own statuses, those they like or bookmarked and those that mention or reply to them,
 whatever the setting or privacy (as Mastodon's ``searchable_by``), matched at read
 from the statuses themselves.
 """
@@ -255,17 +255,19 @@ def _run_extra(r: Client, extra: Callable[[Any], None] | None) -> list[Any]:
 
 def _queue_own(pipe: Any, viewer: int, scan: int) -> None:
     """Queue the read of the newest ``scan`` ids of the viewer's own statuses, likes,
-    and notifications (their slot); _own_ids decodes it."""
+    bookmarks and notifications (their slot); _own_ids decodes it."""
     pipe.zrevrange(keys.profile(viewer), 0, scan - 1)
     pipe.zrevrange(keys.user_likes(viewer), 0, scan - 1)
+    pipe.zrevrange(keys.bookmarks(viewer), 0, scan - 1)
     pipe.zrevrange(keys.notifications(viewer), 0, min(scan * 4, NOTIFICATIONS_KEPT) - 1)
 
 
 def _own_ids(replies: list[Any], scan: int) -> list[int]:
-    """The ids of the viewer's own statuses, likes, and statuses that mention or reply
-    to them (the newest ``scan`` of each), from _queue_own's replies, newest first."""
-    own, liked, events = replies
-    ids = {int(sid) for sid in (*own, *liked)}
+    """The ids of the viewer's own statuses, likes, bookmarks, and statuses that mention
+    or reply to them (the newest ``scan`` of each), from _queue_own's replies, newest
+    first."""
+    own, liked, bookmarked, events = replies
+    ids = {int(sid) for sid in (*own, *liked, *bookmarked)}
     mentioned = 0
     for event in events:
         kind, _, rest = event.partition(":")
