@@ -31,7 +31,9 @@ def test_search_follow_and_complete_a_mention(page, live_server, r, alice, bob):
     sign_up(page, "newbie", "New Person")
 
     # The navigation's search box, on the home page (a combobox: it suggests as one types).
-    nav_box = page.locator("header").get_by_role("combobox", name="Search people, tags and statuses")
+    nav_box = page.locator("header").get_by_role(
+        "combobox", name="Search people, tags and statuses"
+    )
     nav_box.fill("ali")
     nav_box.press("Enter")
     expect(page).to_have_url(re.compile(r"/search/\?q=ali$"))

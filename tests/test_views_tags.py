@@ -237,9 +237,19 @@ def test_a_tag_page_never_shows_a_deleted_status(r, client, alice):
 def test_a_tag_page_skips_a_status_whose_hash_is_gone(r, client, alice):
     kept = post(r, alice, "#half kept")
     lost = post(r, alice, "#half lost")
-    client.get("/tags/half/")
-    r.delete(keys.status(lost))  # a deletion that died before taking it off the tag
+    r.delete(keys.status(lost))  # left on the tag's timeline
+    memory.forget_all()  # a process that has not shown it
     assert status_ids(client.get("/tags/half/")) == [kept]
+
+
+def test_a_tag_page_reads_its_statuses_through_the_deletion_notes(r, client, alice):
+    # As a home page: a status this process remembers is trusted without asking whether
+    # it still exists, unless the notes every shard keeps say it was deleted lately.
+    kept = post(r, alice, "#noted kept")
+    lost = post(r, alice, "#noted lost")
+    assert status_ids(client.get("/tags/noted/")) == [lost, kept]  # now remembered
+    statuses._note_deleted(r, lost)  # noted, still on the tag's timeline
+    assert status_ids(client.get("/tags/noted/")) == [kept]
 
 
 def test_a_tag_page_says_when_it_is_empty(client):

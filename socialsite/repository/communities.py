@@ -462,7 +462,9 @@ def timeline_page(
     # As a tag page (timelines._page_of_statuses): the authors of statuses this process
     # remembers are asked about with the statuses.
     seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
-    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
+    found = statuses.get_statuses(
+        r, status_ids, viewer_likes=viewer_likes, seen=seen, notes_of=viewer_id or 0
+    )
     member_of = {int(cid)} if member else ()
     shown = visibility.shown_statuses(r, viewer_id, found, seen=seen, member_of=member_of)
     page = paging.Page(shown, next_cursor)

@@ -5,8 +5,9 @@ Because scores are unique, nothing repeats or goes missing when items arrive at 
 top while someone pages down, which offset paging (ZREVRANGE start stop) cannot do.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from .client import Client
 
@@ -51,20 +52,46 @@ def read_ids(
     page exists, so the "Older" link never leads to an empty page; read upward, a
     ZCOUNT of what is at or below ``above`` rides along (one round trip: one key).
     """
+    pairs, next_cursor, _ = read_ids_and(r, key, before, count, since, above)
+    return pairs, next_cursor
+
+
+def read_ids_and(
+    r: Client,
+    key: str,
+    before: int | None = None,
+    count: int = 30,
+    since: int | None = None,
+    above: int | None = None,
+    queue_extra: Callable[[Any], None] | None = None,
+) -> tuple[Pairs, int | None, Any]:
+    """read_ids, and the reply of the one command ``queue_extra(pipe)`` queues (None
+    without it) in the same round trip: (pairs, next_cursor, its reply)."""
     top = f"({int(before)}" if before is not None else "+inf"
+    bottom = f"({int(since)}" if since is not None else "-inf"
+    if above is None and queue_extra is None:  # one command: no pipeline needed
+        scored = r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
+        return (*_newest_first(cast(list[tuple[str, float]], scored), count), None)
+    pipe = r.pipeline(transaction=False)
     if above is not None:
-        pipe = r.pipeline(transaction=False)
         pipe.zrangebyscore(key, f"({int(above)}", top, start=0, num=count, withscores=True)
         pipe.zcount(key, "-inf", int(above))
-        pairs, older = pipe.execute()
-        pairs = [(int(member), int(score)) for member, score in reversed(pairs)]
-        return pairs, pairs[-1][1] if pairs and older else None
-    bottom = f"({int(since)}" if since is not None else "-inf"
-    # With scores: (member, score) pairs (redis-py's type does not tell them apart).
-    scored = cast(
-        list[tuple[str, float]],
-        r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True),
-    )
+    else:
+        pipe.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
+    if queue_extra is not None:
+        queue_extra(pipe)
+    replies = pipe.execute()
+    extra = replies[-1] if queue_extra is not None else None
+    if above is not None:
+        found, older = replies[0], replies[1]
+        pairs = [(int(member), int(score)) for member, score in reversed(found)]
+        return pairs, (pairs[-1][1] if pairs and older else None), extra
+    return (*_newest_first(cast(list[tuple[str, float]], replies[0]), count), extra)
+
+
+def _newest_first(scored: list[tuple[str, float]], count: int) -> tuple[Pairs, int | None]:
+    """ZREVRANGEBYSCORE's (member, score) pairs (with scores: redis-py's type does not
+    tell them apart), ``count`` + 1 read: the first ``count`` and the next cursor."""
     next_cursor = int(scored[count - 1][1]) if len(scored) > count else None
     return [(int(member), int(score)) for member, score in scored[:count]], next_cursor
 

@@ -681,7 +681,7 @@ def forget_counts(sid):
 
 
 def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fresh=False,
-                 seen=None):  # fmt: skip
+                 seen=None, notes_of=None):  # fmt: skip
     """Several statuses in one round trip at most, in the order given, each with its
     counts as ``replies``, ``likes`` and ``reposts``; missing ones left out. Each is a
     fresh dict the caller may change.
@@ -691,12 +691,18 @@ def get_statuses(r, sids, deletions_skipped=False, viewer_likes=None, counts_fre
     memory without asking Redis (their counts too, for COUNTS_TRUST_SECONDS, unless
     ``counts_fresh``); otherwise remembered statuses cost an EXISTS each.
     ``viewer_likes``: a ViewerLikes, given which of them its viewer likes in the same
-    round trip (none is made for it alone: with ``deletions_skipped`` the caller knows
-    them already).
+    round trip (a page that knows them already, as a home page, gives none).
     ``seen``: a visibility.Seen, read in the same round trip (for
     visibility.shown_statuses: what the viewer may see of authors known beforehand).
+    ``notes_of``: ids read from a timeline without the deletion notes (a tag's, a
+    group's): the notes of user ``notes_of``'s shard (every shard holds the same,
+    keys.deleted_statuses) are asked about them in the same round trip, and then the
+    statuses this process remembers are trusted as with ``deletions_skipped``: a page of
+    30 asks one command about them rather than an EXISTS each.
     """
-    return _statuses(r, sids, deletions_skipped, None, viewer_likes, counts_fresh, seen=seen)[0]
+    return _statuses(
+        r, sids, deletions_skipped, None, viewer_likes, counts_fresh, seen=seen, notes_of=notes_of
+    )[0]
 
 
 def get_statuses_with_replies(r, sids, replies_wanted, viewer_likes=None):
@@ -728,10 +734,11 @@ def remembered_authors(sids):
 
 
 def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None,
-              counts_fresh=False, extra=None, seen=None):  # fmt: skip
+              counts_fresh=False, extra=None, seen=None, notes_of=None):  # fmt: skip
     sids = [int(sid) for sid in sids]
     if not sids:
         return [], {}
+    deletions_skipped = deletions_skipped or notes_of is not None
     now = time.monotonic()
     remembered = _known.get_many(sids)
     plan = []
@@ -745,19 +752,29 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
     if seen is not None and not seen.wanted:
         seen = None  # nothing to ask
     queue_more = None
-    if extra is not None or seen is not None:
+    if extra is not None or seen is not None or notes_of is not None:
 
         def queue_more(pipe):
+            if notes_of is not None:
+                pipe.zmscore(keys.deleted_statuses(notes_of), sids)
             if seen is not None:
                 seen.queue(pipe)
             if extra is not None:
                 extra(pipe)
 
     reply_ids, more = {}, []
-    if plan or queue_more is not None:
+    wants_likes = viewer_likes is not None and viewer_likes.uid is not None
+    if plan or queue_more is not None or wants_likes:
         reply_ids, more = _read_or_confirm(
-            r, plan, remembered, now, replies_wanted or {}, viewer_likes, queue_more
-        )
+            r, plan, remembered, now, replies_wanted or {},
+            viewer_likes if wants_likes else None, queue_more, liked_of=sids,
+        )  # fmt: skip
+    if notes_of is not None:
+        for sid, noted in zip(sids, more[0], strict=True):
+            if noted is not None:  # deleted lately: gone, whatever this process remembers
+                remembered.pop(sid, None)
+                _known.forget(sid)
+        more = more[1:]
     if seen is not None:
         seen.take(more[: seen.replies])
         more = more[seen.replies :]
@@ -770,13 +787,15 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
     return found, (more[0] if extra is not None else reply_ids)
 
 
-def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None, extra=None):
+def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None, extra=None,
+                     liked_of=()):  # fmt: skip
     """One round trip: for each (sid, what) of ``plan``, read the status's hash or
     check that it still exists (what _READ, _CONFIRM), and read its counts, and the
     reply ids ``replies_wanted`` asks for; with ``viewer_likes`` (a ViewerLikes of a
-    logged-in viewer), which of them the viewer likes; update ``remembered`` and the
-    process's memory. ``extra``: a function queueing more commands. Returns ({sid:
-    [reply ids]}, the replies of ``extra``'s commands)."""
+    logged-in viewer), which of ``liked_of`` (the page's ids, those remembered too)
+    the viewer likes; update ``remembered`` and the process's memory. ``extra``: a
+    function queueing more commands. Returns ({sid: [reply ids]}, the replies of
+    ``extra``'s commands)."""
     pipe = r.pipeline(transaction=False)
     # One command per key: a command's keys must share a slot, and status keys do not.
     for sid, what in plan:
@@ -790,9 +809,10 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
             count, after = replies_wanted[sid]
             low = "-inf" if after is None else f"({int(after)}"
             pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
-    likes_read = viewer_likes is not None and viewer_likes.uid is not None and bool(plan)
+    liked_of = list(dict.fromkeys(liked_of)) or [sid for sid, _ in plan]
+    likes_read = viewer_likes is not None and viewer_likes.uid is not None and bool(liked_of)
     if likes_read:
-        pipe.zmscore(keys.user_likes(viewer_likes.uid), [sid for sid, _ in plan])
+        pipe.zmscore(keys.user_likes(viewer_likes.uid), liked_of)
     if extra is not None:
         extra(pipe)
     replies = iter(pipe.execute())
@@ -817,7 +837,7 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
             reply_ids[sid] = [int(reply) for reply in wanted]
     if likes_read:
         scores = next(replies)
-        viewer_likes.ids.update(sid for (sid, _), score in zip(plan, scores, strict=True) if score)
+        viewer_likes.ids.update(sid for sid, score in zip(liked_of, scores, strict=True) if score)
     _known.put_many(fresh)
     return reply_ids, list(replies)
 

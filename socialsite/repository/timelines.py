@@ -47,7 +47,11 @@ def _page_of_statuses(r, status_ids, next_cursor, viewer_id=None):
     viewer_likes = statuses.ViewerLikes(viewer_id)
     # The authors of statuses this process remembers are asked about with the statuses.
     seen = visibility.Seen(viewer_id, statuses.remembered_authors(status_ids).values())
-    found = statuses.get_statuses(r, status_ids, viewer_likes=viewer_likes, seen=seen)
+    # The deletion notes asked about the ids with the statuses: those remembered are
+    # trusted, no EXISTS each (statuses.get_statuses, notes_of).
+    found = statuses.get_statuses(
+        r, status_ids, viewer_likes=viewer_likes, seen=seen, notes_of=viewer_id or 0
+    )
     shown = visibility.shown_statuses(r, viewer_id, found, seen=seen)
     page = paging.Page(shown, next_cursor)
     page.liked = frozenset(viewer_likes.ids)
