@@ -52,7 +52,7 @@ def test_top_shows_the_ranking_with_why_lines_and_tabs(as_bob, home):
     assert '<p class="top-why">Why: new</p>' in body
     assert '<a href="/top/" aria-current="page">Top</a>' in body
     assert '<a href="/">Latest</a>' in body
-    assert 'data-latest-url="/"' in body and "js/top.js" in body
+    assert 'data-latest-url="/"' in body and "js/live.js" in body
     # Latest is unchanged, with the tabs, and no "why" line.
     latest = as_bob.get("/")
     assert ids_on(latest) == [newer, liked]

@@ -26,18 +26,31 @@
 // author's own statuses carry a delete form whose CSRF token is blank: this page's
 // goes in. A repost comes as its original, with
 // "shows" naming it: a page that shows the original already skips it.
+//
+// The Top timeline (templates/timeline/top.html, data-latest-url) does not reorder
+// under the reader: it hears the same home feed from the home's newest status
+// (data-newest), and counts what comes on a link to Latest ("3 new statuses on
+// Latest") instead of showing it.
 (function () {
   "use strict";
-  var timeline = document.getElementById("timeline");
-  if (!timeline || !window.EventSource || !timeline.hasAttribute("data-stream-port")) return;
+  var timeline = document.querySelector(".timeline[data-stream-port]");
+  if (!timeline || !window.EventSource) return;
+  var latestUrl = timeline.getAttribute("data-latest-url"); // Top's page only
 
   // A tab left open for days must not hoard statuses: past this many, the oldest
   // waiting ones are forgotten (a reload shows them all anyway).
   var MAX_PENDING = 200;
   var pending = []; // received, not shown yet
-  var bar = document.createElement("button");
-  bar.type = "button";
-  bar.className = "live-bar";
+  var heard = {}; // on Top: the ids of the new statuses counted
+  var heardCount = 0;
+  var bar = document.createElement(latestUrl ? "a" : "button");
+  if (latestUrl) {
+    bar.href = latestUrl;
+    bar.className = "live-bar top-live-bar";
+  } else {
+    bar.type = "button";
+    bar.className = "live-bar";
+  }
   bar.hidden = true;
   bar.setAttribute("aria-live", "polite");
   timeline.parentNode.insertBefore(bar, timeline);
@@ -65,8 +78,9 @@
   }
 
   function pageCursor() {
-    // "S.V": the newest status on the page and the version of its unread count.
-    var newest = 0;
+    // "S.V": the newest status on the page (on Top: the home's newest, data-newest)
+    // and the version of its unread count.
+    var newest = Number(timeline.getAttribute("data-newest")) || 0;
     timeline.querySelectorAll("article.status[id^='status-']").forEach(function (article) {
       newest = Math.max(newest, Number(article.id.slice("status-".length)) || 0);
     });
@@ -120,6 +134,11 @@
 
   function onLoadNewer(event) {
     remember(event);
+    if (latestUrl) {
+      bar.textContent = "New statuses on Latest";
+      bar.hidden = false;
+      return;
+    }
     more.hidden = false;
   }
 
@@ -128,6 +147,14 @@
     var status = JSON.parse(event.data);
     // A repost shows its original ("shows"): a page that shows it already skips it.
     var shows = status.shows || status.id;
+    if (latestUrl) {
+      if (heard[shows] || document.getElementById("status-" + shows)) return;
+      heard[shows] = true;
+      heardCount += 1;
+      bar.textContent = heardCount + " new status" + (heardCount === 1 ? "" : "es") + " on Latest";
+      bar.hidden = false;
+      return;
+    }
     var known = document.getElementById("status-" + shows) ||
       pending.some(function (other) { return (other.shows || other.id) === shows; });
     if (known) return;
@@ -167,7 +194,7 @@
     });
   }
 
-  bar.addEventListener("click", showPending);
+  if (!latestUrl) bar.addEventListener("click", showPending);
   // withCredentials: in development the stream is on another port, so another
   // origin; the session cookie must go along for the server to know who this is.
   // Pauses before connecting again once the browser has given up: doubling from 5 s
