@@ -4,9 +4,10 @@ extension), and a group's statuses in members' home timelines as ordinary status
 from django.test import Client
 
 from socialsite.actions import Actor
+from socialsite.actions import communities as community_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.repository import communities, keys
-from tests.support.helpers import bearer
+from tests.support.helpers import bearer, log_in
 
 
 def in_group(user, slug, text):
@@ -91,3 +92,16 @@ def test_a_pulled_groups_statuses_are_in_members_home_timelines(
     top = client.get("/api/v1/timelines/top", **member).json()
     assert {int(s["id"]) for s in top} == set(sids)
     assert client.get("/api/v1/timelines/home", **bearer(token(carol))).json() == []
+
+
+def test_group_notifications_are_the_pages_alone(r, token, alice, bob):
+    # Mastodon has no groups: its apps get none of the groups' notifications, which the
+    # notifications page shows (docs/api.md, Notification).
+    communities.create(r, alice["id"], "tea", "Tea", "", "private")
+    community_actions.join(Actor(uid=bob["id"], login=bob["login"]), "tea")  # asks to join
+    client = Client()
+    admin = bearer(token(alice))
+    assert client.get("/api/v1/notifications", **admin).json() == []
+    assert client.get("/api/v2/notifications", **admin).json()["notification_groups"] == []
+    page = log_in(Client(), "alice").get("/notifications/").content.decode()
+    assert "asked to join your group" in page
