@@ -5,60 +5,28 @@ home, subscribes to the user stream over the WebSocket, uploads an image
 with it and sees that status come down the stream (tests/masto_js/client.mjs).
 
 Its packages are pinned by tests/masto_js/package-lock.json and installed with
-``npm ci`` into var/masto_js/ (ignored by git), npm's cache in var/npm-cache/: the
-first run downloads them from the npm registry, later runs reuse them. Without Node or
-npm, or when ``npm ci`` cannot fetch the packages, the test is skipped with the reason
-(./run-tests installs no Node: Node 20 is the machine's).
+``npm ci`` into var/masto_js/ (tests/support/node_clients.py); without Node, npm or the
+packages the test is skipped with the reason.
 """
 
 import json
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from media import attachments
 from socialsite.repository import graph, keys, likes, oauth, statuses
+from tests.support import node_clients
 from tests.test_media_images import png
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "tests" / "masto_js"
-WORK = ROOT / "var" / "masto_js"
-NPM_CACHE = ROOT / "var" / "npm-cache"
-
-
-def _unavailable(reason):
-    pytest.skip(f"masto.js cannot run: {reason}")
+WORK = node_clients.ROOT / "var" / "masto_js"
 
 
 @pytest.fixture(scope="module")
 def masto_js():
-    """The directory holding client.mjs with masto.js installed by ``npm ci`` from the
-    lock file (again only when the lock file changed)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        _unavailable("Node.js and npm are not installed (apt-get install nodejs: Node 20)")
-    WORK.mkdir(parents=True, exist_ok=True)
-    lock = (SOURCE / "package-lock.json").read_text()
-    stamp = WORK / "installed-lock.json"
-    if not (WORK / "node_modules").is_dir() or not stamp.exists() or stamp.read_text() != lock:
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(SOURCE / name, WORK / name)
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--cache", str(NPM_CACHE)],
-            cwd=WORK,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if done.returncode != 0:
-            _unavailable(f"npm ci failed (no network, and no cache yet?): {done.stderr[-800:]}")
-        stamp.write_text(lock)
-    for script in ("client.mjs", "paging.mjs"):
-        shutil.copyfile(SOURCE / script, WORK / script)
-    return node
+    """Node, with client.mjs and paging.mjs and masto.js installed in WORK
+    (tests/support/node_clients.py)."""
+    return node_clients.installed("masto_js", "masto.js", ["client.mjs", "paging.mjs"])
 
 
 @pytest.fixture(scope="module")

@@ -5,48 +5,25 @@ notifications one by one and grouped (Mastodon 4.3's /api/v2/notifications: mega
 10 has no method for them, so its own HTTP client asks), and sees a status it posts
 come down the user stream over the WebSocket.
 
-Installed as tests/test_api_masto_js.py installs masto.js: ``npm ci`` from the lock file
-into var/megalodon/ (ignored by git), npm's cache in var/npm-cache/; skipped with the
-reason without Node, npm or the packages."""
+Installed as masto.js is (tests/support/node_clients.py): ``npm ci`` from the lock
+file into var/megalodon/; skipped with the reason without Node, npm or the packages."""
 
 import json
-import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from socialsite.repository import graph, likes, oauth, statuses
+from tests.support import node_clients
 from tests.support.helpers import make_user
 
-ROOT = Path(__file__).resolve().parents[1]
-SOURCE = ROOT / "tests" / "megalodon"
-WORK = ROOT / "var" / "megalodon"
-NPM_CACHE = ROOT / "var" / "npm-cache"
+WORK = node_clients.ROOT / "var" / "megalodon"
 
 
 @pytest.fixture(scope="module")
 def megalodon():
-    """Node, with client.mjs and megalodon installed by ``npm ci`` in WORK (again only
-    when the lock file changed)."""
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        pytest.skip("megalodon cannot run: Node.js and npm are not installed")
-    WORK.mkdir(parents=True, exist_ok=True)
-    lock = (SOURCE / "package-lock.json").read_text()
-    stamp = WORK / "installed-lock.json"
-    if not (WORK / "node_modules").is_dir() or not stamp.exists() or stamp.read_text() != lock:
-        for name in ("package.json", "package-lock.json"):
-            shutil.copyfile(SOURCE / name, WORK / name)
-        done = subprocess.run(
-            [npm, "ci", "--no-audit", "--no-fund", "--prefer-offline", "--cache", str(NPM_CACHE)],
-            cwd=WORK, capture_output=True, text=True, timeout=600, check=False,
-        )  # fmt: skip
-        if done.returncode != 0:
-            pytest.skip(f"megalodon cannot run: npm ci failed: {done.stderr[-800:]}")
-        stamp.write_text(lock)
-    shutil.copyfile(SOURCE / "client.mjs", WORK / "client.mjs")
-    return node
+    """Node, with client.mjs and megalodon installed in WORK (tests/support/node_clients.py)."""
+    return node_clients.installed("megalodon", "megalodon", ["client.mjs"])
 
 
 @pytest.fixture(scope="module")
