@@ -39,7 +39,7 @@ def search_v2(request):
     try:
         limit = paging.params(request).limit
         query = _people_and_tags_query(text, kind)
-        found_statuses = _statuses(request, text, kind, int(offset), limit)
+        found_statuses = _found_statuses(request, text, kind, int(offset), limit)
     except (paging.BadParameter, search.QueryError, status_search.QueryError) as bad:
         return error(422, str(bad))
     found = search.Results()
@@ -92,7 +92,7 @@ def _has_operator(text):
         return False
 
 
-def _statuses(request, text, kind, offset, limit):
+def _found_statuses(request, text, kind, offset, limit):
     """The page of statuses of the search (empty for a token without a user, a type
     other than statuses, a "#tag" or "@person" query)."""
     empty = Page([], None)

@@ -51,6 +51,9 @@ NOT_SHOWN = {
     ("leaving", "export_statuses"): "an export of the reader's own statuses",
     ("moderation", "open_reports_page"): "moderators see reported statuses whatever the rule",
     ("moderation", "delete_status"): "a moderator's action",
+    ("status_search", "set_indexable"): "indexes or takes out the author's own statuses: "
+    "shows nothing",
+    ("status_search", "_index_batch"): "the index's rebuild: shows nothing",
 }
 # Outside the repository: none may read statuses, except these.
 FRONT_ALLOWED = {

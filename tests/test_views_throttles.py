@@ -113,6 +113,8 @@ def test_the_default_limits_are_the_issues():
         "api": (300, 5 * minutes),  # every client API request
         "messages": (600, 1 * hours),  # direct messages sent
         "conversations": (100, 24 * hours),  # conversations started
+        "communities": (10, 24 * hours),  # groups made
+        "joins": (100, 1 * hours),  # groups joined or asked to join
     }
     assert set(throttling.THROTTLE_RULES) == set(project_settings.THROTTLES)
 

@@ -61,14 +61,28 @@ def test_objects_alive_before_the_run_are_left_out_of_full_collections_during_it
     # A full collection over all of Django paused the generator for 33 to 47 ms, holding
     # up every connection's answer at once: the objects alive at the start are frozen.
     request = loadgen.build_request("GET", "/", f"127.0.0.1:{server}")
-    frozen_before, frozen_during_run = gc.get_freeze_count(), []
-    loadgen.run(
-        "127.0.0.1", server, request, connections=2, seconds=0.5, warmup=0.1,
-        on_measurement_start=lambda: frozen_during_run.append(gc.get_freeze_count()),
-    )  # fmt: skip
-    assert frozen_during_run[0] > frozen_before
-    # Given back to the collector afterwards (a freeze from before the run stays).
-    assert gc.get_freeze_count() == (frozen_before and frozen_during_run[0])
+
+    def run():
+        frozen_during_run = []
+        loadgen.run(
+            "127.0.0.1", server, request, connections=2, seconds=0.5, warmup=0.1,
+            on_measurement_start=lambda: frozen_during_run.append(gc.get_freeze_count()),
+        )  # fmt: skip
+        return frozen_during_run[0]
+
+    # (Whatever an earlier test froze, importing socialsite.wsgi for one, is let go
+    # first: what is asserted is what the run does.)
+    gc.unfreeze()
+    assert run() > 0
+    assert gc.get_freeze_count() == 0  # given back to the collector afterwards
+    # A caller's freeze from before the run stays (frozen objects may be freed meanwhile:
+    # the count is not compared, only that nothing was unfrozen).
+    gc.freeze()
+    try:
+        assert run() > 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 def test_latencies_split_by_the_worker_holding_each_connection():

@@ -17,21 +17,27 @@ const unread = (await client.client.get("/api/v2/notifications/unread_count")).d
 const stream = await client.userStreaming();
 const streamed = await new Promise((resolve, reject) => {
   const posted = new Set();
+  const heard = new Map(); // id -> status: a status may come down the stream before
+  // the answer to its POST comes back
   let attempts = 0;
   const timer = setTimeout(() => reject(new Error("timed out: the stream")), 60000);
+  const done = (status) => {
+    clearTimeout(timer);
+    resolve(status);
+  };
   stream.on("error", (error) => reject(error ?? new Error("stream error")));
   stream.on("update", (status) => {
-    if (posted.has(status.id)) {
-      clearTimeout(timer);
-      resolve(status);
-    }
+    heard.set(status.id, status);
+    if (posted.has(status.id)) done(status);
   });
   // The subscription may still be on its way when the first status is posted: post
   // probes until one comes back.
   stream.on("connect", async () => {
     while (attempts++ < 30) {
-      posted.add((await client.postStatus(`from megalodon ${attempts}`)).data.id);
-      await new Promise((done) => setTimeout(done, 1000));
+      const id = (await client.postStatus(`from megalodon ${attempts}`)).data.id;
+      posted.add(id);
+      if (heard.has(id)) return done(heard.get(id));
+      await new Promise((wait) => setTimeout(wait, 1000));
     }
   });
 });
