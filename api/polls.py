@@ -12,9 +12,7 @@ from .responses import error, json_response
 
 
 def _answer(shown):
-    return json_response(
-        entities.poll(shown.sid, shown.poll, shown.own_votes, voted=shown.voted)
-    )
+    return json_response(entities.poll(shown.sid, shown.poll, shown.own_votes, voted=shown.voted))
 
 
 @api_view(scope="read:statuses", public=True)

@@ -258,3 +258,53 @@ def test_the_api_hides_a_poll_it_may_not_see(r, alice, bob, token):
     response = Client().post(f"/api/v1/polls/{sid}/votes", {"choices[]": ["0"]},
                              **bearer(token(bob)))  # fmt: skip
     assert response.status_code == 404
+
+
+# --- the pages -----------------------------------------------------------------------
+
+
+def test_the_status_form_posts_a_poll_and_a_reader_votes_on_the_page(r, alice, bob, carol):
+    author = log_in(Client(), alice["login"])
+    home = author.get("/")
+    assert "Add a poll" in home.content.decode()
+    response = author.post(
+        "/statuses/",
+        {"message": "Tea or coffee?", "poll_option_1": "Tea", "poll_option_2": "Coffee",
+         "poll_option_3": "", "poll_option_4": "", "poll_expires_in": "3600",
+         "posting_key": "k1"},
+    )  # fmt: skip
+    assert response.status_code == 302
+    sid = int(r.zrange(keys.profile(alice["id"]), -1, -1)[0])
+    found = polls.poll_of(statuses.get_status(r, sid))
+    assert found.options == ("Tea", "Coffee") and not found.multiple
+    reader = log_in(Client(), bob["login"])
+    page = reader.get(f"/@alice/{sid}/").content.decode()
+    assert f'name="choice_{sid}"' in page and "Vote" in page
+    voted = reader.post(f"/statuses/{sid}/vote/", {f"choice_{sid}": "1", "next": "/"})
+    assert voted.status_code == 302
+    assert polls.poll_of(statuses.get_status(r, sid)).votes == (0, 1)
+    again = reader.post(f"/statuses/{sid}/vote/", {f"choice_{sid}": "0", "next": "/"}, follow=True)
+    assert "already voted" in again.content.decode()
+    assert polls.poll_of(statuses.get_status(r, sid)).votes == (0, 1)
+    # The author sees the results; a visitor too.
+    assert "50%" not in Client().get(f"/@alice/{sid}/").content.decode()
+    assert "100%" in Client().get(f"/@alice/{sid}/").content.decode()
+    end_now(r, sid)
+    assert polls.end_due(r) == [sid]
+    notices = reader.get("/notifications/").content.decode()
+    assert "ran a poll that has ended" in notices
+    assert "Ended" in reader.get(f"/@alice/{sid}/").content.decode()
+
+
+def test_the_status_form_refuses_a_poll_out_of_its_limits(r, alice):
+    author = log_in(Client(), alice["login"])
+    response = author.post(
+        "/statuses/",
+        {"message": "Which?", "poll_option_1": "Only one", "poll_expires_in": "3600",
+         "posting_key": "k2"},
+        follow=True,
+    )  # fmt: skip
+    page = response.content.decode()
+    assert "2 to 4 options" in page
+    assert 'value="Only one"' in page  # kept in the form
+    assert r.zcard(keys.profile(alice["id"])) == 0

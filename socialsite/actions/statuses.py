@@ -123,9 +123,9 @@ def post(
     end.
 
     Throttle "statuses", a verified address. Refusals: Invalid (text too long, nothing
-    to post, a poll out of its limits or with images, uploads not the actor's or too old, a reply across a block), NotFound (the
-    status replied to is not there), Busy (the images' files could not be stored: nothing
-    was posted)."""
+    to post, a poll out of its limits or with images, uploads not the actor's or too
+    old, a reply across a block), NotFound (the status replied to is not there), Busy
+    (the images' files could not be stored: nothing was posted)."""
     require(actor, throttle="statuses", verified=True)
     text = checked_text(new.text)
     spoiler = checked_spoiler(new.spoiler_text.strip())

@@ -1204,6 +1204,8 @@ def top_snapshot(uid, token):
     for ranking.SNAPSHOT_SECONDS: the pages after the first read through it, so that
     none repeats or skips a status while scores move."""
     return f"top:{shard(uid)}:{uid}:{int(token)}"
+
+
 # --- polls (polls.py) ---------------------------------------------------------------------
 
 

@@ -121,9 +121,7 @@ def own_votes(r: Client, uid: int, sids: Iterable[int]) -> dict[int, tuple[int, 
     return found
 
 
-def end_due(
-    r: Client, now_ms: int | None = None, keep: int = NOTIFICATIONS_KEPT
-) -> list[int]:
+def end_due(r: Client, now_ms: int | None = None, keep: int = NOTIFICATIONS_KEPT) -> list[int]:
     """Notify the author and the voters of every poll whose end has come, once; the ids
     of the statuses whose polls ended. The fan-out workers call it every few seconds.
 
