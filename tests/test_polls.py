@@ -308,3 +308,18 @@ def test_the_status_form_refuses_a_poll_out_of_its_limits(r, alice):
     assert "2 to 4 options" in page
     assert 'value="Only one"' in page  # kept in the form
     assert r.zcard(keys.profile(alice["id"])) == 0
+
+
+def test_mastodon_py_posts_a_poll_votes_and_reads_it(r, live_server, settings, alice, bob, token):
+    from mastodon import Mastodon
+
+    settings.SITE_URL = live_server.url
+    author = Mastodon(access_token=token(alice), api_base_url=live_server.url)
+    poll = author.make_poll(["Tea", "Coffee", "Juice"], expires_in=600, multiple=True)
+    status = author.status_post("What to drink?", poll=poll)
+    assert [option["title"] for option in status["poll"]["options"]] == ["Tea", "Coffee", "Juice"]
+    reader = Mastodon(access_token=token(bob), api_base_url=live_server.url)
+    voted = reader.poll_vote(status["poll"]["id"], [0, 2])
+    assert voted["voted"] is True and voted["own_votes"] == [0, 2]
+    assert voted["votes_count"] == 2 and voted["voters_count"] == 1
+    assert author.poll(status["poll"]["id"])["options"][2]["votes_count"] == 1
