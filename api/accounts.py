@@ -33,6 +33,7 @@ from .common import (
     BadBody,
     body,
     get_list,
+    read_poll_votes,
     shown_user,
 )
 from .responses import error, json_response, json_text_response
@@ -159,6 +160,7 @@ def account_statuses(request, account_id):
     base = entities.site_base(request)
     shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
     found = reposts.reposts_of(r, shown_by)
+    read_poll_votes(r, viewer, kept)  # polls
     response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
     return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 

@@ -11,7 +11,7 @@ from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
-from socialsite.repository import bookmarks, likes, pins, reposts, users
+from socialsite.repository import bookmarks, likes, pins, polls, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -174,8 +174,27 @@ def status_entity(request, status, base=None, fresh=False):
               "favourites": status.get("likes", 0)}  # fmt: skip
     flags = {"favourited": int(shown) in liked, "reblogged": reblogged,
              "bookmarked": int(shown) in marked, "pinned": pinned}  # fmt: skip
+    if original is None and "poll" in status and viewer is not None:  # polls: their vote
+        flags["own_votes"] = polls.own_votes(r, viewer, [int(shown)]).get(int(shown), ())
+        flags["is_author"] = int(status["uid"]) == int(viewer)
     return entities.status(base, status, status["author"], counts=counts, viewer=flags,
                            reblog=original)  # fmt: skip
+
+
+def read_poll_votes(r, viewer_id, items):
+    """Polls: mark the items (status dicts) with polls with the viewer's own votes and
+    whether they wrote them (entities.POLL_OWN_FIELD, POLL_AUTHOR_FIELD), for their Poll
+    entities: one round trip when a page holds polls and the viewer is logged in, none
+    else."""
+    if viewer_id is None:
+        return
+    with_polls = [item for item in items if "poll" in item]
+    if not with_polls:
+        return
+    own = polls.own_votes(r, viewer_id, [item["id"] for item in with_polls])
+    for item in with_polls:
+        item[entities.POLL_OWN_FIELD] = own.get(int(item["id"]), ())
+        item[entities.POLL_AUTHOR_FIELD] = int(item["uid"]) == int(viewer_id)
 
 
 def scope_refused(request, scope):

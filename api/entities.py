@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from media import attachments, files
 from socialsite.memory import Memory
 from socialsite.repository import entities as parsed_entities
+from socialsite.repository import polls
 from socialsite.repository.limits import NOTIFICATION_GROUP_MS
 from socialsite.status_markup import StatusLinks, message_html
 
@@ -254,6 +255,46 @@ def _own_part(base, status):
     return part
 
 
+# --- polls ------------------------------------------------------------------------------
+# A status dict's fields the API's views set for its viewer (common.read_poll_votes):
+# the options they chose; whether they wrote the poll.
+POLL_OWN_FIELD = "poll_own_votes"
+POLL_AUTHOR_FIELD = "poll_viewer_is_author"
+
+
+def poll(sid, found, own_votes=(), voted=False, now_ms=None):
+    """Mastodon's Poll entity of status ``sid``'s poll ``found`` (polls.Poll): each
+    option's ``votes_count`` is null while a poll that hides its totals is open;
+    ``voted``, ``own_votes``: the viewer's (their own choices, never anyone else's)."""
+    expired = found.expired(now_ms)
+    hidden = found.hide_totals and not expired
+    return {
+        "id": str(sid),
+        "expires_at": iso_time(found.expires_ms / 1000),
+        "expired": expired,
+        "multiple": found.multiple,
+        "votes_count": found.votes_count,
+        "voters_count": found.voters,
+        "options": [
+            {"title": title, "votes_count": None if hidden else votes}
+            for title, votes in zip(found.options, found.votes, strict=True)
+        ],
+        "emojis": [],
+        "voted": bool(voted or own_votes),
+        "own_votes": [int(choice) for choice in own_votes],
+    }
+
+
+def _status_poll(status, viewer):
+    """The Poll entity of a status dict with a poll (None without one); ``viewer``'s
+    ``own_votes`` (None: not read) and ``is_author``."""
+    found = polls.poll_of(status)
+    if found is None:
+        return None
+    own = viewer.get("own_votes") or ()
+    return poll(status["id"], found, own, voted=bool(viewer.get("is_author")))
+
+
 def status(base, status, author, *, counts=None, viewer=None, reblog=None):
     """Mastodon's Status entity of ``status`` (a repository status dict, as
     statuses.get_statuses or a status event carries it) by ``author`` (a repository
@@ -276,7 +317,7 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
             "favourites_count": int(counts.get("favourites", 0)),
             "replies_count": int(counts.get("replies", 0)),
             "reblog": reblog,
-            "poll": None,
+            "poll": _status_poll(status, viewer) if reblog is None else None,  # polls
             "card": None,
             "language": None,
             "edited_at": None,
@@ -453,6 +494,9 @@ def shown_status(base, item, liked=frozenset(), bookmarked=frozenset(), pinned=f
               "favourites": item.get("likes", 0)}  # fmt: skip
     viewer = {"favourited": item["id"] in liked, "reblogged": bool(item.get("viewer_reposted")),
               "bookmarked": item["id"] in bookmarked, "pinned": item["id"] in pinned}  # fmt: skip
+    # Polls: the viewer's own votes, where the caller read them (common.read_poll_votes).
+    viewer["own_votes"] = item.get(POLL_OWN_FIELD) or ()
+    viewer["is_author"] = bool(item.get(POLL_AUTHOR_FIELD))
     return status(base, item, item["author"], counts=counts, viewer=viewer)
 
 
@@ -548,6 +592,9 @@ def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked
         repost = reposts.get((shown_by["id"], item["id"])) if shown_by else None
         if repost is not None:
             parts.append(_dumps(reblog_of(base, item, repost, liked)))
+            continue
+        if "poll" in item:  # polls: its Poll entity, made each time
+            parts.append(_dumps(shown_status(base, item, liked)))
             continue
         favourited = "true" if item["id"] in liked else "false"
         reblogged = "true" if item.get("viewer_reposted") else "false"

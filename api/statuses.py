@@ -10,6 +10,7 @@ from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
 
 from socialsite.acting import actor_of
+from socialsite.actions import polls as poll_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
 from socialsite.repository import conversations, likes, reposts, statuses, visibility
@@ -57,8 +58,10 @@ def post(request):
         if media_ids:
             return error(422, "Validation failed: a direct message has no images")
         return direct.post_direct(request, params, idempotency_posting_key(key) if key else None)
-    if params.get("poll[options][]") or params.get("poll"):
-        return error(422, "Polls are not supported")
+    try:
+        poll = poll_of_params(params)
+    except ValueError as bad:
+        return error(422, f"Validation failed: {bad}")
     own = "private" if request.user_data.get("private") == "1" else "public"
     wanted = wanted or own
     if wanted != own:
@@ -86,12 +89,49 @@ def post(request):
         upload_ids=media_ids,
         posting_key=idempotency_posting_key(key) if key else None,
         group=str(params.get("group") or "") or None,  # groups: an extension
+        poll=poll,
     )
     # Just posted: nobody likes or reposted it yet (an Idempotency-Key's repeat may be
     # older, and is read as any status is).
     fresh = not key
     status = visible_status(get_redis(), request.user.id, sid)
     return json_response(status_entity(request, status, fresh=fresh))
+
+
+def poll_of_params(params):
+    """Polls: the NewPoll of a request's ``poll``, as form fields (``poll[options][]``,
+    ``poll[expires_in]``, ``poll[multiple]``, ``poll[hide_totals]``) or as JSON
+    (``{"poll": {"options": [...], "expires_in": 300}}``), or None without one;
+    ValueError for one that does not read (its limits are the action's)."""
+    if hasattr(params, "getlist"):
+        options = params.getlist("poll[options][]")
+        if not options:
+            return None
+        fields = {
+            "expires_in": params.get("poll[expires_in]"),
+            "multiple": params.get("poll[multiple]"),
+            "hide_totals": params.get("poll[hide_totals]"),
+        }
+    else:
+        data = params.get("poll")
+        if data is None:
+            return None
+        if not isinstance(data, dict) or not isinstance(data.get("options"), list):
+            raise ValueError("poll is an object with a list of options")
+        options = data["options"]
+        fields = data
+    if not all(isinstance(option, str) for option in options):
+        raise ValueError("poll's options are text")
+    try:
+        expires_in = int(fields.get("expires_in") if fields.get("expires_in") is not None else "")
+    except (TypeError, ValueError):
+        raise ValueError("poll[expires_in] is a number of seconds") from None
+    return poll_actions.NewPoll(
+        options=tuple(options),
+        expires_in=expires_in,
+        multiple=fields.get("multiple") in TRUE,
+        hide_totals=fields.get("hide_totals") in TRUE,
+    )
 
 
 @csrf_exempt

@@ -14,6 +14,7 @@ from . import (
     notifications,
     oauth_views,
     pins,
+    polls,
     relations,
     reports,
     search,
@@ -66,6 +67,9 @@ api_urlpatterns = [
     re_path(r"^v1/instance/?$", instance.instance_v1, name="instance_v1"),
     re_path(r"^v2/instance/?$", instance.instance_v2, name="instance_v2"),
     path("v1/statuses", statuses.post, name="statuses"),
+    # polls
+    path("v1/polls/<str:poll_id>", polls.one, name="poll"),
+    path("v1/polls/<str:poll_id>/votes", polls.votes, name="poll_votes"),
     path("v1/statuses/<str:status_id>", statuses.one, name="status"),
     path("v1/statuses/<str:status_id>/context", statuses.context, name="status_context"),
     path("v1/statuses/<str:status_id>/source", statuses.source, name="status_source"),

@@ -230,6 +230,8 @@ def environment(**options):
         status_media=attachments.media_of,
         status_warning=attachments.warning_of,
         status_summary=attachments.summary,
+        # Polls: a status's poll as the status component shows it.
+        status_poll=jinja_helpers.status_poll,
         # Django's (Jinja2's truncate counts otherwise); the result is escaped as usual.
         truncatechars=truncatechars,
     )

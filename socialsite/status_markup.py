@@ -66,6 +66,7 @@ class StatusLinks:
         "_unbookmark",
         "_pin",
         "_unpin",
+        "_vote",
         "patterns",
     )
 
@@ -92,6 +93,8 @@ class StatusLinks:
         # Pinned statuses: one's own status's more menu.
         self._pin = _url_pattern("pin_status", (_ID_SLOT,), prefix, urlconf)
         self._unpin = _url_pattern("unpin_status", (_ID_SLOT,), prefix, urlconf)
+        # Polls: a vote.
+        self._vote = _url_pattern("vote_poll", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
@@ -127,6 +130,9 @@ class StatusLinks:
 
     def unpin(self, sid):
         return self._unpin.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def vote(self, sid):
+        return self._vote.replace(_ID_TEXT, str(int(sid)), 1)
 
     def repost(self, sid):
         return self._repost.replace(_ID_TEXT, str(int(sid)), 1)

@@ -38,6 +38,8 @@ NOT_DOORS = ("socialsite/repository/", "socialsite/actions/")
 # writes (issuing and revoking the token a client asks for, in api/oauth_server.py).
 WRITES = {
     "statuses": {"post_status", "delete_status", "forget_posting_keys"},
+    # Polls (their end, polls.end_due, is the workers' own step).
+    "polls": {"vote", "note_end"},
     # Groups.
     "communities": {
         "create",

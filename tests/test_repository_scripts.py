@@ -52,6 +52,7 @@ SAMPLES = {
         {"sid": 7, "uid": 1, "kind": "reposts", "action": "remove"},
     ],
     "mark_like": [{"uid": 1, "sid": 7, "now_ms": 5}],
+    "poll_vote": [{"sid": 7, "uid": 1, "choices": [0, 2], "options": 3, "now_ms": 5}],
     "mark_bookmark": [{"uid": 1, "sid": 7, "now_ms": 5}],
     "pin_status": [{"uid": 1, "sid": 7, "now_ms": 5, "most": 5}],
     "deliver": [

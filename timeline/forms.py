@@ -5,6 +5,7 @@ from accounts.display_names import MAX_LENGTH as DISPLAY_NAME_MAX_LENGTH
 from accounts.display_names import display_name_field
 from media import attachments, images
 from socialsite.actions import Invalid, rules
+from socialsite.actions import polls as poll_actions
 from socialsite.actions import settings as settings_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.repository import direct, entities, limits, moderation
@@ -74,6 +75,21 @@ class StatusImagesField(forms.FileField):
         return uploads
 
 
+# Polls: how long a poll may be open, in seconds (actions.polls: 5 minutes to 7 days).
+POLL_DURATIONS = [
+    (300, "5 minutes"),
+    (1800, "30 minutes"),
+    (3600, "1 hour"),
+    (6 * 3600, "6 hours"),
+    (86400, "1 day"),
+    (3 * 86400, "3 days"),
+    (7 * 86400, "7 days"),
+]
+POLL_OPTION_FIELDS = ("poll_option_1", "poll_option_2", "poll_option_3", "poll_option_4")
+# What a refused post's kept draft holds of its poll.
+POLL_DRAFT_FIELDS = (*POLL_OPTION_FIELDS, "poll_expires_in", "poll_multiple", "poll_hide_totals")
+
+
 class StatusForm(forms.Form):
     message = forms.CharField(
         label="What is happening?",
@@ -99,6 +115,32 @@ class StatusForm(forms.Form):
     )
     sensitive = forms.BooleanField(
         label="Sensitive: hide the text and images until opened", required=False
+    )
+    # Polls: up to four options (those left empty are none), how long it is open,
+    # single or multiple choice, totals hidden until it ends.
+    poll_option_1 = forms.CharField(
+        label="Option 1", required=False, max_length=poll_actions.OPTION_MAX_LENGTH
+    )
+    poll_option_2 = forms.CharField(
+        label="Option 2", required=False, max_length=poll_actions.OPTION_MAX_LENGTH
+    )
+    poll_option_3 = forms.CharField(
+        label="Option 3 (optional)", required=False, max_length=poll_actions.OPTION_MAX_LENGTH
+    )
+    poll_option_4 = forms.CharField(
+        label="Option 4 (optional)", required=False, max_length=poll_actions.OPTION_MAX_LENGTH
+    )
+    poll_expires_in = forms.TypedChoiceField(
+        label="Open for",
+        choices=POLL_DURATIONS,
+        coerce=int,
+        initial=86400,
+        required=False,
+        empty_value=86400,
+    )
+    poll_multiple = forms.BooleanField(label="Several choices allowed", required=False)
+    poll_hide_totals = forms.BooleanField(
+        label="Hide the totals until the poll ends", required=False
     )
 
     def __init__(self, *args, **kwargs):
@@ -149,6 +191,24 @@ class StatusForm(forms.Form):
                     f" {attachments.ALT_MAX_LENGTH:,} are kept.",
                 )
         data["media_description"] = descriptions
+        # Polls: the options written make a poll, checked by the action's rules.
+        data["poll"] = None
+        options = [str(data.get(name) or "").strip() for name in POLL_OPTION_FIELDS]
+        options = [option for option in options if option]
+        if options:
+            try:
+                data["poll"] = poll_actions.checked_poll(
+                    poll_actions.NewPoll(
+                        tuple(options),
+                        int(data.get("poll_expires_in") or 86400),
+                        bool(data.get("poll_multiple")),
+                        bool(data.get("poll_hide_totals")),
+                    )
+                )
+            except Invalid as refusal:
+                self.add_error(None, refusal.message)
+            if data.get("media"):
+                self.add_error(None, "A status with a poll cannot have images.")
         if not data.get("message") and not data.get("media") and "message" not in self.errors:
             if "media" not in self.errors:
                 self.add_error("message", "Write something, or add an image, before posting.")

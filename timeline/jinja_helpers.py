@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from socialsite import icons
 from socialsite.memory import Memory
+from socialsite.repository import polls
 
 
 def reltime(posted, now=None):
@@ -154,6 +155,8 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
         fields = status
         if "viewer_reposted" in status:
             fields = {name: value for name, value in status.items() if name != "viewer_reposted"}
+        if "poll" in status:  # polls: an open poll's markup is not an ended one's
+            fields = {**fields, "poll_ended": poll_ended(status)}
         entry = remembered.get(key)
         if entry is None or entry[0] != fields:
             markup = article(
@@ -274,3 +277,36 @@ def chat_rows(messages, senders, viewer_id, zone="UTC", now=None):
         previous = (message["from"], row.date, at)
         rows.append(row)
     return rows
+
+
+# --- polls ----------------------------------------------------------------------------
+
+
+def poll_ended(status):
+    """Whether ``status``'s poll has ended (its ``poll_expires``, ms, has come)."""
+    return time.time() * 1000 >= int(status.get("poll_expires") or 0)
+
+
+def status_poll(status):
+    """``{{ status|status_poll }}``: what the status component shows of a status's poll
+    (None without one): ``options`` as (index, title, votes, percent of the votes),
+    ``voters``, ``votes``, ``ended``, ``multiple``, ``hidden`` (the totals, until the
+    end), ``expires`` (seconds since the epoch)."""
+    found = polls.poll_of(status)
+    if found is None:
+        return None
+    total = found.votes_count
+    options = [
+        (index, title, votes, round(100 * votes / total) if total else 0)
+        for index, (title, votes) in enumerate(zip(found.options, found.votes, strict=True))
+    ]
+    ended = found.expired()
+    return {
+        "options": options,
+        "voters": found.voters,
+        "votes": total,
+        "ended": ended,
+        "multiple": found.multiple,
+        "hidden": found.hide_totals and not ended,
+        "expires": found.expires_ms / 1000,
+    }

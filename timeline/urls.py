@@ -8,6 +8,7 @@ from . import (
     likes,
     lists,
     pins,
+    polls,
     profile_settings,
     relations,
     search,
@@ -71,6 +72,8 @@ urlpatterns += [
 # Likes (likes.py).
 urlpatterns += [
     path("statuses/<id:status_id>/like/", likes.like, name="like"),
+    # Polls (polls.py).
+    path("statuses/<id:status_id>/vote/", polls.vote, name="vote_poll"),
     path("statuses/<id:status_id>/unlike/", likes.unlike, name="unlike"),
     path("@<str:login>/<id:status_id>/likes/", likes.status_likes, name="status_likes"),
     path("@<str:login>/likes/", likes.user_likes, name="user_likes"),

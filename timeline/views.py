@@ -46,7 +46,7 @@ from socialsite.throttling import throttle, too_many_requests
 
 from . import top as top_timeline
 from .acting_on_users import act_on_user
-from .forms import MUTE_DURATIONS, ReplyForm, StatusForm, mute_until
+from .forms import MUTE_DURATIONS, POLL_DRAFT_FIELDS, ReplyForm, StatusForm, mute_until
 from .lookups import no_such_status, user_or_404
 from .posting_keys import new_posting_key, posting_key_of
 
@@ -168,6 +168,8 @@ def _keep_draft(request, in_reply_to=""):
         "sensitive": "on" if request.POST.get("sensitive") else "",
         "media_description": request.POST.getlist("media_description")[:4],
         "in_reply_to": in_reply_to,
+        # Polls: its options and choices.
+        **{name: request.POST.get(name, "") for name in POLL_DRAFT_FIELDS},
     }
 
 
@@ -243,6 +245,7 @@ def post_status(request):
             descriptions=data["media_description"],
             posting_key=posting_key_of(request),
             group=group,
+            poll=data["poll"],  # polls
         )
     except NotAllowed as refusal:  # groups: the group refuses it
         _keep_draft(request, str(in_reply_to) if replying else "")

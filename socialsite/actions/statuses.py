@@ -10,6 +10,7 @@ refused as NotFound, exactly as one that is not there; one they see and may not 
 """
 
 import enum
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,11 +27,13 @@ from socialsite.repository import (
     likes,
     limits,
     pins,
+    polls,
     reposts,
     statuses,
 )
 
 from . import communities
+from . import polls as poll_rules
 from .core import Actor, Busy, Invalid, NotAllowed, NotFound, require
 
 # What a page says of a status the actor may not see, word for word the same as of one
@@ -98,6 +101,7 @@ def post(
     upload_ids: Sequence[str] = (),
     posting_key: str | None = None,
     group: str | None = None,
+    poll: "poll_rules.NewPoll | None" = None,
 ) -> int:
     """Post ``new`` for ``actor``, delivered to their followers (the first
     INLINE_FANOUT_LIMIT now, the rest by the fan-out workers; an account of
@@ -114,10 +118,14 @@ def post(
     group's status stays in that group whatever ``group`` says (communities.posting_place:
     its refusals, NotAllowed or NotFound, post nothing at all).
 
+    ``poll``: a poll it carries (actions.polls.checked_poll's limits; not with images),
+    open from now for its ``expires_in`` seconds, listed for the workers' sweep at its
+    end.
+
     Throttle "statuses", a verified address. Refusals: Invalid (text too long, nothing
-    to post, uploads not the actor's or too old, a reply across a block), NotFound (the
-    status replied to is not there), Busy (the images' files could not be stored: nothing
-    was posted)."""
+    to post, a poll out of its limits or with images, uploads not the actor's or too
+    old, a reply across a block), NotFound (the status replied to is not there), Busy
+    (the images' files could not be stored: nothing was posted)."""
     require(actor, throttle="statuses", verified=True)
     text = checked_text(new.text)
     spoiler = checked_spoiler(new.spoiler_text.strip())
@@ -129,6 +137,15 @@ def post(
         )
     if not text and not images and not upload_ids:
         raise Invalid("Write something, or add an image, before posting.", field="message")
+    # Polls: checked before anything is written; its end counted from now.
+    poll_data: dict[str, str] = {}
+    poll_end = 0
+    if poll is not None:
+        poll = poll_rules.checked_poll(poll)
+        if sent:
+            raise Invalid("A status with a poll cannot have images.", field="poll")
+        poll_end = int(time.time() * 1000) + poll.expires_in * 1000
+        poll_data = polls.poll_fields(poll.options, poll.multiple, poll.hide_totals, poll_end)
     # Groups: where it goes, decided before anything is written.
     place = communities.posting_place(actor, group, new.in_reply_to)
     r = get_redis()
@@ -141,6 +158,7 @@ def post(
         }
         if new.location:
             fields["location"] = new.location
+        fields.update(poll_data)  # polls
         if place is not None:
             fields[keys.STATUS_COMMUNITY_FIELD] = place.cid
             fields["community_slug"] = place.slug
@@ -191,6 +209,8 @@ def post(
         raise NotFound("Your account is not there any more.")
     if place is not None:
         communities.deliver(place, int(sid), actor.uid)
+    if poll_data:  # polls: its end, for the workers' sweep (again for a resent form: the same)
+        polls.note_end(r, actor.uid, int(sid), poll_end)
     # Followed hashtags: to the homes of its tags' followers, if public.
     followed_tags.deliver_status(r, int(sid))
     return int(sid)

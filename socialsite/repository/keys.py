@@ -1204,3 +1204,34 @@ def top_snapshot(uid, token):
     for ranking.SNAPSHOT_SECONDS: the pages after the first read through it, so that
     none repeats or skips a status while scores move."""
     return f"top:{shard(uid)}:{uid}:{int(token)}"
+
+
+# --- polls (polls.py) ---------------------------------------------------------------------
+
+
+def poll_votes(sid):
+    """HASH: voter id → the options they chose ("0,2"), of status ``sid``'s poll; in the
+    status's slot with keys.status_counts, whose ``poll`` field is the tally
+    ("<voters>,<votes of option 0>,..."), both written by poll_vote.lua. Who chose what
+    is never shown: only the voter's own choices are read back to them."""
+    return f"{{status:{sid}}}:poll-votes"
+
+
+def poll_endings(uid):
+    """ZSET: the ids of the polls of the statuses of ``uid``'s shard's authors, scored by
+    the poll's end in ms: the fan-out workers' sweep (polls.end_due) notifies the author
+    and the voters of each that has ended, once."""
+    return f"poll_endings:{shard(uid)}"
+
+
+def all_poll_endings():
+    """The poll_endings key of every shard."""
+    return [f"poll_endings:{{s{index}}}" for index in range(USER_SHARDS)]
+
+
+# Fields of a status with a poll: ``poll``, JSON {"options": [...], "multiple": bool,
+# "hide_totals": bool}, and ``poll_expires``, its end in ms (read by poll_vote.lua).
+STATUS_POLL_FIELD = "poll"
+STATUS_POLL_EXPIRES_FIELD = "poll_expires"
+# Field of keys.status_counts: the poll's tally.
+POLL_TALLY_FIELD = "poll"

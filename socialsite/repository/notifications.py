@@ -47,7 +47,10 @@ _PLAIN_KINDS = ("follow", "mention", "reply", "follow_request", "follow_approved
 # (to its admins: the actor is the status's author); the subject is the group's id
 # (communities.py), the status 0 but for a report.
 GROUP_KINDS = ("group_request", "group_approved", "group_invite", "group_report")
-KINDS: tuple[str, ...] = _PLAIN_KINDS + GROUP_KINDS
+# Polls: a poll has ended, to its author and its voters (polls.end_due); the actor is
+# the poll's author, the status and the subject the poll's status.
+POLL_KINDS = ("poll",)
+KINDS: tuple[str, ...] = _PLAIN_KINDS + GROUP_KINDS + POLL_KINDS
 
 
 @dataclass(frozen=True)

@@ -1009,3 +1009,20 @@ def community_join(*, cid, uid, now_ms, approve=False):
         "requests": keys.community_requests(cid),
         "invites": keys.community_invites(cid),
     }, [int(uid), int(now_ms), "approve" if approve else ""]
+
+
+# --- polls (polls.py) ----------------------------------------------------
+
+
+@script()
+def poll_vote(*, sid, uid, choices, options, now_ms):
+    """Count ``uid``'s vote, ``choices`` (option indexes), in status ``sid``'s poll of
+    ``options`` options: noted in keys.poll_votes(sid) unless there already, and added
+    to the tally (the ``poll`` field of keys.status_counts) in the same step, if the
+    poll (keys.status's ``poll_expires``) has not ended at ``now_ms``. Returns 1 if
+    counted, 0 if the voter had voted, -1 for no such poll, -2 for one ended."""
+    return {
+        "status": keys.status(sid),
+        "poll_votes": keys.poll_votes(sid),
+        "status_counts": keys.status_counts(sid),
+    }, [int(uid), ",".join(str(int(choice)) for choice in choices), int(options), int(now_ms)]

@@ -601,17 +601,21 @@ def decode_status(data: Mapping[Any, Any] | None) -> Status | None:
 
 
 # The counts of a status kept in keys.status_counts, read with HMGET in this order.
-_COUNTS_FIELDS = ("likes", "reposts")
+_COUNTS_FIELDS = ("likes", "reposts", keys.POLL_TALLY_FIELD)
 
 
 def _counts(replies, counted):
-    """(replies, likes, reposts) from a ZCARD and an HMGET of _COUNTS_FIELDS."""
-    likes, reposts = counted
-    return (replies, int(likes or 0), int(reposts or 0))
+    """(replies, likes, reposts, the poll's tally or None) from a ZCARD and an HMGET of
+    _COUNTS_FIELDS."""
+    likes, reposts, tally = counted
+    return (replies, int(likes or 0), int(reposts or 0), tally)
 
 
 def _with_counts(status, counts):
-    return {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
+    found = {**status, "replies": counts[0], "likes": counts[1], "reposts": counts[2]}
+    if counts[3] is not None:  # polls: the tally, "<voters>,<votes of each option>"
+        found["poll_tally"] = counts[3]
+    return found
 
 
 def get_status(r: Client, sid: int | str) -> Status | None:
@@ -784,6 +788,10 @@ def _statuses(r, sids, deletions_skipped, replies_wanted=None, viewer_likes=None
         for entry in map(remembered.get, sids)
         if entry
     ]
+    for status in found:  # polls: the tally of those voted in
+        tally = remembered[status["id"]][2][3]
+        if tally is not None:
+            status["poll_tally"] = tally
     return found, (more[0] if extra is not None else reply_ids)
 
 
@@ -920,6 +928,7 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
         keys.removed_replies(sid),
         keys.likes(sid),
         keys.status_counts(sid),
+        keys.poll_votes(sid),  # polls
     )
     followups = []
     if newest:
@@ -969,6 +978,7 @@ def delete_statuses_of_leaving_user(r, uid, sids):
             # pipeline sends no DEL of several keys.
             pipe.delete(keys.likes(sid))
             pipe.delete(keys.status_counts(sid))
+            pipe.delete(keys.poll_votes(sid))  # polls
 
     scripts.run_pipeline(r, fill)
     for status in found:

@@ -31,6 +31,7 @@ from socialsite.repository import (
     heartbeats,
     jobs,
     mail,
+    polls,
     statuses,
     trends,
     worker,
@@ -53,7 +54,8 @@ MAIL_POLL_SECONDS = 0.5
 PRUNE_EVERY_SECONDS = 3600
 # How often a worker looks for posts whose request died before their fan-out was
 # queued (statuses.finish_unfinished; one worker at a time does it), and for mutes
-# whose end has come (blocks.end_mutes: the muted statuses come back). At the same
+# whose end has come (blocks.end_mutes: the muted statuses come back), and for polls
+# that have ended (polls.end_due: their authors and voters notified). At the same
 # pace each asks whether the trends are due (trends.recompute_if_due: one SET; one
 # worker recomputes them every 5 minutes, whatever the number of workers), and deletes
 # the files of pictures nothing shows any more (pictures.delete_unused: one read when
@@ -181,6 +183,8 @@ class Command(BaseCommand):
                 if time.monotonic() >= next_sweep:
                     statuses.finish_unfinished(r)
                     blocks.end_mutes(r)
+                    # Polls: the ended ones' authors and voters notified, once.
+                    polls.end_due(r, keep=settings.NOTIFICATIONS_KEPT)
                     self.recompute_trends(r)
                     # The files of images whose statuses a worker deleted (a big
                     # account's deletion, finished here): listed by the deletion.
