@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
+from . import scripts
 from .client import Client
 
 # (member, score) pairs of a sorted set, newest first, and the cursor of the next page.
@@ -72,15 +73,19 @@ def read_ids_and(
     if above is None and queue_extra is None:  # one command: no pipeline needed
         scored = r.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
         return (*_newest_first(cast(list[tuple[str, float]], scored), count), None)
-    pipe = r.pipeline(transaction=False)
-    if above is not None:
-        pipe.zrangebyscore(key, f"({int(above)}", top, start=0, num=count, withscores=True)
-        pipe.zcount(key, "-inf", int(above))
-    else:
-        pipe.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
-    if queue_extra is not None:
-        queue_extra(pipe)
-    replies = pipe.execute()
+
+    def fill(pipe: Any) -> None:
+        if above is not None:
+            pipe.zrangebyscore(key, f"({int(above)}", top, start=0, num=count, withscores=True)
+            pipe.zcount(key, "-inf", int(above))
+        else:
+            pipe.zrevrangebyscore(key, top, bottom, start=0, num=count + 1, withscores=True)
+        if queue_extra is not None:
+            queue_extra(pipe)
+
+    # client.round_trip, not redis-py's pipeline: a tag's or a group's page reads here
+    # (docs/decisions/0007).
+    replies = scripts.run_pipeline(r, fill)
     extra = replies[-1] if queue_extra is not None else None
     if above is not None:
         found, older = replies[0], replies[1]

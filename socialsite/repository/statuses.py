@@ -804,26 +804,31 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
     the viewer likes; update ``remembered`` and the process's memory. ``extra``: a
     function queueing more commands. Returns ({sid: [reply ids]}, the replies of
     ``extra``'s commands)."""
-    pipe = r.pipeline(transaction=False)
-    # One command per key: a command's keys must share a slot, and status keys do not.
-    for sid, what in plan:
-        if what is _READ:
-            pipe.hgetall(keys.status(sid))
-        elif what is _CONFIRM:
-            pipe.exists(keys.status(sid))
-        pipe.zcard(keys.replies(sid))
-        pipe.hmget(keys.status_counts(sid), _COUNTS_FIELDS)
-        if sid in replies_wanted:
-            count, after = replies_wanted[sid]
-            low = "-inf" if after is None else f"({int(after)}"
-            pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
     liked_of = list(dict.fromkeys(liked_of)) or [sid for sid, _ in plan]
     likes_read = viewer_likes is not None and viewer_likes.uid is not None and bool(liked_of)
-    if likes_read:
-        pipe.zmscore(keys.user_likes(viewer_likes.uid), liked_of)
-    if extra is not None:
-        extra(pipe)
-    replies = iter(pipe.execute())
+
+    def fill(pipe):
+        # One command per key: a command's keys must share a slot, and status keys do not.
+        for sid, what in plan:
+            if what is _READ:
+                pipe.hgetall(keys.status(sid))
+            elif what is _CONFIRM:
+                pipe.exists(keys.status(sid))
+            pipe.zcard(keys.replies(sid))
+            pipe.hmget(keys.status_counts(sid), _COUNTS_FIELDS)
+            if sid in replies_wanted:
+                count, after = replies_wanted[sid]
+                low = "-inf" if after is None else f"({int(after)}"
+                pipe.zrangebyscore(keys.replies(sid), low, "+inf", start=0, num=count)
+        if likes_read:
+            pipe.zmscore(keys.user_likes(viewer_likes.uid), liked_of)
+        if extra is not None:
+            extra(pipe)
+
+    # client.round_trip rather than redis-py's pipeline: every page that shows statuses
+    # makes this round trip, and the pipeline's own work around it cost as much again
+    # (docs/decisions/0007).
+    replies = iter(scripts.run_pipeline(r, fill))
     fresh, reply_ids = {}, {}
     for sid, what in plan:
         head = next(replies) if what is not _COUNT else None
