@@ -706,12 +706,14 @@ def test_a_visitors_landing_page_costs_the_same_for_one_status_and_for_thirty(
 
 
 # --- groups ----------------------------------------------------------------
-# A group's page: the session's; the group's id by its slug; the group with its member
-# count and where the reader stands in it (one slot, one pipeline); the page of ids; the
-# statuses (an EXISTS each for those this process has shown) with whether the reader
-# may see their authors (visibility.Seen). The reader's membership, read with the
-# group, decides its members-only statuses: nothing more for them.
-GROUP_PAGE_ROUND_TRIPS = 5
+# A group's page: the session's, which reads the slug's entry and, for the id this
+# process remembers for it, the group with its member count, where the reader stands in
+# it and the page's ids (communities.GroupPageRead); the statuses (an EXISTS each for
+# those this process has shown) with whether the reader may see their authors
+# (visibility.Seen). The reader's membership, read with the group, decides its
+# members-only statuses: nothing more for them. A visitor: the same two. The first
+# page of a slug this process has no id for: one more.
+GROUP_PAGE_ROUND_TRIPS = 2
 # /groups/: the session's; the reader's groups (ids, then the groups); the directory
 # (ids, then the groups).
 GROUPS_PAGE_ROUND_TRIPS = 5
@@ -742,6 +744,18 @@ def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
     with_thirty = cost(client, "/g/thirty/", round_trips)
     assert client.get("/g/thirty/").content.decode().count('class="status"') == 30
     groups_page = cost(client, "/groups/", round_trips)
+    if kind == "public":
+        from django.test import Client
+
+        visitor = cost(Client(), "/g/thirty/", round_trips)
+        communities._slug_ids.clear()  # as a process that never showed the group
+        round_trips["n"] = 0
+        assert client.get("/g/thirty/").status_code == 200
+        unknown = round_trips["n"]
+        if not redis_backend.cluster:
+            assert visitor == GROUP_PAGE_ROUND_TRIPS
+            assert unknown == GROUP_PAGE_ROUND_TRIPS + 1
+        assert visitor <= allowed(redis_backend, GROUP_PAGE_ROUND_TRIPS, pipelines=2)
     if not redis_backend.cluster:
         assert with_one == with_thirty == GROUP_PAGE_ROUND_TRIPS
         assert groups_page == GROUPS_PAGE_ROUND_TRIPS

@@ -208,6 +208,22 @@ def test_moderators_suspend_and_deleting_ends_memberships(r, as_alice, as_bob, b
     assert communities.member_ids(r, bob["id"]) == set()
 
 
+def test_a_deleted_groups_slug_taken_again_shows_the_new_group(r, as_alice, as_bob):
+    # The page's process remembers the slug's id (communities.GroupPageRead); a slug
+    # freed by a deletion and claimed by another group is read afresh.
+    make(as_alice, "cats", "private", "Old Cats")
+    post_in(as_alice, "cats", "old secret")
+    assert "old secret" in html(as_alice.get("/g/cats/"))
+    assert "old secret" in html(as_alice.get("/g/Cats/"))  # any case: one slug
+    as_alice.post("/g/cats/delete/")
+    assert as_alice.get("/g/cats/").status_code == 404
+    assert Client().get("/g/cats/").status_code == 404
+    make(as_bob, "cats", "public", "New Cats")
+    for reader in (as_alice, as_bob, Client()):
+        page = html(reader.get("/g/cats/"))
+        assert "New Cats" in page and "old secret" not in page and "Old Cats" not in page
+
+
 def test_bad_input_is_a_form_error_not_a_500(as_alice):
     response = as_alice.post("/groups/new/", {"name": "x", "slug": "no spaces", "kind": "public"})
     assert response.status_code == 400

@@ -25,7 +25,18 @@ import dataclasses
 import enum
 import time
 
-from . import fanout, jobs, keys, notifications, paging, scripts, statuses, users, visibility
+from . import (
+    client,
+    fanout,
+    jobs,
+    keys,
+    notifications,
+    paging,
+    scripts,
+    statuses,
+    users,
+    visibility,
+)
 from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE
 
 KINDS = ("public", "private", "announcement")
@@ -155,6 +166,105 @@ def by_slug(r, slug, viewer_id=None):
     if cid is None:
         return None, NOBODY
     return get(r, cid, viewer_id)
+
+
+# --- A group's page in one round trip (timeline/groups.py) ---------------------------
+
+# The community ids of slugs (lowercased), as this process last read them. A slug names
+# one community from its making until the community is deleted (edit changes no slug),
+# when it is freed and may be claimed by a new one: so a remembered id is a guess,
+# checked against the slug's own entry (keys.COMMUNITY_SLUGS) read in the same round
+# trip, and used only when that entry names it.
+_slug_ids: dict[str, int] = {}
+SLUG_IDS_REMEMBERED = 10_000
+
+
+def _remember_slug(slug, cid):
+    if cid is None:
+        _slug_ids.pop(slug, None)
+        return
+    if len(_slug_ids) >= SLUG_IDS_REMEMBERED and slug not in _slug_ids:
+        _slug_ids.clear()
+    _slug_ids[slug] = int(cid)
+
+
+def _queue_page_reads(pipe, cid, uid, before, count):
+    """Queue the community ``cid`` with its member count, where ``uid`` (None: a
+    visitor) stands in it, and its page of ids below ``before``; how many replies."""
+    pipe.hgetall(keys.community(cid))
+    pipe.zcard(keys.community_members(cid))
+    if uid is not None:
+        _queue_standing(pipe, cid, uid)
+    paging.queue_read_ids(pipe, keys.community_timeline(cid), before, count)
+    return 3 + (6 if uid is not None else 0)
+
+
+class GroupPageRead:
+    """What a group's page reads before its statuses, in one round trip: the slug's
+    entry and, for the community id this process remembers for the slug, the community
+    with its member count, where the viewer stands in it and the page's ids (one slot).
+    Read along with the session (sessions.load_with_user's ``read_along``: ``queue``,
+    ``take``, ``replies``), or by ``run``, which also reads what is missing: the page
+    of a slug this process knows no id for, or a wrong one for (one round trip more).
+
+    Once ``run``: ``cid`` (None: no community has the slug), ``community`` (decode's,
+    None for no hash), ``standing`` (NOBODY for a visitor), ``pairs`` and
+    ``next_cursor`` (the page's ids, as paging.read_ids)."""
+
+    def __init__(self, slug, before=None, count=30):
+        self.slug = str(slug).lower()
+        self.before, self.count = before, count
+        self.guess = None
+        self.uid = None
+        self.done = False
+        self.cid = None
+        self.page_read = False
+        self.community, self.standing = None, NOBODY
+        self.pairs, self.next_cursor = [], None
+        self.replies = 1
+
+    def queue(self, pipe, uid):
+        self.uid, self.done, self.page_read = uid, False, False
+        self.guess = _slug_ids.get(self.slug)
+        pipe.hget(keys.COMMUNITY_SLUGS, self.slug)
+        self.replies = 1
+        if self.guess is not None:
+            self.replies += _queue_page_reads(pipe, self.guess, uid, self.before, self.count)
+
+    def take(self, uid, replies):
+        self.done = True
+        self.cid = int(replies[0]) if replies[0] else None
+        _remember_slug(self.slug, self.cid)
+        if self.cid is not None and self.cid == self.guess:
+            self._take_page(replies[1:])
+
+    def _take_page(self, replies):
+        data, members, *rest = replies
+        self.community = decode(data, members)
+        if self.uid is not None:
+            self.standing, rest = _standing(rest[:6]), rest[6:]
+        self.pairs, self.next_cursor = paging.ids_read(rest[0], self.count)
+        self.page_read = True
+
+    def run(self, r, uid=None):
+        """Read for viewer ``uid`` (None: a visitor) what was not read along for them:
+        one round trip when this process knows the slug's id, two when it does not (or
+        knew a wrong one), none when all was read along. Returns self."""
+        if not self.done or self.uid != uid:
+            replies = client.round_trip(r, lambda pipe: self.queue(pipe, uid))
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            self.take(uid, replies)
+        if self.cid is not None and not self.page_read:
+            cid = self.cid
+
+            def fill(pipe):
+                _queue_page_reads(pipe, cid, uid, self.before, self.count)
+
+            replies = scripts.run_pipeline(r, fill)
+            self._take_page(replies)
+        return self
 
 
 def join(r, cid, uid, now_ms=None, approve=False):
@@ -457,6 +567,14 @@ def timeline_page(
     pairs, next_cursor = paging.read_ids(
         r, keys.community_timeline(cid), before, count, since, above
     )
+    return page_of(r, cid, pairs, next_cursor, viewer_id=viewer_id, member=member)
+
+
+def page_of(r, cid, pairs, next_cursor, viewer_id=None, member=False):
+    """The page of ``cid``'s statuses whose ids were read (``pairs``, ``next_cursor``:
+    timeline_page, GroupPageRead), as ``viewer_id`` may see them; ``member``: as
+    timeline_page's. One round trip (the statuses not remembered, an EXISTS of each
+    remembered one, whether the viewer may see their authors)."""
     status_ids = [sid for sid, _ in pairs]
     viewer_likes = statuses.ViewerLikes(viewer_id)
     # As a tag page (timelines._page_of_statuses): the authors of statuses this process
