@@ -8,13 +8,16 @@ import pytest
 from socialsite.repository import graph, likes, statuses
 from tests.support.helpers import PASSWORD, make_user
 
-# A first page: the session's; the home's candidates (home_page.lua); the follows,
-# affinities and likers (one pipeline); the snapshot written (when there is more than a
-# page). Statuses and authors come from this process's memory after the warm-up.
-TOP_FIRST_PAGE_ROUND_TRIPS = 4
-# A later page: the session's; the snapshot with the hidden authors; the statuses
-# (confirmed, with their counts and which the reader likes and reposted).
-TOP_LATER_PAGE_ROUND_TRIPS = 3
+# A first page: the session's, which reads the home's candidates (home_page.lua), the
+# follows and affinities along (ranking.TopRead); the likers of the candidates with likes
+# (one pipeline); the snapshot written (when there is more than a page). Statuses and
+# authors come from this process's memory after the warm-up.
+TOP_FIRST_PAGE_ROUND_TRIPS = 3
+# A first page whose candidates have no likes: no likers to read.
+TOP_FIRST_PAGE_NO_LIKES_ROUND_TRIPS = 2
+# A later page: the session's, which reads the snapshot with the hidden authors along;
+# the statuses (confirmed, with their counts and which the reader likes and reposted).
+TOP_LATER_PAGE_ROUND_TRIPS = 2
 
 
 @pytest.fixture
@@ -55,3 +58,19 @@ def test_top_pages_cost_the_same_for_few_and_many_candidates(
         for first, later in costs:
             assert first <= TOP_FIRST_PAGE_ROUND_TRIPS + 3 * (nodes - 1)
             assert later <= TOP_LATER_PAGE_ROUND_TRIPS + 2 * (nodes - 1)
+
+
+def test_a_top_first_page_without_likes_reads_no_likers(
+    r, client, reader, round_trips, redis_backend
+):
+    authors = [make_user(r, f"author{i}") for i in range(20)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+        for i in range(2):
+            statuses.post_status(r, author["id"], f"{author['login']} {i}")
+    first, body = cost(client, "/top/", round_trips)
+    assert body.count('class="status"') == 30
+    if not redis_backend.cluster:
+        assert first == TOP_FIRST_PAGE_NO_LIKES_ROUND_TRIPS
+    else:
+        assert first <= TOP_FIRST_PAGE_NO_LIKES_ROUND_TRIPS + 2 * (len(redis_backend.nodes) - 1)
