@@ -27,6 +27,7 @@ import time
 
 from . import (
     client,
+    events,
     fanout,
     jobs,
     keys,
@@ -277,6 +278,9 @@ def join(r, cid, uid, now_ms=None, approve=False):
     if result in (JoinResult.JOINED, JoinResult.MEMBER):
         # Again for a member: mends a join cut short between its two steps.
         r.zadd(keys.memberships(uid), {int(cid): now}, nx=True)
+    if result is JoinResult.JOINED:
+        # The member's open live pages read their groups again (streaming/home.py).
+        events.publish_relations_changed(r, [uid])
     return result
 
 
@@ -296,11 +300,14 @@ def leave(r, cid, uid, ban=False, now_ms=None):
     """``uid`` is no longer a member of ``cid`` (they left, or were removed; with
     ``ban``, banned: they cannot join again). Their membership goes first (the
     visibility path reads it), then the community's side; a private community's newest
-    statuses leave their home. Whether they were a member. Two or three round trips."""
+    statuses leave their home, and the community their open live pages and streams
+    (events.publish_relations_changed's ``left``: at once, before any later status).
+    Whether they were a member. Three or four round trips."""
     pipe = r.pipeline(transaction=False)  # the member's slot
     pipe.zrem(keys.memberships(uid), cid)
     pipe.srem(keys.communities_out_of_home(uid), cid)
     removed = bool(pipe.execute()[0])
+    events.publish_relations_changed(r, [uid], left=[(uid, cid)])
     now = _now_ms() if now_ms is None else int(now_ms)
 
     def fill(pipe):
@@ -338,7 +345,8 @@ def set_admin(r, cid, uid, admin, now_ms=None):
 def set_in_home(r, cid, uid, in_home):
     """Whether member ``uid`` gets ``cid``'s statuses in their home from now on: noted
     on the community's side (deliveries skip them) and the member's (a pulled
-    community's merge and a rebuilt home leave it out). One round trip (two nodes)."""
+    community's merge and a rebuilt home leave it out), and the member's open live
+    pages read their groups again. Two round trips."""
 
     def fill(pipe):
         if in_home:
@@ -349,6 +357,7 @@ def set_in_home(r, cid, uid, in_home):
             pipe.sadd(keys.communities_out_of_home(uid), cid)
 
     scripts.run_pipeline(r, fill)
+    events.publish_relations_changed(r, [uid])
 
 
 def edit(r, cid, name, description, kind):
@@ -616,6 +625,17 @@ def of_user(r, uid, count=200):
     """The communities ``uid`` belongs to, latest joined first (two round trips)."""
     cids = r.zrevrange(keys.memberships(uid), 0, count - 1)
     return [community for community in _read_many(r, cids) if is_live(community)]
+
+
+def in_home_ids(r, uid):
+    """The ids of the communities ``uid`` belongs to and keeps in their home (their
+    statuses reach it: delivered, or merged for a pulled one): one round trip, the
+    user's slot."""
+    pipe = r.pipeline(transaction=False)
+    pipe.zrange(keys.memberships(uid), 0, -1)
+    pipe.smembers(keys.communities_out_of_home(uid))
+    member_of, out = pipe.execute()
+    return {int(cid) for cid in member_of} - {int(cid) for cid in out}
 
 
 def member_ids(r, uid):
