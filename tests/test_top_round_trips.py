@@ -74,3 +74,28 @@ def test_a_top_first_page_without_likes_reads_no_likers(
         assert first == TOP_FIRST_PAGE_NO_LIKES_ROUND_TRIPS
     else:
         assert first <= TOP_FIRST_PAGE_NO_LIKES_ROUND_TRIPS + 2 * (len(redis_backend.nodes) - 1)
+
+
+def test_a_home_that_opens_with_top_costs_one_more_than_top(
+    r, client, reader, round_trips, redis_backend
+):
+    """``/`` learns the reader's tab from the session's round trip, too late to read
+    Top's candidates along: they, the follows and the likers are read after it."""
+    from socialsite.actions import Actor
+    from socialsite.actions import settings as settings_actions
+    from socialsite.repository import ranking
+
+    authors = [make_user(r, f"author{i}") for i in range(20)]
+    for author in authors:
+        graph.follow(r, reader["id"], author["id"])
+        for i in range(2):
+            sid = statuses.post_status(r, author["id"], f"{author['login']} {i}")
+            likes.like(r, authors[0]["id"], sid)
+    actor = Actor(uid=reader["id"], login=reader["login"])
+    settings_actions.set_top(actor, ranking.Weights(), "top")
+    home, body = cost(client, "/", round_trips)
+    assert 'rel="next"' in body
+    if not redis_backend.cluster:
+        assert home == TOP_FIRST_PAGE_ROUND_TRIPS + 1
+    else:
+        assert home <= TOP_FIRST_PAGE_ROUND_TRIPS + 1 + 4 * (len(redis_backend.nodes) - 1)
