@@ -597,8 +597,8 @@ def test_a_home_page_deeper_than_the_pulled_copies_costs_two_more(
 # A home page of a member of pulled groups (communities.py, fanout.py): merged as a pulled
 # account is, from the copies in the reader's slot, in the round trip that reads the
 # page's ids; a reader in no pulled group reads one empty SET more in that same script.
-# A page holding a private group's statuses reads the reader's memberships, one more, as
-# for a delivered one (visibility.members_only_shown).
+# A page holding a private group's statuses: nothing more either, the reader's
+# memberships being read with the page's ids (timelines.HomeIdsRead).
 PULLED_GROUP_MERGE_ROUND_TRIPS = 0
 
 
@@ -625,7 +625,7 @@ def test_a_home_page_merging_pulled_groups_costs_nothing_more(
             communities.add_status(r, cid, sid, owner, pull_members=3)
     home = cost(client, "/", round_trips)
     assert client.get("/").content.decode().count('class="status"') == min(30, 7 * group_count)
-    expected = HOME_PAGE_ROUND_TRIPS + PULLED_GROUP_MERGE_ROUND_TRIPS + (kind == "private")
+    expected = HOME_PAGE_ROUND_TRIPS + PULLED_GROUP_MERGE_ROUND_TRIPS
     if not redis_backend.cluster:
         assert home == expected
     assert home <= allowed(redis_backend, expected, pipelines=3)
@@ -761,10 +761,9 @@ def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
         assert groups_page == GROUPS_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, GROUP_PAGE_ROUND_TRIPS, pipelines=3)
     # The reader's home, with the group's statuses delivered: what it cost before (and
-    # who to follow, cached, as the reader follows nobody), and one more for a page
-    # holding a private group's statuses (the reader's memberships read fresh:
-    # visibility.members_only_shown).
-    home = HOME_PAGE_ROUND_TRIPS + 1 + (1 if kind == "private" else 0)
+    # who to follow, cached, as the reader follows nobody), a private group's too (the
+    # reader's memberships read with the page's ids: timelines.HomeIdsRead).
+    home = HOME_PAGE_ROUND_TRIPS + 1
     home_cost = cost(client, "/", round_trips)
     if not redis_backend.cluster:
         assert home_cost == home
