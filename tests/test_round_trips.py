@@ -714,9 +714,9 @@ def test_a_visitors_landing_page_costs_the_same_for_one_status_and_for_thirty(
 # members-only statuses: nothing more for them. A visitor: the same two. The first
 # page of a slug this process has no id for: one more.
 GROUP_PAGE_ROUND_TRIPS = 2
-# /groups/: the session's; the reader's groups (ids, then the groups); the directory
-# (ids, then the groups).
-GROUPS_PAGE_ROUND_TRIPS = 5
+# /groups/: the session's, which reads the ids of the reader's groups and of the
+# directory's along (communities.GroupsRead); the groups of both, one pipeline.
+GROUPS_PAGE_ROUND_TRIPS = 2
 
 
 @pytest.mark.parametrize("kind", ["public", "private"])
@@ -748,6 +748,11 @@ def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
         from django.test import Client
 
         visitor = cost(Client(), "/g/thirty/", round_trips)
+        searching = cost(client, "/groups/?q=thir", round_trips)
+        visitor_groups = cost(Client(), "/groups/", round_trips)
+        if not redis_backend.cluster:
+            assert searching == visitor_groups == GROUPS_PAGE_ROUND_TRIPS
+        assert "Thirty" in client.get("/groups/?q=thir").content.decode()
         communities._slug_ids.clear()  # as a process that never showed the group
         round_trips["n"] = 0
         assert client.get("/g/thirty/").status_code == 200

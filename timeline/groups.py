@@ -83,10 +83,13 @@ def _live_or_404(request, community, standing):
 @require_GET
 def groups_page(request):
     """The groups one belongs to, and the directory (``q``: search by name)."""
-    r = get_redis()
     query = request.GET.get("q", "")[:100]
-    mine = communities.of_user(r, request.user.id) if request.user.is_authenticated else []
-    context = {"mine": mine, "found": communities.directory(r, query), "query": query}
+    # The ids of the reader's groups and of the directory's are read with the session
+    # (communities.GroupsRead); then the groups, one round trip more.
+    read = communities.GroupsRead(query)
+    request.session.read_along(read)
+    mine, found = read.page(get_redis(), request.user.id)
+    context = {"mine": mine, "found": found, "query": query}
     return render(request, "groups/groups.html", context)
 
 

@@ -621,6 +621,59 @@ def _read_many(r, cids):
     return [community for community in found if community is not None]
 
 
+class GroupsRead:
+    """What /groups/ reads first, read along with the session (sessions.load_with_user's
+    ``read_along``) or by ``page``: the ids of the reader's communities (latest joined
+    first, the newest ``mine``) and of the directory's (most active first: the newest
+    ``count``, DIRECTORY_SEARCHED with a ``query``). ``page`` then reads the
+    communities of both in one round trip."""
+
+    replies = 2
+
+    def __init__(self, query="", count=30, mine=200):
+        self.query = query.casefold().strip()
+        self.count, self.mine = count, mine
+        self.uid = None
+        self.mine_ids, self.directory_ids = [], []
+        self.done = False
+
+    def queue(self, pipe, uid):
+        self.uid = uid
+        if uid is not None:  # a visitor has no groups of their own
+            pipe.zrevrange(keys.memberships(uid), 0, self.mine - 1)
+        shown = DIRECTORY_SEARCHED if self.query else self.count
+        pipe.zrevrange(keys.COMMUNITIES_ACTIVE, 0, shown - 1)
+
+    def take(self, uid, replies):
+        self.done = True
+        self.mine_ids = [int(cid) for cid in replies[0]] if uid is not None else []
+        self.directory_ids = [int(cid) for cid in replies[-1]]
+
+    def page(self, r, uid=None):
+        """(the reader's live communities, the directory's: as of_user and directory
+        give them). The ids first unless read along for ``uid`` (one round trip), then
+        the communities (one)."""
+        if not self.done or self.uid != uid:
+            replies = client.round_trip(r, lambda pipe: self.queue(pipe, uid))
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            self.take(uid, replies)
+        wanted = list(dict.fromkeys([*self.mine_ids, *self.directory_ids]))
+        found = {community["id"]: community for community in _read_many(r, wanted)}
+        mine = [found[cid] for cid in self.mine_ids if is_live(found.get(cid))]
+        listed = [found[cid] for cid in self.directory_ids if is_live(found.get(cid))]
+        return mine, _found_in(listed, self.query, self.count)
+
+
+def _found_in(found, wanted, count):
+    if wanted:
+        found = [
+            c for c in found if wanted in c["name"].casefold() or wanted in c["slug"].casefold()
+        ]
+    return found[:count]
+
+
 def of_user(r, uid, count=200):
     """The communities ``uid`` belongs to, latest joined first (two round trips)."""
     cids = r.zrevrange(keys.memberships(uid), 0, count - 1)
@@ -651,11 +704,7 @@ def directory(r, query="", count=30):
     wanted = query.casefold().strip()
     cids = r.zrevrange(keys.COMMUNITIES_ACTIVE, 0, (DIRECTORY_SEARCHED if wanted else count) - 1)
     found = [community for community in _read_many(r, cids) if is_live(community)]
-    if wanted:
-        found = [
-            c for c in found if wanted in c["name"].casefold() or wanted in c["slug"].casefold()
-        ]
-    return found[:count]
+    return _found_in(found, wanted, count)
 
 
 def people(r, cid, key, count=200):
