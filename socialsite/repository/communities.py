@@ -169,7 +169,7 @@ def by_slug(r, slug, viewer_id=None):
     return get(r, cid, viewer_id)
 
 
-# --- A group's page in one round trip (timeline/groups.py) ---------------------------
+# --- A group's page and /groups/ read with the session (timeline/groups.py) ------------
 
 # The community ids of slugs (lowercased), as this process last read them. A slug names
 # one community from its making until the community is deleted (edit changes no slug),
