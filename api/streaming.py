@@ -300,7 +300,8 @@ class ListFilter:
         return [(filters.INDEX_AUTHOR, self.home.uids & self.members)]
 
     def __call__(self, event):
-        return event.uid in self.members and self.home(event)
+        # The home's rule for followed authors only: a list has no groups.
+        return event.uid in self.members and self.home.followed_match(event)
 
 
 class MastodonClient(Client):
@@ -544,6 +545,7 @@ class MastodonStreams:
     async def _recheck(self, client, token, request, user):
         async def refresh():
             client.hidden_recently.clear()
+            client.left_recently.clear()
             try:
                 if not await self.still_valid(token):
                     client.close()  # the writer ends the stream
@@ -551,6 +553,8 @@ class MastodonStreams:
                 fresh = await self.filter_for(request, user)
                 if hasattr(fresh, "hide"):
                     fresh.hide(client.hidden_recently)
+                if hasattr(fresh, "leave"):
+                    fresh.leave(client.left_recently)  # groups left while it was read
                 client.match = fresh
             except RequestError as error:
                 if error.status == 404:

@@ -39,6 +39,7 @@ INDEX_WORD = "word"  # one word of a tracked phrase (track_word's form)
 INDEX_CELL = "cell"  # a cell of the location grid (cell_of)
 INDEX_WIDE = "wide"  # key None: location filters too wide for cells, offered every located event
 INDEX_BUCKET = "bucket"  # a status id's sample bucket (bucket_of)
+INDEX_COMMUNITY = "community"  # a group's id: its statuses (StatusEvent.community)
 ALWAYS = (None,)
 # The location grid: cells of CELL_DEGREES by CELL_DEGREES. A filter whose boxes
 # cover more than MAX_CELLS cells (a continent, the world) goes to the WIDE list
@@ -118,6 +119,15 @@ class StatusEvent:
         return entities.unpack(self.message, self.status.get("entities"))
 
     @functools.cached_property
+    def community(self):
+        """The id of the group ("community") the status belongs to; None for none."""
+        community = self.status.get("community")  # keys.STATUS_COMMUNITY_FIELD
+        try:
+            return None if community in (None, "") else int(community)
+        except (TypeError, ValueError):
+            return None
+
+    @functools.cached_property
     def replied_to(self):
         """The id of the user a reply replies to; None for a status that is not one."""
         replied_to = self.status.get("in_reply_to_uid")
@@ -172,29 +182,35 @@ class AccountEvent:
 class RelationsEvent:
     """Users whose blocks or mutes changed (repository.events.publish_relations_changed):
     their live pages drop the authors they no longer get (``hidden``: viewer -> set of
-    authors) and read their filters again (Hub.dispatch)."""
+    authors) and the groups they left (``left``: viewer -> set of group ids), and read
+    their filters again (Hub.dispatch)."""
 
     kind = "relations"
 
-    def __init__(self, uids, hidden=()):
+    def __init__(self, uids, hidden=(), left=()):
         self.uids = frozenset(uids)
         self.hidden = {}
         for viewer, author in hidden:
             self.hidden.setdefault(viewer, set()).add(author)
+        self.left = {}
+        for viewer, cid in left:
+            self.left.setdefault(viewer, set()).add(cid)
 
     @classmethod
     def from_data(cls, data):
         """The event of ``data``, a decoded JSON object with ``relations_changed``;
         ValueError if malformed."""
         uids, hidden = data["relations_changed"], data.get("hidden", [])
+        left = data.get("left", [])
         if not isinstance(uids, list) or not all(type(uid) is int for uid in uids):
             raise ValueError("relations_changed must be a list of user ids")
-        if not isinstance(hidden, list) or not all(
-            isinstance(pair, list) and len(pair) == 2 and all(type(uid) is int for uid in pair)
-            for pair in hidden
-        ):
-            raise ValueError("hidden must be a list of [viewer, author] pairs")
-        return cls(uids, hidden)
+        for name, pairs in (("hidden", hidden), ("left", left)):
+            if not isinstance(pairs, list) or not all(
+                isinstance(pair, list) and len(pair) == 2 and all(type(n) is int for n in pair)
+                for pair in pairs
+            ):
+                raise ValueError(f"{name} must be a list of [viewer, id] pairs")
+        return cls(uids, hidden, left)
 
 
 class UnreadEvent:

@@ -12,34 +12,60 @@ class HomeFilter:
     """Statuses by the user or by anyone they follow, as their home timeline has them:
     not by those they do not get (blocked either way, muted), and a reply by someone
     else only if the user follows, or is, the user it replies to (fan-out's rule,
-    deliver.lua). Deletions go through the same filter."""
+    deliver.lua). And the statuses of the groups the user belongs to and keeps in their
+    home (``communities``), whoever their authors, by the same rules: delivered to the
+    home or, for a pulled group, merged into it when read (fanout.py), they reach the
+    live page alike. Deletions go through the same filter."""
 
-    def __init__(self, uid, following, hidden=()):
+    def __init__(self, uid, following, hidden=(), communities=()):
         self.uid = uid
         self.following = frozenset(following) | {uid}
         hidden = frozenset(hidden) - {uid}
+        self.hidden = hidden
         # The same set when nobody is hidden (the usual case): a live page's memory is
         # mostly these sets.
         self.uids = self.following - hidden if hidden else self.following
+        self.communities = frozenset(communities)
 
     def hide(self, authors):
         """Stop matching ``authors``' statuses (a block or mute made just now)."""
-        self.uids = self.uids - (frozenset(authors) - {self.uid})
+        authors = frozenset(authors) - {self.uid}
+        self.uids = self.uids - authors
+        self.hidden = self.hidden | authors
+
+    def leave(self, cids):
+        """Stop matching the statuses of groups ``cids`` (a membership ended just now)."""
+        self.communities = self.communities - frozenset(cids)
 
     def index_keys(self):
-        # Indexed under every author it gets (hub.py's ClientIndex): re-indexed when
-        # hide() or a refresh changes them.
-        return [(filters.INDEX_AUTHOR, self.uids)]
+        # Indexed under every author it gets (hub.py's ClientIndex) and every group:
+        # re-indexed when hide(), leave() or a refresh changes them.
+        keys = [(filters.INDEX_AUTHOR, self.uids)]
+        if self.communities:
+            keys.append((filters.INDEX_COMMUNITY, self.communities))
+        return keys
 
     def __call__(self, event):
+        community = event.community
+        if community is not None and community in self.communities:
+            if event.uid in self.hidden:
+                return False
+            return self._reply_rule(event)
+        return self.followed_match(event)
+
+    def followed_match(self, event):
+        """The rule for the statuses of the user and of those they follow."""
         if event.uid not in self.uids:
             return False
-        # Groups: a private group's status goes live to its author alone;
-        # members get it on their next page (memberships are not in the filter).
+        # A private group's status goes live to its author and, above, to the members
+        # who keep the group in their home; not to other followers of its author.
         if event.status.get(keys.STATUS_MEMBERS_ONLY_FIELD) == "1" and event.uid != self.uid:
             return False
         if str(event.status.get("repost_of_uid")) == str(self.uid):
             return False  # one's own status reposted does not come back home
+        return self._reply_rule(event)
+
+    def _reply_rule(self, event):
         replied_to = event.replied_to
         return replied_to is None or event.uid == self.uid or replied_to in self.following
 
@@ -55,15 +81,17 @@ class HomeFilters:
         self.user_ids = {}
 
     async def filter_for(self, uid):
-        """A HomeFilter for user ``uid``, with whom they follow and do not get now."""
+        """A HomeFilter for user ``uid``, with whom they follow and do not get now, and
+        the groups they keep in their home."""
 
         def read():
             shared = self.user_ids
             following = [shared.setdefault(f, f) for f in graph.following_ids(self.redis, uid)]
-            return following, blocks.hidden_authors(self.redis, uid)
+            in_home = communities.in_home_ids(self.redis, uid)
+            return following, blocks.hidden_authors(self.redis, uid), in_home
 
-        following, hidden = await asyncio.to_thread(read)
-        return HomeFilter(uid, following, hidden)
+        following, hidden, in_home = await asyncio.to_thread(read)
+        return HomeFilter(uid, following, hidden, in_home)
 
 
 # --- Groups ------------------------------------------------------------------
@@ -79,14 +107,24 @@ class GroupFilter:
         self.cid = str(int(cid))
         self.member = member
         self.hidden = frozenset(hidden)
+        # The reader's membership ended (leave): nothing more until the stream closes.
+        self.closed = False
 
     def index_keys(self):
-        return [(filters.INDEX_EVERY, filters.ALWAYS)]
+        return [(filters.INDEX_COMMUNITY, (int(self.cid),))]
 
     def hide(self, authors):
         self.hidden = self.hidden | frozenset(authors)
 
+    def leave(self, cids):
+        """The reader left groups ``cids``: if this one, it matches nothing more (its
+        stream is closed by the refresh this comes with)."""
+        if int(self.cid) in {int(cid) for cid in cids}:
+            self.closed = True
+
     def __call__(self, event):
+        if self.closed:
+            return False
         status = event.status
         if str(status.get(keys.STATUS_COMMUNITY_FIELD)) != self.cid or event.uid in self.hidden:
             return False

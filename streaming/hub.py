@@ -117,7 +117,7 @@ class Client:
     __slots__ = (
         "index", "_match", "format", "limit", "name", "user_id", "pending", "waiter",
         "last_offer", "closing", "dropped", "writer", "direct_writer", "hub", "_refresh",
-        "_hidden_recently",
+        "_hidden_recently", "_left_recently",
     )  # fmt: skip
 
     def __init__(self, match, format, limit, name="", user_id=None):
@@ -151,7 +151,7 @@ class Client:
         # The hub this client was added to, while it is (Hub.add); None before and after.
         self.hub = None
         # Made on first use (refresh, hidden_recently): only live pages use them.
-        self._refresh = self._hidden_recently = None
+        self._refresh = self._hidden_recently = self._left_recently = None
 
     @property
     def refresh(self):
@@ -167,6 +167,14 @@ class Client:
         if self._hidden_recently is None:
             self._hidden_recently = set()
         return self._hidden_recently
+
+    @property
+    def left_recently(self):
+        """Groups left by the user (events' ``left``) since the filter's last refresh
+        began: a filter read meanwhile may still hold them."""
+        if self._left_recently is None:
+            self._left_recently = set()
+        return self._left_recently
 
     @property
     def match(self):
@@ -602,6 +610,11 @@ class Hub:
                         client.match.hide(hidden)  # now, before the next event
                         client.rematched()
                         client.hidden_recently.update(hidden)
+                    left = event.left.get(client.user_id)
+                    if left and hasattr(client.match, "leave"):
+                        client.match.leave(left)  # groups left: now, as a block
+                        client.rematched()
+                        client.left_recently.update(left)
                     client.refresh.set()
             return
         if event.kind == "unread" or event.kind == "direct":

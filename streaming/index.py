@@ -12,7 +12,7 @@ each of those. So the index only narrows: the matches are exactly the scan's, an
 the per-event cost grows with the candidates, not with all clients.
 
 Adding or removing a client costs one set operation per key it is indexed under
-(a live home page: its followed users). A filter whose keys change (a live page's
+(a live home page: its followed users and its groups). A filter whose keys change (a live page's
 followed and hidden users, read again) is re-indexed by the difference.
 
 Plain Python, no asyncio: the hub (hub.py) owns one ClientIndex and keeps it up to
@@ -30,6 +30,7 @@ KINDS = (
     filters.INDEX_CELL,
     filters.INDEX_WIDE,
     filters.INDEX_BUCKET,
+    filters.INDEX_COMMUNITY,
 )
 
 
@@ -123,6 +124,11 @@ class ClientIndex:
         by_bucket = tables[filters.INDEX_BUCKET].get(filters.bucket_of(event))
         if by_bucket:
             found.update(by_bucket)
+        communities_table = tables[filters.INDEX_COMMUNITY]
+        if communities_table and event.community is not None:
+            by_community = communities_table.get(event.community)
+            if by_community:
+                found.update(by_community)
         mentions_table = tables[filters.INDEX_MENTION]
         if mentions_table:
             for login in event.mentions:

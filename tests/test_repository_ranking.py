@@ -309,3 +309,44 @@ def test_the_settings_change_the_order_as_documented(r, reader, friends):
     assert ranked_ids(r, reader["id"], ranking.Weights(popular=0.5)) == [old, new]
     # "Newest: less" (a 24-hour half-life) keeps it above longer.
     assert ranked_ids(r, reader["id"], ranking.Weights(newest=0.5)) == [old, new]
+
+
+def read_along(r, uid, before, candidates=800):
+    """A TopRead made as the session's round trip makes it (sessions.load_with_user)."""
+    from socialsite.repository import client
+
+    read = ranking.TopRead(before, candidates)
+    replies = client.round_trip(r, lambda pipe: read.queue(pipe, uid))
+    read.take(uid, replies)
+    return read
+
+
+def test_pages_from_reads_along_the_session_are_the_same_pages(r, reader, friends):
+    """What ranking.TopRead reads with the session makes the same first and later pages
+    as rank_page's own reads; one read for another reader or page is not used."""
+    for i in range(9):
+        sid = aged(r, post(r, friends[i % 5], f"status {i}"), i * 0.5)
+        if i % 3 == 0:
+            likes.like(r, friends[(i + 1) % 5]["id"], sid)
+    weights, now = ranking.Weights(), time.time()
+
+    def page(before=None, read=None):
+        return ranking.rank_page(
+            r, reader["id"], weights, before=before, count=3, window=WINDOW, now=now, read=read
+        )
+
+    plain = page()
+    along = page(read=read_along(r, reader["id"], None))
+    assert [s["id"] for s in along.items] == [s["id"] for s in plain.items]
+    assert [s["top_why"] for s in along.items] == [s["top_why"] for s in plain.items]
+    cursor = along.next_cursor
+    later_plain = page(before=cursor)
+    later_along = page(before=cursor, read=read_along(r, reader["id"], cursor))
+    assert [s["id"] for s in later_along.items] == [s["id"] for s in later_plain.items]
+    # Read for someone else (their home, their snapshot), or for another page: ignored.
+    other = friends[0]
+    assert [s["id"] for s in page(read=read_along(r, other["id"], None)).items] == [
+        s["id"] for s in plain.items
+    ]
+    wrong = page(before=cursor, read=read_along(r, reader["id"], None))
+    assert [s["id"] for s in wrong.items] == [s["id"] for s in later_plain.items]

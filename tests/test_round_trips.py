@@ -597,8 +597,8 @@ def test_a_home_page_deeper_than_the_pulled_copies_costs_two_more(
 # A home page of a member of pulled groups (communities.py, fanout.py): merged as a pulled
 # account is, from the copies in the reader's slot, in the round trip that reads the
 # page's ids; a reader in no pulled group reads one empty SET more in that same script.
-# A page holding a private group's statuses reads the reader's memberships, one more, as
-# for a delivered one (visibility.members_only_shown).
+# A page holding a private group's statuses: nothing more either, the reader's
+# memberships being read with the page's ids (timelines.HomeIdsRead).
 PULLED_GROUP_MERGE_ROUND_TRIPS = 0
 
 
@@ -625,7 +625,7 @@ def test_a_home_page_merging_pulled_groups_costs_nothing_more(
             communities.add_status(r, cid, sid, owner, pull_members=3)
     home = cost(client, "/", round_trips)
     assert client.get("/").content.decode().count('class="status"') == min(30, 7 * group_count)
-    expected = HOME_PAGE_ROUND_TRIPS + PULLED_GROUP_MERGE_ROUND_TRIPS + (kind == "private")
+    expected = HOME_PAGE_ROUND_TRIPS + PULLED_GROUP_MERGE_ROUND_TRIPS
     if not redis_backend.cluster:
         assert home == expected
     assert home <= allowed(redis_backend, expected, pipelines=3)
@@ -706,15 +706,17 @@ def test_a_visitors_landing_page_costs_the_same_for_one_status_and_for_thirty(
 
 
 # --- groups ----------------------------------------------------------------
-# A group's page: the session's; the group's id by its slug; the group with its member
-# count and where the reader stands in it (one slot, one pipeline); the page of ids; the
-# statuses (an EXISTS each for those this process has shown) with whether the reader
-# may see their authors (visibility.Seen). The reader's membership, read with the
-# group, decides its members-only statuses: nothing more for them.
-GROUP_PAGE_ROUND_TRIPS = 5
-# /groups/: the session's; the reader's groups (ids, then the groups); the directory
-# (ids, then the groups).
-GROUPS_PAGE_ROUND_TRIPS = 5
+# A group's page: the session's, which reads the slug's entry and, for the id this
+# process remembers for it, the group with its member count, where the reader stands in
+# it and the page's ids (communities.GroupPageRead); the statuses (an EXISTS each for
+# those this process has shown) with whether the reader may see their authors
+# (visibility.Seen). The reader's membership, read with the group, decides its
+# members-only statuses: nothing more for them. A visitor: the same two. The first
+# page of a slug this process has no id for: one more.
+GROUP_PAGE_ROUND_TRIPS = 2
+# /groups/: the session's, which reads the ids of the reader's groups and of the
+# directory's along (communities.GroupsRead); the groups of both, one pipeline.
+GROUPS_PAGE_ROUND_TRIPS = 2
 
 
 @pytest.mark.parametrize("kind", ["public", "private"])
@@ -742,15 +744,31 @@ def test_a_group_page_costs_the_same_for_one_status_and_for_thirty(
     with_thirty = cost(client, "/g/thirty/", round_trips)
     assert client.get("/g/thirty/").content.decode().count('class="status"') == 30
     groups_page = cost(client, "/groups/", round_trips)
+    if kind == "public":
+        from django.test import Client
+
+        visitor = cost(Client(), "/g/thirty/", round_trips)
+        searching = cost(client, "/groups/?q=thir", round_trips)
+        visitor_groups = cost(Client(), "/groups/", round_trips)
+        if not redis_backend.cluster:
+            assert searching == visitor_groups == GROUPS_PAGE_ROUND_TRIPS
+        assert "Thirty" in client.get("/groups/?q=thir").content.decode()
+        communities._slug_ids.clear()  # as a process that never showed the group
+        round_trips["n"] = 0
+        assert client.get("/g/thirty/").status_code == 200
+        unknown = round_trips["n"]
+        if not redis_backend.cluster:
+            assert visitor == GROUP_PAGE_ROUND_TRIPS
+            assert unknown == GROUP_PAGE_ROUND_TRIPS + 1
+        assert visitor <= allowed(redis_backend, GROUP_PAGE_ROUND_TRIPS, pipelines=2)
     if not redis_backend.cluster:
         assert with_one == with_thirty == GROUP_PAGE_ROUND_TRIPS
         assert groups_page == GROUPS_PAGE_ROUND_TRIPS
     assert with_thirty <= allowed(redis_backend, GROUP_PAGE_ROUND_TRIPS, pipelines=3)
     # The reader's home, with the group's statuses delivered: what it cost before (and
-    # who to follow, cached, as the reader follows nobody), and one more for a page
-    # holding a private group's statuses (the reader's memberships read fresh:
-    # visibility.members_only_shown).
-    home = HOME_PAGE_ROUND_TRIPS + 1 + (1 if kind == "private" else 0)
+    # who to follow, cached, as the reader follows nobody), a private group's too (the
+    # reader's memberships read with the page's ids: timelines.HomeIdsRead).
+    home = HOME_PAGE_ROUND_TRIPS + 1
     home_cost = cost(client, "/", round_trips)
     if not redis_backend.cluster:
         assert home_cost == home

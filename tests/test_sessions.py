@@ -170,7 +170,7 @@ def test_the_read_along_is_queued_before_the_session_and_user_reads(r, alice, mo
     data, user = sessions.load_with_user(r, key, read_along=[ids_read])
     assert (data, user) == (None, None)  # no such session: nobody is logged in
     assert ids_read.ids == []
-    # The page's ids and whether its home is evicted; the session, its user; the note
-    # that the user the key names was seen today (eviction.queue_seen).
+    # The page's ids, whether its home is evicted and the user's groups; the session,
+    # its user; the note that the user the key names was seen today (eviction.queue_seen).
     assert queued[0] in ("EVALSHA", "EVAL")
-    assert queued[1:] == ["ZMSCORE", "GET", "HGETALL", "HGET", "ZADD"]
+    assert queued[1:] == ["ZMSCORE", "ZRANGE", "GET", "HGETALL", "HGET", "ZADD"]

@@ -113,3 +113,88 @@ def test_a_groups_page_is_live_for_its_readers(r, stream_server, settings, alice
         assert outsider.status == 404
     with live_group(stream_server, settings, "carol", "nosuch") as nowhere:
         assert nowhere.status == 404
+
+
+# --- a pulled group's statuses on its members' live home pages ---------------------------
+# A group of FANOUT_PULL_FOLLOWERS members or more is merged into its members' homes when
+# read, not delivered (communities.add_pulled): its statuses reach their live home pages
+# as a followed author's do (streaming/home.py: HomeFilter's groups), whoever the author.
+
+
+def pulled_group(r, settings, owner, slug, kind, members):
+    settings.FANOUT_PULL_FOLLOWERS = 2  # pulled from two members on
+    cid = communities.create(r, owner["id"], slug, slug.title(), "", kind)
+    for member in members:
+        communities.invite(r, cid, member["id"])
+        communities.join(r, cid, member["id"])
+    return cid
+
+
+@pytest.mark.parametrize("kind", ["public", "private"])
+def test_a_pulled_groups_status_reaches_a_members_live_home(
+    r, stream_server, settings, alice, bob, carol, kind
+):
+    """Bob follows nobody; alice's status in a pulled group he belongs to comes to his
+    live home page, as it is on his home page; carol, not a member, who follows alice,
+    gets a private group's status on her live page no more than on her home."""
+    cid = pulled_group(r, settings, alice, "big", kind, [bob])
+    graph.follow(r, carol["id"], alice["id"])
+    with (
+        live(stream_server, settings, "bob") as member,
+        live(stream_server, settings, "carol") as follower,
+    ):
+        sid = in_group(alice, "big", "to the pulled group")
+        assert r.hget(communities.keys.community(cid), "pulled") == "1"  # merged, not delivered
+        assert next_status(member) == sid
+        if kind == "private":
+            shown = post(r, alice, "for every follower")
+            assert next_status(follower) == shown
+        else:
+            assert next_status(follower) == sid
+    # The group's page is live with it too.
+    with live_group(stream_server, settings, "bob", "big") as page:
+        assert page.status == 200
+        sid = in_group(alice, "big", "on the page")
+        assert next_status(page) == sid
+
+
+def test_a_pulled_groups_replies_follow_the_homes_reply_rule(
+    r, stream_server, settings, alice, bob, carol
+):
+    """A reply in the group reaches a member's live home only if they follow, or are,
+    the person replied to, as a delivery (deliver.lua) and the merge do."""
+    pulled_group(r, settings, alice, "big", "public", [bob, carol])
+    with live(stream_server, settings, "bob") as member:
+        first = in_group(alice, "big", "a question")
+        assert next_status(member) == first
+
+        def reply(user, text, parent):
+            actor = Actor(uid=user["id"], login=user["login"])
+            new = statuses_actions.NewStatus(text=text, in_reply_to=parent)
+            return statuses_actions.post(actor, new)
+
+        reply(carol, "an answer", first)  # to alice, whom bob does not follow
+        own = in_group(bob, "big", "my question")
+        assert next_status(member) == own
+        answer = reply(alice, "@bob yes", own)  # to bob: his
+        assert next_status(member) == answer
+
+
+def test_leaving_a_private_group_stops_its_statuses_at_once(
+    r, stream_server, settings, alice, bob, carol
+):
+    """Leaving (or being removed, banned) takes the group out of the member's open live
+    pages before any later status: the leave's event drops it (events' ``left``)."""
+    pulled_group(r, settings, alice, "big", "private", [bob, carol])
+    with (
+        live(stream_server, settings, "bob") as home,
+        live_group(stream_server, settings, "bob", "big") as page,
+    ):
+        assert page.status == 200
+        sid = in_group(alice, "big", "before")
+        assert next_status(home) == sid
+        assert next_status(page) == sid
+        communities.leave(r, communities.community_id(r, "big"), bob["id"])
+        in_group(alice, "big", "after, for members")
+        shown = post(r, bob, "bob's own")
+        assert next_status(home) == shown

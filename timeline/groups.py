@@ -66,8 +66,13 @@ def _refused_in(form, refused):
 def _group_or_404(request, slug):
     """The group and the viewer's standing, as group_actions sees them (404 if the
     viewer may not see it)."""
-    actor = actor_of(request) if request.user.is_authenticated else None
     community, standing = communities.by_slug(get_redis(), slug, request.user.id)
+    return _live_or_404(request, community, standing)
+
+
+def _live_or_404(request, community, standing):
+    """``community`` and ``standing`` if the viewer may see the group (404 if not)."""
+    actor = actor_of(request) if request.user.is_authenticated else None
     if community is None or community.get("deleted"):
         raise Http404(group_actions.NO_SUCH_GROUP)
     if community.get("suspended") and not (actor is not None and actor.is_moderator):
@@ -78,10 +83,13 @@ def _group_or_404(request, slug):
 @require_GET
 def groups_page(request):
     """The groups one belongs to, and the directory (``q``: search by name)."""
-    r = get_redis()
     query = request.GET.get("q", "")[:100]
-    mine = communities.of_user(r, request.user.id) if request.user.is_authenticated else []
-    context = {"mine": mine, "found": communities.directory(r, query), "query": query}
+    # The ids of the reader's groups and of the directory's are read with the session
+    # (communities.GroupsRead); then the groups, one round trip more.
+    read = communities.GroupsRead(query)
+    request.session.read_along(read)
+    mine, found = read.page(get_redis(), request.user.id)
+    context = {"mine": mine, "found": found, "query": query}
     return render(request, "groups/groups.html", context)
 
 
@@ -110,14 +118,19 @@ def group(request, slug):
     """A group's page: what it is, its timeline for those who may read it (anyone for a
     public or announcement group, members for a private one), the post form for those
     who may post, and the admins' forms."""
-    community, standing = _group_or_404(request, slug)
+    before = page_cursor(request)
+    # The group, the reader's standing and the page's ids are read with the session and
+    # its user (communities.GroupPageRead): then the statuses, one round trip more.
+    read = communities.GroupPageRead(slug, before, settings.TIMELINE_PAGE_SIZE)
+    request.session.read_along(read)
+    r = get_redis()
+    read.run(r, request.user.id)
+    community, standing = _live_or_404(request, read.community, read.standing)
     readable = community["kind"] != "private" or standing.member
     page = None
-    before = page_cursor(request)
     if readable:
-        page = communities.timeline_page(
-            get_redis(), community["id"], before=before,
-            count=settings.TIMELINE_PAGE_SIZE, viewer_id=request.user.id,
+        page = communities.page_of(
+            r, community["id"], read.pairs, read.next_cursor, viewer_id=request.user.id,
             member=standing.member,
         )  # fmt: skip
     may_post = standing.member and not community.get("suspended")

@@ -262,14 +262,17 @@ class LiveHome:
             # Whom the user follows changes; so may the session (a logout elsewhere).
             async def refresh():
                 client.hidden_recently.clear()
+                client.left_recently.clear()
                 try:
                     if await self.authenticate(session_key) is None:
                         client.close()  # the writer ends the response
                         return False
                     fresh = await self.filter_for(user)
                     # A block or mute that came while reading may be missing from
-                    # what was read: it stays applied (and the loop reads again).
+                    # what was read: it stays applied (and the loop reads again); so
+                    # does a group left.
                     fresh.hide(client.hidden_recently)
+                    fresh.leave(client.left_recently)
                     client.match = fresh
                 except Exception:
                     # Redis away for a moment: keep the old list, try again later.
@@ -314,8 +317,11 @@ class LiveHome:
                     if await self.authenticate(session_key) is None:
                         client.close()
                         return False
+                    client.left_recently.clear()
                     fresh = await asyncio.to_thread(group_filter, self.redis, slug, user.id)
-                    if fresh is None:
+                    if fresh is not None:
+                        fresh.leave(client.left_recently)  # left while it was read
+                    if fresh is None or fresh.closed:
                         client.close()  # left, removed, banned; the group suspended
                         return False
                     client.match = fresh

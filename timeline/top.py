@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
 
-from accounts.decorators import login_required
+from accounts.decorators import login_required, redirect_to_login
 from socialsite.acting import actor_of
 from socialsite.actions import Invalid
 from socialsite.actions import settings as settings_actions
@@ -28,13 +28,15 @@ def weights_of(user):
     return ranking.Weights.unpack(getattr(user, "top_weights", ""))
 
 
-def top_page(request):
+def top_page(request, read=None):
     """A page of the reader's Top timeline (GET /top/, and / for a reader whose home
-    opens with Top). Round trips, the first page: the session's; the home's newest
-    TOP_CANDIDATES entries (home_page.lua), the statuses and authors this process has
-    not read lately; the follows, affinities and likers (one pipeline); the snapshot
-    written (none when all fit on one page). A later page: the session's, the snapshot
-    with the hidden authors, the statuses, the authors not shown lately."""
+    opens with Top). Round trips, the first page: the session's, which reads the home's
+    newest TOP_CANDIDATES entries (home_page.lua), the follows and affinities along
+    (``read``: ranking.TopRead; without it, two more); the statuses and authors this
+    process has not read lately; the likers (one pipeline, none when no candidate has
+    likes); the snapshot written (none when all fit on one page). A later page: the
+    session's, which reads the snapshot with the hidden authors along; the statuses;
+    the authors not shown lately."""
     before = page_cursor(request)
     user = request.user
     page = ranking.rank_page(
@@ -45,6 +47,7 @@ def top_page(request):
         count=settings.TIMELINE_PAGE_SIZE,
         candidates=settings.TOP_CANDIDATES,
         window=settings.TOP_WINDOW,
+        read=read,
     )
     context = {
         "page": page,
@@ -55,9 +58,14 @@ def top_page(request):
     return render(request, "timeline/top.html", context)
 
 
-@login_required
 def top(request):
-    return top_page(request)
+    # What the page reads first rides in the session's round trip (ranking.TopRead):
+    # asked for before anything looks at the user, so the login check is here.
+    read = ranking.TopRead(page_cursor(request), settings.TOP_CANDIDATES)
+    request.session.read_along(read)
+    if not request.user.is_authenticated:
+        return redirect_to_login(request)
+    return top_page(request, read)
 
 
 class TopSettingsForm(forms.Form):

@@ -25,7 +25,19 @@ import dataclasses
 import enum
 import time
 
-from . import fanout, jobs, keys, notifications, paging, scripts, statuses, users, visibility
+from . import (
+    client,
+    events,
+    fanout,
+    jobs,
+    keys,
+    notifications,
+    paging,
+    scripts,
+    statuses,
+    users,
+    visibility,
+)
 from .limits import FANOUT_BATCH_SIZE, HOME_TIMELINE_SIZE
 
 KINDS = ("public", "private", "announcement")
@@ -157,6 +169,105 @@ def by_slug(r, slug, viewer_id=None):
     return get(r, cid, viewer_id)
 
 
+# --- A group's page and /groups/ read with the session (timeline/groups.py) ------------
+
+# The community ids of slugs (lowercased), as this process last read them. A slug names
+# one community from its making until the community is deleted (edit changes no slug),
+# when it is freed and may be claimed by a new one: so a remembered id is a guess,
+# checked against the slug's own entry (keys.COMMUNITY_SLUGS) read in the same round
+# trip, and used only when that entry names it.
+_slug_ids: dict[str, int] = {}
+SLUG_IDS_REMEMBERED = 10_000
+
+
+def _remember_slug(slug, cid):
+    if cid is None:
+        _slug_ids.pop(slug, None)
+        return
+    if len(_slug_ids) >= SLUG_IDS_REMEMBERED and slug not in _slug_ids:
+        _slug_ids.clear()
+    _slug_ids[slug] = int(cid)
+
+
+def _queue_page_reads(pipe, cid, uid, before, count):
+    """Queue the community ``cid`` with its member count, where ``uid`` (None: a
+    visitor) stands in it, and its page of ids below ``before``; how many replies."""
+    pipe.hgetall(keys.community(cid))
+    pipe.zcard(keys.community_members(cid))
+    if uid is not None:
+        _queue_standing(pipe, cid, uid)
+    paging.queue_read_ids(pipe, keys.community_timeline(cid), before, count)
+    return 3 + (6 if uid is not None else 0)
+
+
+class GroupPageRead:
+    """What a group's page reads before its statuses, in one round trip: the slug's
+    entry and, for the community id this process remembers for the slug, the community
+    with its member count, where the viewer stands in it and the page's ids (one slot).
+    Read along with the session (sessions.load_with_user's ``read_along``: ``queue``,
+    ``take``, ``replies``), or by ``run``, which also reads what is missing: the page
+    of a slug this process knows no id for, or a wrong one for (one round trip more).
+
+    Once ``run``: ``cid`` (None: no community has the slug), ``community`` (decode's,
+    None for no hash), ``standing`` (NOBODY for a visitor), ``pairs`` and
+    ``next_cursor`` (the page's ids, as paging.read_ids)."""
+
+    def __init__(self, slug, before=None, count=30):
+        self.slug = str(slug).lower()
+        self.before, self.count = before, count
+        self.guess = None
+        self.uid = None
+        self.done = False
+        self.cid = None
+        self.page_read = False
+        self.community, self.standing = None, NOBODY
+        self.pairs, self.next_cursor = [], None
+        self.replies = 1
+
+    def queue(self, pipe, uid):
+        self.uid, self.done, self.page_read = uid, False, False
+        self.guess = _slug_ids.get(self.slug)
+        pipe.hget(keys.COMMUNITY_SLUGS, self.slug)
+        self.replies = 1
+        if self.guess is not None:
+            self.replies += _queue_page_reads(pipe, self.guess, uid, self.before, self.count)
+
+    def take(self, uid, replies):
+        self.done = True
+        self.cid = int(replies[0]) if replies[0] else None
+        _remember_slug(self.slug, self.cid)
+        if self.cid is not None and self.cid == self.guess:
+            self._take_page(replies[1:])
+
+    def _take_page(self, replies):
+        data, members, *rest = replies
+        self.community = decode(data, members)
+        if self.uid is not None:
+            self.standing, rest = _standing(rest[:6]), rest[6:]
+        self.pairs, self.next_cursor = paging.ids_read(rest[0], self.count)
+        self.page_read = True
+
+    def run(self, r, uid=None):
+        """Read for viewer ``uid`` (None: a visitor) what was not read along for them:
+        one round trip when this process knows the slug's id, two when it does not (or
+        knew a wrong one), none when all was read along. Returns self."""
+        if not self.done or self.uid != uid:
+            replies = client.round_trip(r, lambda pipe: self.queue(pipe, uid))
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            self.take(uid, replies)
+        if self.cid is not None and not self.page_read:
+            cid = self.cid
+
+            def fill(pipe):
+                _queue_page_reads(pipe, cid, uid, self.before, self.count)
+
+            replies = scripts.run_pipeline(r, fill)
+            self._take_page(replies)
+        return self
+
+
 def join(r, cid, uid, now_ms=None, approve=False):
     """``uid`` joins community ``cid`` (a public or announcement one, or a private one
     they are invited to), or asks to join a private one; with ``approve``, an admin
@@ -167,6 +278,9 @@ def join(r, cid, uid, now_ms=None, approve=False):
     if result in (JoinResult.JOINED, JoinResult.MEMBER):
         # Again for a member: mends a join cut short between its two steps.
         r.zadd(keys.memberships(uid), {int(cid): now}, nx=True)
+    if result is JoinResult.JOINED:
+        # The member's open live pages read their groups again (streaming/home.py).
+        events.publish_relations_changed(r, [uid])
     return result
 
 
@@ -186,11 +300,14 @@ def leave(r, cid, uid, ban=False, now_ms=None):
     """``uid`` is no longer a member of ``cid`` (they left, or were removed; with
     ``ban``, banned: they cannot join again). Their membership goes first (the
     visibility path reads it), then the community's side; a private community's newest
-    statuses leave their home. Whether they were a member. Two or three round trips."""
+    statuses leave their home, and the community their open live pages and streams
+    (events.publish_relations_changed's ``left``: at once, before any later status).
+    Whether they were a member. Three or four round trips."""
     pipe = r.pipeline(transaction=False)  # the member's slot
     pipe.zrem(keys.memberships(uid), cid)
     pipe.srem(keys.communities_out_of_home(uid), cid)
     removed = bool(pipe.execute()[0])
+    events.publish_relations_changed(r, [uid], left=[(uid, cid)])
     now = _now_ms() if now_ms is None else int(now_ms)
 
     def fill(pipe):
@@ -228,7 +345,8 @@ def set_admin(r, cid, uid, admin, now_ms=None):
 def set_in_home(r, cid, uid, in_home):
     """Whether member ``uid`` gets ``cid``'s statuses in their home from now on: noted
     on the community's side (deliveries skip them) and the member's (a pulled
-    community's merge and a rebuilt home leave it out). One round trip (two nodes)."""
+    community's merge and a rebuilt home leave it out), and the member's open live
+    pages read their groups again. Two round trips."""
 
     def fill(pipe):
         if in_home:
@@ -239,6 +357,7 @@ def set_in_home(r, cid, uid, in_home):
             pipe.sadd(keys.communities_out_of_home(uid), cid)
 
     scripts.run_pipeline(r, fill)
+    events.publish_relations_changed(r, [uid])
 
 
 def edit(r, cid, name, description, kind):
@@ -457,6 +576,14 @@ def timeline_page(
     pairs, next_cursor = paging.read_ids(
         r, keys.community_timeline(cid), before, count, since, above
     )
+    return page_of(r, cid, pairs, next_cursor, viewer_id=viewer_id, member=member)
+
+
+def page_of(r, cid, pairs, next_cursor, viewer_id=None, member=False):
+    """The page of ``cid``'s statuses whose ids were read (``pairs``, ``next_cursor``:
+    timeline_page, GroupPageRead), as ``viewer_id`` may see them; ``member``: as
+    timeline_page's. One round trip (the statuses not remembered, an EXISTS of each
+    remembered one, whether the viewer may see their authors)."""
     status_ids = [sid for sid, _ in pairs]
     viewer_likes = statuses.ViewerLikes(viewer_id)
     # As a tag page (timelines._page_of_statuses): the authors of statuses this process
@@ -494,10 +621,74 @@ def _read_many(r, cids):
     return [community for community in found if community is not None]
 
 
+class GroupsRead:
+    """What /groups/ reads first, read along with the session (sessions.load_with_user's
+    ``read_along``) or by ``page``: the ids of the reader's communities (latest joined
+    first, the newest ``mine``) and of the directory's (most active first: the newest
+    ``count``, DIRECTORY_SEARCHED with a ``query``). ``page`` then reads the
+    communities of both in one round trip."""
+
+    replies = 2
+
+    def __init__(self, query="", count=30, mine=200):
+        self.query = query.casefold().strip()
+        self.count, self.mine = count, mine
+        self.uid = None
+        self.mine_ids, self.directory_ids = [], []
+        self.done = False
+
+    def queue(self, pipe, uid):
+        self.uid = uid
+        if uid is not None:  # a visitor has no groups of their own
+            pipe.zrevrange(keys.memberships(uid), 0, self.mine - 1)
+        shown = DIRECTORY_SEARCHED if self.query else self.count
+        pipe.zrevrange(keys.COMMUNITIES_ACTIVE, 0, shown - 1)
+
+    def take(self, uid, replies):
+        self.done = True
+        self.mine_ids = [int(cid) for cid in replies[0]] if uid is not None else []
+        self.directory_ids = [int(cid) for cid in replies[-1]]
+
+    def page(self, r, uid=None):
+        """(the reader's live communities, the directory's: as of_user and directory
+        give them). The ids first unless read along for ``uid`` (one round trip), then
+        the communities (one)."""
+        if not self.done or self.uid != uid:
+            replies = client.round_trip(r, lambda pipe: self.queue(pipe, uid))
+            for reply in replies:
+                if isinstance(reply, Exception):
+                    raise reply
+            self.take(uid, replies)
+        wanted = list(dict.fromkeys([*self.mine_ids, *self.directory_ids]))
+        found = {community["id"]: community for community in _read_many(r, wanted)}
+        mine = [found[cid] for cid in self.mine_ids if is_live(found.get(cid))]
+        listed = [found[cid] for cid in self.directory_ids if is_live(found.get(cid))]
+        return mine, _found_in(listed, self.query, self.count)
+
+
+def _found_in(found, wanted, count):
+    if wanted:
+        found = [
+            c for c in found if wanted in c["name"].casefold() or wanted in c["slug"].casefold()
+        ]
+    return found[:count]
+
+
 def of_user(r, uid, count=200):
     """The communities ``uid`` belongs to, latest joined first (two round trips)."""
     cids = r.zrevrange(keys.memberships(uid), 0, count - 1)
     return [community for community in _read_many(r, cids) if is_live(community)]
+
+
+def in_home_ids(r, uid):
+    """The ids of the communities ``uid`` belongs to and keeps in their home (their
+    statuses reach it: delivered, or merged for a pulled one): one round trip, the
+    user's slot."""
+    pipe = r.pipeline(transaction=False)
+    pipe.zrange(keys.memberships(uid), 0, -1)
+    pipe.smembers(keys.communities_out_of_home(uid))
+    member_of, out = pipe.execute()
+    return {int(cid) for cid in member_of} - {int(cid) for cid in out}
 
 
 def member_ids(r, uid):
@@ -513,11 +704,7 @@ def directory(r, query="", count=30):
     wanted = query.casefold().strip()
     cids = r.zrevrange(keys.COMMUNITIES_ACTIVE, 0, (DIRECTORY_SEARCHED if wanted else count) - 1)
     found = [community for community in _read_many(r, cids) if is_live(community)]
-    if wanted:
-        found = [
-            c for c in found if wanted in c["name"].casefold() or wanted in c["slug"].casefold()
-        ]
-    return found[:count]
+    return _found_in(found, wanted, count)
 
 
 def people(r, cid, key, count=200):

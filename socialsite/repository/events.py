@@ -62,7 +62,7 @@ def publish_deleted(r, status):
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
 
 
-def publish_relations_changed(r, uids, hidden=()):
+def publish_relations_changed(r, uids, hidden=(), left=()):
     """Tell the streaming servers that the follows, blocks, mutes or sessions of ``uids``
     changed: their live pages check their session and read whom they get statuses from
     again at once, rather than at their next periodic refresh (which still comes, every
@@ -72,11 +72,17 @@ def publish_relations_changed(r, uids, hidden=()):
     the author from the viewer's live filter as it reads the event, before any status
     published after it: a status posted once the block or mute is made never reaches
     the viewer's open live page.
+
+    ``left``: (member, community id) pairs of a membership that ended (left, removed,
+    banned): the community leaves the member's live filters as the event is read, so
+    that no status of a private community posted after it reaches them.
     """
     event = {
         "relations_changed": [int(uid) for uid in uids],
         "hidden": [[int(viewer), int(author)] for viewer, author in hidden],
     }
+    if left:
+        event["left"] = [[int(member), int(cid)] for member, cid in left]
     r.publish(keys.STATUS_CHANNEL, json.dumps(event))
 
 

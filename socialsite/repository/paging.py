@@ -94,6 +94,18 @@ def read_ids_and(
     return (*_newest_first(cast(list[tuple[str, float]], replies[0]), count), extra)
 
 
+def queue_read_ids(pipe: Any, key: str, before: int | None = None, count: int = 30) -> None:
+    """Queue on ``pipe`` the read of read_ids(key, before, count): its reply is for
+    ids_read (a page's ids read along with other reads, in their round trip)."""
+    top = f"({int(before)}" if before is not None else "+inf"
+    pipe.zrevrangebyscore(key, top, "-inf", start=0, num=count + 1, withscores=True)
+
+
+def ids_read(reply: Any, count: int) -> tuple[Pairs, int | None]:
+    """(pairs, next_cursor) of the reply to what queue_read_ids queued."""
+    return _newest_first(cast(list[tuple[str, float]], reply or []), count)
+
+
 def _newest_first(scored: list[tuple[str, float]], count: int) -> tuple[Pairs, int | None]:
     """ZREVRANGEBYSCORE's (member, score) pairs (with scores: redis-py's type does not
     tell them apart), ``count`` + 1 read: the first ``count`` and the next cursor."""

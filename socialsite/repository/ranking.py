@@ -226,6 +226,47 @@ def diversify(ranked: Sequence[Scored]) -> list[Scored]:
     return placed
 
 
+class TopRead:
+    """What a Top page reads first, read along with the session and its user
+    (sessions.load_with_user's ``read_along``: ``queue``, ``take``, ``replies``), all
+    in the reader's slot. A first page (``before`` None): the home's newest
+    ``candidates`` entries (timelines.HomeIdsRead), the reader's follows and
+    affinities. A later page: the snapshot its cursor names and the authors the reader
+    does not get now. rank_page uses them if they were read for its reader and page."""
+
+    def __init__(self, before: int | None, candidates: int) -> None:
+        self.before = before
+        self.uid: int | None = None
+        self.home = timelines.HomeIdsRead(None, candidates) if before is None else None
+        self.replies = 2 + (self.home.replies if self.home is not None else 0)
+        self.following: Any = None
+        self.affinity: Any = None
+        self.snapshot: Any = None
+        self.hides: Any = None
+
+    def queue(self, pipe: Any, uid: int) -> None:
+        if self.home is not None:
+            self.home.queue(pipe, uid)
+            pipe.zrange(keys.following(uid), 0, -1)
+            affinity.queue_read(pipe, uid)
+        else:
+            token = int(self.before or 0) // CURSOR_SPAN
+            pipe.get(keys.top_snapshot(uid, token))
+            pipe.zrangebyscore(keys.hides(uid), f"({int(time.time() * 1000)}", "+inf")
+
+    def take(self, uid: int, replies: list[Any]) -> None:
+        self.uid = uid
+        if self.home is not None:
+            self.home.take(uid, replies[: self.home.replies])
+            self.following, self.affinity = replies[self.home.replies :]
+        else:
+            self.snapshot, self.hides = replies
+
+    def for_page(self, uid: int, before: int | None) -> "TopRead | None":
+        """Itself if it was read for ``uid``'s page ``before``; else None."""
+        return self if self.uid == uid and self.before == before else None
+
+
 def rank(
     r: Client,
     uid: int,
@@ -234,22 +275,34 @@ def rank(
     candidates: int,
     window: float,
     now: float | None = None,
+    read: TopRead | None = None,
 ) -> tuple[list[Scored], frozenset[int]]:
     """The Top ranking of ``uid``'s home (best first, diversity applied) and the ids of
-    its statuses ``uid`` likes. Round trips: a home page's, and one pipeline."""
+    its statuses ``uid`` likes. Round trips: a home page's, and one pipeline; with
+    ``read`` (a first page's TopRead, read for ``uid`` along with the session), the
+    likers' pipeline alone, none when no candidate has likes."""
     now = time.time() if now is None else now
-    home = timelines.home_page(r, uid, count=candidates)
+    if read is not None and (read.uid != uid or read.home is None):
+        read = None
+    home = timelines.home_page(
+        r, uid, count=candidates, ids_read=read.home if read is not None else None
+    )
     items = home.items
     in_window = [s for s in items if now - s["posted"] <= window]
     with_likes = [s["id"] for s in in_window if int(s.get("likes") or 0)]
 
     def fill(pipe):
-        pipe.zrange(keys.following(uid), 0, -1)
-        affinity.queue_read(pipe, uid)
+        if read is None:
+            pipe.zrange(keys.following(uid), 0, -1)
+            affinity.queue_read(pipe, uid)
         for sid in with_likes:
             pipe.zrevrange(keys.likes(sid), 0, LIKERS_READ - 1)
 
-    following_read, affinity_read, *likers_read = client.round_trip(r, fill)
+    if read is None:
+        following_read, affinity_read, *likers_read = client.round_trip(r, fill)
+    else:
+        following_read, affinity_read = read.following, read.affinity
+        likers_read = client.round_trip(r, fill) if with_likes else []
     following = {int(other) for other in following_read or ()}
     likers = {
         sid: [int(liker) for liker in found]
@@ -290,17 +343,22 @@ def rank_page(
     candidates: int = 800,
     window: float = 48 * 3600,
     now: float | None = None,
+    read: TopRead | None = None,
 ) -> TopPage:
     """A page of ``uid``'s Top timeline: the first (``before`` None) ranks afresh and
     keeps the ranking as a snapshot; a later one (``before``: the previous page's
-    ``next_cursor``) reads it. Each status has its ``top_why`` line."""
+    ``next_cursor``) reads it. Each status has its ``top_why`` line. ``read``: a
+    TopRead made for this page along with the session (what it read costs nothing
+    more; one read for another user or page is ignored)."""
+    read = read.for_page(uid, before) if read is not None else None
     if before is not None:
         token, offset = divmod(int(before), CURSOR_SPAN)
-        page = _snapshot_page(r, uid, token, offset, count)
+        page = _snapshot_page(r, uid, token, offset, count, read)
         if page is not None:
             return page
+        read = None  # expired: ranked afresh, all read now
     now = time.time() if now is None else now
-    ranked, liked = rank(r, uid, weights, candidates=candidates, window=window, now=now)
+    ranked, liked = rank(r, uid, weights, candidates=candidates, window=window, now=now, read=read)
     token = int(now * 1000)
     if len(ranked) > count:
         entries = json.dumps([_entry(item) for item in ranked], separators=(",", ":"))
@@ -315,17 +373,21 @@ def rank_page(
     return TopPage(shown, next_cursor, liked=liked, refreshed=before is not None, newest=newest)
 
 
-def _snapshot_page(r, uid, token, offset, count):
+def _snapshot_page(r, uid, token, offset, count, read=None):
     """The page at ``offset`` of the snapshot ``token``, or None if it expired. Round
-    trips: the snapshot with the authors ``uid`` does not get now; the statuses (with
-    which the reader likes and reposted); the authors not shown lately."""
-    now_ms = int(time.time() * 1000)
+    trips: the snapshot with the authors ``uid`` does not get now (none when ``read``
+    along with the session: TopRead); the statuses (with which the reader likes and
+    reposted); the authors not shown lately."""
+    if read is not None:
+        stored, hides = read.snapshot, read.hides
+    else:
+        now_ms = int(time.time() * 1000)
 
-    def fill(pipe):
-        pipe.get(keys.top_snapshot(uid, token))
-        pipe.zrangebyscore(keys.hides(uid), f"({now_ms}", "+inf")
+        def fill(pipe):
+            pipe.get(keys.top_snapshot(uid, token))
+            pipe.zrangebyscore(keys.hides(uid), f"({now_ms}", "+inf")
 
-    stored, hides = client.round_trip(r, fill)
+        stored, hides = client.round_trip(r, fill)
     if not stored:
         return None
     entries = json.loads(stored)

@@ -101,15 +101,24 @@ def _home_ids(r, uid, before, count, skip_deleted=False):
     return _home_ids_and_hidden(r, uid, before, count, skip_deleted)[0]
 
 
+# How many of a reader's communities (keys.memberships) a home page reads along with its
+# ids: all of them for nearly everyone, so that a page holding a private community's
+# statuses asks nothing more (visibility.members_only_shown); past it, the others are
+# asked about as without them.
+MEMBERSHIPS_READ_ALONG = 1000
+
+
 class HomeIdsRead:
     """The ids of a home page, read along with something else in the same round trip.
 
     A logged-in session's key names its user, so the session store can read this
     page's ids with the session and the user (sessions.load_with_user): the whole page
-    is then one round trip. home_page uses them if they were read for its user.
+    is then one round trip. home_page uses them if they were read for its user. The
+    reader's communities come with them (``memberships``; ``memberships_whole`` when
+    that is all of them): a private community's statuses cost no more.
     """
 
-    replies = 2
+    replies = 3
 
     def __init__(self, before=None, count=30):
         self.before, self.count = before, count
@@ -118,18 +127,23 @@ class HomeIdsRead:
         self.through, self.reposted = {}, set()
         self.liked, self.likes_changed = frozenset(), False
         self.merged = ("none", "", [], [])
+        self.memberships, self.memberships_whole = frozenset(), False
 
     def queue(self, pipe, uid):
         # One more than the page, as home_page reads: is there an older page?
         call = _home_page_call(uid, self.before, self.count + 1, True, with_likes=True, merge=True)
         scripts.home_page.queue(pipe, **call)
         eviction.queue_state(pipe, uid)
+        pipe.zrange(keys.memberships(uid), 0, MEMBERSHIPS_READ_ALONG)
 
     def take(self, uid, replies):
         self.uid = uid
         (self.ids, self.hidden, self.through, self.reposted, self.liked,
          self.likes_changed, self.merged) = _home_page_read(replies[0])  # fmt: skip
         self.evicted = eviction.needs_rebuild(replies[1])
+        member_of = replies[2] or []
+        self.memberships = frozenset(int(cid) for cid in member_of[:MEMBERSHIPS_READ_ALONG])
+        self.memberships_whole = len(member_of) <= MEMBERSHIPS_READ_ALONG
 
     def ids_for(self, uid, before, count):
         """The ids read, if they were read for this very page; else None. (The
@@ -168,6 +182,7 @@ def home_page(r, uid, before=None, count=30, ids_read=None, since=None, above=No
 
 def _home_page(r, uid, before, count, ids_read, since, above):
     ids = ids_read.ids_for(uid, before, count) if ids_read and above is None else None
+    member_of, member_of_whole = frozenset(), False  # read along with the ids: HomeIdsRead
     if above is not None:
 
         def read(before, above, merge):
@@ -186,6 +201,8 @@ def _home_page(r, uid, before, count, ids_read, since, above):
         else:
             hidden, through, reposted = ids_read.hidden, ids_read.through, ids_read.reposted
             liked, changed, merged = ids_read.liked, ids_read.likes_changed, ids_read.merged
+            member_of = ids_read.memberships
+            member_of_whole = ids_read.memberships_whole
         found_merged = fanout.merged_page(
             r, uid, ids, merged, before, count, marks=True, with_reposts=True
         )
@@ -215,7 +232,10 @@ def _home_page(r, uid, before, count, ids_read, since, above):
     # A status delivered before a block or mute and not yet taken out (blocks.py) is
     # left out: rare, and a page a status shorter for it; the cursor stays right. A
     # repost of a hidden author's status is left out the same way.
-    found = visibility.shown_statuses(r, uid, found, delivered_hidden=hidden)
+    found = visibility.shown_statuses(
+        r, uid, found, delivered_hidden=hidden, member_of=member_of,
+        member_of_whole=member_of_whole,
+    )  # fmt: skip
     if not through and not reposted:
         page = paging.Page(found, next_cursor)
     else:

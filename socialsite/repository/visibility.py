@@ -185,8 +185,9 @@ class Seen:
 
 
 def shown_statuses(
-    r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None, member_of=None
-):
+    r, viewer_id, found, *, checked=(), delivered_hidden=None, seen=None, member_of=None,
+    member_of_whole=False,
+):  # fmt: skip
     """``found`` (statuses as statuses.get_statuses reads them: deleted ones already
     missing) as ``viewer_id`` (None: a visitor) may be shown them, in their order, each
     with its ``author`` (id, login, name: users.get_authors).
@@ -212,7 +213,9 @@ def shown_statuses(
       (statuses_visibility: a profile's owner).
     - ``seen``: a Seen read with the statuses (its authors are not asked again).
     - ``member_of``: communities the caller knows the viewer belongs to (a group's
-      page): their members-only statuses are not asked about (members_only_shown).
+      page): their members-only statuses are not asked about (members_only_shown);
+      with ``member_of_whole``, all of them, read in this request (a home page reads
+      them with the session: timelines.HomeIdsRead), so nothing is asked at all.
     Every other author is read fresh (privacy, suspension, leaving: never a process's
     memory; docs/decisions/0032), with the viewer's follows and keys.hides, in one
     pipeline. Round trips: the authors not shown lately (users.get_authors, often
@@ -229,7 +232,7 @@ def shown_statuses(
             named.append(status)
     if delivered_hidden is not None:
         named = [status for status in named if status["uid"] not in delivered_hidden]
-        return members_only_shown(r, viewer_id, named, member_of)
+        return members_only_shown(r, viewer_id, named, member_of, member_of_whole)
     skip = {int(uid) for uid in checked}
     unseen = set()
     if seen is not None and seen.unseen is not None:
@@ -242,19 +245,20 @@ def shown_statuses(
         rest.take(pipe.execute())
         unseen |= rest.unseen
     shown = [status for status in named if status["uid"] not in unseen]
-    return members_only_shown(r, viewer_id, shown, member_of)
+    return members_only_shown(r, viewer_id, shown, member_of, member_of_whole)
 
 
 # --- Groups: a private community's statuses, for its members alone --------
 
 
-def members_only_shown(r, viewer_id, found, member_of=None):
+def members_only_shown(r, viewer_id, found, member_of=None, member_of_whole=False):
     """``found`` without the members-only statuses (keys.STATUS_MEMBERS_ONLY_FIELD:
     posted in a private community) of communities ``viewer_id`` does not belong to now
     (keys.memberships, read fresh: leaving, removal or a ban hides them at once); the
     viewer's own statuses are always shown. A visitor sees none. One round trip (a
     ZMSCORE in the viewer's slot) only when the list holds members-only statuses of
-    communities other than ``member_of``; none otherwise."""
+    communities other than ``member_of``; none otherwise, nor with ``member_of_whole``
+    (``member_of`` is every community the viewer belongs to, read in this request)."""
     own = None if viewer_id is None else int(viewer_id)
     wanted = {
         str(status.get(keys.STATUS_COMMUNITY_FIELD))
@@ -265,7 +269,7 @@ def members_only_shown(r, viewer_id, found, member_of=None):
         return found
     allowed = {str(int(cid)) for cid in member_of or ()}
     asked = sorted(wanted - allowed)
-    if asked and own is not None:
+    if asked and own is not None and not member_of_whole:
         scores = r.zmscore(keys.memberships(own), asked)
         allowed |= {cid for cid, score in zip(asked, scores, strict=True) if score is not None}
     return [
