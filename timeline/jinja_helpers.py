@@ -17,8 +17,9 @@ from django.utils import timezone
 from markupsafe import Markup
 
 from socialsite import icons
+from socialsite.connection import get_redis
 from socialsite.memory import Memory
-from socialsite.repository import polls
+from socialsite.repository import filters, polls
 
 
 def reltime(posted, now=None):
@@ -125,6 +126,11 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     """
     pinned = pinned or ()
     viewer_id = request.user.id
+    # Keyword filters: a hide filter's statuses dropped before drawing, a warn filter's
+    # drawn as any other and wrapped (filtered_markup): the memory stays per status.
+    statuses, warned = filters.apply(
+        page_filters(request), list(statuses), viewer_id, getattr(request, "filter_focus", None)
+    )
     actions = viewer_id is not None
     # The reader's time zone (their setting, socialsite.actions.settings), for the
     # absolute times.
@@ -163,6 +169,9 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
                 status, links, None, None, actions, is_liked, reposted, when, zone, **marked
             )
             entry = new[key] = (dict(fields), markup)
+        if status["id"] in warned:  # keyword filters: the memory's markup, wrapped
+            made.append(filtered_markup(entry[1], warned[status["id"]]))
+            continue
         made.append(entry[1])
     if new:
         _remembered.put_many(new)
@@ -310,3 +319,56 @@ def status_poll(status):
         "hidden": found.hide_totals and not ended,
         "expires": found.expires_ms / 1000,
     }
+
+
+# --- keyword filters ------------------------------------------------------------------------
+
+# The filter context of the statuses of each page, by its URL name (Mastodon's contexts:
+# lists and Top are home timelines; a tag's and a group's are public timelines). Pages
+# not named here (bookmarks, likes, search) are not filtered, as in Mastodon.
+FILTER_CONTEXTS = {
+    "home": "home",
+    "latest": "home",
+    "top": "home",
+    "list_timeline": "home",
+    "tag": "public",
+    "group": "public",
+    "status_detail": "thread",
+    "profile": "account",
+    "notifications": "notifications",
+}
+_UNREAD = object()
+
+
+def page_filters(request):
+    """The reader's keyword filters of the request's page, compiled (filters.Matcher), or
+    None: read along with the session (accounts.session_store: no round trip of their
+    own), compiled once per process for the same filters, looked up once per request."""
+    found = getattr(request, "_filter_matcher", _UNREAD)
+    if found is not _UNREAD:
+        return found
+    found = None
+    uid = getattr(request.user, "id", None)
+    match = getattr(request, "resolver_match", None)
+    context = FILTER_CONTEXTS.get(getattr(match, "url_name", None))
+    if uid is not None and context is not None:
+        read = getattr(request.session, "filters", None)
+        mine = read.for_user(uid) if read is not None else None
+        if mine is None:  # a session whose key does not name its user: read them now
+            mine = filters.get_filters(get_redis(), uid)
+        found = filters.matcher_for(mine, context)
+    request._filter_matcher = found
+    return found
+
+
+_FILTERED = Markup(
+    '<details class="filtered"><summary class="filtered-summary">'
+    '<span class="filtered-title">Filtered: <bdi>{}</bdi></span>'
+    '<span class="filtered-show">Show anyway</span></summary>{}</details>'
+)
+
+
+def filtered_markup(markup, match):
+    """A status's ``markup`` collapsed behind "Filtered: <title>" (a warn filter's
+    ``match``): a <details> that opens without a script."""
+    return _FILTERED.format(match.titles, markup)
