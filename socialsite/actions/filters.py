@@ -154,6 +154,7 @@ def create_filter(
         action=_action(action),
         keywords=_keywords((), [k for k in keywords if not k.id and not k.destroy]),
         expires_ms=_expires_ms(expires_in, now_ms),
+        limit=FILTERS_PER_USER,
     )
     if result is filters.SaveResult.FULL or fid is None:
         raise Invalid(f"You have {FILTERS_PER_USER} filters, the most one may have.",
