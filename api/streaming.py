@@ -59,10 +59,12 @@ from socialsite.repository import (
     oauth,
     users,
 )
+from socialsite.repository import filters as keyword_filters
 from socialsite.repository.ids import parse_id
 from streaming import filters
 from streaming.asgi import parse_query, send_preflight, send_text
 from streaming.filters import RequestError
+from streaming.home import keyword_match
 from streaming.hub import Client, Format
 from streaming.refresh import refresh_until_ended
 
@@ -267,10 +269,12 @@ class PublicFilter:
     (the hub sends no private one to this format), no reposts (Mastodon's public
     timelines have none), none by authors the user blocks, is blocked by or mutes."""
 
-    def __init__(self, uid, hidden=(), tag=None):
+    def __init__(self, uid, hidden=(), tag=None, keywords=None):
         self.uid = uid
         self.hidden = frozenset(hidden) - {uid}
         self.tag = None if tag is None else filters.track_word("#" + tag)
+        # Keyword filters: the user's of the public context (a filters.Matcher) or None.
+        self.keywords = keywords
 
     def hide(self, authors):
         self.hidden = self.hidden | (frozenset(authors) - {self.uid})
@@ -283,7 +287,10 @@ class PublicFilter:
     def __call__(self, event):
         if event.uid in self.hidden or event.status.get("repost_of") is not None:
             return False
-        return self.tag is None or self.tag in event.words
+        if self.tag is not None and self.tag not in event.words:
+            return False
+        found = keyword_match(self.keywords, event, self.uid)  # keyword filters
+        return found is None or found.action != keyword_filters.HIDE
 
 
 class ListFilter:
@@ -453,7 +460,11 @@ class MastodonStreams:
         if request.stream in ("user:notification", "direct"):
             return Nothing()
         hidden = await asyncio.to_thread(blocks.hidden_authors, self.redis, user.id)
-        return PublicFilter(user.id, hidden, request.tag)
+        matcher = None
+        if user.id is not None:  # keyword filters
+            mine = await asyncio.to_thread(keyword_filters.get_filters, self.redis, user.id)
+            matcher = keyword_filters.matcher_for(mine, "public")
+        return PublicFilter(user.id, hidden, request.tag, matcher)
 
     def _list_members(self, uid, list_id):
         if lists.get_list(self.redis, uid, list_id) is None:

@@ -4,6 +4,7 @@ and list streams send."""
 import asyncio
 
 from socialsite.repository import blocks, communities, graph, keys
+from socialsite.repository import filters as keyword_filters
 
 from . import filters
 
@@ -14,8 +15,10 @@ class HomeFilter:
     else only if the user follows, or is, the user it replies to (fan-out's rule,
     deliver.lua). Deletions go through the same filter."""
 
-    def __init__(self, uid, following, hidden=()):
+    def __init__(self, uid, following, hidden=(), keywords=None):
         self.uid = uid
+        # Keyword filters: the user's of the home context, compiled (a Matcher), or None.
+        self.keywords = keywords
         self.following = frozenset(following) | {uid}
         hidden = frozenset(hidden) - {uid}
         # The same set when nobody is hidden (the usual case): a live page's memory is
@@ -41,7 +44,30 @@ class HomeFilter:
         if str(event.status.get("repost_of_uid")) == str(self.uid):
             return False  # one's own status reposted does not come back home
         replied_to = event.replied_to
-        return replied_to is None or event.uid == self.uid or replied_to in self.following
+        if not (replied_to is None or event.uid == self.uid or replied_to in self.following):
+            return False
+        # Keyword filters: a hide filter's status is not sent.
+        found = self.keyword_match(event)
+        return found is None or found.action != keyword_filters.HIDE
+
+    def keyword_match(self, event):
+        """The user's keyword filters' filters.Match of ``event``'s status (a repost's:
+        its original's), None for none or for the user's own."""
+        return keyword_match(self.keywords, event, self.uid)
+
+
+def keyword_match(matcher, event, uid):
+    """``matcher``'s (filters.Matcher or None) Match of ``event``'s status, a repost's
+    original's; None for none, a deletion, or a status of user ``uid``'s own."""
+    if matcher is None or event.deleted:
+        return None
+    status = event.status
+    original = status.get("retweeted_status")
+    if isinstance(original, dict):
+        status = original
+    if str(status.get("uid", event.uid)) == str(uid):
+        return None
+    return matcher.check(status)
 
 
 class HomeFilters:
@@ -60,10 +86,12 @@ class HomeFilters:
         def read():
             shared = self.user_ids
             following = [shared.setdefault(f, f) for f in graph.following_ids(self.redis, uid)]
-            return following, blocks.hidden_authors(self.redis, uid)
+            mine = keyword_filters.get_filters(self.redis, uid)  # keyword filters
+            matcher = keyword_filters.matcher_for(mine, "home")
+            return following, blocks.hidden_authors(self.redis, uid), matcher
 
-        following, hidden = await asyncio.to_thread(read)
-        return HomeFilter(uid, following, hidden)
+        following, hidden, matcher = await asyncio.to_thread(read)
+        return HomeFilter(uid, following, hidden, matcher)
 
 
 # --- Groups ------------------------------------------------------------------

@@ -106,7 +106,11 @@ def test_a_filter_is_made_changed_and_deleted_by_its_owner_alone(r, alice, bob):
         expires_in=None,
     )  # fmt: skip
     assert changed.title == "Fantasy" and changed.action == "warn" and changed.expires_ms == 0
-    assert [(k.id, k.keyword, k.whole_word) for k in changed.keywords][0] == (dragon.id, "drake", False)
+    assert [(k.id, k.keyword, k.whole_word) for k in changed.keywords][0] == (
+        dragon.id,
+        "drake",
+        False,
+    )
     assert [k.keyword for k in changed.keywords] == ["drake", "orc"]
     assert changed.keywords[1].id not in (dragon.id, wyvern.id)
     with pytest.raises(NotFound):
@@ -328,13 +332,17 @@ def test_the_api_makes_reads_changes_and_deletes_filters_as_form_fields(r, alice
     assert Client().get(f"/api/v2/filters/{fid}", **auth).json() == made
     assert Client().get(f"/api/v2/filters/{fid}", **bearer(token(bob))).status_code == 404
     dragon = made["keywords"][0]["id"]
-    changed = Client().put(
-        f"/api/v2/filters/{fid}",
-        f"title=Shows&keywords_attributes[0][id]={dragon}&keywords_attributes[0][_destroy]=1"
-        "&keywords_attributes[1][keyword]=orc",
-        content_type="application/x-www-form-urlencoded",
-        **auth,
-    ).json()
+    changed = (
+        Client()
+        .put(
+            f"/api/v2/filters/{fid}",
+            f"title=Shows&keywords_attributes[0][id]={dragon}&keywords_attributes[0][_destroy]=1"
+            "&keywords_attributes[1][keyword]=orc",
+            content_type="application/x-www-form-urlencoded",
+            **auth,
+        )
+        .json()
+    )
     assert changed["title"] == "Shows" and changed["context"] == ["home", "public"]
     assert [k["keyword"] for k in changed["keywords"]] == ["finale", "orc"]
     assert changed["expires_at"] == made["expires_at"]
@@ -367,7 +375,10 @@ def test_the_api_takes_json_and_refuses_bad_values(r, alice, token):
             "/api/v2/filters", json.dumps(bad), content_type="application/json", **auth
         )
         assert response.status_code == 422, bad
-    assert Client().get("/api/v2/filters", **bearer(token(alice, ["read:statuses"]))).status_code == 403
+    assert (
+        Client().get("/api/v2/filters", **bearer(token(alice, ["read:statuses"]))).status_code
+        == 403
+    )
 
 
 def test_the_api_hides_and_marks_statuses_in_every_context(r, alice, bob, token):
@@ -384,8 +395,9 @@ def test_the_api_hides_and_marks_statuses_in_every_context(r, alice, bob, token)
     def texts(entities):
         return [e["content"] for e in entities]
 
-    for url in ("/api/v1/timelines/home", "/api/v1/timelines/tag/tales",
-                "/api/v1/timelines/public", f"/api/v1/accounts/{alice['id']}/statuses"):  # fmt: skip
+    urls = ["/api/v1/timelines/home", "/api/v1/timelines/tag/tales", "/api/v1/timelines/public",
+            f"/api/v1/accounts/{alice['id']}/statuses"]  # fmt: skip
+    for url in urls:
         found = Client().get(url, **auth).json()
         assert not any("dragon" in t for t in texts(found)), url
         cat = next(e for e in found if "cat story" in e["content"])
@@ -413,7 +425,10 @@ def test_mastodon_py_drives_filters(r, live_server, settings, alice, bob, token)
     post(r, alice, "Tea time")
     api = Mastodon(access_token=token(bob), api_base_url=live_server.url, version_check_mode="none")
     made = api.create_filter_v2(
-        "Spoilers", ["home"], "warn", keywords_attributes=[{"keyword": "dragon", "whole_word": True}]
+        "Spoilers",
+        ["home"],
+        "warn",
+        keywords_attributes=[{"keyword": "dragon", "whole_word": True}],
     )
     assert made["title"] == "Spoilers" and made["keywords"][0]["keyword"] == "dragon"
     assert [f["id"] for f in api.filters_v2()] == [made["id"]]

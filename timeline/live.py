@@ -35,6 +35,7 @@ from streaming.asgi import first, parse_query, request_headers, send_preflight, 
 from streaming.home import HomeFilters, group_filter
 from streaming.hub import Format
 from streaming.refresh import refresh_until_ended
+from timeline import jinja_helpers
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,8 @@ class ServerSentEvents(Format):
     def __init__(self, status_html, viewer_id=None):
         self.status_html = status_html
         self.viewer_id = viewer_id
+        # The connection's HomeFilter, for its keyword filters (set by live_home).
+        self.home = None
 
     def for_viewer(self, uid):
         """The format of a connection of user ``uid``."""
@@ -115,10 +118,13 @@ class ServerSentEvents(Format):
                 )
             return data
         own = not event.deleted and event.uid == self.viewer_id
-        key = (self.status_html, own)
+        # Keyword filters: a warn filter's status collapsed behind its title (a hide
+        # filter's never reaches here: the connection's HomeFilter leaves it out).
+        warned = None if self.home is None else self.home.keyword_match(event)
+        key = (self.status_html, own, warned.titles if warned else None)
         data = event.rendered.get(key)
         if data is None:
-            data = event.rendered[key] = self.render(event, own)
+            data = event.rendered[key] = self.render(event, own, warned)
         return data
 
     def load_newer(self, after):
@@ -126,12 +132,14 @@ class ServerSentEvents(Format):
         reconnection replays (replay.LIVE_REPLAY_MAX); the page offers a reload."""
         return f"event: load-newer\ndata: {json.dumps({'after': after})}\n\n".encode()
 
-    def render(self, event, own=False):
+    def render(self, event, own=False, warned=None):
         if event.deleted:
             kind, payload = "delete", {"id": event.id}
         else:
             try:
                 html = self.status_html(event, own)
+                if warned is not None:  # keyword filters
+                    html = jinja_helpers.filtered_markup(html, warned)
             except Exception:
                 # A malformed event must not stop the others (nor this one's clients
                 # of other formats). A comment instead, which EventSource ignores; the
@@ -248,6 +256,7 @@ class LiveHome:
         except ValueError as error:
             cursor, version, ignored = None, None, str(error)
         format = self.format_for(user)
+        format.home = home  # keyword filters: the warn filters' collapsed markup
 
         def live_client(*args):
             return replay.LiveClient(*args, cursor=cursor, version=version)
@@ -271,6 +280,7 @@ class LiveHome:
                     # what was read: it stays applied (and the loop reads again).
                     fresh.hide(client.hidden_recently)
                     client.match = fresh
+                    format.home = fresh  # keyword filters read again
                 except Exception:
                     # Redis away for a moment: keep the old list, try again later.
                     log.exception("Could not refresh the live feed of @%s", user.login)

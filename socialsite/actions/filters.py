@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from socialsite.connection import get_redis
-from socialsite.repository import filters
+from socialsite.repository import events, filters
 from socialsite.repository.limits import (
     FILTER_KEYWORD_LENGTH,
     FILTER_KEYWORDS,
@@ -120,6 +120,12 @@ def _keywords(
     return result
 
 
+def _tell_live_pages(actor: Actor) -> None:
+    """The actor's open live pages and streams read their filters again at once (as
+    after a follow), not at their next periodic refresh."""
+    events.publish_relations_changed(get_redis(), [actor.uid])
+
+
 def _saved(actor: Actor, fid: int) -> Filter:
     found = filters.get_filter(get_redis(), actor.uid, fid)
     if found is None:
@@ -159,6 +165,7 @@ def create_filter(
     if result is filters.SaveResult.FULL or fid is None:
         raise Invalid(f"You have {FILTERS_PER_USER} filters, the most one may have.",
                       field="title")  # fmt: skip
+    _tell_live_pages(actor)
     return _saved(actor, fid)
 
 
@@ -208,6 +215,7 @@ def update_filter(
     )
     if result is filters.SaveResult.MISSING:
         raise NotFound(NO_SUCH_FILTER)
+    _tell_live_pages(actor)
     return _saved(actor, filter_id)
 
 
@@ -217,4 +225,5 @@ def delete_filter(actor: Actor, filter_id: int) -> Filter:
     found = _saved(actor, filter_id)
     if not filters.delete_filter(get_redis(), actor.uid, filter_id):
         raise NotFound(NO_SUCH_FILTER)
+    _tell_live_pages(actor)
     return found

@@ -1,0 +1,100 @@
+"""Keyword filters on live updates: the live home page's feed (/live/home: a hide filter's
+status never sent, a warn filter's collapsed behind its title) and Mastodon's streaming
+API (a hide filter's status never sent on the user and public streams), over real
+sockets. A stream never says "that was all": a status that must NOT come is posted
+before one that must, which must then be the next event."""
+
+import json
+import time
+
+import pytest
+
+from socialsite.actions import Actor
+from socialsite.actions import filters as filter_actions
+from socialsite.repository import graph, oauth
+from socialsite_dev.streams import StreamConnection
+from tests.support.helpers import log_in, post
+
+
+@pytest.fixture(scope="module")
+def stream_server_options():
+    return {"live_refresh": 600, "keepalive": 1}
+
+
+def make_filter(user, action, context, words=("dragon",), title="Beasts"):
+    changes = [filter_actions.KeywordChange(w, True) for w in words]
+    actor = Actor(uid=user["id"], login=user["login"])
+    return filter_actions.create_filter(actor, title, context, action, changes)
+
+
+def live_home(server, client, settings, login):
+    log_in(client, login)
+    cookie = f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+    headers = {"Accept": "text/event-stream", "Cookie": cookie}
+    return StreamConnection(server.port, "GET", "/live/home", headers=headers)
+
+
+def mastodon_stream(server, r, user, path):
+    app = oauth.create_app(r, "Stream app", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+    token = oauth.issue_token(r, app[0], ["read"], uid=user["id"])
+    headers = {"Accept": "text/event-stream", "Authorization": f"Bearer {token}"}
+    return StreamConnection(server.port, "GET", f"/api/v1/streaming/{path}", headers=headers)
+
+
+def next_status(stream):
+    kind, data = stream.read_event(timeout=10)
+    assert kind in ("status", "update"), (kind, data)
+    return json.loads(data)
+
+
+def test_the_live_home_page_leaves_out_hidden_and_collapses_warned_statuses(
+    r, client, settings, stream_server, alice, bob
+):
+    graph.follow(r, bob["id"], alice["id"])
+    make_filter(bob, "hide", ("home",), words=("dragon",), title="Gone")
+    make_filter(bob, "warn", ("home",), words=("cat",), title="Pets")
+    with live_home(stream_server, client, settings, "bob") as stream:
+        assert stream.status == 200
+        post(r, alice, "the dragon is back")
+        cat = post(r, alice, "a cat story")
+        event = next_status(stream)
+        assert event["id"] == cat
+        assert event["html"].startswith('<details class="filtered">')
+        assert "Filtered: <bdi>Pets</bdi>" in event["html"] and "a cat story" in event["html"]
+        tea = post(r, alice, "tea time")
+        event = next_status(stream)
+        assert event["id"] == tea and event["html"].startswith("<article")
+
+
+@pytest.mark.parametrize("path, context", [("user", "home"), ("public", "public")])
+def test_mastodon_streams_leave_out_a_hide_filters_statuses(
+    r, stream_server, alice, bob, path, context
+):
+    graph.follow(r, bob["id"], alice["id"])
+    make_filter(bob, "hide", (context,))
+    with mastodon_stream(stream_server, r, bob, path) as stream:
+        assert stream.status == 200
+        post(r, alice, "the dragon is back")
+        tea = post(r, alice, "tea time")
+        assert next_status(stream)["id"] == str(tea)
+
+
+def test_a_filter_made_while_the_live_page_is_open_applies_at_once(
+    r, client, settings, stream_server, alice, bob
+):
+    graph.follow(r, bob["id"], alice["id"])
+    with live_home(stream_server, client, settings, "bob") as stream:
+        assert stream.status == 200
+        first = post(r, alice, "a dragon before the filter")
+        assert next_status(stream)["id"] == first
+        make_filter(bob, "hide", ("home",))  # the stream reads the filters again at once
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # probes until the filter is seen applied
+            dragon = post(r, alice, "the dragon again")
+            probe = post(r, alice, "a probe")
+            came = set()
+            while probe not in came:
+                came.add(next_status(stream)["id"])
+            if dragon not in came:
+                return
+        raise AssertionError("the live page never applied the new filter")
