@@ -167,7 +167,8 @@
     remember(event);
     var id = JSON.parse(event.data).id;
     var shown = document.getElementById("status-" + id);
-    if (shown) shown.remove();
+    // Keyword filters: a collapsed status goes with its "Filtered" wrapper.
+    if (shown) (shown.closest("details.filtered") || shown).remove();
     pending = pending.filter(function (status) { return status.id !== id; });
     updateBar();
   }
