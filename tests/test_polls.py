@@ -323,3 +323,35 @@ def test_mastodon_py_posts_a_poll_votes_and_reads_it(r, live_server, settings, a
     assert voted["voted"] is True and voted["own_votes"] == [0, 2]
     assert voted["votes_count"] == 2 and voted["voters_count"] == 1
     assert author.poll(status["poll"]["id"])["options"][2]["votes_count"] == 1
+
+
+# --- the search index: a poll's options are words of its status --------------------------
+
+
+def test_a_polls_options_are_found_by_search_and_leave_the_index_with_it(r, alice, bob):
+    from socialsite.repository import status_search
+
+    status_search.set_indexable(r, alice["id"], True)
+    sid = post_poll(alice, options=("Earl Grey", "Oolong"))
+    query = status_search.parse_status_query("oolong")
+    found = status_search.search_statuses(r, bob["id"], query)
+    assert [status["id"] for status in found.items] == [sid]
+    phrase = status_search.parse_status_query('"earl grey"')
+    assert [s["id"] for s in status_search.search_statuses(r, bob["id"], phrase).items] == [sid]
+    statuses_actions.delete(actor(alice), sid)
+    assert status_search.search_statuses(r, bob["id"], query).items == []
+
+
+def test_a_deleted_accounts_vote_stays_counted_and_it_is_not_notified(r, alice, bob, carol):
+    from socialsite.repository import leaving
+
+    sid = post_poll(alice)
+    poll_actions.vote(actor(bob), sid, [0])
+    poll_actions.vote(actor(carol), sid, [1])
+    leaving.delete_account(r, bob["id"])
+    end_now(r, sid)
+    assert polls.end_due(r) == [sid]
+    found = polls.poll_of(statuses.get_statuses(r, [sid])[0])
+    assert found.voters == 2 and found.votes == (1, 1)
+    assert not r.exists(keys.notifications(bob["id"]))
+    assert [e.kind for e in notifications.events(r, carol["id"])].count("poll") == 1
