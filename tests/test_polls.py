@@ -355,3 +355,37 @@ def test_a_deleted_accounts_vote_stays_counted_and_it_is_not_notified(r, alice, 
     assert found.voters == 2 and found.votes == (1, 1)
     assert not r.exists(keys.notifications(bob["id"]))
     assert [e.kind for e in notifications.events(r, carol["id"])].count("poll") == 1
+
+
+def test_a_reader_who_voted_sees_their_choice_and_others_still_the_form(r, alice, bob, carol):
+    from socialsite.repository import graph
+
+    sid = post_poll(alice, options=("Tea", "Coffee", "Juice"), multiple=True)
+    for reader in (bob, carol):
+        graph.follow(r, reader["id"], alice["id"])
+    as_bob, as_carol = log_in(Client(), "bob"), log_in(Client(), "carol")
+    for url in ("/", f"/@alice/{sid}/", "/@alice/"):
+        assert f'name="choice_{sid}"' in as_bob.get(url).content.decode(), url
+    poll_actions.vote(actor(bob), sid, [0, 2])
+    for url in ("/", f"/@alice/{sid}/", "/@alice/"):
+        page = as_bob.get(url).content.decode()
+        assert f'name="choice_{sid}"' not in page and "You voted" in page, url
+        assert page.count('class="poll-mine"') == 2, url
+        # The markup memory holds both: carol, who has not voted, still gets the form.
+        other = as_carol.get(url).content.decode()
+        assert f'name="choice_{sid}"' in other and "You voted" not in other, url
+
+
+def test_a_page_with_open_polls_costs_one_round_trip_more(r, client, alice, round_trips):
+    from socialsite.repository import graph
+    from tests.test_round_trips import cost
+
+    reader = make_user(r, "reader")
+    log_in(client, "reader")
+    graph.follow(r, reader["id"], alice["id"])
+    for n in range(5):
+        statuses.post_status(r, alice["id"], f"no poll {n}")
+    without = cost(client, "/", round_trips)
+    for _ in range(3):
+        post_poll(alice)
+    assert cost(client, "/", round_trips) == without + 1  # the reader's own votes, once

@@ -138,19 +138,24 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     liked = liked or ()
     bookmarked = bookmarked or ()
     own_next = delete_next or request.get_full_path()
+    # Polls: the reader's own choices in the open polls of others (one round trip, only
+    # for a page holding any), part of the key as ``liked`` is.
+    voted = own_poll_votes(request, statuses, viewer_id)
     keys = [
         (status["id"], reltime(status["posted"]), links.patterns, actions,
          status["id"] in liked, status.get("viewer_reposted", False), zone,
-         status["id"] in bookmarked)
+         status["id"] in bookmarked, voted.get(status["id"]))
         for status in statuses
     ]  # fmt: skip
     remembered = _remembered.get_many(keys)
     new = {}
     made = []
     for status, key in zip(statuses, keys, strict=True):
-        _, when, _, _, is_liked, reposted, _, is_bookmarked = key
+        _, when, _, _, is_liked, reposted, _, is_bookmarked, choices = key
         # Bookmarks: the macro's keyword, given only where the page read them.
         marked = {"bookmarked": True} if is_bookmarked else {}
+        if choices is not None:  # polls: the reader voted
+            marked["voted"] = choices
         if status["uid"] == viewer_id:
             own = (csrf_input, own_next, actions, is_liked, reposted, when, zone)
             mine = {**marked, "pinned": True} if status["id"] in pinned else marked
@@ -289,6 +294,29 @@ def chat_rows(messages, senders, viewer_id, zone="UTC", now=None):
 
 
 # --- polls ----------------------------------------------------------------------------
+
+
+def own_poll_votes(request, statuses, viewer_id):
+    """{status id: the reader's choices} in the open polls of others among ``statuses``
+    that the reader voted in (polls.own_votes: one round trip, none for a page without
+    such polls or a visitor); kept on the request for its other lists."""
+    if viewer_id is None:
+        return {}
+    known = getattr(request, "own_poll_votes", None)
+    if known is None:
+        known = request.own_poll_votes = {}
+    wanted = [
+        status["id"]
+        for status in statuses
+        if "poll" in status
+        and status["uid"] != viewer_id
+        and status["id"] not in known
+        and not poll_ended(status)
+    ]
+    if wanted:
+        found = polls.own_votes(get_redis(), viewer_id, wanted)
+        known.update({sid: found.get(sid) for sid in wanted})
+    return {sid: choices for sid, choices in known.items() if choices is not None}
 
 
 def poll_ended(status):
