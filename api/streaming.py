@@ -199,6 +199,8 @@ class MastodonEvents(Format):
     # A user's unread counts are not sent: the notifications themselves are.
     tells_unread = False
 
+    tells_updates = True  # status.update (a poll's end)
+
     def __init__(self, shows_private):
         self.shows_private = shows_private
 
@@ -208,7 +210,8 @@ class MastodonEvents(Format):
         payload = status_payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
-        return b"event: update\ndata: " + payload + b"\n\n"
+        name = b"status.update" if event.updated else b"update"
+        return b"event: " + name + b"\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
         return f"event: notification\ndata: {payload}\n\n".encode()
@@ -226,6 +229,7 @@ class WebSocketMessages(Format):
     keepalive = b""
     needs_author_name = True
     tells_unread = False
+    tells_updates = True  # status.update (a poll's end)
 
     def __init__(self, stream, shows_private):
         self.stream = list(stream)
@@ -238,7 +242,8 @@ class WebSocketMessages(Format):
             payload = status_payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
-            name, payload = "update", payload.decode()
+            name = "status.update" if event.updated else "update"
+            payload = payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 
     def notification(self, payload):

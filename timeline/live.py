@@ -80,6 +80,9 @@ class ServerSentEvents(Format):
     # A live page's filter is its viewer's home timeline (HomeFilter): a private
     # account's statuses reach its followers there, as in their home timelines.
     shows_private = True
+    # A changed status (a poll's end): ``{"id", "html", "update": true}``, which the
+    # page puts in place of the one it shows (and ignores when it shows none).
+    tells_updates = True
     keepalive = b": keep-alive\n\n"
     opening = f"retry: {RECONNECT_MILLISECONDS}\n\n".encode()
 
@@ -147,6 +150,8 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
+            if event.updated:
+                payload["update"] = True
             shows = event.status.get("repost_of")
             if shows is not None:
                 # A repost shows its original: the page skips it if it shows that already.

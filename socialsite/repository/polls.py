@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import keys, notifications, scripts
+from . import events, keys, notifications, scripts
 from .client import Client
 from .limits import NOTIFICATIONS_KEPT
 
@@ -140,10 +140,16 @@ def end_due(r: Client, now_ms: int | None = None, keep: int = NOTIFICATIONS_KEPT
     for key, due in zip(shard_keys, pipe.execute(), strict=True):
         for member, score in due:
             sid = int(member)
-            author = r.hget(keys.status(sid), "uid")
-            if author is not None:
-                _notify_ended(r, int(author), sid, int(score), keep)
+            read = r.pipeline(transaction=False)  # one slot: the status's
+            read.hgetall(keys.status(sid))
+            read.hget(keys.status_counts(sid), keys.POLL_TALLY_FIELD)
+            status, tally = read.execute()
+            if status and status.get("uid") is not None:
+                _notify_ended(r, int(status["uid"]), sid, int(score), keep)
                 ended.append(sid)
+                # Live pages and Mastodon's streams show the results (status.update);
+                # at most once more if a sweep dies after this: a redraw, no harm.
+                events.publish_updated(r, {**status, "poll_tally": tally or ""})
             r.zrem(key, member)
     return ended
 

@@ -145,6 +145,14 @@
   function onStatus(event) {
     remember(event);
     var status = JSON.parse(event.data);
+    if (status.update) {
+      // A changed status (a poll that ended): redrawn where the page shows it.
+      var shown = document.getElementById("status-" + status.id);
+      var fresh = shown ? renderStatus(status) : null;
+      if (fresh) (shown.closest("details.filtered") || shown).replaceWith(fresh);
+      pending.forEach(function (other) { if (other.id === status.id) other.html = status.html; });
+      return;
+    }
     // A repost shows its original ("shows"): a page that shows it already skips it.
     var shows = status.shows || status.id;
     if (latestUrl) {
