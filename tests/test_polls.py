@@ -376,9 +376,11 @@ def test_a_reader_who_voted_sees_their_choice_and_others_still_the_form(r, alice
         assert f'name="choice_{sid}"' in other and "You voted" not in other, url
 
 
-def test_a_page_with_open_polls_costs_one_round_trip_more(r, client, alice, round_trips):
+def test_a_page_with_open_polls_costs_one_round_trip_more(
+    r, client, alice, round_trips, redis_backend
+):
     from socialsite.repository import graph
-    from tests.test_round_trips import cost
+    from tests.test_round_trips import allowed, cost
 
     reader = make_user(r, "reader")
     log_in(client, "reader")
@@ -388,4 +390,5 @@ def test_a_page_with_open_polls_costs_one_round_trip_more(r, client, alice, roun
     without = cost(client, "/", round_trips)
     for _ in range(3):
         post_poll(alice)
-    assert cost(client, "/", round_trips) == without + 1  # the reader's own votes, once
+    # The reader's own votes, in one pipeline (on a cluster: one write per node).
+    assert 1 <= cost(client, "/", round_trips) - without <= allowed(redis_backend, 1, 1)
