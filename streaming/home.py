@@ -103,10 +103,13 @@ class GroupFilter:
     muted: ``hidden``), and its members-only ones only for a ``member``. Offered every
     event (a group's statuses have no index of their own): one dict lookup each."""
 
-    def __init__(self, cid, member, hidden=()):
+    def __init__(self, cid, member, hidden=(), keywords=None, uid=None):
         self.cid = str(int(cid))
         self.member = member
         self.hidden = frozenset(hidden)
+        # Keyword filters: the reader's of the public context (a Matcher), or None.
+        self.keywords = keywords
+        self.uid = uid
 
     def index_keys(self):
         return [(filters.INDEX_EVERY, filters.ALWAYS)]
@@ -118,7 +121,13 @@ class GroupFilter:
         status = event.status
         if str(status.get(keys.STATUS_COMMUNITY_FIELD)) != self.cid or event.uid in self.hidden:
             return False
-        return self.member or status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"
+        if not (self.member or status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"):
+            return False
+        found = self.keyword_match(event)  # keyword filters: a hide filter's is not sent
+        return found is None or found.action != keyword_filters.HIDE
+
+    def keyword_match(self, event):
+        return keyword_match(self.keywords, event, self.uid)
 
 
 def group_filter(redis, slug, uid):
@@ -129,4 +138,7 @@ def group_filter(redis, slug, uid):
         return None
     if community["kind"] == "private" and not standing.member:
         return None
-    return GroupFilter(community["id"], standing.member, blocks.hidden_authors(redis, uid))
+    # Keyword filters: the reader's, of the public context (a group's page is one).
+    matcher = keyword_filters.matcher_for(keyword_filters.get_filters(redis, uid), "public")
+    hidden = blocks.hidden_authors(redis, uid)
+    return GroupFilter(community["id"], standing.member, hidden, matcher, uid)

@@ -98,3 +98,30 @@ def test_a_filter_made_while_the_live_page_is_open_applies_at_once(
             if dragon not in came:
                 return
         raise AssertionError("the live page never applied the new filter")
+
+
+def test_a_groups_live_page_applies_the_public_filters(r, stream_server, settings, alice, bob):
+    from socialsite.actions import statuses as statuses_actions
+    from socialsite.repository import communities
+
+    cats = communities.create(r, alice["id"], "cats", "Cats", "", "public")
+    assert cats
+    make_filter(bob, "hide", ("public",), words=("dragon",), title="Gone")
+    make_filter(bob, "warn", ("public",), words=("dog",), title="Dogs")
+    actor = Actor(uid=alice["id"], login="alice")
+
+    def in_group(text):
+        return statuses_actions.post(actor, statuses_actions.NewStatus(text=text), group="cats")
+
+    from django.test import Client
+
+    name = settings.SESSION_COOKIE_NAME
+    cookie = f"{name}={log_in(Client(), 'bob').cookies[name].value}"
+    headers = {"Accept": "text/event-stream", "Cookie": cookie}
+    with StreamConnection(stream_server.port, "GET", "/live/group?slug=cats",
+                          headers=headers) as stream:  # fmt: skip
+        assert stream.status == 200
+        in_group("a dragon in the group")
+        dog = in_group("a dog in the group")
+        event = next_status(stream)
+        assert event["id"] == dog and "Filtered: <bdi>Dogs</bdi>" in event["html"]

@@ -89,7 +89,8 @@ class ServerSentEvents(Format):
     def __init__(self, status_html, viewer_id=None):
         self.status_html = status_html
         self.viewer_id = viewer_id
-        # The connection's HomeFilter, for its keyword filters (set by live_home).
+        # The connection's HomeFilter (GroupFilter), for its keyword filters (set by
+        # live_home, live_group).
         self.home = None
 
     def for_viewer(self, uid):
@@ -322,6 +323,8 @@ class LiveHome:
         if match is None:
             await send_text(send, 404, "There is no such group.", cors)
             return
+        format = self.format_for(user)
+        format.home = match  # keyword filters: the warn filters' collapsed markup
 
         async def keep_up_to_date(client):
             async def refresh():
@@ -334,6 +337,7 @@ class LiveHome:
                         client.close()  # left, removed, banned; the group suspended
                         return False
                     client.match = fresh
+                    format.home = fresh  # keyword filters read again
                 except Exception:
                     log.exception("Could not refresh the live group of @%s", user.login)
                 return True
@@ -341,7 +345,7 @@ class LiveHome:
             await refresh_until_ended(client, self.refresh_seconds, refresh)
 
         await self.app.stream(
-            scope, receive, send, match, f"@{user.login} in {slug}", self.format_for(user),
+            scope, receive, send, match, f"@{user.login} in {slug}", format,
             headers=cors, background=keep_up_to_date, user_id=user.id,
         )  # fmt: skip
 
