@@ -63,7 +63,7 @@ from socialsite.repository import filters as keyword_filters
 from socialsite.repository.ids import parse_id
 from streaming import filters
 from streaming.asgi import parse_query, send_preflight, send_text
-from streaming.filters import RequestError
+from streaming.filters import RequestError, StatusEvent
 from streaming.home import keyword_match
 from streaming.hub import Client, Format
 from streaming.refresh import refresh_until_ended
@@ -177,12 +177,15 @@ def conversation_payloads(redis, uid, cids):
     return [json.dumps(entity) for entity in conversation_entities(redis, settings.SITE_URL, found)]
 
 
-def notification_payload(notice):
-    """The Notification entity of a conversations.Notice, as JSON."""
+def notification_payload(notice, match=None):
+    """The Notification entity of a conversations.Notice, as JSON; ``match``: the
+    keyword filters' warn filters.Match of its status (its ``filtered``)."""
     base = settings.SITE_URL
     about = None
     if notice.status is not None:
         about = entities.status(base, notice.status, notice.status_author)
+        if match is not None:
+            about["filtered"] = entities.filter_results(match)
     return json.dumps(entities.notification(base, notice.event, notice.actor, about))
 
 
@@ -584,22 +587,36 @@ class MastodonStreams:
             await client.notices.wait()
             client.notices.clear()
             try:
-                notices = await asyncio.to_thread(
-                    conversations.notifications_after,
-                    self.redis, user.id, after, NOTIFICATIONS_PER_CHANGE,
-                )  # fmt: skip
+                notices, matcher = await asyncio.to_thread(self._notices, user.id, after)
             except Exception:
                 log.exception("Could not read the notifications of @%s", user.login)
                 continue
             for notice in notices:
                 after = max(after, notice.event.score)
+                # Keyword filters: a hide filter's notification is not sent.
+                match = None
+                if notice.status is not None:
+                    match = keyword_match(matcher, StatusEvent(notice.status), user.id)
+                if match is not None and match.action == keyword_filters.HIDE:
+                    continue
                 try:
-                    data = client.format.notification(notification_payload(notice))
+                    data = client.format.notification(notification_payload(notice, match))
                 except Exception:
                     # One notification that cannot be made must not stop the others.
                     log.exception("Could not make notification %s", notice.event.member)
                     continue
                 self.app.hub.deliver(client, data)
+
+    def _notices(self, uid, after):
+        """(the notifications of ``uid`` after ``after``, the user's keyword filters of
+        the notifications context or None). Blocking: run in a thread."""
+        notices = conversations.notifications_after(
+            self.redis, uid, after, NOTIFICATIONS_PER_CHANGE
+        )
+        if not any(notice.status is not None for notice in notices):
+            return notices, None
+        mine = keyword_filters.get_filters(self.redis, uid)
+        return notices, keyword_filters.matcher_for(mine, "notifications")
 
     async def _send_conversations(self, client, user):
         while True:

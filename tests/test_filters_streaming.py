@@ -11,7 +11,7 @@ import pytest
 
 from socialsite.actions import Actor
 from socialsite.actions import filters as filter_actions
-from socialsite.repository import graph, oauth
+from socialsite.repository import graph, keys, oauth
 from socialsite_dev.streams import StreamConnection
 from tests.support.helpers import log_in, post
 
@@ -125,3 +125,24 @@ def test_a_groups_live_page_applies_the_public_filters(r, stream_server, setting
         dog = in_group("a dog in the group")
         event = next_status(stream)
         assert event["id"] == dog and "Filtered: <bdi>Dogs</bdi>" in event["html"]
+
+
+def test_the_user_streams_notifications_apply_the_notifications_filters(
+    r, stream_server, alice, bob
+):
+    from socialsite.actions import statuses as statuses_actions
+
+    # Ids this module's stream server has not seen (it remembers statuses by id).
+    r.set(keys.STATUS_IDS, 10_000)
+    make_filter(bob, "hide", ("notifications",), words=("dragon",), title="Gone")
+    make_filter(bob, "warn", ("notifications",), words=("dog",), title="Dogs")
+    actor = Actor(uid=alice["id"], login="alice")
+    with mastodon_stream(stream_server, r, bob, "user/notification") as stream:
+        assert stream.status == 200
+        statuses_actions.post(actor, statuses_actions.NewStatus("@bob a dragon"))
+        statuses_actions.post(actor, statuses_actions.NewStatus("@bob a dog"))
+        kind, data = stream.read_event(timeout=10)
+        assert kind == "notification"
+        status = json.loads(data)["status"]
+        assert "a dog" in status["content"]
+        assert status["filtered"][0]["filter"]["title"] == "Dogs"
