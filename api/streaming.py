@@ -207,10 +207,13 @@ class MastodonEvents(Format):
     def __init__(self, shows_private):
         self.shows_private = shows_private
 
+    def payload(self, event):
+        return status_payload(event)
+
     def render(self, event):
         if event.deleted:
             return f"event: delete\ndata: {event.id}\n\n".encode()
-        payload = status_payload(event)
+        payload = self.payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
         name = b"status.update" if event.updated else b"update"
@@ -238,11 +241,14 @@ class WebSocketMessages(Format):
         self.stream = list(stream)
         self.shows_private = shows_private
 
+    def payload(self, event):
+        return status_payload(event)
+
     def render(self, event):
         if event.deleted:
             name, payload = "delete", str(event.id)
         else:
-            payload = status_payload(event)
+            payload = self.payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
             name = "status.update" if event.updated else "update"
@@ -256,6 +262,51 @@ class WebSocketMessages(Format):
     def conversation(self, payload):
         message = {"stream": self.stream, "event": "conversation", "payload": payload}
         return json.dumps(message).encode()
+
+
+# --- keyword filters: a warn filter's status carries ``filtered`` ------------------------
+
+
+def keywords_of(match):
+    """The keyword filters (a filters.Matcher) of a stream's filter, when they hold warn
+    filters; None else (the shared formats then serve the connection)."""
+    match = getattr(match, "home", match)  # a list's stream: its home filter's
+    keywords = getattr(match, "keywords", None)
+    return keywords if keywords is not None and keywords.warn is not None else None
+
+
+class WarnedPayloads:
+    """A connection's own format (its user has warn filters): a status they match is
+    sent with ``filtered`` (entities.filter_results), made for this connection; every
+    other status's payload is the shared one. ``keywords`` is set again when the
+    connection reads its filters again."""
+
+    keywords = None
+    uid = None
+
+    def payload(self, event):
+        shared = status_payload(event)
+        found = keyword_match(self.keywords, event, self.uid)
+        if shared is None or found is None or found.action != keyword_filters.WARN:
+            return shared
+        entity = json.loads(shared)
+        results = entities.filter_results(found)
+        entity["filtered"] = results
+        if isinstance(entity.get("reblog"), dict):
+            entity["reblog"]["filtered"] = results
+        return json.dumps(entity).encode()
+
+
+class WarnedMastodonEvents(WarnedPayloads, MastodonEvents):
+    def __init__(self, shows_private, keywords, uid):
+        super().__init__(shows_private)
+        self.keywords, self.uid = keywords, uid
+
+
+class WarnedWebSocketMessages(WarnedPayloads, WebSocketMessages):
+    def __init__(self, stream, shows_private, keywords, uid):
+        super().__init__(stream, shows_private)
+        self.keywords, self.uid = keywords, uid
 
 
 SSE_HOME = MastodonEvents(shows_private=True)
@@ -504,6 +555,9 @@ class MastodonStreams:
         user, scopes = await self.authenticate(token, SCOPES[stream])
         match = await self.filter_for(request, user)
         format = SSE_HOME if stream in HOME_STREAMS else SSE_PUBLIC
+        warned = keywords_of(match)  # keyword filters: a format of its own
+        if warned is not None:
+            format = WarnedMastodonEvents(format.shows_private, warned, user.id)
         notifying = self._notifying(stream, scopes)
         start = await self._notifications_start(user) if notifying else None
 
@@ -571,6 +625,8 @@ class MastodonStreams:
                 if hasattr(fresh, "hide"):
                     fresh.hide(client.hidden_recently)
                 client.match = fresh
+                if isinstance(client.format, WarnedPayloads):  # keyword filters read again
+                    client.format.keywords = keywords_of(fresh)
             except RequestError as error:
                 if error.status == 404:
                     client.close()  # the list is gone
@@ -768,7 +824,11 @@ class Socket:
         else:
             held = await self.app.hold_address(self.scope)
         name = f"mastodon-ws:{':'.join(key)}:@{self.user.login}"
-        client = MastodonClient(match, websocket_format(key), hub.client_buffer, name, self.user.id)
+        format = websocket_format(key)
+        warned = keywords_of(match)  # keyword filters: a format of its own
+        if warned is not None:
+            format = WarnedWebSocketMessages(key, format.shows_private, warned, self.user.id)
+        client = MastodonClient(match, format, hub.client_buffer, name, self.user.id)
         notifying = streams._notifying(stream, self.scopes)
         start = None
         if notifying:

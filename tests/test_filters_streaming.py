@@ -146,3 +146,58 @@ def test_the_user_streams_notifications_apply_the_notifications_filters(
         status = json.loads(data)["status"]
         assert "a dog" in status["content"]
         assert status["filtered"][0]["filter"]["title"] == "Dogs"
+
+
+@pytest.mark.parametrize("path, context", [("user", "home"), ("public", "public")])
+def test_mastodon_streams_mark_a_warn_filters_statuses(
+    r, stream_server, alice, bob, carol, path, context
+):
+    graph.follow(r, bob["id"], alice["id"])
+    r.set(keys.STATUS_IDS, 20_000)  # ids this module's stream server has not seen
+    make_filter(bob, "warn", (context,), words=("cat",), title="Pets")
+    with (
+        mastodon_stream(stream_server, r, bob, path) as warned,
+        mastodon_stream(stream_server, r, carol, path) as plain,
+    ):
+        assert warned.status == 200 and plain.status == 200
+        cat = post(r, alice, "a cat story")
+        status = next_status(warned)
+        while int(status["id"]) < 20_000:  # a late event of an earlier test (a cluster's)
+            status = next_status(warned)
+        assert status["id"] == str(cat)
+        (result,) = status["filtered"]
+        assert result["filter"]["title"] == "Pets" and result["keyword_matches"] == ["cat"]
+        if path == "public":  # carol follows nobody: the public stream alone reaches her
+            other = next_status(plain)
+            while int(other["id"]) < 20_000:
+                other = next_status(plain)
+            assert other["id"] == str(cat) and other["filtered"] == []
+        tea = post(r, alice, "tea time")
+        status = next_status(warned)
+        assert status["id"] == str(tea) and status["filtered"] == []
+
+
+def test_a_websocket_marks_a_warn_filters_statuses(r, stream_server, alice, bob):
+    from websockets.sync.client import connect
+
+    graph.follow(r, bob["id"], alice["id"])
+    r.set(keys.STATUS_IDS, 30_000)  # ids this module's stream server has not seen
+    make_filter(bob, "warn", ("home",), words=("cat",), title="Pets")
+    app = oauth.create_app(r, "Stream app", ["urn:ietf:wg:oauth:2.0:oob"], ["read"])
+    token = oauth.issue_token(r, app[0], ["read"], uid=bob["id"])
+    url = f"ws://127.0.0.1:{stream_server.port}/api/v1/streaming?stream=user&access_token={token}"
+    with connect(url) as ws:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # probes until the subscription is made
+            probe = post(r, alice, "a cat probe")
+            try:
+                message = json.loads(ws.recv(timeout=0.5))
+            except TimeoutError:
+                continue
+            payload = json.loads(message["payload"])
+            while payload["id"] != str(probe):
+                payload = json.loads(json.loads(ws.recv(timeout=5))["payload"])
+            assert message["event"] == "update"
+            assert payload["filtered"][0]["filter"]["title"] == "Pets"
+            return
+        raise AssertionError("the subscription was never made")
