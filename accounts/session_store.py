@@ -11,7 +11,8 @@ would otherwise read it next: one round trip less on every logged-in page. A vie
 add reads of that user's own keys to the same round trip (read_along): the home page
 reads its ids there. Every page reads the user's unread notification count there
 (notifications.UnreadRead, one HMGET), and their conversations with unread messages
-(direct.UnreadRead, one HMGET), for the navigation's badges.
+(direct.UnreadRead, one HMGET), for the navigation's badges, and their keyword filters
+(filters.Read, one HGETALL) for the pages that show statuses.
 """
 
 import json
@@ -26,7 +27,7 @@ from django.contrib.sessions.backends.base import (
 from django.utils.crypto import get_random_string
 
 from socialsite.connection import get_redis
-from socialsite.repository import direct, notifications, sessions
+from socialsite.repository import direct, filters, notifications, sessions
 
 # The session field that holds the logged-in user's id (as django.contrib.auth's).
 USER_ID_FIELD = "_auth_user_id"
@@ -42,6 +43,9 @@ class SessionStore(SessionBase):
         # page shows it): accounts.auth.user_from_session hands it to the user.
         self.unread = notifications.UnreadRead()
         self.direct_unread = direct.UnreadRead()
+        # Keyword filters: the user's filters, read with the session for the pages that
+        # show statuses (timeline/jinja_helpers.page_filters): one HGETALL more.
+        self.filters = filters.Read()
 
     def read_along(self, reader):
         """Have ``reader`` (e.g. timelines.HomeIdsRead) read with the session and its
@@ -55,7 +59,12 @@ class SessionStore(SessionBase):
         data, self.loaded_user = sessions.load_with_user(
             get_redis(),
             self._get_or_create_session_key(),
-            read_along=[*getattr(self, "_read_along", ()), self.unread, self.direct_unread],
+            read_along=[
+                *getattr(self, "_read_along", ()),
+                self.unread,
+                self.direct_unread,
+                self.filters,
+            ],
         )
         if data is None:
             self._session_key = None

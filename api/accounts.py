@@ -32,6 +32,7 @@ from .common import (
     TRUE,
     BadBody,
     body,
+    filter_statuses,
     get_list,
     read_poll_votes,
     shown_user,
@@ -151,12 +152,14 @@ def account_statuses(request, account_id):
         if query.bounds().get("before") is not None or query.bounds().get("above") is not None:
             return json_response([])  # one page: nothing older or newer
         shown = pins.pinned_statuses(r, user["id"], viewer)
+        shown = filter_statuses(request, shown, "account")  # keyword filters
         liked = likes.likes_of(r, viewer, [item["id"] for item in shown])
         mine = frozenset(item["id"] for item in shown) if viewer == user["id"] else frozenset()
         base = entities.site_base(request)
         return json_text_response(entities.shown_statuses_json(base, shown, liked, pinned=mine))
     page = timelines.profile_page(r, user["id"], viewer_id=viewer, **query.bounds())
     kept = [item for item in page.items if _kept(request, item, user["id"])]
+    kept = filter_statuses(request, kept, "account")  # keyword filters
     base = entities.site_base(request)
     shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
     found = reposts.reposts_of(r, shown_by)

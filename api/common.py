@@ -3,6 +3,7 @@ body, as Mastodon takes both) and a status the viewer may see as its Status enti
 (An act's throttle and verified-address rule are its action's: api_view answers their
 refusals.)"""
 
+import dataclasses
 import json
 import re
 
@@ -11,7 +12,7 @@ from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
-from socialsite.repository import bookmarks, likes, pins, polls, reposts, users
+from socialsite.repository import bookmarks, filters, likes, pins, polls, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -206,3 +207,43 @@ def scope_refused(request, scope):
     if not scope_allows(request.api_token["scopes"], scope):
         return error(403, OUTSIDE_SCOPES)
     return None
+
+
+# --- keyword filters -------------------------------------------------------------------------
+
+
+def filter_statuses(request, items, context, focus=None):
+    """The caller's keyword filters of ``context`` applied to ``items`` (statuses as the
+    pages give them): those a hide filter matches left out, those a warn filter matches
+    given with their filters.Match (entities.FILTERED_FIELD: the Status's ``filtered``).
+    The caller's filters are read once per request (one round trip, none without a
+    logged-in caller). ``focus``: a status asked for by its id, which a hide filter only
+    marks."""
+    uid = request.user.id
+    if uid is None or not items:
+        return items
+    mine = getattr(request, "keyword_filters", None)
+    if mine is None:
+        mine = request.keyword_filters = filters.get_filters(get_redis(), uid)
+    kept, warned = filters.apply(filters.matcher_for(mine, context), list(items), uid, focus)
+    if not warned:
+        return kept
+    return [
+        {**item, entities.FILTERED_FIELD: warned[item["id"]]} if item["id"] in warned else item
+        for item in kept
+    ]
+
+
+def filter_notices(request, notices):
+    """The caller's keyword filters of the notifications context applied to
+    ``notices`` (conversations.Notice): those about a status a hide filter matches left
+    out, those about one a warn filter matches given it marked (filter_statuses)."""
+    about = [notice.status for notice in notices if notice.status is not None]
+    if request.user.id is None or not about:
+        return notices
+    shown = {item["id"]: item for item in filter_statuses(request, about, "notifications")}
+    return [
+        notice if notice.status is None else dataclasses.replace(notice, status=shown[sid])
+        for notice in notices
+        if notice.status is None or (sid := notice.status["id"]) in shown
+    ]

@@ -497,7 +497,10 @@ def shown_status(base, item, liked=frozenset(), bookmarked=frozenset(), pinned=f
     # Polls: the viewer's own votes, where the caller read them (common.read_poll_votes).
     viewer["own_votes"] = item.get(POLL_OWN_FIELD) or ()
     viewer["is_author"] = bool(item.get(POLL_AUTHOR_FIELD))
-    return status(base, item, item["author"], counts=counts, viewer=viewer)
+    entity = status(base, item, item["author"], counts=counts, viewer=viewer)
+    if item.get(FILTERED_FIELD) is not None:  # keyword filters: a warn filter matched
+        entity["filtered"] = filter_results(item[FILTERED_FIELD])
+    return entity
 
 
 # --- a page of statuses as JSON text ---------------------------------------------------------
@@ -564,6 +567,7 @@ def reblog_of(base, item, repost, liked=frozenset()):
         reblog=original,
     )  # fmt: skip
     wrapper.update(
+        filtered=original["filtered"],  # keyword filters
         favourited=original["favourited"],
         reblogged=original["reblogged"],
         reblogs_count=original["reblogs_count"],
@@ -593,7 +597,7 @@ def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked
         if repost is not None:
             parts.append(_dumps(reblog_of(base, item, repost, liked)))
             continue
-        if "poll" in item:  # polls: its Poll entity, made each time
+        if "poll" in item or FILTERED_FIELD in item:  # polls, filters: made each time
             parts.append(_dumps(shown_status(base, item, liked)))
             continue
         favourited = "true" if item["id"] in liked else "false"
@@ -607,3 +611,40 @@ def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked
             f'"favourited":{favourited},"reblogged":{reblogged},{_CONSTANT_FIELDS}}}'
         )
     return f"[{','.join(parts)}]"
+
+
+# --- keyword filters -------------------------------------------------------------------------
+
+# The field of a status dict (as the pages give it) that holds the filters.Match of the
+# viewer's warn filters that matched it (api.common.filter_statuses), for ``filtered``.
+FILTERED_FIELD = "_filtered"
+
+
+def _iso_ms(ms):
+    return iso_time(ms / 1000) if ms else None
+
+
+def filter_keyword(keyword):
+    """Mastodon's FilterKeyword entity of a filters.Keyword."""
+    return {"id": str(keyword.id), "keyword": keyword.keyword, "whole_word": keyword.whole_word}
+
+
+def filter_entity(found):
+    """Mastodon's Filter entity of a filters.Filter."""
+    return {
+        "id": str(found.id),
+        "title": found.title,
+        "context": list(found.context),
+        "expires_at": _iso_ms(found.expires_ms),
+        "filter_action": found.action,
+        "keywords": [filter_keyword(k) for k in found.keywords],
+        "statuses": [],
+    }
+
+
+def filter_results(match):
+    """The FilterResult entities of a status's filters.Match (the Status's ``filtered``)."""
+    return [
+        {"filter": filter_entity(found), "keyword_matches": list(words), "status_matches": None}
+        for found, words in zip(match.filters, match.keyword_matches, strict=True)
+    ]

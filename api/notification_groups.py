@@ -23,7 +23,7 @@ from socialsite.repository import conversations, notifications
 
 from . import entities, paging
 from .auth import api_view
-from .common import get_list
+from .common import filter_notices, get_list
 from .notifications import KINDS_OF_TYPE
 from .responses import error, json_response
 
@@ -106,12 +106,14 @@ class _Page:
         return [notice.event.score for found in self.groups.values() for notice in found]
 
 
-def _read_page(r, uid, kinds, grouped, query, account):
-    """(a _Page, the next page's max_id or None)."""
+def _read_page(r, uid, kinds, grouped, query, account, shown=None):
+    """(a _Page, the next page's max_id or None). ``shown``: what of a batch of notices
+    the caller is shown (keyword filters: common.filter_notices)."""
     page = _Page(grouped, query.limit)
 
     def wanted(found):
-        return [n for n in found if account is None or n.event.actor == account]
+        found = [n for n in found if account is None or n.event.actor == account]
+        return found if shown is None else shown(found)
 
     if query.upward:
         found, more = conversations.notices(
@@ -205,8 +207,9 @@ def group_list(request):
     except (paging.BadParameter, BadParameter) as bad:
         return error(422, str(bad))
     page, next_cursor = _read_page(
-        get_redis(), request.user.id, _kinds(request), _grouped(request), query, account
-    )
+        get_redis(), request.user.id, _kinds(request), _grouped(request), query, account,
+        shown=lambda found: filter_notices(request, found),  # keyword filters
+    )  # fmt: skip
     response = json_response(_results(entities.site_base(request), page.groups, expand))
     scores = page.scores
     return paging.with_link(response, request, next_cursor, max(scores) if scores else None)

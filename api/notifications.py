@@ -12,7 +12,7 @@ from socialsite.repository import conversations
 
 from . import entities, paging
 from .auth import api_view
-from .common import get_list, id_or_404
+from .common import filter_notices, get_list, id_or_404
 from .responses import error, json_response
 
 # Mastodon's types -> the repository's kinds.
@@ -63,7 +63,8 @@ def notification_list(request):
         upward=query.upward,
     )  # fmt: skip
     base = entities.site_base(request)
-    response = json_response([_entity(base, notice) for notice in found])
+    shown = filter_notices(request, found)  # keyword filters
+    response = json_response([_entity(base, notice) for notice in shown])
     prev = found[0].event.score if found else None
     return paging.with_link(response, request, next_cursor, prev)
 

@@ -23,6 +23,7 @@ from .common import (
     UPLOAD_ID,
     BadBody,
     body,
+    filter_statuses,
     get_list,
     status_entity,
     to_status_id,
@@ -183,7 +184,7 @@ def context(request, status_id):
     base = entities.site_base(request)
     liked = thread.liked
     ancestors = [
-        entities.shown_status(base, ancestor, liked)
+        ancestor
         for ancestor in thread.ancestors
         if not ancestor.get("deleted") and not ancestor.get("unavailable")
     ]
@@ -191,11 +192,19 @@ def context(request, status_id):
 
     def walk(replies):
         for reply in replies:
-            descendants.append(entities.shown_status(base, reply.status, liked))
+            descendants.append(reply.status)
             walk(reply.replies)
 
     walk(thread.replies)
-    return json_response({"ancestors": ancestors, "descendants": descendants})
+    # Keyword filters, of the thread context: one pass over both lists.
+    shown = filter_statuses(request, [*ancestors, *descendants], "thread")
+    kept = {item["id"]: item for item in shown}
+    return json_response({
+        "ancestors": [entities.shown_status(base, kept[a["id"]], liked)
+                      for a in ancestors if a["id"] in kept],
+        "descendants": [entities.shown_status(base, kept[d["id"]], liked)
+                        for d in descendants if d["id"] in kept],
+    })  # fmt: skip
 
 
 # --- a status's source and history (edits are not made yet: a status's history

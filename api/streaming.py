@@ -59,10 +59,12 @@ from socialsite.repository import (
     oauth,
     users,
 )
+from socialsite.repository import filters as keyword_filters
 from socialsite.repository.ids import parse_id
 from streaming import filters
 from streaming.asgi import parse_query, send_preflight, send_text
-from streaming.filters import RequestError
+from streaming.filters import RequestError, StatusEvent
+from streaming.home import keyword_match
 from streaming.hub import Client, Format
 from streaming.refresh import refresh_until_ended
 
@@ -175,12 +177,15 @@ def conversation_payloads(redis, uid, cids):
     return [json.dumps(entity) for entity in conversation_entities(redis, settings.SITE_URL, found)]
 
 
-def notification_payload(notice):
-    """The Notification entity of a conversations.Notice, as JSON."""
+def notification_payload(notice, match=None):
+    """The Notification entity of a conversations.Notice, as JSON; ``match``: the
+    keyword filters' warn filters.Match of its status (its ``filtered``)."""
     base = settings.SITE_URL
     about = None
     if notice.status is not None:
         about = entities.status(base, notice.status, notice.status_author)
+        if match is not None:
+            about["filtered"] = entities.filter_results(match)
     return json.dumps(entities.notification(base, notice.event, notice.actor, about))
 
 
@@ -197,16 +202,22 @@ class MastodonEvents(Format):
     # A user's unread counts are not sent: the notifications themselves are.
     tells_unread = False
 
+    tells_updates = True  # status.update (a poll's end)
+
     def __init__(self, shows_private):
         self.shows_private = shows_private
+
+    def payload(self, event):
+        return status_payload(event)
 
     def render(self, event):
         if event.deleted:
             return f"event: delete\ndata: {event.id}\n\n".encode()
-        payload = status_payload(event)
+        payload = self.payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
-        return b"event: update\ndata: " + payload + b"\n\n"
+        name = b"status.update" if event.updated else b"update"
+        return b"event: " + name + b"\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
         return f"event: notification\ndata: {payload}\n\n".encode()
@@ -224,19 +235,24 @@ class WebSocketMessages(Format):
     keepalive = b""
     needs_author_name = True
     tells_unread = False
+    tells_updates = True  # status.update (a poll's end)
 
     def __init__(self, stream, shows_private):
         self.stream = list(stream)
         self.shows_private = shows_private
 
+    def payload(self, event):
+        return status_payload(event)
+
     def render(self, event):
         if event.deleted:
             name, payload = "delete", str(event.id)
         else:
-            payload = status_payload(event)
+            payload = self.payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
-            name, payload = "update", payload.decode()
+            name = "status.update" if event.updated else "update"
+            payload = payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 
     def notification(self, payload):
@@ -246,6 +262,51 @@ class WebSocketMessages(Format):
     def conversation(self, payload):
         message = {"stream": self.stream, "event": "conversation", "payload": payload}
         return json.dumps(message).encode()
+
+
+# --- keyword filters: a warn filter's status carries ``filtered`` ------------------------
+
+
+def keywords_of(match):
+    """The keyword filters (a filters.Matcher) of a stream's filter, when they hold warn
+    filters; None else (the shared formats then serve the connection)."""
+    match = getattr(match, "home", match)  # a list's stream: its home filter's
+    keywords = getattr(match, "keywords", None)
+    return keywords if keywords is not None and keywords.warn is not None else None
+
+
+class WarnedPayloads:
+    """A connection's own format (its user has warn filters): a status they match is
+    sent with ``filtered`` (entities.filter_results), made for this connection; every
+    other status's payload is the shared one. ``keywords`` is set again when the
+    connection reads its filters again."""
+
+    keywords = None
+    uid = None
+
+    def payload(self, event):
+        shared = status_payload(event)
+        found = keyword_match(self.keywords, event, self.uid)
+        if shared is None or found is None or found.action != keyword_filters.WARN:
+            return shared
+        entity = json.loads(shared)
+        results = entities.filter_results(found)
+        entity["filtered"] = results
+        if isinstance(entity.get("reblog"), dict):
+            entity["reblog"]["filtered"] = results
+        return json.dumps(entity).encode()
+
+
+class WarnedMastodonEvents(WarnedPayloads, MastodonEvents):
+    def __init__(self, shows_private, keywords, uid):
+        super().__init__(shows_private)
+        self.keywords, self.uid = keywords, uid
+
+
+class WarnedWebSocketMessages(WarnedPayloads, WebSocketMessages):
+    def __init__(self, stream, shows_private, keywords, uid):
+        super().__init__(stream, shows_private)
+        self.keywords, self.uid = keywords, uid
 
 
 SSE_HOME = MastodonEvents(shows_private=True)
@@ -267,10 +328,12 @@ class PublicFilter:
     (the hub sends no private one to this format), no reposts (Mastodon's public
     timelines have none), none by authors the user blocks, is blocked by or mutes."""
 
-    def __init__(self, uid, hidden=(), tag=None):
+    def __init__(self, uid, hidden=(), tag=None, keywords=None):
         self.uid = uid
         self.hidden = frozenset(hidden) - {uid}
         self.tag = None if tag is None else filters.track_word("#" + tag)
+        # Keyword filters: the user's of the public context (a filters.Matcher) or None.
+        self.keywords = keywords
 
     def hide(self, authors):
         self.hidden = self.hidden | (frozenset(authors) - {self.uid})
@@ -283,7 +346,10 @@ class PublicFilter:
     def __call__(self, event):
         if event.uid in self.hidden or event.status.get("repost_of") is not None:
             return False
-        return self.tag is None or self.tag in event.words
+        if self.tag is not None and self.tag not in event.words:
+            return False
+        found = keyword_match(self.keywords, event, self.uid)  # keyword filters
+        return found is None or found.action != keyword_filters.HIDE
 
 
 class ListFilter:
@@ -454,7 +520,11 @@ class MastodonStreams:
         if request.stream in ("user:notification", "direct"):
             return Nothing()
         hidden = await asyncio.to_thread(blocks.hidden_authors, self.redis, user.id)
-        return PublicFilter(user.id, hidden, request.tag)
+        matcher = None
+        if user.id is not None:  # keyword filters
+            mine = await asyncio.to_thread(keyword_filters.get_filters, self.redis, user.id)
+            matcher = keyword_filters.matcher_for(mine, "public")
+        return PublicFilter(user.id, hidden, request.tag, matcher)
 
     def _list_members(self, uid, list_id):
         if lists.get_list(self.redis, uid, list_id) is None:
@@ -486,6 +556,9 @@ class MastodonStreams:
         user, scopes = await self.authenticate(token, SCOPES[stream])
         match = await self.filter_for(request, user)
         format = SSE_HOME if stream in HOME_STREAMS else SSE_PUBLIC
+        warned = keywords_of(match)  # keyword filters: a format of its own
+        if warned is not None:
+            format = WarnedMastodonEvents(format.shows_private, warned, user.id)
         notifying = self._notifying(stream, scopes)
         start = await self._notifications_start(user) if notifying else None
 
@@ -556,6 +629,8 @@ class MastodonStreams:
                 if hasattr(fresh, "leave"):
                     fresh.leave(client.left_recently)  # groups left while it was read
                 client.match = fresh
+                if isinstance(client.format, WarnedPayloads):  # keyword filters read again
+                    client.format.keywords = keywords_of(fresh)
             except RequestError as error:
                 if error.status == 404:
                     client.close()  # the list is gone
@@ -572,22 +647,36 @@ class MastodonStreams:
             await client.notices.wait()
             client.notices.clear()
             try:
-                notices = await asyncio.to_thread(
-                    conversations.notifications_after,
-                    self.redis, user.id, after, NOTIFICATIONS_PER_CHANGE,
-                )  # fmt: skip
+                notices, matcher = await asyncio.to_thread(self._notices, user.id, after)
             except Exception:
                 log.exception("Could not read the notifications of @%s", user.login)
                 continue
             for notice in notices:
                 after = max(after, notice.event.score)
+                # Keyword filters: a hide filter's notification is not sent.
+                match = None
+                if notice.status is not None:
+                    match = keyword_match(matcher, StatusEvent(notice.status), user.id)
+                if match is not None and match.action == keyword_filters.HIDE:
+                    continue
                 try:
-                    data = client.format.notification(notification_payload(notice))
+                    data = client.format.notification(notification_payload(notice, match))
                 except Exception:
                     # One notification that cannot be made must not stop the others.
                     log.exception("Could not make notification %s", notice.event.member)
                     continue
                 self.app.hub.deliver(client, data)
+
+    def _notices(self, uid, after):
+        """(the notifications of ``uid`` after ``after``, the user's keyword filters of
+        the notifications context or None). Blocking: run in a thread."""
+        notices = conversations.notifications_after(
+            self.redis, uid, after, NOTIFICATIONS_PER_CHANGE
+        )
+        if not any(notice.status is not None for notice in notices):
+            return notices, None
+        mine = keyword_filters.get_filters(self.redis, uid)
+        return notices, keyword_filters.matcher_for(mine, "notifications")
 
     async def _send_conversations(self, client, user):
         while True:
@@ -739,7 +828,11 @@ class Socket:
         else:
             held = await self.app.hold_address(self.scope)
         name = f"mastodon-ws:{':'.join(key)}:@{self.user.login}"
-        client = MastodonClient(match, websocket_format(key), hub.client_buffer, name, self.user.id)
+        format = websocket_format(key)
+        warned = keywords_of(match)  # keyword filters: a format of its own
+        if warned is not None:
+            format = WarnedWebSocketMessages(key, format.shows_private, warned, self.user.id)
+        client = MastodonClient(match, format, hub.client_buffer, name, self.user.id)
         notifying = streams._notifying(stream, self.scopes)
         start = None
         if notifying:

@@ -15,7 +15,7 @@ from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
-from .common import id_or_404, read_poll_votes
+from .common import filter_statuses, id_or_404, read_poll_votes
 from .responses import error, json_response, json_text_response
 
 
@@ -26,13 +26,13 @@ def _params(request):
         return None, error(422, str(bad))
 
 
-def _answer(request, page):
+def _answer(request, page, context="home"):
     """A page of statuses (a repository Page) as Status entities, newest first, with
     the Link header: ``next`` below the page's cursor, ``prev`` above the newest entry
     it read, shown or not (``prev_cursor``). An original shown under a "reposted"
     header is given as the repost wrapping it (one or two round trips more when the
     page has any: reposts.reposts_of)."""
-    items = page.items
+    items = filter_statuses(request, page.items, context)  # keyword filters
     base = entities.site_base(request)
     shown_by = [
         (item["reposted_by"]["id"], item["id"]) for item in items if item.get("reposted_by")
@@ -63,7 +63,7 @@ def tag(request, tag):
     if not parsed_entities.is_tag(normalized):
         return json_response([])
     page = timelines.tag_page(get_redis(), normalized, viewer_id=request.user.id, **query.bounds())
-    return _answer(request, page)
+    return _answer(request, page, "public")
 
 
 @api_view(scope="read:lists")
@@ -92,7 +92,7 @@ def public(request):
     if request.GET.get("remote") in ("true", "1") or request.GET.get("only_media") in ("true", "1"):
         return json_response([])
     page = timelines.public_page(get_redis(), viewer_id=request.user.id, **query.bounds())
-    return _answer(request, page)
+    return _answer(request, page, "public")
 
 
 # --- groups: this site's extension -----------------------------------------
@@ -117,7 +117,7 @@ def group_timeline(request, slug):
     page = communities.timeline_page(
         r, community["id"], viewer_id=viewer, member=standing.member, **bounds
     )
-    return _answer(request, page)
+    return _answer(request, page, "public")
 
 
 @api_view(scope="read:statuses")

@@ -86,6 +86,9 @@ class StatusEvent:
         self.id = int(status["id"])
         self.uid = int(status["uid"])
         self.deleted = bool(status.get("deleted"))
+        # A status changed (a poll's end: repository.events.publish_updated), sent as an
+        # update by the formats that have one (hub.Format.tells_updates).
+        self.updated = bool(status.get("updated"))
         # Posted while its author's account was private (repository/privacy.py): for
         # the author's followers only (Hub.dispatch).
         self.private = status.get("private") == "1"

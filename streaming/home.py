@@ -4,6 +4,7 @@ and list streams send."""
 import asyncio
 
 from socialsite.repository import blocks, communities, graph, keys
+from socialsite.repository import filters as keyword_filters
 
 from . import filters
 
@@ -17,8 +18,10 @@ class HomeFilter:
     home or, for a pulled group, merged into it when read (fanout.py), they reach the
     live page alike. Deletions go through the same filter."""
 
-    def __init__(self, uid, following, hidden=(), communities=()):
+    def __init__(self, uid, following, hidden=(), communities=(), keywords=None):
         self.uid = uid
+        # Keyword filters: the user's of the home context, compiled (a Matcher), or None.
+        self.keywords = keywords
         self.following = frozenset(following) | {uid}
         hidden = frozenset(hidden) - {uid}
         self.hidden = hidden
@@ -67,7 +70,30 @@ class HomeFilter:
 
     def _reply_rule(self, event):
         replied_to = event.replied_to
-        return replied_to is None or event.uid == self.uid or replied_to in self.following
+        if not (replied_to is None or event.uid == self.uid or replied_to in self.following):
+            return False
+        # Keyword filters: a hide filter's status is not sent.
+        found = self.keyword_match(event)
+        return found is None or found.action != keyword_filters.HIDE
+
+    def keyword_match(self, event):
+        """The user's keyword filters' filters.Match of ``event``'s status (a repost's:
+        its original's), None for none or for the user's own."""
+        return keyword_match(self.keywords, event, self.uid)
+
+
+def keyword_match(matcher, event, uid):
+    """``matcher``'s (filters.Matcher or None) Match of ``event``'s status, a repost's
+    original's; None for none, a deletion, or a status of user ``uid``'s own."""
+    if matcher is None or event.deleted:
+        return None
+    status = event.status
+    original = status.get("retweeted_status")
+    if isinstance(original, dict):
+        status = original
+    if str(status.get("uid", event.uid)) == str(uid):
+        return None
+    return matcher.check(status)
 
 
 class HomeFilters:
@@ -88,10 +114,12 @@ class HomeFilters:
             shared = self.user_ids
             following = [shared.setdefault(f, f) for f in graph.following_ids(self.redis, uid)]
             in_home = communities.in_home_ids(self.redis, uid)
-            return following, blocks.hidden_authors(self.redis, uid), in_home
+            mine = keyword_filters.get_filters(self.redis, uid)  # keyword filters
+            matcher = keyword_filters.matcher_for(mine, "home")
+            return following, blocks.hidden_authors(self.redis, uid), in_home, matcher
 
-        following, hidden, in_home = await asyncio.to_thread(read)
-        return HomeFilter(uid, following, hidden, in_home)
+        following, hidden, in_home, matcher = await asyncio.to_thread(read)
+        return HomeFilter(uid, following, hidden, in_home, matcher)
 
 
 # --- Groups ------------------------------------------------------------------
@@ -103,12 +131,15 @@ class GroupFilter:
     muted: ``hidden``), and its members-only ones only for a ``member``. Offered every
     event (a group's statuses have no index of their own): one dict lookup each."""
 
-    def __init__(self, cid, member, hidden=()):
+    def __init__(self, cid, member, hidden=(), keywords=None, uid=None):
         self.cid = str(int(cid))
         self.member = member
         self.hidden = frozenset(hidden)
         # The reader's membership ended (leave): nothing more until the stream closes.
         self.closed = False
+        # Keyword filters: the reader's of the public context (a Matcher), or None.
+        self.keywords = keywords
+        self.uid = uid
 
     def index_keys(self):
         return [(filters.INDEX_COMMUNITY, (int(self.cid),))]
@@ -128,7 +159,13 @@ class GroupFilter:
         status = event.status
         if str(status.get(keys.STATUS_COMMUNITY_FIELD)) != self.cid or event.uid in self.hidden:
             return False
-        return self.member or status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"
+        if not (self.member or status.get(keys.STATUS_MEMBERS_ONLY_FIELD) != "1"):
+            return False
+        found = self.keyword_match(event)  # keyword filters: a hide filter's is not sent
+        return found is None or found.action != keyword_filters.HIDE
+
+    def keyword_match(self, event):
+        return keyword_match(self.keywords, event, self.uid)
 
 
 def group_filter(redis, slug, uid):
@@ -139,4 +176,7 @@ def group_filter(redis, slug, uid):
         return None
     if community["kind"] == "private" and not standing.member:
         return None
-    return GroupFilter(community["id"], standing.member, blocks.hidden_authors(redis, uid))
+    # Keyword filters: the reader's, of the public context (a group's page is one).
+    matcher = keyword_filters.matcher_for(keyword_filters.get_filters(redis, uid), "public")
+    hidden = blocks.hidden_authors(redis, uid)
+    return GroupFilter(community["id"], standing.member, hidden, matcher, uid)

@@ -119,7 +119,12 @@ class ReplayingClient(Client):
 
 
 def is_post(event):
-    return event is not None and event.kind == "status" and not event.deleted
+    return (
+        event is not None
+        and event.kind == "status"
+        and not event.deleted
+        and not getattr(event, "updated", False)  # a changed status: not a post
+    )
 
 
 class LiveClient(ReplayingClient):

@@ -34,6 +34,7 @@ from socialsite.repository import (
     communities,
     direct,
     emails,
+    filters,
     graph,
     likes,
     lists,
@@ -147,7 +148,13 @@ def site(r, media_root):
         statuses_actions.NewStatus(text="More tea? #launch"),
         group="tea",
     )
+    # Keyword filters: alice's warn filter collapses the fans' statuses on #launch's page.
+    _, fid = filters.save_filter(
+        r, alice["id"], 0, title="Launch talk", context=["home", "public"], action="warn",
+        keywords=[(0, "hello", True)], expires_ms=0,
+    )  # fmt: skip
     return {
+        "filter": fid,
         "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
@@ -207,6 +214,9 @@ PAGES = {
     "group_requests": lambda s: "/g/tea/requests/",
     # The Top timeline (timeline/top.py): its page, Latest's own address, its settings
     # with the preview.
+    # Keyword filters.
+    "settings_filters": lambda s: "/settings/filters/",
+    "edit_filter": lambda s: f"/settings/filters/{s['filter']}/",
     "top": lambda s: "/top/",
     "latest": lambda s: "/latest/",
     "top_settings": lambda s: (
@@ -238,6 +248,17 @@ ACTIONS = {
     "reject_request",
     "rename_list",
     "delete_list",
+    # Keyword filters: the settings page's delete form; the client API's filters.
+    "delete_filter",
+    "filters",
+    "filter",
+    "filter_keywords",
+    "filter_keyword",
+    "filters_v1",
+    # Polls: the vote form posts here; the client API's polls.
+    "vote_poll",
+    "poll",
+    "poll_votes",
     "add_to_list",
     "remove_from_list",
     "like",
@@ -609,6 +630,7 @@ FORMS = [
     ),
     pytest.param("alice", "/settings/delete/", {}, "Delete my account", id="delete-account"),
     pytest.param("alice", "/lists/", {}, "Make the list", id="new-list"),
+    pytest.param("alice", "/settings/filters/", {}, "Make the filter", id="new-filter"),
     pytest.param(
         "alice", lambda s: f"/lists/{s['list']}/", {"List name": ""}, "Rename", id="rename-list"
     ),

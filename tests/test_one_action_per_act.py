@@ -40,6 +40,8 @@ WRITES = {
     "statuses": {"post_status", "delete_status", "forget_posting_keys"},
     # Polls (their end, polls.end_due, is the workers' own step).
     "polls": {"vote", "note_end"},
+    # Keyword filters (forget is the account deletion's step).
+    "filters": {"save_filter", "delete_filter", "forget"},
     # Groups.
     "communities": {
         "create",

@@ -323,3 +323,72 @@ def test_mastodon_py_posts_a_poll_votes_and_reads_it(r, live_server, settings, a
     assert voted["voted"] is True and voted["own_votes"] == [0, 2]
     assert voted["votes_count"] == 2 and voted["voters_count"] == 1
     assert author.poll(status["poll"]["id"])["options"][2]["votes_count"] == 1
+
+
+# --- the search index: a poll's options are words of its status --------------------------
+
+
+def test_a_polls_options_are_found_by_search_and_leave_the_index_with_it(r, alice, bob):
+    from socialsite.repository import status_search
+
+    status_search.set_indexable(r, alice["id"], True)
+    sid = post_poll(alice, options=("Earl Grey", "Oolong"))
+    query = status_search.parse_status_query("oolong")
+    found = status_search.search_statuses(r, bob["id"], query)
+    assert [status["id"] for status in found.items] == [sid]
+    phrase = status_search.parse_status_query('"earl grey"')
+    assert [s["id"] for s in status_search.search_statuses(r, bob["id"], phrase).items] == [sid]
+    statuses_actions.delete(actor(alice), sid)
+    assert status_search.search_statuses(r, bob["id"], query).items == []
+
+
+def test_a_deleted_accounts_vote_stays_counted_and_it_is_not_notified(r, alice, bob, carol):
+    from socialsite.repository import leaving
+
+    sid = post_poll(alice)
+    poll_actions.vote(actor(bob), sid, [0])
+    poll_actions.vote(actor(carol), sid, [1])
+    leaving.delete_account(r, bob["id"])
+    end_now(r, sid)
+    assert polls.end_due(r) == [sid]
+    found = polls.poll_of(statuses.get_statuses(r, [sid])[0])
+    assert found.voters == 2 and found.votes == (1, 1)
+    assert not r.exists(keys.notifications(bob["id"]))
+    assert [e.kind for e in notifications.events(r, carol["id"])].count("poll") == 1
+
+
+def test_a_reader_who_voted_sees_their_choice_and_others_still_the_form(r, alice, bob, carol):
+    from socialsite.repository import graph
+
+    sid = post_poll(alice, options=("Tea", "Coffee", "Juice"), multiple=True)
+    for reader in (bob, carol):
+        graph.follow(r, reader["id"], alice["id"])
+    as_bob, as_carol = log_in(Client(), "bob"), log_in(Client(), "carol")
+    for url in ("/", f"/@alice/{sid}/", "/@alice/"):
+        assert f'name="choice_{sid}"' in as_bob.get(url).content.decode(), url
+    poll_actions.vote(actor(bob), sid, [0, 2])
+    for url in ("/", f"/@alice/{sid}/", "/@alice/"):
+        page = as_bob.get(url).content.decode()
+        assert f'name="choice_{sid}"' not in page and "You voted" in page, url
+        assert page.count('class="poll-mine"') == 2, url
+        # The markup memory holds both: carol, who has not voted, still gets the form.
+        other = as_carol.get(url).content.decode()
+        assert f'name="choice_{sid}"' in other and "You voted" not in other, url
+
+
+def test_a_page_with_open_polls_costs_one_round_trip_more(
+    r, client, alice, round_trips, redis_backend
+):
+    from socialsite.repository import graph
+    from tests.test_round_trips import allowed, cost
+
+    reader = make_user(r, "reader")
+    log_in(client, "reader")
+    graph.follow(r, reader["id"], alice["id"])
+    for n in range(5):
+        statuses.post_status(r, alice["id"], f"no poll {n}")
+    without = cost(client, "/", round_trips)
+    for _ in range(3):
+        post_poll(alice)
+    # The reader's own votes, in one pipeline (on a cluster: one write per node).
+    assert 1 <= cost(client, "/", round_trips) - without <= allowed(redis_backend, 1, 1)

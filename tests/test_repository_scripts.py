@@ -77,6 +77,10 @@ SAMPLES = {
         {"uid": 1, "before": None, "count": 31, "now_ms": 5, "list_id": 3, "above": 7},
     ],
     "create_list": [{"uid": 1, "name": "friends", "limit": 50}],
+    "save_filter": [
+        {"uid": 1, "fid": 0, "filter_json": '{"title":"t","keywords":[]}', "limit": 50},
+        {"uid": 1, "fid": 3, "filter_json": '{"title":"t","keywords":[{"id":0}]}', "limit": 50},
+    ],
     "community_join": [
         {"cid": 3, "uid": 1, "now_ms": 5},
         {"cid": 3, "uid": 1, "now_ms": 5, "approve": True},

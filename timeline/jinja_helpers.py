@@ -17,8 +17,9 @@ from django.utils import timezone
 from markupsafe import Markup
 
 from socialsite import icons
+from socialsite.connection import get_redis
 from socialsite.memory import Memory
-from socialsite.repository import polls
+from socialsite.repository import filters, polls
 
 
 def reltime(posted, now=None):
@@ -125,6 +126,11 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     """
     pinned = pinned or ()
     viewer_id = request.user.id
+    # Keyword filters: a hide filter's statuses dropped before drawing, a warn filter's
+    # drawn as any other and wrapped (filtered_markup): the memory stays per status.
+    statuses, warned = filters.apply(
+        page_filters(request), list(statuses), viewer_id, getattr(request, "filter_focus", None)
+    )
     actions = viewer_id is not None
     # The reader's time zone (their setting, socialsite.actions.settings), for the
     # absolute times.
@@ -132,19 +138,24 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
     liked = liked or ()
     bookmarked = bookmarked or ()
     own_next = delete_next or request.get_full_path()
+    # Polls: the reader's own choices in the open polls of others (one round trip, only
+    # for a page holding any), part of the key as ``liked`` is.
+    voted = own_poll_votes(request, statuses, viewer_id)
     keys = [
         (status["id"], reltime(status["posted"]), links.patterns, actions,
          status["id"] in liked, status.get("viewer_reposted", False), zone,
-         status["id"] in bookmarked)
+         status["id"] in bookmarked, voted.get(status["id"]))
         for status in statuses
     ]  # fmt: skip
     remembered = _remembered.get_many(keys)
     new = {}
     made = []
     for status, key in zip(statuses, keys, strict=True):
-        _, when, _, _, is_liked, reposted, _, is_bookmarked = key
+        _, when, _, _, is_liked, reposted, _, is_bookmarked, choices = key
         # Bookmarks: the macro's keyword, given only where the page read them.
         marked = {"bookmarked": True} if is_bookmarked else {}
+        if choices is not None:  # polls: the reader voted
+            marked["voted"] = choices
         if status["uid"] == viewer_id:
             own = (csrf_input, own_next, actions, is_liked, reposted, when, zone)
             mine = {**marked, "pinned": True} if status["id"] in pinned else marked
@@ -163,6 +174,9 @@ def status_list_markup(article, statuses, request, csrf_input, links, delete_nex
                 status, links, None, None, actions, is_liked, reposted, when, zone, **marked
             )
             entry = new[key] = (dict(fields), markup)
+        if status["id"] in warned:  # keyword filters: the memory's markup, wrapped
+            made.append(filtered_markup(entry[1], warned[status["id"]]))
+            continue
         made.append(entry[1])
     if new:
         _remembered.put_many(new)
@@ -282,6 +296,29 @@ def chat_rows(messages, senders, viewer_id, zone="UTC", now=None):
 # --- polls ----------------------------------------------------------------------------
 
 
+def own_poll_votes(request, statuses, viewer_id):
+    """{status id: the reader's choices} in the open polls of others among ``statuses``
+    that the reader voted in (polls.own_votes: one round trip, none for a page without
+    such polls or a visitor); kept on the request for its other lists."""
+    if viewer_id is None:
+        return {}
+    known = getattr(request, "own_poll_votes", None)
+    if known is None:
+        known = request.own_poll_votes = {}
+    wanted = [
+        status["id"]
+        for status in statuses
+        if "poll" in status
+        and status["uid"] != viewer_id
+        and status["id"] not in known
+        and not poll_ended(status)
+    ]
+    if wanted:
+        found = polls.own_votes(get_redis(), viewer_id, wanted)
+        known.update({sid: found.get(sid) for sid in wanted})
+    return {sid: choices for sid, choices in known.items() if choices is not None}
+
+
 def poll_ended(status):
     """Whether ``status``'s poll has ended (its ``poll_expires``, ms, has come)."""
     return time.time() * 1000 >= int(status.get("poll_expires") or 0)
@@ -310,3 +347,56 @@ def status_poll(status):
         "hidden": found.hide_totals and not ended,
         "expires": found.expires_ms / 1000,
     }
+
+
+# --- keyword filters ------------------------------------------------------------------------
+
+# The filter context of the statuses of each page, by its URL name (Mastodon's contexts:
+# lists and Top are home timelines; a tag's and a group's are public timelines). Pages
+# not named here (bookmarks, likes, search) are not filtered, as in Mastodon.
+FILTER_CONTEXTS = {
+    "home": "home",
+    "latest": "home",
+    "top": "home",
+    "list_timeline": "home",
+    "tag": "public",
+    "group": "public",
+    "status_detail": "thread",
+    "profile": "account",
+    "notifications": "notifications",
+}
+_UNREAD = object()
+
+
+def page_filters(request):
+    """The reader's keyword filters of the request's page, compiled (filters.Matcher), or
+    None: read along with the session (accounts.session_store: no round trip of their
+    own), compiled once per process for the same filters, looked up once per request."""
+    found = getattr(request, "_filter_matcher", _UNREAD)
+    if found is not _UNREAD:
+        return found
+    found = None
+    uid = getattr(request.user, "id", None)
+    match = getattr(request, "resolver_match", None)
+    context = FILTER_CONTEXTS.get(getattr(match, "url_name", None))
+    if uid is not None and context is not None:
+        read = getattr(request.session, "filters", None)
+        mine = read.for_user(uid) if read is not None else None
+        if mine is None:  # a session whose key does not name its user: read them now
+            mine = filters.get_filters(get_redis(), uid)
+        found = filters.matcher_for(mine, context)
+    request._filter_matcher = found
+    return found
+
+
+_FILTERED = Markup(
+    '<details class="filtered"><summary class="filtered-summary">'
+    '<span class="filtered-title">Filtered: <bdi>{}</bdi></span>'
+    '<span class="filtered-show">Show anyway</span></summary>{}</details>'
+)
+
+
+def filtered_markup(markup, match):
+    """A status's ``markup`` collapsed behind "Filtered: <title>" (a warn filter's
+    ``match``): a <details> that opens without a script."""
+    return _FILTERED.format(match.titles, markup)

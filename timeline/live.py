@@ -35,6 +35,7 @@ from streaming.asgi import first, parse_query, request_headers, send_preflight, 
 from streaming.home import HomeFilters, group_filter
 from streaming.hub import Format
 from streaming.refresh import refresh_until_ended
+from timeline import jinja_helpers
 
 log = logging.getLogger(__name__)
 
@@ -79,12 +80,18 @@ class ServerSentEvents(Format):
     # A live page's filter is its viewer's home timeline (HomeFilter): a private
     # account's statuses reach its followers there, as in their home timelines.
     shows_private = True
+    # A changed status (a poll's end): ``{"id", "html", "update": true}``, which the
+    # page puts in place of the one it shows (and ignores when it shows none).
+    tells_updates = True
     keepalive = b": keep-alive\n\n"
     opening = f"retry: {RECONNECT_MILLISECONDS}\n\n".encode()
 
     def __init__(self, status_html, viewer_id=None):
         self.status_html = status_html
         self.viewer_id = viewer_id
+        # The connection's HomeFilter (GroupFilter), for its keyword filters (set by
+        # live_home, live_group).
+        self.home = None
 
     def for_viewer(self, uid):
         """The format of a connection of user ``uid``."""
@@ -115,10 +122,13 @@ class ServerSentEvents(Format):
                 )
             return data
         own = not event.deleted and event.uid == self.viewer_id
-        key = (self.status_html, own)
+        # Keyword filters: a warn filter's status collapsed behind its title (a hide
+        # filter's never reaches here: the connection's HomeFilter leaves it out).
+        warned = None if self.home is None else self.home.keyword_match(event)
+        key = (self.status_html, own, warned.titles if warned else None)
         data = event.rendered.get(key)
         if data is None:
-            data = event.rendered[key] = self.render(event, own)
+            data = event.rendered[key] = self.render(event, own, warned)
         return data
 
     def load_newer(self, after):
@@ -126,12 +136,14 @@ class ServerSentEvents(Format):
         reconnection replays (replay.LIVE_REPLAY_MAX); the page offers a reload."""
         return f"event: load-newer\ndata: {json.dumps({'after': after})}\n\n".encode()
 
-    def render(self, event, own=False):
+    def render(self, event, own=False, warned=None):
         if event.deleted:
             kind, payload = "delete", {"id": event.id}
         else:
             try:
                 html = self.status_html(event, own)
+                if warned is not None:  # keyword filters
+                    html = jinja_helpers.filtered_markup(html, warned)
             except Exception:
                 # A malformed event must not stop the others (nor this one's clients
                 # of other formats). A comment instead, which EventSource ignores; the
@@ -139,6 +151,8 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
+            if event.updated:
+                payload["update"] = True
             shows = event.status.get("repost_of")
             if shows is not None:
                 # A repost shows its original: the page skips it if it shows that already.
@@ -248,6 +262,7 @@ class LiveHome:
         except ValueError as error:
             cursor, version, ignored = None, None, str(error)
         format = self.format_for(user)
+        format.home = home  # keyword filters: the warn filters' collapsed markup
 
         def live_client(*args):
             return replay.LiveClient(*args, cursor=cursor, version=version)
@@ -274,6 +289,7 @@ class LiveHome:
                     fresh.hide(client.hidden_recently)
                     fresh.leave(client.left_recently)
                     client.match = fresh
+                    format.home = fresh  # keyword filters read again
                 except Exception:
                     # Redis away for a moment: keep the old list, try again later.
                     log.exception("Could not refresh the live feed of @%s", user.login)
@@ -310,6 +326,8 @@ class LiveHome:
         if match is None:
             await send_text(send, 404, "There is no such group.", cors)
             return
+        format = self.format_for(user)
+        format.home = match  # keyword filters: the warn filters' collapsed markup
 
         async def keep_up_to_date(client):
             async def refresh():
@@ -325,6 +343,7 @@ class LiveHome:
                         client.close()  # left, removed, banned; the group suspended
                         return False
                     client.match = fresh
+                    format.home = fresh  # keyword filters read again
                 except Exception:
                     log.exception("Could not refresh the live group of @%s", user.login)
                 return True
@@ -332,7 +351,7 @@ class LiveHome:
             await refresh_until_ended(client, self.refresh_seconds, refresh)
 
         await self.app.stream(
-            scope, receive, send, match, f"@{user.login} in {slug}", self.format_for(user),
+            scope, receive, send, match, f"@{user.login} in {slug}", format,
             headers=cors, background=keep_up_to_date, user_id=user.id,
         )  # fmt: skip
 

@@ -3,6 +3,7 @@ from django.urls import path
 from . import (
     bookmarks,
     discover,
+    filters,
     followed_tags,
     groups,
     likes,
@@ -132,4 +133,11 @@ urlpatterns += [
     path("top/", top.top, name="top"),
     path("latest/", views.home, {"latest": True}, name="latest"),
     path("settings/top/", top.top_settings, name="top_settings"),
+]
+
+# Keyword filters (filters.py).
+urlpatterns += [
+    path("settings/filters/", filters.filters_page, name="settings_filters"),
+    path("settings/filters/<id:filter_id>/", filters.edit_filter, name="edit_filter"),
+    path("settings/filters/<id:filter_id>/delete/", filters.delete_filter, name="delete_filter"),
 ]

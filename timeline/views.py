@@ -28,6 +28,7 @@ from socialsite.redirects import redirect_to_next
 from socialsite.repository import (
     conversations,
     entities,
+    filters,
     graph,
     likes,
     markers,
@@ -44,6 +45,7 @@ from socialsite.repository.ids import parse_id
 from socialsite.repository.limits import SUGGESTIONS_ON_HOME_BELOW
 from socialsite.throttling import throttle, too_many_requests
 
+from . import jinja_helpers
 from . import top as top_timeline
 from .acting_on_users import act_on_user
 from .forms import MUTE_DURATIONS, POLL_DRAFT_FIELDS, ReplyForm, StatusForm, mute_until
@@ -413,6 +415,7 @@ def status_detail(request, login, status_id):
         else:
             form = ReplyForm(initial={"message": _reply_prefill(thread.status, viewer.login)})
     context = {"thread": thread, "form": form, "posting_key": new_posting_key()}
+    request.filter_focus = status_id  # keyword filters: the status asked for is shown
     return render(request, "timeline/status_detail.html", context)
 
 
@@ -447,7 +450,24 @@ def notifications_page(request):
     )
     viewer.notifications = page.unread  # seen now: the badge shows what is left
     context = {"page": page, "kind": kind, "kinds": notifications.KINDS}
+    context["filtered"] = _filter_entries(request, page)  # keyword filters
     return render(request, "timeline/notifications.html", context)
+
+
+def _filter_entries(request, page):
+    """Keyword filters on the notifications page: the entries whose status a hide filter
+    matches are left out; {status id: the titles} of those a warn filter matches, whose
+    quoted status the page collapses behind them."""
+    matcher = jinja_helpers.page_filters(request)
+    if matcher is None:
+        return {}
+    shown = [entry.status for entry in page.entries if entry.status]
+    kept, warned = filters.apply(matcher, shown, request.user.id)
+    kept_ids = {status["id"] for status in kept}
+    page.entries = [
+        entry for entry in page.entries if not entry.status or entry.status["id"] in kept_ids
+    ]
+    return {sid: found.titles for sid, found in warned.items()}
 
 
 @require_GET

@@ -62,6 +62,15 @@ def publish_deleted(r, status):
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
 
 
+def publish_updated(r, status):
+    """Publish a status that changed (a poll's end: its ``poll_tally`` with it) with
+    ``updated: true``: Mastodon's streams send it as ``status.update``, live pages
+    redraw it where they show it; formats that have no such event leave it out
+    (hub.Format.tells_updates). The whole status goes out, for the same filters as its
+    post's."""
+    r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "updated": True}))
+
+
 def publish_relations_changed(r, uids, hidden=(), left=()):
     """Tell the streaming servers that the follows, blocks, mutes or sessions of ``uids``
     changed: their live pages check their session and read whom they get statuses from

@@ -1235,3 +1235,19 @@ STATUS_POLL_FIELD = "poll"
 STATUS_POLL_EXPIRES_FIELD = "poll_expires"
 # Field of keys.status_counts: the poll's tally.
 POLL_TALLY_FIELD = "poll"
+
+
+# --- keyword filters (filters.py) -----------------------------------------------------------
+
+
+def filters(uid):
+    """HASH: filter id -> the filter as JSON (title, context, action, keywords with their
+    ids and whole_word, expires in ms or 0), of ``uid``'s keyword filters (at most
+    limits.FILTERS_PER_USER). Read with every logged-in page's session (filters.Read)."""
+    return f"filters:{shard(uid)}:{uid}"
+
+
+def filter_ids(uid):
+    """STRING: counter handing out ``uid``'s filter and keyword ids (INCR): ids are per
+    user, so another user's filter id names nothing among one's own."""
+    return f"filter-ids:{shard(uid)}:{uid}"

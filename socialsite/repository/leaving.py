@@ -29,6 +29,7 @@ from . import (
     direct,
     emails,
     eviction,
+    filters,
     followed_tags,
     graph,
     jobs,
@@ -283,6 +284,7 @@ DELETION_STEPS = [
     free_email,
     affinity.forget,
     followed_tags.forget_user,  # followed hashtags
+    filters.forget,  # keyword filters
     delete_user_keys,
 ]
 

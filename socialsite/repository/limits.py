@@ -189,6 +189,13 @@ TRENDS_SHOWN = 20
 # 5,000 members: adding one is a script over the list, and deleting a list walks them all
 # in one step, which this keeps to milliseconds.
 LISTS_PER_USER = 50
+# Keyword filters (filters.py): how many a user may have, keywords per filter, and a
+# keyword's and a title's length. Bounded so that a reader's filters stay one small read
+# and one regular expression per context.
+FILTERS_PER_USER = 50
+FILTER_KEYWORDS = 50
+FILTER_KEYWORD_LENGTH = 100
+FILTER_TITLE_LENGTH = 100
 LIST_NAME_MAX_LENGTH = 50
 LIST_MEMBERS = 5000
 # Search (search.py). A query is 1 to SEARCH_QUERY_MAX_LENGTH characters. A prefix

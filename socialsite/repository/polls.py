@@ -12,7 +12,9 @@ the tally exact under any concurrency.
 The end: keys.poll_endings (in the author's shard) holds each poll by its end; the
 fan-out workers' sweep (end_due) notifies the author and the voters of each ended poll
 (``member("poll", author, sid, sid)``, the same member on every run: a sweep that dies
-midway and runs again notifies nobody twice), then takes it off the list.
+midway and runs again notifies nobody twice), then takes it off the list. A deleted
+account's votes stay in the tally (they are anonymous, as Mastodon keeps them), and the
+end notifies only the accounts still there.
 """
 
 import json
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import keys, notifications, scripts
+from . import events, keys, notifications, scripts
 from .client import Client
 from .limits import NOTIFICATIONS_KEPT
 
@@ -138,12 +140,28 @@ def end_due(r: Client, now_ms: int | None = None, keep: int = NOTIFICATIONS_KEPT
     for key, due in zip(shard_keys, pipe.execute(), strict=True):
         for member, score in due:
             sid = int(member)
-            author = r.hget(keys.status(sid), "uid")
-            if author is not None:
-                _notify_ended(r, int(author), sid, int(score), keep)
+            read = r.pipeline(transaction=False)  # one slot: the status's
+            read.hgetall(keys.status(sid))
+            read.hget(keys.status_counts(sid), keys.POLL_TALLY_FIELD)
+            status, tally = read.execute()
+            if status and status.get("uid") is not None:
+                _notify_ended(r, int(status["uid"]), sid, int(score), keep)
                 ended.append(sid)
+                # Live pages and Mastodon's streams show the results (status.update);
+                # at most once more if a sweep dies after this: a redraw, no harm.
+                events.publish_updated(r, {**status, "poll_tally": tally or ""})
             r.zrem(key, member)
     return ended
+
+
+def _existing(r: Client, uids: list[int]) -> list[bool]:
+    """Whether each of ``uids`` still has an account (one round trip)."""
+
+    def queue(pipe: Any) -> None:
+        for uid in uids:
+            pipe.exists(keys.user(uid))
+
+    return [bool(n) for n in scripts.run_pipeline(r, queue)]
 
 
 def _notify_ended(r: Client, author: int, sid: int, end_ms: int, keep: int) -> None:
@@ -152,6 +170,9 @@ def _notify_ended(r: Client, author: int, sid: int, end_ms: int, keep: int) -> N
     everyone = [author, *(v for v in voters if v != author)]
     for start in range(0, len(everyone), VOTERS_PER_BATCH):
         batch = everyone[start : start + VOTERS_PER_BATCH]
+        # A deleted account's vote stays in the tally (votes are anonymous), but the
+        # account is not notified: no key is written for someone who is gone.
+        batch = [uid for uid, there in zip(batch, _existing(r, batch), strict=True) if there]
 
         def queue(pipe: Any, batch: list[int] = batch) -> None:
             for uid in batch:

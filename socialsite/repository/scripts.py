@@ -1026,3 +1026,19 @@ def poll_vote(*, sid, uid, choices, options, now_ms):
         "poll_votes": keys.poll_votes(sid),
         "status_counts": keys.status_counts(sid),
     }, [int(uid), ",".join(str(int(choice)) for choice in choices), int(options), int(now_ms)]
+
+
+# --- keyword filters (filters.py) ----------------------------------------------------------
+
+
+@script()
+def save_filter(*, uid, fid, filter_json, limit):
+    """Create (``fid`` 0, unless uid has ``limit`` filters) or replace uid's filter
+    ``fid`` in keys.filters(uid), the filter's id and its new keywords' ids (0 in
+    ``filter_json``) from keys.filter_ids(uid). Returns ["saved", id], ["full", 0] or
+    ["missing", 0]."""
+    return {"filters": keys.filters(uid), "filter_ids": keys.filter_ids(uid)}, [
+        int(fid),
+        filter_json,
+        int(limit),
+    ]

@@ -4,6 +4,7 @@ posting and deleting queue in their own round trips. Apart from status_search so
 statuses.py, which queues them, need not import the module that reads statuses.
 """
 
+import json
 import re
 from typing import Any
 
@@ -42,7 +43,20 @@ def words(text: str) -> list[str]:
 
 
 def text_of(status: Any) -> str:
-    return f"{status.get('message') or ''} {status.get(keys.STATUS_SPOILER_FIELD) or ''}"
+    """What a status is found by: its text, its content warning, its poll's options."""
+    text = f"{status.get('message') or ''} {status.get(keys.STATUS_SPOILER_FIELD) or ''}"
+    return (
+        f"{text} {' '.join(_poll_options(status))}" if status.get(keys.STATUS_POLL_FIELD) else text
+    )
+
+
+def _poll_options(status: Any) -> list[str]:
+    """Polls: the options of ``status``'s poll (its JSON ``poll`` field), none if bad."""
+    try:
+        options = json.loads(status[keys.STATUS_POLL_FIELD]).get("options")
+    except (ValueError, TypeError, AttributeError):
+        return []
+    return [str(option) for option in options] if isinstance(options, list) else []
 
 
 def status_words(status: Any) -> list[str]:

@@ -145,6 +145,14 @@
   function onStatus(event) {
     remember(event);
     var status = JSON.parse(event.data);
+    if (status.update) {
+      // A changed status (a poll that ended): redrawn where the page shows it.
+      var shown = document.getElementById("status-" + status.id);
+      var fresh = shown ? renderStatus(status) : null;
+      if (fresh) (shown.closest("details.filtered") || shown).replaceWith(fresh);
+      pending.forEach(function (other) { if (other.id === status.id) other.html = status.html; });
+      return;
+    }
     // A repost shows its original ("shows"): a page that shows it already skips it.
     var shows = status.shows || status.id;
     if (latestUrl) {
@@ -167,7 +175,8 @@
     remember(event);
     var id = JSON.parse(event.data).id;
     var shown = document.getElementById("status-" + id);
-    if (shown) shown.remove();
+    // Keyword filters: a collapsed status goes with its "Filtered" wrapper.
+    if (shown) (shown.closest("details.filtered") || shown).remove();
     pending = pending.filter(function (status) { return status.id !== id; });
     updateBar();
   }
