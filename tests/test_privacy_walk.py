@@ -229,6 +229,9 @@ def scenario(r):
             "status_id": sids + direct_ids,
             # A poll is named by its status's id (api/polls.py): these have none.
             "poll_id": sids,
+            # Keyword filters and their keywords: ids another account's could have.
+            "filter_id": [1, 2],
+            "keyword_id": [1, 2],
             "status": by_author,
             "tag": [PRIVATE_TAG, SUSPENDED_TAG, "shared"],
             "list_id": [lid, 1, 2],
