@@ -3,7 +3,7 @@ update_credentials), anyone's card, statuses, followers and following, follows a
 relationships, and search. Each through the repository function its page uses, so a
 private account, a block or a suspension refuses here as there."""
 
-from django.http import Http404, QueryDict
+from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from media import files, images
@@ -32,6 +32,7 @@ from .common import (
     TRUE,
     BadBody,
     body,
+    form_body,
     get_list,
     read_poll_votes,
     shown_user,
@@ -101,9 +102,7 @@ PICTURE_FIELDS = ("avatar", "header")
 
 def _patch(request):
     """A PATCH's form body and files (Django parses only a POST's)."""
-    if request.content_type == "multipart/form-data":
-        return request.parse_file_upload(request.META, request)
-    return QueryDict(request.body, encoding=request.encoding), {}
+    return form_body(request)
 
 
 @api_view(scope="read:accounts", public=True)

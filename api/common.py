@@ -7,7 +7,7 @@ import json
 import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
@@ -45,6 +45,8 @@ def body(request):
         return request.GET
     if request.content_type == "application/json":
         return json_object(request)
+    if request.method in ("PUT", "PATCH"):
+        return form_body(request)[0]
     try:
         return request.POST
     except MultiPartParserError:
@@ -52,6 +54,20 @@ def body(request):
     except (RequestDataTooBig, TooManyFieldsSent) as refused:
         # Django's bounds on a form (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB of fields past
         # the files; DATA_UPLOAD_MAX_NUMBER_FIELDS, 1,000): said in JSON, not its page.
+        raise BadBody(f"The request body is refused: {refused}") from None
+
+
+def form_body(request):
+    """(the form fields, the files) of a PUT's or PATCH's body (Django parses only a
+    POST's): form-encoded as Mastodon.py sends an edit, or multipart; BadBody when it
+    does not read."""
+    try:
+        if request.content_type == "multipart/form-data":
+            return request.parse_file_upload(request.META, request)
+        return QueryDict(request.body, encoding=request.encoding), {}
+    except MultiPartParserError:
+        raise BadBody("The multipart body does not read") from None
+    except (RequestDataTooBig, TooManyFieldsSent) as refused:
         raise BadBody(f"The request body is refused: {refused}") from None
 
 

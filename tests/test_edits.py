@@ -4,8 +4,8 @@ per-process memory showing the new version; the edit page, the history page and 
 "Edited" marker; the client API (PUT /api/v1/statuses/:id, form and JSON; /history;
 /source; edited_at), Mastodon.py driving it."""
 
-
 import pytest
+from mastodon import Mastodon
 
 from socialsite.actions import statuses as statuses_actions
 from socialsite.actions.core import Actor, Invalid, NotFound
@@ -17,7 +17,7 @@ from socialsite.repository import (
     statuses,
     tags,
 )
-from tests.support.helpers import post
+from tests.support.helpers import bearer, post
 
 Edit = statuses_actions.StatusEdit
 
@@ -116,3 +116,83 @@ def test_deleting_an_edited_status_deletes_its_history(r, alice):
     statuses_actions.edit(actor(alice), sid, Edit(text="v1"))
     statuses_actions.delete(actor(alice), sid)
     assert not r.exists(keys.status_history(sid))
+
+
+# --- the client API -------------------------------------------------------------------
+
+
+def test_api_put_form_encoded_and_json(r, client, alice, bob, token):
+    sid = post(r, alice, "api first")
+    headers = bearer(token(alice))
+    answer = client.put(
+        f"/api/v1/statuses/{sid}",
+        "status=api+second&spoiler_text=cw&sensitive=true",
+        content_type="application/x-www-form-urlencoded",
+        **headers,
+    )
+    assert answer.status_code == 200, answer.content
+    entity = answer.json()
+    assert "api second" in entity["content"] and entity["spoiler_text"] == "cw"
+    assert entity["sensitive"] is True and entity["edited_at"]
+    answer = client.put(
+        f"/api/v1/statuses/{sid}", {"status": "api third"}, content_type="application/json",
+        **headers,
+    )  # fmt: skip
+    assert answer.status_code == 200 and "api third" in answer.json()["content"]
+    # GET says edited_at too; the source gives the text as written.
+    assert client.get(f"/api/v1/statuses/{sid}").json()["edited_at"]
+    source = client.get(f"/api/v1/statuses/{sid}/source", **headers).json()
+    assert source["text"] == "api third"
+    history = client.get(f"/api/v1/statuses/{sid}/history").json()
+    assert ["api first" in v["content"] for v in history] == [True, False, False]
+    assert "api third" in history[-1]["content"] and history[1]["spoiler_text"] == "cw"
+    assert history[0]["created_at"] < history[1]["created_at"] <= history[2]["created_at"]
+    # Another's status: 404; bad input: 422; a poll: 422.
+    other = bearer(token(bob))
+    assert client.put(f"/api/v1/statuses/{sid}", {"status": "x"},
+                      content_type="application/json", **other).status_code == 404  # fmt: skip
+    assert client.put(f"/api/v1/statuses/{sid}", {"status": ""},
+                      content_type="application/json", **headers).status_code == 422  # fmt: skip
+    assert client.put(f"/api/v1/statuses/{sid}", "{not json",
+                      content_type="application/json", **headers).status_code == 422  # fmt: skip
+    assert client.put(f"/api/v1/statuses/{sid}", {"status": "x", "poll": {"options": ["a"]}},
+                      content_type="application/json", **headers).status_code == 422  # fmt: skip
+    assert client.put(f"/api/v1/statuses/{sid}", {"status": "x"},
+                      content_type="application/json").status_code == 401  # fmt: skip
+
+
+def test_api_timelines_say_edited_at(r, client, alice, token):
+    sid = post(r, alice, "on the timeline")
+    headers = bearer(token(alice))
+    client.get("/api/v1/timelines/home", **headers)  # remembered unedited
+    statuses_actions.edit(actor(alice), sid, Edit(text="edited on the timeline"))
+    shown = client.get("/api/v1/timelines/home", **headers).json()
+    assert "edited on the timeline" in shown[0]["content"] and shown[0]["edited_at"]
+    account = client.get(f"/api/v1/accounts/{alice['id']}/statuses", **headers).json()
+    assert account[0]["edited_at"] and "edited on" in account[0]["content"]
+
+
+def test_api_update_notification(r, client, alice, bob, token):
+    sid = post(r, alice, "repost me")
+    reposts.repost(r, bob["id"], sid)
+    statuses_actions.edit(actor(alice), sid, Edit(text="reposted and edited"))
+    headers = bearer(token(bob))
+    found = client.get("/api/v1/notifications", **headers).json()
+    assert "update" in [n["type"] for n in found]
+    update = next(n for n in found if n["type"] == "update")
+    assert update["status"]["id"] == str(sid) and update["account"]["id"] == str(alice["id"])
+    grouped = client.get("/api/v2/notifications", **headers).json()
+    assert "update" in [g["type"] for g in grouped["notification_groups"]]
+    only = client.get("/api/v1/notifications?types[]=update", **headers).json()
+    assert [n["type"] for n in only] == ["update"]
+
+
+def test_mastodon_py_status_update_and_history(r, live_server, settings, alice, token):
+    settings.SITE_URL = live_server.url
+    api = Mastodon(access_token=token(alice), api_base_url=live_server.url)
+    status = api.status_post("from Mastodon.py")
+    edited = api.status_update(status["id"], "edited by Mastodon.py", spoiler_text="cw")
+    assert "edited by Mastodon.py" in edited["content"] and edited["edited_at"]
+    history = api.status_history(status["id"])
+    assert len(history) == 2 and "from Mastodon.py" in history[0]["content"]
+    assert api.status_source(status["id"])["text"] == "edited by Mastodon.py"
