@@ -5,6 +5,7 @@ per-process memory showing the new version; the edit page, the history page and 
 /source; edited_at), Mastodon.py driving it."""
 
 import pytest
+from django.test import Client
 from mastodon import Mastodon
 
 from socialsite.actions import statuses as statuses_actions
@@ -17,7 +18,7 @@ from socialsite.repository import (
     statuses,
     tags,
 )
-from tests.support.helpers import bearer, post
+from tests.support.helpers import bearer, log_in, post
 
 Edit = statuses_actions.StatusEdit
 
@@ -196,3 +197,56 @@ def test_mastodon_py_status_update_and_history(r, live_server, settings, alice, 
     history = api.status_history(status["id"])
     assert len(history) == 2 and "from Mastodon.py" in history[0]["content"]
     assert api.status_source(status["id"])["text"] == "edited by Mastodon.py"
+
+
+# --- the pages ------------------------------------------------------------------------
+
+
+def page_client(login):
+    client = Client()
+    log_in(client, login)
+    return client
+
+
+def test_edit_page_edits_and_the_history_page_shows_both(r, alice, bob):
+    sid = post(r, alice, "page first #before")
+    client = page_client("alice")
+    profile = client.get("/@alice/").content.decode()
+    assert f'href="/statuses/{sid}/edit/"' in profile and "Edited</a>" not in profile
+    form = client.get(f"/statuses/{sid}/edit/")
+    assert form.status_code == 200 and "page first #before" in form.content.decode()
+    done = client.post(
+        f"/statuses/{sid}/edit/", {"message": "page second #after", "spoiler_text": ""}
+    )
+    assert done.status_code == 302 and done["Location"] == f"/@alice/{sid}/"
+    thread = client.get(done["Location"]).content.decode()
+    assert "page second" in thread and f'href="/statuses/{sid}/history/"' in thread
+    # Another reader sees the new text and the marker; the history page, both versions.
+    other = page_client("bob")
+    assert "page second" in other.get("/@alice/").content.decode()
+    history = other.get(f"/statuses/{sid}/history/").content.decode()
+    assert history.index("page second") < history.index("page first")
+    assert Client().get(f"/statuses/{sid}/history/").status_code == 200
+    # Not one's own: 404; nor a missing one's history.
+    assert other.get(f"/statuses/{sid}/edit/").status_code == 404
+    assert other.post(f"/statuses/{sid}/edit/", {"message": "x"}).status_code == 404
+    assert other.get("/statuses/999999/history/").status_code == 404
+
+
+def test_edit_page_says_what_is_wrong(r, alice):
+    sid = post(r, alice, "keep me")
+    client = page_client("alice")
+    refused = client.post(f"/statuses/{sid}/edit/", {"message": "x" * 600})
+    assert refused.status_code == 400 and "at most" in refused.content.decode()
+    refused = client.post(f"/statuses/{sid}/edit/", {"message": "  "})
+    assert refused.status_code == 400 and "Write something" in refused.content.decode()
+    assert statuses.get_status(r, sid)["message"] == "keep me"
+    assert Client().get(f"/statuses/{sid}/edit/").status_code == 302  # to log in
+
+
+def test_notifications_page_says_an_edit(r, alice, bob):
+    sid = post(r, alice, "to repost")
+    reposts.repost(r, bob["id"], sid)
+    statuses_actions.edit(actor(alice), sid, Edit(text="edited after the repost"))
+    page = page_client("bob").get("/notifications/").content.decode()
+    assert "edited a status you reposted" in page and "edited after the repost" in page
