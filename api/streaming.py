@@ -206,6 +206,8 @@ class MastodonEvents(Format):
         payload = status_payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
+        if event.edited:  # edits: Mastodon's status.update, the Status as edited
+            return b"event: status.update\ndata: " + payload + b"\n\n"
         return b"event: update\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
@@ -236,7 +238,7 @@ class WebSocketMessages(Format):
             payload = status_payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
-            name, payload = "update", payload.decode()
+            name, payload = "status.update" if event.edited else "update", payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 
     def notification(self, payload):

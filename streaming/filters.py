@@ -85,6 +85,8 @@ class StatusEvent:
         self.id = int(status["id"])
         self.uid = int(status["uid"])
         self.deleted = bool(status.get("deleted"))
+        # Edits (decision 0074): the status as edited, to those the post went to.
+        self.edited = bool(status.get("edited_event"))
         # Posted while its author's account was private (repository/privacy.py): for
         # the author's followers only (Hub.dispatch).
         self.private = status.get("private") == "1"

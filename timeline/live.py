@@ -139,6 +139,8 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
+            if getattr(event, "edited", False):
+                kind = "edit"  # edits: the page replaces what it shows of it
             shows = event.status.get("repost_of")
             if shows is not None:
                 # A repost shows its original: the page skips it if it shows that already.
