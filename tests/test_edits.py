@@ -250,3 +250,32 @@ def test_notifications_page_says_an_edit(r, alice, bob):
     statuses_actions.edit(actor(alice), sid, Edit(text="edited after the repost"))
     page = page_client("bob").get("/notifications/").content.decode()
     assert "edited a status you reposted" in page and "edited after the repost" in page
+
+
+def test_round_trips_of_the_new_pages_and_an_edited_status(r, alice, bob, round_trips,
+                                                           redis_backend):  # fmt: skip
+    sid = post(r, alice, "counted")
+    statuses_actions.edit(actor(alice), sid, Edit(text="counted again"))
+    client = page_client("bob")
+
+    def cost(url):
+        client.get(url)
+        round_trips["n"] = 0
+        assert client.get(url).status_code == 200
+        return round_trips["n"]
+
+    history = cost(f"/statuses/{sid}/history/")
+    edit_page = page_client("alice")
+    edit_page.get(f"/statuses/{sid}/edit/")
+    round_trips["n"] = 0
+    assert edit_page.get(f"/statuses/{sid}/edit/").status_code == 200
+    editing = round_trips["n"]
+    if not redis_backend.cluster:
+        assert history == 4 and editing == 2
+    # A profile showing a status this process remembers from before an edit: one more.
+    profile = cost("/@alice/")
+    remembered = statuses._known.get(sid)
+    statuses_actions.edit(actor(alice), sid, Edit(text="counted a third time"))
+    statuses._known.put(sid, remembered)
+    client.get("/@alice/")  # the new version read once...
+    assert cost("/@alice/") == profile  # ...and remembered

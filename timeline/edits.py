@@ -72,8 +72,8 @@ class EditStatusForm(forms.Form):
 
 def _own_status(request, status_id):
     """The viewer's own status ``status_id`` (not a repost), or the 404 of a missing one."""
-    status = statuses.get_status(get_redis(), status_id)
-    if status is None or status["uid"] != request.user.id or status.get("repost_of"):
+    status = statuses.own_status(get_redis(), request.user.id, status_id)
+    if status is None:
         raise no_such_status()
     return status
 

@@ -421,8 +421,8 @@ def edit(actor: Actor, status_id: int, change: StatusEdit) -> Edited:
     text = checked_text(change.text)
     spoiler = checked_spoiler(change.spoiler_text.strip())
     r = get_redis()
-    old = statuses.get_status(r, status_id)
-    if old is None or int(old["uid"]) != actor.uid or old.get("repost_of"):
+    old = statuses.own_status(r, actor.uid, status_id)
+    if old is None:
         raise NotFound(NO_SUCH_STATUS)
     descriptions = dict(change.descriptions)
     for alt in descriptions.values():

@@ -1145,6 +1145,15 @@ def edit_status(
     return EditResult.EDITED, decode_status(new)
 
 
+def own_status(r: Client, uid: int, sid: int) -> Status | None:
+    """Status ``sid`` if ``uid`` wrote it (not a repost), with its counts; else None. An
+    author may always see their own statuses: what the edit form and the edit read."""
+    status = get_status(r, sid)
+    if status is None or status["uid"] != int(uid) or status.get("repost_of"):
+        return None
+    return status
+
+
 def status_history(r: Client, sid: int) -> list[dict[str, Any]]:
     """The earlier versions of status ``sid``, oldest first: dicts of message, entities,
     spoiler, sensitive, media (each "" when it had none) and ``at`` (ms). One command."""
