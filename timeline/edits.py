@@ -26,7 +26,7 @@ VERSION_FIELDS = ("message", "entities", "spoiler", "sensitive", "media")
 
 class EditStatusForm(forms.Form):
     message = forms.CharField(
-        label="Text", required=False, widget=forms.Textarea(attrs={"rows": 4})
+        label="Your status", required=False, widget=forms.Textarea(attrs={"rows": 4})
     )
     spoiler_text = forms.CharField(
         label="Content warning",
