@@ -34,7 +34,7 @@ from .common import (
     body,
     form_body,
     get_list,
-    read_poll_votes,
+    read_viewer_marks,
     shown_user,
 )
 from .responses import error, json_response, json_text_response
@@ -153,14 +153,17 @@ def account_statuses(request, account_id):
         liked = likes.likes_of(r, viewer, [item["id"] for item in shown])
         mine = frozenset(item["id"] for item in shown) if viewer == user["id"] else frozenset()
         base = entities.site_base(request)
-        return json_text_response(entities.shown_statuses_json(base, shown, liked, pinned=mine))
+        marked = read_viewer_marks(r, viewer, shown)  # bookmarks
+        text = entities.shown_statuses_json(base, shown, liked, pinned=mine, bookmarked=marked)
+        return json_text_response(text)
     page = timelines.profile_page(r, user["id"], viewer_id=viewer, **query.bounds())
     kept = [item for item in page.items if _kept(request, item, user["id"])]
     base = entities.site_base(request)
     shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
     found = reposts.reposts_of(r, shown_by)
-    read_poll_votes(r, viewer, kept)  # polls
-    response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
+    marked = read_viewer_marks(r, viewer, kept)  # bookmarks, and polls' own votes
+    text = entities.shown_statuses_json(base, kept, page.liked, found, bookmarked=marked)
+    response = json_text_response(text)
     return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 

@@ -11,7 +11,7 @@ from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
-from socialsite.repository import bookmarks, likes, pins, polls, reposts, users
+from socialsite.repository import bookmarks, keys, likes, pins, polls, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -211,6 +211,27 @@ def read_poll_votes(r, viewer_id, items):
     for item in with_polls:
         item[entities.POLL_OWN_FIELD] = own.get(int(item["id"]), ())
         item[entities.POLL_AUTHOR_FIELD] = int(item["uid"]) == int(viewer_id)
+
+
+def read_viewer_marks(r, viewer_id, items):
+    """A timeline's marks for its caller, in one round trip (none for a visitor or no
+    items): which of ``items`` (status dicts) they bookmarked (one ZMSCORE in their
+    slot), returned, and their own votes in those with polls, set on the items as
+    read_poll_votes does (an HGET in each poll's status's slot, in the same pipeline)."""
+    if viewer_id is None or not items:
+        return frozenset()
+    sids = list(dict.fromkeys(int(item["id"]) for item in items))
+    with_polls = [item for item in items if "poll" in item]
+    pipe = r.pipeline(transaction=False)
+    bookmarks.queue_bookmarked_of(pipe, viewer_id, sids)
+    for item in with_polls:
+        pipe.hget(keys.poll_votes(item["id"]), str(int(viewer_id)))
+    scores, *votes = pipe.execute()
+    for item, chosen in zip(with_polls, votes, strict=True):
+        own = tuple(int(c) for c in str(chosen).split(",") if c.isdigit()) if chosen else ()
+        item[entities.POLL_OWN_FIELD] = own
+        item[entities.POLL_AUTHOR_FIELD] = int(item["uid"]) == int(viewer_id)
+    return frozenset(sid for sid, score in zip(sids, scores, strict=True) if score)
 
 
 def scope_refused(request, scope):

@@ -13,7 +13,7 @@ from socialsite.acting import actor_of
 from socialsite.actions import polls as poll_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
-from socialsite.repository import conversations, likes, reposts, statuses, visibility
+from socialsite.repository import bookmarks, conversations, likes, reposts, statuses, visibility
 from socialsite.repository.ids import parse_id
 
 from . import direct, entities, paging
@@ -235,8 +235,19 @@ def context(request, status_id):
         raise Http404
     base = entities.site_base(request)
     liked = thread.liked
+    # Bookmarks: which of the thread's statuses the caller bookmarked (one ZMSCORE).
+    everyone = [*thread.ancestors]
+
+    def gather(replies):
+        for reply in replies:
+            everyone.append(reply.status)
+            gather(reply.replies)
+
+    gather(thread.replies)
+    shown = [s for s in everyone if not s.get("deleted") and not s.get("unavailable")]
+    marked = bookmarks.bookmarked_of(r, viewer, [s["id"] for s in shown])
     ancestors = [
-        entities.shown_status(base, ancestor, liked)
+        entities.shown_status(base, ancestor, liked, marked)
         for ancestor in thread.ancestors
         if not ancestor.get("deleted") and not ancestor.get("unavailable")
     ]
@@ -244,7 +255,7 @@ def context(request, status_id):
 
     def walk(replies):
         for reply in replies:
-            descendants.append(entities.shown_status(base, reply.status, liked))
+            descendants.append(entities.shown_status(base, reply.status, liked, marked))
             walk(reply.replies)
 
     walk(thread.replies)
