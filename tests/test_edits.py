@@ -4,6 +4,9 @@ per-process memory showing the new version; the edit page, the history page and 
 "Edited" marker; the client API (PUT /api/v1/statuses/:id, form and JSON; /history;
 /source; edited_at), Mastodon.py driving it."""
 
+import io
+from urllib.parse import urlencode
+
 import pytest
 from django.test import Client
 from mastodon import Mastodon
@@ -19,6 +22,7 @@ from socialsite.repository import (
     tags,
 )
 from tests.support.helpers import bearer, log_in, post
+from tests.test_media_images import png
 
 Edit = statuses_actions.StatusEdit
 
@@ -279,3 +283,66 @@ def test_round_trips_of_the_new_pages_and_an_edited_status(r, alice, bob, round_
     statuses._known.put(sid, remembered)
     client.get("/@alice/")  # the new version read once...
     assert cost("/@alice/") == profile  # ...and remembered
+
+
+def test_api_edit_images_add_describe_remove(r, client, alice, bob, token, media_root):
+    headers = bearer(token(alice))
+
+    def upload():
+        sent = io.BytesIO(png())
+        sent.name = "photo.png"
+        return client.post("/api/v2/media", {"file": sent}, **headers).json()["id"]
+
+    first = upload()
+    posted = client.post(
+        "/api/v1/statuses", {"status": "with a picture", "media_ids[]": [first]}, **headers
+    ).json()
+    sid = posted["id"]
+    second = upload()
+    # Added (a pending upload of one's own), both described; as Mastodon.py sends it.
+    body = urlencode([("status", "two pictures"), ("media_ids[]", first), ("media_ids[]", second),
+                      ("media_attributes[][id]", first),
+                      ("media_attributes[][description]", "the first")], doseq=True)  # fmt: skip
+    answer = client.put(f"/api/v1/statuses/{sid}", body,
+                        content_type="application/x-www-form-urlencoded", **headers)  # fmt: skip
+    assert answer.status_code == 200, answer.content
+    media = answer.json()["media_attachments"]
+    assert [m["id"] for m in media] == [first, second] and media[0]["description"] == "the first"
+    # Not sent: kept. Another's upload: 422.
+    kept = client.put(f"/api/v1/statuses/{sid}", {"status": "still two"},
+                      content_type="application/json", **headers).json()  # fmt: skip
+    assert len(kept["media_attachments"]) == 2
+    sent = io.BytesIO(png())
+    sent.name = "b.png"
+    theirs = client.post("/api/v2/media", {"file": sent}, **bearer(token(bob))).json()["id"]
+    refused = client.put(f"/api/v1/statuses/{sid}", {"status": "x", "media_ids": [theirs]},
+                         content_type="application/json", **headers)  # fmt: skip
+    assert refused.status_code == 422
+    # Removed: the status shows one; the history still the version with two.
+    answer = client.put(f"/api/v1/statuses/{sid}", {"status": "one left", "media_ids": [second]},
+                        content_type="application/json", **headers)  # fmt: skip
+    assert [m["id"] for m in answer.json()["media_attachments"]] == [second]
+    history = client.get(f"/api/v1/statuses/{sid}/history").json()
+    assert [len(v["media_attachments"]) for v in history] == [1, 2, 2, 1]
+
+
+def test_edit_page_describes_and_drops_images(r, client, alice, token, media_root):
+    headers = bearer(token(alice))
+    ids = []
+    for name in ("a.png", "b.png"):
+        sent = io.BytesIO(png())
+        sent.name = name
+        ids.append(client.post("/api/v2/media", {"file": sent}, **headers).json()["id"])
+    sid = client.post("/api/v1/statuses", {"status": "two", "media_ids[]": ids}, **headers).json()[
+        "id"
+    ]
+    browser = page_client("alice")
+    form = browser.get(f"/statuses/{sid}/edit/").content.decode()
+    assert f'name="keep_{ids[0]}"' in form and f'name="alt_{ids[1]}"' in form
+    done = browser.post(
+        f"/statuses/{sid}/edit/",
+        {"message": "one", f"keep_{ids[1]}": "on", f"alt_{ids[1]}": "the second"},
+    )
+    assert done.status_code == 302
+    shown = client.get(f"/api/v1/statuses/{sid}").json()["media_attachments"]
+    assert [(m["id"], m["description"]) for m in shown] == [(ids[1], "the second")]
