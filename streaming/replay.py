@@ -119,7 +119,13 @@ class ReplayingClient(Client):
 
 
 def is_post(event):
-    return event is not None and event.kind == "status" and not event.deleted
+    # An edit (decision 0074) is no post: sent whatever the cursor, never moving it.
+    return (
+        event is not None
+        and event.kind == "status"
+        and not event.deleted
+        and not getattr(event, "edited", False)
+    )
 
 
 class LiveClient(ReplayingClient):

@@ -56,3 +56,31 @@ def test_edit_a_status_and_see_its_history(r, browser_contexts, axe):
     for path in (f"/statuses/{sid}/edit/", f"/statuses/{sid}/history/", "/@alice/"):
         checked.goto(path)
         assert_no_violations(axe, checked)
+
+
+@pytest.fixture(scope="module")
+def stream_server_options(live_server):
+    """The live page's stream server (tests/conftest.py) with the site's port."""
+    return {"site_port": int(live_server.url.rsplit(":", 1)[1])}
+
+
+def test_a_live_home_shows_the_edit_without_a_reload(browser, live_person, r, alice, bob):
+    from socialsite.actions import statuses as statuses_actions
+    from socialsite.actions.core import Actor
+    from socialsite.repository import graph
+
+    expect.set_options(timeout=15_000)
+    graph.follow(r, alice["id"], bob["id"])
+    sid = post(r, bob, "Seen before the edit")
+    page = live_person("alice").new_page()
+    page.goto("/")
+    expect(page.locator("#timeline")).to_have_attribute("data-live", "connected")
+    page.evaluate("window.sameDocument = true")
+    shown = page.locator(f"#status-{sid}")
+    expect(shown.locator("p.message")).to_have_text("Seen before the edit")
+    statuses_actions.edit(
+        Actor(uid=bob["id"], login="bob"), sid, statuses_actions.StatusEdit(text="Edited live")
+    )
+    expect(shown.locator("p.message")).to_have_text("Edited live")
+    expect(shown.get_by_role("link", name="Edited")).to_have_count(1)
+    assert page.evaluate("window.sameDocument === true")
