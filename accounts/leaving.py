@@ -82,6 +82,11 @@ def _export(r, uid, account, pictures_out):
     # The direct conversations the account is in: members and the messages it sees.
     yield '],\n"conversations": ['
     yield from _json_list(leaving.export_conversations(r, uid))
+    # Bookmarks (the statuses kept, by id) and pinned statuses.
+    yield '],\n"bookmarks": ['
+    yield from _json_list(leaving.export_bookmarks(r, uid))
+    yield '],\n"pinned": ['
+    yield from _json_list(leaving.export_pinned(r, uid))
     yield "]\n}\n"
 
 
@@ -143,7 +148,8 @@ def _zip_export(r, uid, account, login):
 @require_GET
 @login_required
 def export_account(request):
-    """The account's statuses, follows and followers as JSON, with its pictures (avatar,
+    """The account's statuses, follows, followers, conversations, bookmarks and pinned
+    statuses as JSON, with its pictures (avatar,
     header, its statuses' images), in one zip to download, streamed: a big account is
     read and sent a page, or a piece of a file, at a time."""
     r = get_redis()

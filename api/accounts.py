@@ -3,7 +3,7 @@ update_credentials), anyone's card, statuses, followers and following, follows a
 relationships, and search. Each through the repository function its page uses, so a
 private account, a block or a suspension refuses here as there."""
 
-from django.http import Http404, QueryDict
+from django.http import Http404
 from django.http.multipartparser import MultiPartParserError
 
 from media import files, images
@@ -33,8 +33,9 @@ from .common import (
     BadBody,
     body,
     filter_statuses,
+    form_body,
     get_list,
-    read_poll_votes,
+    read_viewer_marks,
     shown_user,
 )
 from .responses import error, json_response, json_text_response
@@ -102,9 +103,7 @@ PICTURE_FIELDS = ("avatar", "header")
 
 def _patch(request):
     """A PATCH's form body and files (Django parses only a POST's)."""
-    if request.content_type == "multipart/form-data":
-        return request.parse_file_upload(request.META, request)
-    return QueryDict(request.body, encoding=request.encoding), {}
+    return form_body(request)
 
 
 @api_view(scope="read:accounts", public=True)
@@ -156,15 +155,18 @@ def account_statuses(request, account_id):
         liked = likes.likes_of(r, viewer, [item["id"] for item in shown])
         mine = frozenset(item["id"] for item in shown) if viewer == user["id"] else frozenset()
         base = entities.site_base(request)
-        return json_text_response(entities.shown_statuses_json(base, shown, liked, pinned=mine))
+        marked = read_viewer_marks(r, viewer, shown)  # bookmarks
+        text = entities.shown_statuses_json(base, shown, liked, pinned=mine, bookmarked=marked)
+        return json_text_response(text)
     page = timelines.profile_page(r, user["id"], viewer_id=viewer, **query.bounds())
     kept = [item for item in page.items if _kept(request, item, user["id"])]
     kept = filter_statuses(request, kept, "account")  # keyword filters
     base = entities.site_base(request)
     shown_by = [(item["reposted_by"]["id"], item["id"]) for item in kept if item.get("reposted_by")]
     found = reposts.reposts_of(r, shown_by)
-    read_poll_votes(r, viewer, kept)  # polls
-    response = json_text_response(entities.shown_statuses_json(base, kept, page.liked, found))
+    marked = read_viewer_marks(r, viewer, kept)  # bookmarks, and polls' own votes
+    text = entities.shown_statuses_json(base, kept, page.liked, found, bookmarked=marked)
+    response = json_text_response(text)
     return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 

@@ -8,11 +8,11 @@ import json
 import re
 
 from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent
-from django.http import Http404
+from django.http import Http404, QueryDict
 from django.http.multipartparser import MultiPartParserError
 
 from socialsite.connection import get_redis
-from socialsite.repository import bookmarks, filters, likes, pins, polls, reposts, users
+from socialsite.repository import bookmarks, filters, keys, likes, pins, polls, reposts, users
 from socialsite.repository.ids import parse_id
 
 from . import entities
@@ -46,6 +46,8 @@ def body(request):
         return request.GET
     if request.content_type == "application/json":
         return json_object(request)
+    if request.method in ("PUT", "PATCH"):
+        return form_body(request)[0]
     try:
         return request.POST
     except MultiPartParserError:
@@ -53,6 +55,20 @@ def body(request):
     except (RequestDataTooBig, TooManyFieldsSent) as refused:
         # Django's bounds on a form (DATA_UPLOAD_MAX_MEMORY_SIZE, 2.5 MB of fields past
         # the files; DATA_UPLOAD_MAX_NUMBER_FIELDS, 1,000): said in JSON, not its page.
+        raise BadBody(f"The request body is refused: {refused}") from None
+
+
+def form_body(request):
+    """(the form fields, the files) of a PUT's or PATCH's body (Django parses only a
+    POST's): form-encoded as Mastodon.py sends an edit, or multipart; BadBody when it
+    does not read."""
+    try:
+        if request.content_type == "multipart/form-data":
+            return request.parse_file_upload(request.META, request)
+        return QueryDict(request.body, encoding=request.encoding), {}
+    except MultiPartParserError:
+        raise BadBody("The multipart body does not read") from None
+    except (RequestDataTooBig, TooManyFieldsSent) as refused:
         raise BadBody(f"The request body is refused: {refused}") from None
 
 
@@ -196,6 +212,27 @@ def read_poll_votes(r, viewer_id, items):
     for item in with_polls:
         item[entities.POLL_OWN_FIELD] = own.get(int(item["id"]), ())
         item[entities.POLL_AUTHOR_FIELD] = int(item["uid"]) == int(viewer_id)
+
+
+def read_viewer_marks(r, viewer_id, items):
+    """A timeline's marks for its caller, in one round trip (none for a visitor or no
+    items): which of ``items`` (status dicts) they bookmarked (one ZMSCORE in their
+    slot), returned, and their own votes in those with polls, set on the items as
+    read_poll_votes does (an HGET in each poll's status's slot, in the same pipeline)."""
+    if viewer_id is None or not items:
+        return frozenset()
+    sids = list(dict.fromkeys(int(item["id"]) for item in items))
+    with_polls = [item for item in items if "poll" in item]
+    pipe = r.pipeline(transaction=False)
+    bookmarks.queue_bookmarked_of(pipe, viewer_id, sids)
+    for item in with_polls:
+        pipe.hget(keys.poll_votes(item["id"]), str(int(viewer_id)))
+    scores, *votes = pipe.execute()
+    for item, chosen in zip(with_polls, votes, strict=True):
+        own = tuple(int(c) for c in str(chosen).split(",") if c.isdigit()) if chosen else ()
+        item[entities.POLL_OWN_FIELD] = own
+        item[entities.POLL_AUTHOR_FIELD] = int(item["uid"]) == int(viewer_id)
+    return frozenset(sid for sid, score in zip(sids, scores, strict=True) if score)
 
 
 def scope_refused(request, scope):

@@ -220,38 +220,47 @@ def _tags(base, found):
 
 
 # What a Status entity says that its status hash alone decides (its text as HTML, its
-# mentions, tags and images, its times and links), kept per process by (base, id): a
-# status hash never changes once written, and rendering its HTML is most of the cost of
+# mentions, tags and images, its times and links), kept per process by (base, id, its
+# last edit's time): a status changes only by an edit, which makes a new key (decision
+# 0074), and rendering its HTML is most of the cost of
 # a timeline call (the pages keep their markup the same way: jinja_helpers.status_list_markup).
 REMEMBERED_STATUSES = 20_000  # ~3 KB each: ~60 MB per process at most
 _remembered = Memory("api statuses", REMEMBERED_STATUSES)
 
 
 def _own_part(base, status):
-    key = (base, int(status["id"]))
+    # Edits: the version (its last edit's time) is part of the key (decision 0074).
+    key = (base, int(status["id"]), status.get("edited") or "")
     part = _remembered.get(key)
     if part is None:
-        login = status.get("login") or ""
-        url = absolute(base, f"/@{login}/{status['id']}/")
-        in_reply_to = status.get("in_reply_to")
-        spoiler = str(status.get("spoiler") or "")
-        reply_uid = status.get("in_reply_to_uid")
-        found = _parsed(status)
-        part = {
-            "id": str(status["id"]),
-            "uri": url,
-            "url": url,
-            "created_at": iso_time(status["posted"]),
-            "content": str(html(base, status.get("message"), status.get("entities"))),
-            "sensitive": status.get("sensitive") in ("1", 1, True) or bool(spoiler),
-            "spoiler_text": spoiler,
-            "media_attachments": _media(base, status),
-            "mentions": _mentions(base, found),
-            "tags": _tags(base, found),
-            "in_reply_to_id": str(in_reply_to) if in_reply_to else None,
-            "in_reply_to_account_id": str(reply_uid) if reply_uid else None,
-        }
+        part = own_part(base, status)
         _remembered.put(key, part)
+    return part
+
+
+def own_part(base, status):
+    """What a Status entity says that ``status``'s own fields decide (made each time:
+    _own_part remembers it; the history's versions use it as it is)."""
+    login = status.get("login") or ""
+    url = absolute(base, f"/@{login}/{status['id']}/")
+    in_reply_to = status.get("in_reply_to")
+    spoiler = str(status.get("spoiler") or "")
+    reply_uid = status.get("in_reply_to_uid")
+    found = _parsed(status)
+    part = {
+        "id": str(status["id"]),
+        "uri": url,
+        "url": url,
+        "created_at": iso_time(status["posted"]),
+        "content": str(html(base, status.get("message"), status.get("entities"))),
+        "sensitive": status.get("sensitive") in ("1", 1, True) or bool(spoiler),
+        "spoiler_text": spoiler,
+        "media_attachments": _media(base, status),
+        "mentions": _mentions(base, found),
+        "tags": _tags(base, found),
+        "in_reply_to_id": str(in_reply_to) if in_reply_to else None,
+        "in_reply_to_account_id": str(reply_uid) if reply_uid else None,
+    }
     return part
 
 
@@ -320,7 +329,7 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
             "poll": _status_poll(status, viewer) if reblog is None else None,  # polls
             "card": None,
             "language": None,
-            "edited_at": None,
+            "edited_at": edited_at(status) if reblog is None else None,  # edits
             "favourited": bool(viewer.get("favourited", False)),
             "reblogged": bool(viewer.get("reblogged", False)),
             "muted": False,
@@ -330,6 +339,12 @@ def status(base, status, author, *, counts=None, viewer=None, reblog=None):
         }
     )
     return entity
+
+
+def edited_at(status):
+    """The time of ``status``'s last edit (ISO 8601), or None for one never edited."""
+    edited = status.get("edited")
+    return iso_time(int(edited) / 1000) if edited else None
 
 
 def direct_status_id(cid, mid):
@@ -597,7 +612,7 @@ def shown_statuses_json(base, items, liked=frozenset(), reposts=None, bookmarked
         if repost is not None:
             parts.append(_dumps(reblog_of(base, item, repost, liked)))
             continue
-        if "poll" in item or FILTERED_FIELD in item:  # polls, filters: made each time
+        if "poll" in item or FILTERED_FIELD in item or item.get("edited"):  # made each time
             parts.append(_dumps(shown_status(base, item, liked)))
             continue
         favourited = "true" if item["id"] in liked else "false"

@@ -13,7 +13,7 @@ from socialsite.acting import actor_of
 from socialsite.actions import polls as poll_actions
 from socialsite.actions import statuses as statuses_actions
 from socialsite.connection import get_redis
-from socialsite.repository import conversations, likes, reposts, statuses, visibility
+from socialsite.repository import bookmarks, conversations, likes, reposts, statuses, visibility
 from socialsite.repository.ids import parse_id
 
 from . import direct, entities, paging
@@ -137,10 +137,63 @@ def poll_of_params(params):
 
 @csrf_exempt
 def one(request, status_id):
-    """GET or DELETE /api/v1/statuses/:id (each with its own scope)."""
+    """GET, PUT (an edit) or DELETE /api/v1/statuses/:id (each with its own scope)."""
     if request.method == "DELETE":
         return _delete(request, status_id=status_id)
+    if request.method == "PUT":
+        return _edit(request, status_id=status_id)
     return _get(request, status_id=status_id)
+
+
+def media_descriptions(params):
+    """Edits: ``media_attributes[][id]`` and ``[description]`` of a form, or JSON's
+    ``media_attributes`` (a list of objects), as ((id, description), ...)."""
+    if hasattr(params, "getlist"):
+        ids = params.getlist("media_attributes[][id]")
+        texts = params.getlist("media_attributes[][description]")
+        return tuple((str(i), str(t)) for i, t in zip(ids, texts, strict=False))
+    found = params.get("media_attributes") or []
+    if not isinstance(found, list):
+        raise ValueError("media_attributes is a list of objects")
+    return tuple(
+        (str(each.get("id")), str(each.get("description") or ""))
+        for each in found
+        if isinstance(each, dict) and each.get("id") is not None
+    )
+
+
+@api_view(scope="write:statuses", methods=("PUT",))
+def _edit(request, status_id):
+    """PUT /api/v1/statuses/:id: an edit of one's own status (its text ``status``,
+    ``spoiler_text``, ``sensitive``, ``media_ids`` (its images, kept and added; not sent:
+    those it has) and their ``media_attributes`` descriptions), form-encoded as
+    Mastodon.py sends it, or JSON. A poll's options are not editable: 422 for ``poll``.
+    Answered with the status as edited."""
+    try:
+        params = body(request)
+    except BadBody as bad:
+        return error(422, str(bad))
+    sid = to_status_id(status_id)
+    sent_media = any(name in params for name in ("media_ids", "media_ids[]"))
+    media_ids = [str(each) for each in get_list(params, "media_ids") if str(each)]
+    if not all(UPLOAD_ID.fullmatch(each) for each in media_ids):
+        return error(422, "Validation failed: media_ids[] are the ids of images")
+    if any(name in params for name in ("poll", "poll[options][]")):
+        return error(422, "Validation failed: a poll's options cannot be edited")
+    try:
+        descriptions = media_descriptions(params)
+    except ValueError as bad:
+        return error(422, f"Validation failed: {bad}")
+    change = statuses_actions.StatusEdit(
+        text=str(params.get("status") or ""),
+        spoiler_text=str(params.get("spoiler_text") or ""),
+        sensitive=params.get("sensitive") in TRUE,
+        media_ids=tuple(media_ids) if sent_media else None,
+        descriptions=descriptions,
+    )
+    statuses_actions.edit(actor_of(request), sid, change)
+    status = visible_status(get_redis(), request.user.id, sid)
+    return json_response(status_entity(request, status))
 
 
 @api_view(scope="read:statuses", public=True)
@@ -199,16 +252,17 @@ def context(request, status_id):
     # Keyword filters, of the thread context: one pass over both lists.
     shown = filter_statuses(request, [*ancestors, *descendants], "thread")
     kept = {item["id"]: item for item in shown}
+    # Bookmarks: which of the shown statuses the caller bookmarked (one ZMSCORE).
+    marked = bookmarks.bookmarked_of(r, viewer, list(kept))
     return json_response({
-        "ancestors": [entities.shown_status(base, kept[a["id"]], liked)
+        "ancestors": [entities.shown_status(base, kept[a["id"]], liked, marked)
                       for a in ancestors if a["id"] in kept],
-        "descendants": [entities.shown_status(base, kept[d["id"]], liked)
+        "descendants": [entities.shown_status(base, kept[d["id"]], liked, marked)
                         for d in descendants if d["id"] in kept],
     })  # fmt: skip
 
 
-# --- a status's source and history (edits are not made yet: a status's history
-# is its one version) ---------------------------------------------------------------------
+# --- a status's source and history (edits: decision 0074) ------------------------------
 
 
 @api_view(scope="read:statuses")
@@ -223,17 +277,45 @@ def source(request, status_id):
                           "spoiler_text": str(status.get("spoiler") or "")})  # fmt: skip
 
 
+# What a version in a status's history keeps (statuses.status_history).
+VERSION_FIELDS = ("message", "entities", "spoiler", "sensitive", "media")
+
+
 @api_view(scope="read:statuses", public=True)
 def history(request, status_id):
     """GET /api/v1/statuses/:id/history: its versions, oldest first (StatusEdit
-    entities); a status never edited has one, itself, as Mastodon answers."""
-    status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
+    entities: content, spoiler_text, sensitive, created_at (when that version was
+    written), account, poll, media_attachments, emojis); a status never edited has one,
+    itself, as Mastodon answers."""
+    r = get_redis()
+    sid = to_status_id(status_id)
+    status = visible_status(r, request.user.id, sid)
     if status.get("repost_of"):
         raise Http404
-    entity = entities.status(entities.site_base(request), status, status["author"])
-    keep = ("content", "spoiler_text", "sensitive", "created_at", "account", "poll",
-            "media_attachments", "emojis")  # fmt: skip
-    return json_response([{name: entity[name] for name in keep}])
+    base = entities.site_base(request)
+    current = entities.status(base, status, status["author"])
+    versions = [*statuses.status_history(r, sid), None]
+    answer = []
+    for version in versions:
+        if version is None:
+            part = current
+            created = current["edited_at"] or current["created_at"]
+        else:
+            written = {name: version.get(name) or "" for name in VERSION_FIELDS}
+            shown = {**status, **written}
+            part = entities.own_part(base, shown)
+            created = entities.iso_time(int(version.get("at") or 0) / 1000)
+        answer.append({
+            "content": part["content"],
+            "spoiler_text": part["spoiler_text"],
+            "sensitive": part["sensitive"],
+            "created_at": created,
+            "account": current["account"],
+            "poll": current["poll"],
+            "media_attachments": part["media_attachments"],
+            "emojis": [],
+        })  # fmt: skip
+    return json_response(answer)
 
 
 def _after_action(request, sid):

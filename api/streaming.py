@@ -216,7 +216,7 @@ class MastodonEvents(Format):
         payload = self.payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
-        name = b"status.update" if event.updated else b"update"
+        name = b"status.update" if event.updated or event.edited else b"update"
         return b"event: " + name + b"\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
@@ -251,7 +251,7 @@ class WebSocketMessages(Format):
             payload = self.payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
-            name = "status.update" if event.updated else "update"
+            name = "status.update" if event.updated or event.edited else "update"
             payload = payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 

@@ -15,7 +15,7 @@ from socialsite.repository import entities as parsed_entities
 
 from . import entities, paging
 from .auth import api_view
-from .common import filter_statuses, id_or_404, read_poll_votes
+from .common import filter_statuses, id_or_404, read_viewer_marks
 from .responses import error, json_response, json_text_response
 
 
@@ -38,8 +38,10 @@ def _answer(request, page, context="home"):
         (item["reposted_by"]["id"], item["id"]) for item in items if item.get("reposted_by")
     ]
     found = reposts.reposts_of(get_redis(), shown_by)
-    read_poll_votes(get_redis(), request.user.id, items)  # polls
-    response = json_text_response(entities.shown_statuses_json(base, items, page.liked, found))
+    # Bookmarks and the caller's poll votes, one round trip (a logged-in caller's).
+    marked = read_viewer_marks(get_redis(), request.user.id, items)
+    text = entities.shown_statuses_json(base, items, page.liked, found, bookmarked=marked)
+    response = json_text_response(text)
     return paging.with_link(response, request, page.next_cursor, page.prev_cursor)
 
 

@@ -1,5 +1,5 @@
 """``manage.py bench_filters``: the home page of a reader with keyword filters, against
-/healthz, through gunicorn (issue 48's floor: at least 30% of /healthz).
+/healthz, through gunicorn (the floor: at least 30% of /healthz).
 
 bench_web's run (benchmarks/web.py: its gunicorn, login, load generator and verdict on
 gunicorn CPU per request), whose seeding is followed here by FILTERS keyword filters of

@@ -236,6 +236,37 @@ def attach_pending(r, uid, upload_ids, post, max_age=None):
     return post(_pack([found[each]["item"] for each in upload_ids]), upload_ids)
 
 
+def edited_media(r, uid, packed, media_ids, descriptions, max_age=None):
+    """Edits: the ``media`` field of a status of ``uid`` now ``packed``, edited to show
+    ``media_ids`` in that order (None: the images it has) with the alt texts
+    ``descriptions`` ({image id: text}) changed; each id either one of its images or a
+    pending upload of theirs young enough to attach. Returns (the packed field, the
+    uploads newly attached). UploadsNotFound for any other id. One round trip when new
+    uploads are named, none otherwise. An image taken off keeps its files: the status's
+    history shows it (decision 0074)."""
+    try:
+        current = json.loads(packed) if packed else []
+    except ValueError:
+        current = []
+    by_id = {upload_id(item): item for item in current}
+    wanted = list(by_id) if media_ids is None else list(dict.fromkeys(media_ids))
+    added = [each for each in wanted if each not in by_id]
+    if added:
+        max_age = settings.MEDIA_PENDING_MAX_AGE if max_age is None else max_age
+        found = uploads.get_pending(r, uid, added, _attachable_since(max_age))
+        missing = [each for each in added if each not in found]
+        if missing:
+            raise UploadsNotFound(missing)
+        by_id.update({each: found[each]["item"] for each in added})
+    items = []
+    for each in wanted:
+        item = dict(by_id[each])
+        if each in descriptions:
+            item["a"] = descriptions[each]
+        items.append(item)
+    return (_pack(items) if items else ""), added
+
+
 def sweep_pending(r, max_age=None, now=None):
     """Delete the files of the uploads stored more than ``max_age`` seconds ago
     (MEDIA_PENDING_MAX_AGE) that are still pending, unless a status of their uploader

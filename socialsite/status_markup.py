@@ -67,6 +67,8 @@ class StatusLinks:
         "_pin",
         "_unpin",
         "_vote",
+        "_edit",
+        "_history",
         "patterns",
     )
 
@@ -95,6 +97,9 @@ class StatusLinks:
         self._unpin = _url_pattern("unpin_status", (_ID_SLOT,), prefix, urlconf)
         # Polls: a vote.
         self._vote = _url_pattern("vote_poll", (_ID_SLOT,), prefix, urlconf)
+        # Edits: one's own status's edit page; a status's history.
+        self._edit = _url_pattern("edit_status", (_ID_SLOT,), prefix, urlconf)
+        self._history = _url_pattern("status_history", (_ID_SLOT,), prefix, urlconf)
         # What the links depend on besides the login, the id and the tag.
         self.patterns = (self._profile, self._status, self._delete, self._tag, self._mute)
 
@@ -133,6 +138,12 @@ class StatusLinks:
 
     def vote(self, sid):
         return self._vote.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def edit(self, sid):
+        return self._edit.replace(_ID_TEXT, str(int(sid)), 1)
+
+    def history(self, sid):
+        return self._history.replace(_ID_TEXT, str(int(sid)), 1)
 
     def repost(self, sid):
         return self._repost.replace(_ID_TEXT, str(int(sid)), 1)

@@ -89,6 +89,8 @@ class StatusEvent:
         # A status changed (a poll's end: repository.events.publish_updated), sent as an
         # update by the formats that have one (hub.Format.tells_updates).
         self.updated = bool(status.get("updated"))
+        # Edits (decision 0074): the status as edited, to those the post went to.
+        self.edited = bool(status.get("edited_event"))
         # Posted while its author's account was private (repository/privacy.py): for
         # the author's followers only (Hub.dispatch).
         self.private = status.get("private") == "1"

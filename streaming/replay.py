@@ -119,11 +119,14 @@ class ReplayingClient(Client):
 
 
 def is_post(event):
+    # A changed status (a poll's end, an edit: decision 0074) is no post: sent whatever
+    # the cursor, never moving it.
     return (
         event is not None
         and event.kind == "status"
         and not event.deleted
-        and not getattr(event, "updated", False)  # a changed status: not a post
+        and not getattr(event, "updated", False)
+        and not getattr(event, "edited", False)
     )
 
 

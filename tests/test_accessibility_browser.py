@@ -43,6 +43,7 @@ from socialsite.repository import (
     privacy,
     profiles,
     reposts,
+    statuses,
     trends,
     users,
 )
@@ -100,7 +101,8 @@ def site(r, media_root):
     reply = post(r, alice, "@bob Congratulations!", in_reply_to=first)
     post(r, bob, "@alice Thanks, and more to come", in_reply_to=reply)
     private = post(r, carol, "Only for my followers #launch")
-    post(r, alice, "A status of my own", location="48.8566,2.3522")
+    own = post(r, alice, "A status of my own", location="48.8566,2.3522")
+    statuses.edit_status(r, alice["id"], own, "A status of my own, edited #launch")  # edits
     # Images, described and not, and a content warning over them.
     post(r, bob, "Two pictures #launch", media=images("A red square", ""))
     post(r, alice, "", media=images("A blue square"), spoiler="Squares", sensitive="1")
@@ -156,6 +158,7 @@ def site(r, media_root):
     return {
         "filter": fid,
         "status": first, "reply": reply, "conversation": talk.cid, "private": private, "list": lid,
+        "own": own,
         "verify": f"/accounts/verify/{tokens.verification_token(erin['id'], 'erin@example.org')}/",
         "reset": f"/accounts/reset/{tokens.uidb64(alice['id'])}/{reset_token}/",
         "authorize": "/oauth/authorize?" + urlencode({"response_type": "code",
@@ -175,6 +178,8 @@ PAGES = {
     "reposters": lambda s: f"/@bob/{s['status']}/reposts/",
     "user_likes": lambda s: "/@alice/likes/",
     "bookmarks_page": lambda s: "/bookmarks/",
+    "edit_status": lambda s: f"/statuses/{s['own']}/edit/",  # edits
+    "status_history": lambda s: f"/statuses/{s['own']}/history/",
     "tag": lambda s: "/tags/launch/",
     "notifications": lambda s: "/notifications/",
     "settings": lambda s: "/settings/",

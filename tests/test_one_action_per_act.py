@@ -37,7 +37,7 @@ NOT_DOORS = ("socialsite/repository/", "socialsite/actions/")
 # jobs, eviction, worker, mail, trends.recompute ...) and the OAuth protocol's own
 # writes (issuing and revoking the token a client asks for, in api/oauth_server.py).
 WRITES = {
-    "statuses": {"post_status", "delete_status", "forget_posting_keys"},
+    "statuses": {"post_status", "delete_status", "forget_posting_keys", "edit_status"},
     # Polls (their end, polls.end_due, is the workers' own step).
     "polls": {"vote", "note_end"},
     # Keyword filters (forget is the account deletion's step).

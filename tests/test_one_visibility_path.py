@@ -48,6 +48,9 @@ NOT_SHOWN = {
     "only (hub.py), live pages send them to the reposter's followers only",
     ("reposts", "repost"): "an action, refused for a status not public or across a block",
     ("reposts", "unrepost"): "an action on one's own repost",
+    # Edits: an author always sees their own statuses.
+    ("statuses", "edit_status"): "an action on one's own status",
+    ("statuses", "own_status"): "the reader's own status, which they always see",
     ("leaving", "export_statuses"): "an export of the reader's own statuses",
     ("moderation", "open_reports_page"): "moderators see reported statuses whatever the rule",
     ("moderation", "delete_status"): "a moderator's action",

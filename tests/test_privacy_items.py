@@ -1,4 +1,4 @@
-"""Privacy holes found by an outside tester (issue 26), one test each: tag pages, the
+"""Privacy holes found by an outside tester, one test each: tag pages, the
 report form, notifications (quoting, and after a suspension), approving oneself,
 replying to a status one may not see, and tags only private accounts use."""
 

@@ -55,6 +55,9 @@ SAMPLES = {
     "poll_vote": [{"sid": 7, "uid": 1, "choices": [0, 2], "options": 3, "now_ms": 5}],
     "mark_bookmark": [{"uid": 1, "sid": 7, "now_ms": 5}],
     "pin_status": [{"uid": 1, "sid": 7, "now_ms": 5, "most": 5}],
+    "edit_status": [
+        {"sid": 7, "uid": 1, "edited": "", "now_ms": 5, "most": 20, "fields": {"message": "x"}}
+    ],
     "deliver": [
         {"author": 2, "sid": 7, "followers": GROUP, "now_ms": 5},
         {"author": 2, "sid": 7, "followers": GROUP, "now_ms": 5, "replied_to": 4},

@@ -1,7 +1,7 @@
 """Search and autocomplete in a real headless Chromium (Playwright) against live_server:
 a new user finds alice from the navigation's search box, follows her from the results,
 then mentions her through the status form's completions, by keyboard and by mouse,
-makes a list with her on it and reads her status there (issue 19's flow, whole).
+makes a list with her on it and reads her status there (the whole flow).
 
 Skipped without a browser, except with CI=true (see tests/test_browser.py)."""
 

@@ -4,7 +4,7 @@ import json
 
 from django.test import Client
 
-from socialsite.repository import graph, statuses, users, worker
+from socialsite.repository import bookmarks, graph, pins, statuses, users, worker
 from tests.support.helpers import PASSWORD, exported, log_in, post
 
 
@@ -202,3 +202,16 @@ def test_a_picture_the_storage_cannot_read_is_left_out_of_the_export(client, ali
     default_storage.delete(data["account"]["header"])
     data, files = exported(alice_in.get("/settings/export/"))
     assert set(files) == {data["account"]["avatar"]}
+
+
+def test_the_export_holds_bookmarks_and_pins(r, client, alice, bob):
+    theirs = post(r, bob, "bob's, kept")
+    mine = post(r, alice, "mine, pinned")
+    bookmarks.bookmark(r, alice["id"], theirs)
+    bookmarks.bookmark(r, alice["id"], mine)
+    pins.pin(r, alice["id"], mine)
+    log_in(client, "alice")
+    data, _ = exported(client.get("/settings/export/"))
+    assert [(b["id"], b["login"]) for b in data["bookmarks"]] == [(mine, "alice"), (theirs, "bob")]
+    assert all(b["bookmarked"] > 0 for b in data["bookmarks"])
+    assert [(p["id"], p["login"]) for p in data["pinned"]] == [(mine, "alice")]

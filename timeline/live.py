@@ -151,7 +151,9 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
-            if event.updated:
+            if getattr(event, "edited", False):
+                kind = "edit"  # edits: the page replaces what it shows of it
+            elif event.updated:
                 payload["update"] = True
             shows = event.status.get("repost_of")
             if shows is not None:

@@ -3,6 +3,7 @@ from django.urls import path
 from . import (
     bookmarks,
     discover,
+    edits,
     filters,
     followed_tags,
     groups,
@@ -84,6 +85,9 @@ urlpatterns += [
     path("statuses/<id:status_id>/unbookmark/", bookmarks.unbookmark, name="unbookmark_status"),
     # Pinned statuses.
     path("statuses/<id:status_id>/pin/", pins.pin, name="pin_status"),
+    # Edits.
+    path("statuses/<id:status_id>/edit/", edits.edit_status, name="edit_status"),
+    path("statuses/<id:status_id>/history/", edits.status_history, name="status_history"),
     path("statuses/<id:status_id>/unpin/", pins.unpin, name="unpin_status"),
 ]
 

@@ -379,3 +379,103 @@ def unpin(actor: Actor, status_id: int) -> pins.PinResult:
     Throttle "likes"."""
     require(actor, throttle="likes")
     return pins.unpin(get_redis(), actor.uid, status_id)
+
+
+# --- editing a status (decision 0074) ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatusEdit:
+    """What an edit changes: the text, content warning and sensitive mark (each as it
+    is to be), and the images: ``media_ids`` the ids of those it is to show, in order
+    (its own, and uploads of the editor's not attached yet; None: those it has), with
+    ``descriptions`` their new alt texts by id."""
+
+    text: str
+    spoiler_text: str = ""
+    sensitive: bool = False
+    media_ids: tuple[str, ...] | None = None
+    descriptions: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Edited:
+    """An edit made: the status as it is now."""
+
+    status_id: int
+    status: dict[str, Any]
+
+
+def edit(actor: Actor, status_id: int, change: StatusEdit) -> Edited:
+    """The actor edits their own status ``status_id``: its text (mentions and hashtags
+    parsed again: the newly mentioned notified, its tags' timelines and the search index
+    following), content warning, sensitive mark and images; its earlier version kept in
+    its history; those who reposted it notified (``update``); the streams told. A poll's
+    options are not editable (its text is), and a status with a poll takes no images.
+
+    Throttle "statuses" (as posting), a verified address. NotFound for a status that is
+    not there, not the actor's or a repost; Invalid for a text too long or empty (with
+    no images), too many images, uploads not theirs, an alt text too long, and past
+    statuses.MAX_EDITS edits; Busy if it was edited at the same moment elsewhere."""
+    require(actor, throttle="statuses", verified=True)
+    text = checked_text(change.text)
+    spoiler = checked_spoiler(change.spoiler_text.strip())
+    r = get_redis()
+    old = statuses.own_status(r, actor.uid, status_id)
+    if old is None:
+        raise NotFound(NO_SUCH_STATUS)
+    descriptions = dict(change.descriptions)
+    for alt in descriptions.values():
+        if len(alt) > attachments.ALT_MAX_LENGTH:
+            raise Invalid(
+                f"An image's description is at most {attachments.ALT_MAX_LENGTH} characters.",
+                field="media",
+            )
+    if change.media_ids is not None and len(change.media_ids) > attachments.MAX_IMAGES:
+        raise Invalid(
+            f"A status may have at most {attachments.MAX_IMAGES} images;"
+            f" {len(change.media_ids)} were sent.",
+            field="media",
+        )
+    packed = str(old.get(keys.STATUS_MEDIA_FIELD) or "")
+    try:
+        media, added = attachments.edited_media(
+            r, actor.uid, packed, change.media_ids, descriptions
+        )
+    except attachments.UploadsNotFound as missing:
+        raise Invalid(
+            "There is no such media to attach (not yours, attached already, or uploaded too"
+            f" long ago): {', '.join(missing.upload_ids)}",
+            field="media",
+        ) from None
+    if media and old.get("poll"):
+        raise Invalid("A status with a poll cannot have images.", field="media")
+    if not text and not media:
+        raise Invalid("Write something, or keep an image, before saving.", field="message")
+    result, status = statuses.edit_status(
+        r,
+        actor.uid,
+        status_id,
+        text,
+        spoiler=spoiler,
+        sensitive=change.sensitive,
+        media=media if media != packed else None,
+        pending_uploads=added,
+        notifications_kept=settings.NOTIFICATIONS_KEPT,
+    )
+    if (
+        result is statuses.EditResult.NOT_FOUND
+        or status is None
+        and result is statuses.EditResult.EDITED
+    ):
+        raise NotFound(NO_SUCH_STATUS)
+    if result is statuses.EditResult.CHANGED:
+        raise Busy("The status was edited elsewhere at the same moment: read it again and retry.")
+    if result is statuses.EditResult.TOO_MANY:
+        raise Invalid(
+            f"A status can be edited at most {statuses.MAX_EDITS} times; this one has been.",
+            field="message",
+        )
+    if status is None:
+        raise NotFound(NO_SUCH_STATUS)
+    return Edited(int(status_id), dict(status))

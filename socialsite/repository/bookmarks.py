@@ -16,6 +16,7 @@ again shows them again.
 import enum
 import time
 from collections.abc import Iterable
+from typing import Any
 
 from . import keys, likes, paging, scripts, statuses, visibility
 from .client import Client
@@ -78,6 +79,12 @@ def bookmarked_of(r: Client, uid: int | None, sids: Iterable[int]) -> frozenset[
         return frozenset()
     scores = r.zmscore(keys.bookmarks(uid), sids)  # type: ignore[arg-type]
     return frozenset(sid for sid, score in zip(sids, scores, strict=True) if score)
+
+
+def queue_bookmarked_of(pipe: Any, uid: int, sids: list[int]) -> None:
+    """Queue bookmarked_of's ZMSCORE on ``pipe`` (``sids`` not empty), for a caller that
+    reads it with other things: its reply is a list of scores (None: not bookmarked)."""
+    pipe.zmscore(keys.bookmarks(uid), sids)
 
 
 def bookmarks_page(

@@ -53,6 +53,14 @@ def queue_note_recent(pipe, sid, kept=RECENT_PUBLIC_STATUSES):
     pipe.zremrangebyrank(keys.RECENT_PUBLIC_STATUSES, 0, -(int(kept) + 1))
 
 
+def publish_edited(r, status, author=None):
+    """Publish an edited status (edits, decision 0074) as publish_posted does, with
+    ``edited_event: true``: streams send it as Mastodon's ``status.update``, live pages
+    replace what they show of it; nobody gets it who did not get the post."""
+    event = status if author is None else {**status, "author": author}
+    r.publish(keys.STATUS_CHANNEL, json.dumps({**event, "edited_event": True}))
+
+
 def publish_deleted(r, status):
     """Publish a deleted status with ``deleted: true``.
 

@@ -11,18 +11,22 @@ message) goes to the homes of the followers of each of its tags through fanout.d
 so blocks and mutes either way (keys.hiding) and the reply rule (a reply to another
 reaches only those who follow them too) apply exactly as to the author's own followers;
 homes are sets, so a follower of both the author and the tag gets it once. The first
-FOLLOWED_TAG_DELIVERY followers of each tag by follow time get it at posting; a tag with
-more followers than that reaches the later ones on the tag's page only.
+FOLLOWED_TAG_DELIVERY followers of each tag by follow time get it at posting; the later
+ones, up to the newest at posting time, through a "tag_deliver" job for the fan-out
+workers (deliver_batch), TAG_DELIVERY_BATCH followers a run, as a big account's followers
+get its statuses.
 """
 
 import time
-from typing import cast
+from typing import Any, cast
 
-from . import entities, fanout, keys, statuses
+from . import entities, fanout, jobs, keys, statuses
 from .client import Client
 
 # How many of a tag's followers a status reaches at posting (the oldest follows first).
 FOLLOWED_TAG_DELIVERY = 10_000
+# How many followers a "tag_deliver" job reaches in one run (then the same job goes on).
+TAG_DELIVERY_BATCH = 10_000
 
 
 def follow(r: Client, uid: int, tag: str, now_ms: int | None = None) -> bool:
@@ -70,9 +74,10 @@ def followed(
 
 def deliver_status(r: Client, sid: int, limit: int = FOLLOWED_TAG_DELIVERY) -> int:
     """Deliver status ``sid`` to the homes of its tags' followers (see the module's
-    docstring); how many homes it reached. Nothing for a status that is not public or
-    has no tags. Round trips: the status's fields; the tags' followers; the delivery
-    (one script call per shard group)."""
+    docstring); how many homes it reached now. Nothing for a status that is not public
+    or has no tags. Round trips: the status's fields; the tags' first ``limit``
+    followers and newest follower; the delivery (one script call per shard group); for
+    a tag with more, one "tag_deliver" job queued for the workers."""
     fields = ["uid", "message", "entities", "private", keys.STATUS_MEMBERS_ONLY_FIELD,
               "in_reply_to_uid", "repost_of"]  # fmt: skip
     values = r.hmget(keys.status(sid), fields)
@@ -86,14 +91,55 @@ def deliver_status(r: Client, sid: int, limit: int = FOLLOWED_TAG_DELIVERY) -> i
         return 0
     pipe = r.pipeline(transaction=False)
     for tag in tags:
-        pipe.zrange(keys.tag_followers(tag), 0, limit - 1)
+        pipe.zrange(keys.tag_followers(tag), 0, limit - 1, withscores=True)
+        pipe.zrange(keys.tag_followers(tag), -1, -1, withscores=True)
+    read = pipe.execute()
     author = int(status["uid"])
-    wanted = {int(uid) for found in pipe.execute() for uid in found} - {author}
-    if not wanted:
-        return 0
     reply_uid = status.get("in_reply_to_uid")
     replied_to = int(reply_uid) if reply_uid and int(reply_uid) != author else None
+    wanted: set[int] = set()
+    later = []
+    for index, tag in enumerate(tags):
+        found, newest = read[2 * index], read[2 * index + 1]
+        wanted.update(int(uid) for uid, _ in found)
+        if len(found) >= limit and newest and newest[0][1] > found[-1][1]:
+            # More followers than reached now: the workers go on from the last one.
+            later.append({"kind": "tag_deliver", "sid": int(sid), "author": author,
+                          "tag": tag, "after": found[-1][1], "upto": newest[0][1],
+                          "replied_to": replied_to})  # fmt: skip
+    if later:
+        jobs.enqueue(r, *later)
+    wanted.discard(author)
+    if not wanted:
+        return 0
     return fanout.deliver(r, author, int(sid), sorted(wanted), replied_to=replied_to)
+
+
+def deliver_batch(
+    r: Client, job: dict[str, Any], batch: int = TAG_DELIVERY_BATCH
+) -> list[dict[str, Any]]:
+    """A "tag_deliver" job: status ``sid`` to the next ``batch`` followers of ``tag``
+    after the follow time ``after`` up to ``upto`` (those who followed by the posting);
+    the same job, moved on, while more remain. Delivering twice changes nothing (homes
+    are sets): a job run again after a crash only repeats its batch."""
+    found = cast(
+        list[tuple[str, float]],
+        r.zrangebyscore(
+            keys.tag_followers(job["tag"]),
+            f"({job['after']}",
+            job["upto"],
+            start=0,
+            num=batch,
+            withscores=True,
+        ),  # fmt: skip
+    )
+    author = int(job["author"])
+    wanted = sorted({int(uid) for uid, _ in found} - {author})
+    if wanted:
+        fanout.deliver(r, author, int(job["sid"]), wanted, replied_to=job.get("replied_to"))
+    if len(found) == batch and found[-1][1] < job["upto"]:
+        return [{**job, "after": found[-1][1]}]
+    return []
 
 
 def forget_user(r: Client, uid: int, budget: int) -> int:

@@ -752,6 +752,18 @@ def status_counts(sid):
     return f"{{status:{sid}}}:counts"
 
 
+# --- edits ---------------------------------------------------------------
+
+STATUS_EDITED_FIELD = "edited"  # the status hash's and keys.status_counts': its last edit (ms)
+
+
+def status_history(sid):
+    """LIST: the earlier versions of status ``sid``, oldest first, each JSON (message,
+    entities, spoiler, sensitive, media, ``at``: when it was written, ms), pushed by
+    edit_status.lua; in the status's slot (as keys.replies), deleted with it."""
+    return f"{{status:{sid}}}:history"
+
+
 def likes(sid):
     """ZSET: the ids of the users who like status ``sid``, scored by the like's time in
     ms (unique per list, for paging /@login/<id>/likes/). In the status's slot (as

@@ -333,6 +333,36 @@ def export_followers(r, uid, chunk=EXPORT_CHUNK):
     return _export_people(r, keys.followers(uid), chunk)
 
 
+def _export_marked(r, key, chunk, when_name):
+    """The statuses listed in ``key`` (a ZSET of status ids by time in ms), latest
+    first: id, the author's login (None for a status deleted since) and ``when_name``
+    (s). A page of ids and one pipeline of logins a round trip each."""
+    before = None
+    while True:
+        pairs, before = paging.read_ids(r, key, before, chunk)
+        if pairs:
+            pipe = r.pipeline(transaction=False)
+            for sid, _ in pairs:
+                pipe.hget(keys.status(sid), "login")
+            logins = pipe.execute()
+            for (sid, at_ms), login in zip(pairs, logins, strict=True):
+                yield {"id": int(sid), "login": login, when_name: at_ms / 1000}
+        if before is None:
+            return
+
+
+def export_bookmarks(r, uid, chunk=EXPORT_CHUNK):
+    """The statuses ``uid`` bookmarked, latest bookmark first: id, the author's login,
+    bookmarked (s)."""
+    return _export_marked(r, keys.bookmarks(uid), chunk, "bookmarked")
+
+
+def export_pinned(r, uid):
+    """The statuses ``uid`` pinned to their profile (at most 5), latest pin first: id,
+    login (theirs), pinned (s)."""
+    return _export_marked(r, keys.pinned(uid), EXPORT_CHUNK, "pinned")
+
+
 def export_conversations(r, uid):
     """Every direct conversation ``uid`` is in: id, members, the messages they see."""
     return direct.export_conversations(r, uid)

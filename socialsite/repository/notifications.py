@@ -50,7 +50,10 @@ GROUP_KINDS = ("group_request", "group_approved", "group_invite", "group_report"
 # Polls: a poll has ended, to its author and its voters (polls.end_due); the actor is
 # the poll's author, the status and the subject the poll's status.
 POLL_KINDS = ("poll",)
-KINDS: tuple[str, ...] = _PLAIN_KINDS + GROUP_KINDS + POLL_KINDS
+# Edits: a status one reposted was edited (statuses.edit_status); the actor is its
+# author, the status and the subject the edited status.
+EDIT_KINDS = ("update",)
+KINDS: tuple[str, ...] = _PLAIN_KINDS + GROUP_KINDS + POLL_KINDS + EDIT_KINDS
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ Retrying is safe because every script here is idempotent.
 
 import functools
 import hashlib
+import json
 from pathlib import Path
 
 from redis.exceptions import NoScriptError
@@ -414,6 +415,21 @@ def pin_status(*, uid, sid, now_ms, most):
     """Pin status ``sid`` in keys.pinned(uid), scored by ``now_ms``, unless ``most`` are
     pinned already. Returns 1 if pinned, 0 if it was already, -1 if there is no room."""
     return {"pinned": keys.pinned(uid)}, [sid, now_ms, most]
+
+
+@script()
+def edit_status(*, sid, uid, edited, now_ms, most, fields):
+    """Edit status ``sid`` of ``uid``: push its version as it is on
+    keys.status_history(sid), write ``fields`` ({name: value}, "" deleting the field)
+    over keys.status(sid) and the edit's time ``now_ms`` as the ``edited`` field of it
+    and of keys.status_counts(sid), if its ``edited`` field is still ``edited`` ("" for
+    never) and it has had fewer than ``most`` edits. Returns 1 if edited, -1 for no such
+    status of theirs, -2 if it changed meanwhile, -3 past ``most``."""
+    return {
+        "status": keys.status(sid),
+        "status_history": keys.status_history(sid),
+        "status_counts": keys.status_counts(sid),
+    }, [int(uid), str(edited or ""), int(now_ms), int(most), json.dumps(fields)]
 
 
 # --- fan-out (fanout.py): one call per shard group of followers ------------------------------

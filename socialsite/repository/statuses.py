@@ -601,14 +601,16 @@ def decode_status(data: Mapping[Any, Any] | None) -> Status | None:
 
 
 # The counts of a status kept in keys.status_counts, read with HMGET in this order.
-_COUNTS_FIELDS = ("likes", "reposts", keys.POLL_TALLY_FIELD)
+# Edits: ``edited``, the time of the status's last edit (decision 0074), read with its
+# counts: a process that remembers an older version reads the hash again.
+_COUNTS_FIELDS = ("likes", "reposts", keys.POLL_TALLY_FIELD, keys.STATUS_EDITED_FIELD)
 
 
 def _counts(replies, counted):
-    """(replies, likes, reposts, the poll's tally or None) from a ZCARD and an HMGET of
-    _COUNTS_FIELDS."""
-    likes, reposts, tally = counted
-    return (replies, int(likes or 0), int(reposts or 0), tally)
+    """(replies, likes, reposts, the poll's tally or None, the last edit or "") from a
+    ZCARD and an HMGET of _COUNTS_FIELDS."""
+    likes, reposts, tally, edited = counted
+    return (replies, int(likes or 0), int(reposts or 0), tally, edited or "")
 
 
 def _with_counts(status, counts):
@@ -830,6 +832,7 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
     # (docs/decisions/0007).
     replies = iter(scripts.run_pipeline(r, fill))
     fresh, reply_ids = {}, {}
+    edited = []  # edits: remembered in an older version than the counts say
     for sid, what in plan:
         head = next(replies) if what is not _COUNT else None
         count = _counts(next(replies), next(replies))
@@ -841,6 +844,8 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
             entry = (remembered[sid][0], now, count, now) if head else None
         else:
             entry = (*remembered[sid][:2], count, now)
+        if entry is not None and count[4] != (entry[0].get(keys.STATUS_EDITED_FIELD) or ""):
+            edited.append(sid)
         remembered[sid] = entry
         if entry is None:
             _known.forget(sid)
@@ -851,8 +856,24 @@ def _read_or_confirm(r, plan, remembered, now, replies_wanted, viewer_likes=None
     if likes_read:
         scores = next(replies)
         viewer_likes.ids.update(sid for sid, score in zip(liked_of, scores, strict=True) if score)
+    rest = list(replies)
+    if edited:
+        # Edited since this process read them (decision 0074): one round trip more,
+        # only when a status shown changed.
+        pipe = r.pipeline(transaction=False)
+        for sid in edited:
+            pipe.hgetall(keys.status(sid))
+        for sid, data in zip(edited, pipe.execute(), strict=True):
+            status = _decode_status(data)
+            if status is None:
+                remembered[sid] = None
+                fresh.pop(sid, None)
+                _known.forget(sid)
+            else:
+                entry = (status, now, remembered[sid][2], now)
+                remembered[sid] = fresh[sid] = entry
     _known.put_many(fresh)
-    return reply_ids, list(replies)
+    return reply_ids, rest
 
 
 def _note_deleted(r, sid):
@@ -893,7 +914,8 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
     pipe.zrevrange(keys.likes(sid), 0, NOTIFICATIONS_KEPT - 1)
     # An account that is or was pulled may have the status copied into every shard.
     pipe.hget(keys.user(uid), keys.FANOUT_PATH_FIELD)
-    data, likers, registered = pipe.execute()
+    pipe.lrange(keys.status_history(sid), 0, -1)  # edits: its earlier versions' images
+    data, likers, registered, history = pipe.execute()
     status = _decode_status(data)
     if status is None or status.get("repost_of"):
         return DeleteResult.NOT_FOUND  # a repost is undone, not deleted (reposts.py)
@@ -912,7 +934,7 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
         tags.queue_remove(pipe, sid, status_tags)
         if like_events:
             notifications.queue_unnotify(pipe, uid, like_events)
-        _queue_media_unused(pipe, media_names(status))
+        _queue_media_unused(pipe, media_names(status) + _history_media(history))
         status_index.queue_unindex(pipe, status)
         pipe.exists(keys.reposts(sid))
         pipe.zrange(keys.followers(uid), -1, -1, withscores=True)  # last: read below
@@ -934,6 +956,7 @@ def delete_status(r: Client, uid: int, sid: int) -> DeleteResult:
         keys.likes(sid),
         keys.status_counts(sid),
         keys.poll_votes(sid),  # polls
+        keys.status_history(sid),  # edits
     )
     followups = []
     if newest:
@@ -984,6 +1007,7 @@ def delete_statuses_of_leaving_user(r, uid, sids):
             pipe.delete(keys.likes(sid))
             pipe.delete(keys.status_counts(sid))
             pipe.delete(keys.poll_votes(sid))  # polls
+            pipe.delete(keys.status_history(sid))  # edits (their images: decision 0074)
 
     scripts.run_pipeline(r, fill)
     for status in found:
@@ -991,3 +1015,173 @@ def delete_statuses_of_leaving_user(r, uid, sids):
             _known.forget(status["id"])
             events.publish_deleted(r, status)
     return sum(1 for status in found if status is not None)
+
+
+# --- editing a status (decision 0074) ------------------------------------------
+
+# The most edits a status may have (Mastodon sets none): its history stays a short read.
+MAX_EDITS = 20
+# The newest reposters told of an edit (an ``update`` notification each).
+REPOSTERS_NOTIFIED = 1000
+
+
+class EditResult(enum.Enum):
+    EDITED = "edited"
+    NOT_FOUND = "not found"  # no such status, not the editor's, or a repost
+    CHANGED = "changed"  # edited meanwhile by another request: nothing was written
+    TOO_MANY = "too many"  # MAX_EDITS reached
+
+
+def edit_status(
+    r: Client,
+    uid: int,
+    sid: int,
+    message: str,
+    *,
+    spoiler: str = "",
+    sensitive: bool = False,
+    media: str | None = None,
+    pending_uploads: Iterable[str] = (),
+    most: int = MAX_EDITS,
+    notifications_kept: int = NOTIFICATIONS_KEPT,
+) -> tuple[EditResult, Status | None]:
+    """Edit status ``sid`` of ``uid``: its text ``message`` (its entities parsed again),
+    content warning ``spoiler``, ``sensitive`` mark and, unless None, its ``media`` (the
+    packed JSON the status keeps; ``pending_uploads``: the uploads it newly shows, taken
+    off the pending ones). Returns (the result, the status as edited).
+
+    1. One round trip: the status, its author's fields (privacy, whether they may be
+       found, their event fields), its newest REPOSTERS_NOTIFIED reposters, the
+       author's blocks both ways and the ids of the logins the text mentions.
+    2. edit_status.lua: the version as it was pushed on keys.status_history, the new
+       fields written, the edit's time as ``edited`` in the hash and in
+       keys.status_counts (which every page reads with the status: decision 0074).
+    3. One round trip: the tags' timelines (off those it lost, on those it gained, if
+       public), the search index (the old words out, the new in), the newly mentioned
+       notified once (added to ``notified``, so that deleting it takes them back; a
+       mention removed is not taken back, as Mastodon), each reposter's ``update``
+       notification (an earlier edit's moved up), the uploads it now shows.
+    4. Published as an edit for the streams (status.update)."""
+    found = entities.find(message)
+    mentioned = found.mentioned_logins(message)
+    pipe = r.pipeline(transaction=False)
+    pipe.hgetall(keys.status(sid))
+    pipe.zrevrange(keys.reposts(sid), 0, REPOSTERS_NOTIFIED - 1)
+    pipe.hmget(keys.user(uid), [*status_index.AUTHOR_FIELDS, *users.EVENT_AUTHOR_FIELDS])
+    pipe.zrange(keys.blocks(uid), 0, -1)
+    pipe.zrange(keys.blocked_by(uid), 0, -1)
+    if mentioned:
+        users.queue_user_ids(pipe, mentioned)
+    data, reposters, user_fields, blocking, blocked_by, *rest = pipe.execute()
+    old = _decode_status(data)
+    if old is None or old["uid"] != int(uid) or old.get("repost_of"):
+        return EditResult.NOT_FOUND, None
+    author = dict(zip(status_index.AUTHOR_FIELDS, user_fields, strict=False))
+    author_fields = user_fields[len(status_index.AUTHOR_FIELDS) :]
+    user_ids = users.user_ids_read(mentioned, rest[0]) if mentioned else {}
+    parsed = entities.build(message, found, user_ids)
+    blocked = {int(other) for other in (*blocking, *blocked_by)}
+    fields: dict[str, str] = {
+        "message": message,
+        "entities": entities.pack(parsed) or "",
+        keys.STATUS_SPOILER_FIELD: spoiler,
+        keys.STATUS_SENSITIVE_FIELD: "1" if sensitive else "",
+    }
+    if media is not None:
+        fields[keys.STATUS_MEDIA_FIELD] = media
+    # Mentions: those not notified before, as posting chooses them.
+    already = {int(each) for each in str(old.get("notified") or "").split(",") if each}
+    wanted = _mentions_to_notify(
+        uid, old.get("in_reply_to_uid"), [mention["id"] for mention in parsed["user_mentions"]]
+    )
+    new_mentions = [other for other in wanted if other not in blocked and other not in already]
+    if new_mentions and old.get(keys.STATUS_MEMBERS_ONLY_FIELD):
+        cid = old[keys.STATUS_COMMUNITY_FIELD]
+        scores = r.zmscore(keys.community_members(cid), new_mentions)
+        new_mentions = [o for o, s in zip(new_mentions, scores, strict=True) if s is not None]
+    if new_mentions:
+        fields["notified"] = ",".join(map(str, [*sorted(already), *new_mentions]))
+    now_ms = int(time.time() * 1000)
+    done = scripts.edit_status(
+        r, sid=sid, uid=uid, edited=old.get(keys.STATUS_EDITED_FIELD) or "", now_ms=now_ms,
+        most=most, fields=fields,
+    )  # fmt: skip
+    if done == -1:
+        return EditResult.NOT_FOUND, None
+    if done == -2:
+        return EditResult.CHANGED, None
+    if done == -3:
+        return EditResult.TOO_MANY, None
+    new: dict[str, Any] = {**old, **fields, keys.STATUS_EDITED_FIELD: str(now_ms)}
+    for name in [name for name, value in fields.items() if value == ""]:
+        del new[name]
+    old_tags = set(entities.tags(status_entities(old)))
+    new_tags = set(entities.tags(parsed))
+    public = not old.get("private")
+
+    def fill(pipe):
+        gone = [tag for tag in old_tags if tag not in new_tags]
+        added = [tag for tag in new_tags if tag not in old_tags]
+        if gone:
+            tags.queue_remove(pipe, sid, gone)
+        if added:
+            tags.queue_add(pipe, sid, added, public)
+            if public:
+                trends.queue_use(pipe, uid, added, time.time())
+        if status_index.indexable(old, author):
+            status_index.queue_unindex(pipe, old)
+        if status_index.indexable(new, author):
+            status_index.queue_index(pipe, new)
+        for other in new_mentions:
+            notifications.queue_notify(
+                pipe, other, notifications.member("mention", uid, sid, sid), now_ms,
+                notifications_kept,
+            )  # fmt: skip
+        update = notifications.member("update", uid, sid, sid)
+        for reposter in reposters:
+            if int(reposter) != int(uid) and int(reposter) not in blocked:
+                notifications.queue_unnotify(pipe, int(reposter), [update])
+                notifications.queue_notify(pipe, int(reposter), update, now_ms, notifications_kept)
+        uploads.queue_attached(pipe, uid, list(pending_uploads))
+
+    scripts.run_pipeline(r, fill)
+    _known.forget(int(sid))
+    events.publish_edited(r, new, users.event_author(uid, author_fields))
+    return EditResult.EDITED, decode_status(new)
+
+
+def own_status(r: Client, uid: int, sid: int) -> Status | None:
+    """Status ``sid`` if ``uid`` wrote it (not a repost), with its counts; else None. An
+    author may always see their own statuses: what the edit form and the edit read."""
+    status = get_status(r, sid)
+    if status is None or status["uid"] != int(uid) or status.get("repost_of"):
+        return None
+    return status
+
+
+def status_history(r: Client, sid: int) -> list[dict[str, Any]]:
+    """The earlier versions of status ``sid``, oldest first: dicts of message, entities,
+    spoiler, sensitive, media (each "" when it had none) and ``at`` (ms). One command."""
+    versions = []
+    for text in r.lrange(keys.status_history(sid), 0, -1):
+        try:
+            version = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(version, dict):
+            versions.append(version)
+    return versions
+
+
+def _history_media(texts):
+    """The storage names of the images of a status's earlier versions (keys.status_history
+    as read), for deleting it: an image taken off in an edit stays in its history."""
+    names = []
+    for text in texts or ():
+        try:
+            version = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(version, dict):
+            names += media_names({keys.STATUS_MEDIA_FIELD: version.get("media") or ""})
+    return list(dict.fromkeys(names))

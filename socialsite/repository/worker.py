@@ -16,7 +16,7 @@ is undone.
 
 import logging
 
-from . import communities, eviction, fanout, jobs, keys, leaving, privacy, reposts
+from . import communities, eviction, fanout, followed_tags, jobs, keys, leaving, privacy, reposts
 from .client import OUTAGE_ERRORS
 from .limits import DELETION_JOB_BUDGET, JOBS_PER_STEP, NOTIFICATIONS_KEPT
 
@@ -70,6 +70,13 @@ def community_deliver(r, job):
     return communities.deliver_batch(r, job)
 
 
+def tag_deliver(r, job):
+    """Followed hashtags: a status to the next batch of its tag's later followers."""
+    if _author_hidden(r, job["author"]):
+        return []
+    return followed_tags.deliver_batch(r, job)
+
+
 HANDLERS = {
     "plan": plan,
     "deliver": deliver,
@@ -80,6 +87,7 @@ HANDLERS = {
     "unrepost": fanout.unrepost_range,
     "purge_reposts": reposts.purge_reposts,
     "community_deliver": community_deliver,  # groups
+    "tag_deliver": tag_deliver,  # followed hashtags past FOLLOWED_TAG_DELIVERY
 }
 
 

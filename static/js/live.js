@@ -181,6 +181,20 @@
     updateBar();
   }
 
+  // Edits: a status the page shows (or holds back) is replaced by its new version.
+  function onEdit(event) {
+    remember(event);
+    var status = JSON.parse(event.data);
+    var shown = document.getElementById("status-" + status.id);
+    if (shown) {
+      var made = renderStatus(status);
+      if (made) shown.replaceWith(made);
+    }
+    pending = pending.map(function (other) {
+      return other.id === status.id ? Object.assign({}, other, { html: status.html }) : other;
+    });
+  }
+
   function onUnread(event) {
     remember(event);
     var data = JSON.parse(event.data);
@@ -215,6 +229,7 @@
     var source = new EventSource(streamUrl(), { withCredentials: true });
     source.addEventListener("status", onStatus);
     source.addEventListener("delete", onDelete);
+    source.addEventListener("edit", onEdit);
     source.addEventListener("unread", onUnread);
     source.addEventListener("direct", onDirect);
     source.addEventListener("load-newer", onLoadNewer);
