@@ -20,7 +20,7 @@ from django.views.decorators.csrf import csrf_exempt
 from accounts.users import AnonymousUser, SiteUser
 from socialsite import actions, throttling
 from socialsite.connection import get_redis
-from socialsite.repository import oauth, throttles, users
+from socialsite.repository import filters, oauth, throttles, users
 
 from .responses import error, refusal_response
 
@@ -106,10 +106,15 @@ def _authenticate(request, scope, public, user_required):
         return _refusal(counted), counted
     limit = settings.THROTTLES.get("api")
     owner = token.partition(".")[0]
-    reader = None
-    if limit is not None and owner.isdigit() and int(owner):
-        reader = throttles.AccountHitRead("api", *limit, None, guard_key=oauth.token_key(token))
-    record, data = oauth.token_and_user(get_redis(), token, reader)
+    reader, read_along = None, []
+    # The user's keyword filters (api/common.filter_statuses) ride along too.
+    keyword_filters = filters.Read()
+    if owner.isdigit() and int(owner):
+        read_along.append(keyword_filters)
+        if limit is not None:
+            reader = throttles.AccountHitRead("api", *limit, None, guard_key=oauth.token_key(token))
+            read_along.append(reader)
+    record, data = oauth.token_and_user(get_redis(), token, read_along)
     if record is None:
         return error(401, INVALID_TOKEN), None
     if record["uid"]:
@@ -118,6 +123,7 @@ def _authenticate(request, scope, public, user_required):
         if users.is_hidden(data):
             return error(403, "Your login is currently disabled"), None
         request.user, request.user_data = SiteUser(data), data
+        request.keyword_filters = keyword_filters.for_user(record["uid"])
     request.api_token = record
     if scope is not None and not scope_allows(record["scopes"], scope):
         return error(403, OUTSIDE_SCOPES), None

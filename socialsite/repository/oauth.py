@@ -210,13 +210,13 @@ def token_key(token):
     return _token_key(token or "")
 
 
-def token_and_user(r, token, read_along=None):
+def token_and_user(r, token, read_along=()):
     """(token record, the user's public hash) in one round trip, both in the user's
     slot; (None, None) for an unknown token; (record, None) for an app's own token or a
-    user who is gone. ``read_along``: an object with ``queue(pipe, uid)``, ``replies``
-    and ``take(uid, replies)`` (throttles.AccountHitRead) whose reads of the user's
-    slot ride in the same round trip. The user is noted seen today in the same round
-    trip (eviction.queue_seen)."""
+    user who is gone. ``read_along``: objects with ``queue(pipe, uid)``, ``replies``
+    and ``take(uid, replies)`` (throttles.AccountHitRead, filters.Read) whose reads of
+    the user's keys ride in the same round trip, as sessions.load_with_user's. The user
+    is noted seen today in the same round trip (eviction.queue_seen)."""
     key = _token_key(token or "")
     if key is None:
         return None, None
@@ -225,8 +225,8 @@ def token_and_user(r, token, read_along=None):
     def fill(pipe):
         pipe.hgetall(key)
         pipe.hgetall(keys.user(uid))
-        if read_along is not None:
-            read_along.queue(pipe, uid)
+        for reader in read_along:
+            reader.queue(pipe, uid)
         if uid:
             noted[0] = eviction.queue_seen(pipe, uid)
 
@@ -234,8 +234,9 @@ def token_and_user(r, token, read_along=None):
     data, user, *along = scripts.run_pipeline(r, fill)
     if noted[0]:
         along = along[: -noted[0]]
-    if read_along is not None:
-        read_along.take(uid, along)
+    for reader in read_along:
+        reader.take(uid, along[: reader.replies])
+        along = along[reader.replies :]
     record = _decode_token(data)
     if record is None:
         return None, None
