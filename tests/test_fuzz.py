@@ -211,6 +211,14 @@ def test_random_mixes_of_hostile_values(visitors):
 # methods it answers and the parameters it reads. Paging routes read PAGING too.
 
 PAGING = ["max_id", "since_id", "min_id", "limit"]
+FILTER_FIELDS = [
+    "title",
+    "context[]",
+    "filter_action",
+    "expires_in",
+    "keywords_attributes[][keyword]",
+    "keywords_attributes[][whole_word]",
+]
 API_ROUTES = {
     "verify_credentials": (["GET"], []),
     "create_app": (["POST"], ["client_name", "redirect_uris", "scopes", "website"]),
@@ -232,7 +240,8 @@ API_ROUTES = {
     "statuses": (["POST"], ["status", "in_reply_to_id", "sensitive", "spoiler_text",
                             "visibility", "media_ids[]", "poll[options][]", "language",
                             "group"]),
-    "status": (["GET", "DELETE"], []),
+    "status": (["GET", "PUT", "DELETE"], ["status", "spoiler_text", "sensitive", "media_ids[]",
+                                          "media_attributes[][description]", "poll"]),
     "status_context": (["GET"], []),
     "status_source": (["GET"], []),
     "status_history": (["GET"], []),
@@ -285,6 +294,14 @@ API_ROUTES = {
     "reports": (["POST"], ["account_id", "status_ids[]", "comment", "category", "forward",
                            "rule_ids[]"]),
     "favourites": (["GET"], PAGING),
+    # Polls (api/polls.py) and keyword filters (api/filters.py).
+    "poll": (["GET"], []),
+    "poll_votes": (["POST"], ["choices[]"]),
+    "filters": (["GET", "POST"], FILTER_FIELDS),
+    "filter": (["GET", "PUT", "DELETE"], FILTER_FIELDS),
+    "filter_keywords": (["GET", "POST"], ["keyword", "whole_word"]),
+    "filter_keyword": (["GET", "DELETE"], []),
+    "filters_v1": (["GET"], []),
     "bookmark": (["POST"], []),
     "unbookmark": (["POST"], []),
     "bookmarks": (["GET"], PAGING),
@@ -386,7 +403,10 @@ def api_world(r, alice, bob, settings):
         "client_id": client_id,
         "slug": "cats",  # groups: a public group of alice's, made above
         "group_key": "follow-0",  # a grouped notification's key (api/notification_groups.py)
+        "filter_id": "1",  # keyword filters: alice has none, so a 404
+        "keyword_id": "1",
     }
+    real["poll_id"] = real["status_id"]  # a poll is named by its status (it has none)
     client = Client(raise_request_exception=False, HTTP_AUTHORIZATION=f"Bearer {token}")
     return client, real
 

@@ -88,6 +88,10 @@ def site(r, alice, bob, media_root):
         "slug": "walked",
         "act": "promote",
         "decision": "approve",
+        # A poll (named by its status), a keyword filter and one of its keywords.
+        "poll_id": str(sid),
+        "filter_id": "1",
+        "keyword_id": "1",
     }
 
 
