@@ -49,6 +49,18 @@ def _matcher(*keywords, action="hide"):
     return filters.matcher_for((found,), "home")
 
 
+def test_a_status_is_matched_once_per_version():
+    """A Matcher remembers each status's result by its id and edit time: an edit (a new
+    time) is matched again, the same version is not."""
+    matcher = _matcher(("dragon", True))
+    assert matcher.check({"id": 7, "message": "a quiet day"}) is None
+    # The same version: its result is remembered (the text is not read again).
+    assert matcher.check({"id": 7, "message": "a dragon, unseen"}) is None
+    edited = {"id": 7, "message": "a dragon after all", "edited": "1700000000000"}
+    assert matcher.check(edited).action == filters.HIDE
+    assert filters.decode_all({}) == ()
+
+
 @pytest.mark.parametrize(
     "keyword, whole, status, hit",
     [
