@@ -300,6 +300,12 @@ def browser_contexts(request, live_server):
 
 
 @pytest.fixture
+def open_page(browser_contexts):
+    """``open_page()``: a new page in a browser context of its own (browser_contexts)."""
+    return lambda: browser_contexts().new_page()
+
+
+@pytest.fixture
 def live_person(browser_contexts, stream_server, settings):
     """``live_person(login)``: a browser context of its own with ``login`` logged in, on
     pages whose script reaches the test's stream server (a module that uses this gives

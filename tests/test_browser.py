@@ -19,7 +19,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the environment; the browser
     expect = None  # fixture then skips (or fails when CI=true)
 
-from tests.support.helpers import PASSWORD, log_in_browser
+from tests.support.helpers import PASSWORD, flash, log_in_browser
 
 SCREENSHOT = "/tmp/socialsite-home.png"
 TIMEOUT_MS = 15_000
@@ -29,11 +29,6 @@ TIMEOUT_MS = 15_000
 def new_page(browser_contexts):
     """Open a page in a fresh browser context (own cookies) on the live server."""
     return lambda: browser_contexts(viewport={"width": 900, "height": 800}).new_page()
-
-
-def flash(page):
-    """The flash messages list (not the statuses, whose text is a p.message too)."""
-    return page.locator("ul.messages li.message")
 
 
 def label(text):

@@ -12,26 +12,14 @@ skipped, except when CI=true: there it fails.
 
 import re
 
-import pytest
-
 try:
     from playwright.sync_api import expect
 except ImportError:  # pragma: no cover - depends on the environment; the browser
     expect = None  # fixture then skips (or fails when CI=true)
 
-from tests.support.helpers import log_in_browser, make_user, post
+from tests.support.helpers import flash, log_in_browser, make_user, post
 
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture
-def open_page(browser_contexts):
-    """Open a page in a fresh browser context (own cookies) on the live server."""
-    return lambda: browser_contexts().new_page()
-
-
-def flash(page):
-    return page.locator("ul.messages li.message")
 
 
 def test_a_block_and_a_private_account_in_a_real_browser(r, open_page):

@@ -8,26 +8,15 @@ The browser and its skipping rules are those of tests/test_browser.py.
 
 import re
 
-import pytest
-
 try:
     from playwright.sync_api import expect
 except ImportError:  # pragma: no cover - depends on the environment
     expect = None
 
 from socialsite.repository import graph
-from tests.support.helpers import log_in_browser, make_user, post
+from tests.support.helpers import flash, log_in_browser, make_user, post
 
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture
-def open_page(browser_contexts):
-    return lambda: browser_contexts().new_page()
-
-
-def flash(page):
-    return page.locator("ul.messages li.message")
 
 
 def test_a_hide_filter_and_a_warn_filter_in_a_real_browser(r, open_page):

@@ -16,18 +16,9 @@ except ImportError:  # pragma: no cover - depends on the environment
     expect = None
 
 from socialsite.repository import communities, keys
-from tests.support.helpers import account_menu, log_in_browser, make_user
+from tests.support.helpers import account_menu, flash, log_in_browser, make_user
 
 TIMEOUT_MS = 15_000
-
-
-@pytest.fixture
-def open_page(browser_contexts):
-    return lambda: browser_contexts().new_page()
-
-
-def flash(page):
-    return page.locator("ul.messages li.message")
 
 
 def test_a_private_group_in_a_real_browser(r, open_page):

@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover - the browser fixture skips (or fails wi
     expect = None
 
 from socialsite.repository import moderation, users
-from tests.support.helpers import PASSWORD, account_menu, log_in_browser, make_user, post
+from tests.support.helpers import PASSWORD, account_menu, flash, log_in_browser, make_user, post
 
 TIMEOUT_MS = 15_000
 
@@ -25,10 +25,6 @@ TIMEOUT_MS = 15_000
 def new_page(browser_contexts):
     """A page in a fresh browser context (cookies of its own) on the live server."""
     return lambda: browser_contexts().new_page()
-
-
-def flash(page):
-    return page.locator("ul.messages li.message")
 
 
 def test_bob_reports_a_moderator_suspends_alice_is_gone(r, new_page, alice, bob):

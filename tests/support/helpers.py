@@ -60,6 +60,12 @@ def log_in_browser(page, login, password=PASSWORD):
     expect(menu).to_have_attribute("aria-label", f"Account menu of @{login}")
 
 
+def flash(page):
+    """The flash messages list of a browser's page (not the statuses, whose text is a
+    p.message too)."""
+    return page.locator("ul.messages li.message")
+
+
 def account_menu(page):
     """The header's account menu (Lists, Settings, Password, Moderation, Log out), opened."""
     menu = page.locator("header .account-menu")
