@@ -201,6 +201,7 @@ def environment(**options):
         status_list_markup=jinja_helpers.status_list_markup,
         conversation_rows_markup=jinja_helpers.conversation_rows_markup,
         more_menu_start=jinja_helpers.more_menu_start,
+        site_header_markup=jinja_helpers.site_header_markup,
         more_menu_end=jinja_helpers.MORE_MENU_END,
         stream_url=jinja_helpers.stream_url,
         stream_port=jinja_helpers.stream_port,

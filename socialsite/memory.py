@@ -11,7 +11,7 @@ for all of them:
 The memories of a process (``memories()`` lists them by name; each module states the
 size and time to live of its own next to it): "statuses" (repository/statuses.py),
 "authors" (repository/users.py), "inbox messages" and "conversation members"
-(repository/direct.py), "status markup" and "conversation rows"
+(repository/direct.py), "status markup", "conversation rows" and "page headers"
 (timeline/jinja_helpers.py) and "blank forms" (socialsite/form_markup.py).
 
 A process's threads share them (gunicorn's gthread workers; the stream server, which

@@ -78,7 +78,7 @@ def test_the_sites_memories_are_bounded():
     import socialsite.jinja2  # noqa: F401 -- loads the template environment's memories
 
     memories = memory.memories()
-    expected = {"statuses", "authors", "status markup", "blank forms"}
+    expected = {"statuses", "authors", "status markup", "page headers", "blank forms"}
     assert expected <= set(memories)
     for name in expected:
         assert 0 < memories[name].size <= 100_000, name

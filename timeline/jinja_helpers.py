@@ -67,6 +67,60 @@ def isotime(posted):
     return datetime.datetime.fromtimestamp(float(posted), tz=datetime.UTC).isoformat()
 
 
+# --- the frame (templates/_site_header.html) ---------------------------------------------
+
+# The frame's markup by what it is drawn from (site_header_markup): a reader's login,
+# counts and current tab. ~5 KB each: ~10 MB per process at most.
+REMEMBERED_HEADERS = 2_000
+_remembered_headers = Memory("page headers", REMEMBERED_HEADERS)
+# Stands for the log-out form's CSRF input while the frame is drawn: what is remembered
+# is the markup on either side of it.
+_CSRF_PLACE = Markup("\x00csrf\x00")
+
+
+def site_header_markup(macro, viewer, here, urls, url, csrf_input):
+    """The frame of a page (_site_header.html's site_header, the macro ``macro``) for
+    ``viewer`` (None or a visitor: the logged-out frame) on the page at path ``here``,
+    from this process's memory when it drew the same before.
+
+    The key is every argument the macro is drawn from, so an entry is never stale: the
+    reader's login and moderator mark, their unread counts and versions, and which tab
+    is the current one (``here`` only where it is a tab's path: a status's page and a
+    search draw the same frame). ``urls`` (socialsite.jinja2.NamedUrls) is one object
+    per script prefix and URLconf, kept for the process, so it keys by identity (with
+    its home's path: a page rendered without a request has the one global ``urls``,
+    which follows the present prefix).
+    """
+    signed_in = bool(viewer and viewer.is_authenticated)
+    if signed_in:
+        login = viewer.login
+        profile_path = url("profile", login)
+        unread, direct_unread = viewer.notifications, viewer.direct_unread
+        inbox = getattr(urls, "direct:inbox")
+        tabs = (urls.home, urls.explore, urls.notifications, inbox, profile_path)
+        key = (
+            urls, urls.home, here if here in tabs else "", login, viewer.is_moderator, profile_path,
+            unread.count, unread.version, direct_unread.count, direct_unread.version,
+        )  # fmt: skip
+    else:
+        tabs = (urls.home, urls.explore, urls.login, urls.signup)
+        key = (urls, urls.home, here if here in tabs else "", None, False, "", 0, 0, 0, 0)
+    parts = _remembered_headers.get(key)
+    if parts is None:
+        current, login, is_moderator, profile_path, *counts = key[2:]
+        markup = macro(
+            current, urls, signed_in, login, is_moderator, profile_path, *counts, _CSRF_PLACE
+        )
+        before, found, after = markup.partition(_CSRF_PLACE)
+        parts = (before, after if found else None)
+        _remembered_headers.put(key, parts)
+    before, after = parts
+    if after is None:
+        return before
+    # Markup's + keeps markup as it is (the CSRF input is Django's safe HTML).
+    return before + csrf_input + after
+
+
 # --- the more menu (templates/_menu.html) ----------------------------------------------------
 
 
