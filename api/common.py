@@ -194,8 +194,11 @@ def status_entity(request, status, base=None, fresh=False):
     if original is None and "poll" in status and viewer is not None:  # polls: their vote
         flags["own_votes"] = polls.own_votes(r, viewer, [int(shown)]).get(int(shown), ())
         flags["is_author"] = int(status["uid"]) == int(viewer)
-    return entities.status(base, status, status["author"], counts=counts, viewer=flags,
-                           reblog=original)  # fmt: skip
+    entity = entities.status(base, status, status["author"], counts=counts, viewer=flags,
+                             reblog=original)  # fmt: skip
+    if status.get(entities.FILTERED_FIELD) is not None:  # keyword filters (filter_statuses)
+        entity["filtered"] = entities.filter_results(status[entities.FILTERED_FIELD])
+    return entity
 
 
 def read_poll_votes(r, viewer_id, items):

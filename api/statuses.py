@@ -202,6 +202,9 @@ def _get(request, status_id):
     if message is not None:
         return json_response(direct.direct_status(request, *message))
     status = visible_status(get_redis(), request.user.id, to_status_id(status_id))
+    # Keyword filters of the thread context: a status asked for by its id is marked by
+    # a matching filter, never left out, as its page shows it.
+    (status,) = filter_statuses(request, [status], "thread", focus=status["id"])
     return json_response(status_entity(request, status))
 
 

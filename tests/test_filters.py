@@ -428,6 +428,21 @@ def test_the_api_hides_and_marks_statuses_in_every_context(r, alice, bob, token)
     assert any("dragon" in t for t in texts(home)) and all(e["filtered"] == [] for e in home)
 
 
+def test_a_status_asked_for_by_id_is_marked_by_a_hide_filter_never_left_out(r, alice, bob, token):
+    sid = post(r, alice, "The dragon did it")
+    other = post(r, alice, "Nothing to see")
+    make_filter(bob, title="Spoilers", words=("dragon",), action="hide", context=("thread",))
+    auth = bearer(token(bob))
+    found = Client().get(f"/api/v1/statuses/{sid}", **auth).json()
+    (result,) = found["filtered"]
+    assert result["filter"]["title"] == "Spoilers" and result["keyword_matches"] == ["dragon"]
+    assert Client().get(f"/api/v1/statuses/{other}", **auth).json()["filtered"] == []
+    # Another's filters are theirs alone; a visitor has none.
+    carol = make_user(r, "carol")
+    assert Client().get(f"/api/v1/statuses/{sid}", **bearer(token(carol))).json()["filtered"] == []
+    assert Client().get(f"/api/v1/statuses/{sid}").json()["filtered"] == []
+
+
 def test_mastodon_py_drives_filters(r, live_server, settings, alice, bob, token):
     from mastodon import Mastodon
 
