@@ -37,3 +37,15 @@ def test_the_signals_measurement_runs_at_a_tiny_scale(r):
     assert wall > 0 and cpu >= 0
     wall, cpu = top_signals.per_page(r, candidates=9, likers=3, pages=2)
     assert wall > 0 and cpu >= 0
+
+
+def test_bench_web_in_process_cold_measures_each_page_again_with_the_caches_emptied(r):
+    from benchmarks import web
+
+    out = StringIO()
+    call_command("bench_web", in_process=True, cold=True, repeat=1, ranking_sizes=(), stdout=out)
+    text = out.getvalue()
+    assert text.count("home/healthz:") == 2 and "the CPU's caches emptied before each" in text
+    web._EVICTION_BUFFER[-16:] = b"x" * 16
+    web.evict_caches()  # writes over the whole buffer
+    assert web._EVICTION_BUFFER[-16:] == bytes(16)

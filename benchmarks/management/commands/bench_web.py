@@ -73,6 +73,12 @@ class Command(BaseCommand):
             " in this process (no server, no network; steady on a busy machine)",
         )
         parser.add_argument(
+            "--cold",
+            action="store_true",
+            help="with --in-process: also each page with the CPU caches emptied before every"
+            " request, as a gunicorn worker finds them between requests",
+        )
+        parser.add_argument(
             "--spread",
             type=int,
             default=0,
