@@ -18,9 +18,8 @@ answers.
   checks the seen day again (a person who comes back meanwhile keeps their home). Two
   marks say "evicted", not a missing key (an empty or new home has none either): the
   person in keys.evicted_homes, which pages and counts read, and the home holding only
-  EVICTED_MEMBER, which deliveries read: they read a home's size anyway (after adding
-  to it), so a delivery to anyone else costs what it did, and a skipped one is taken out
-  again in the same step (decision 0076). Someone never seen (no
+  EVICTED_MEMBER, which deliveries read: they read a home's size anyway, so a delivery
+  to anyone else costs what it did and a skipped one less. Someone never seen (no
   request since the sweep began to run) is not swept.
 - **Rebuilt.** Every home and list page reads the mark with its ids, in the same round
   trip (``queue_state``). A page that finds it calls ``rebuild``: rebuild_home.lua takes
@@ -42,9 +41,8 @@ from . import keys, locks, scripts, search
 from .limits import HOME_TIMELINE_SIZE
 
 # What an evicted home holds, alone (lua/_home.lua's EVICTED_MEMBER): deliveries read a
-# home's size anyway, and ask only a home of one id (a repost's, before adding) or one
-# their id took to two (a status's, after) whether it holds this (an empty home has no
-# key: decisions 0065, 0076).
+# home's size anyway, and ask only a home of exactly one id whether it is this (an
+# empty home has no key: decision 0065).
 EVICTED_MEMBER = "0"
 
 # How precisely "seen" is kept: one write a day per person at most.

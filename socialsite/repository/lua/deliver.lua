@@ -33,14 +33,11 @@
 --
 -- A follower whose home was evicted (eviction.py) gets nothing, in the home or its lists
 -- (they went with it): their first page rebuilds both from the profiles. An evicted
--- home holds only EVICTED_MEMBER. The SADD comes first and the home's size (the trim's)
--- is read after it, on the key the SADD has just looked up; only a home that the SADD
--- took from one id to two is asked whether that one was EVICTED_MEMBER, and if so the
--- status is taken out again (SREM) in the same step, so that the evicted home holds
--- only its mark. A delivery to anyone else costs a SADD and a SCARD, a skipped one a
--- SADD, a SCARD, a SISMEMBER and a SREM (an evicted home gets a status only from the
--- people it follows: rarely, and nothing reads it between the two).
-
+-- home holds only EVICTED_MEMBER; the home's size, which the trim reads anyway, is read
+-- first, and only a home of exactly one id is asked whether it is that one (an empty
+-- home, new or emptied, is not evicted): a delivery to anyone else costs a SCARD and a
+-- SADD, a skipped one a SCARD and a SISMEMBER.
+--
 -- A reply reaches a follower only if they are the user replied to or follow them
 -- (Mastodon's rule): one ZSCORE per follower, for replies alone; any other status
 -- is delivered exactly as cheaply as before there were replies.
@@ -56,12 +53,13 @@ local last = #KEYS
 if replied_to then
     last = (#KEYS - FIRST_HOME + 1) / 2 + FIRST_HOME - 1
 end
-local most = cap + slack
 local delivered = 0
 for i = FIRST_HOME, last do
     local home = KEYS[i]
-    local wanted, shown = true, false
-    if check or replied_to then
+    local size = call('SCARD', home)
+    local wanted = size ~= 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    local shown = false
+    if wanted and (check or replied_to) then
         local follower = keys.user_of(home)
         if check then
             local hidden = call('ZSCORE', KEYS[2], follower)
@@ -75,22 +73,13 @@ for i = FIRST_HOME, last do
         end
     end
     if wanted then
-        if shown then
-            -- No entry in the home; its lists get the status unless the home is evicted.
-            wanted = call('SCARD', home) ~= 1 or call('SISMEMBER', home, EVICTED_MEMBER) == 0
-        else
+        if not shown then
             local added = call('SADD', home, sid)
-            local size = call('SCARD', home)
-            if size == 2 and added == 1 and call('SISMEMBER', home, EVICTED_MEMBER) == 1 then
-                call('SREM', home, sid)  -- evicted: it holds only its mark again
-                wanted = false
-            else
-                delivered = delivered + added
-                if size > most then trim_home(home, cap, slack, size) end
-            end
+            delivered = delivered + added
+            trim_home(home, cap, slack, size + added)
         end
         -- The same status to the follower's lists that hold the author.
-        if wanted and listed then deliver_to_lists(KEYS[4], home, sid, cap, slack) end
+        if listed then deliver_to_lists(KEYS[4], home, sid, cap, slack) end
     end
 end
 return delivered
