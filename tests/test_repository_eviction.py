@@ -167,17 +167,26 @@ def test_an_empty_or_new_home_is_not_an_evicted_one(r):
 
 def test_only_a_home_of_one_id_is_asked_whether_it_is_evicted(r):
     # An evicted home holds one id; an empty one (new, or emptied) needs no question:
-    # a delivery to it is a SCARD and a SADD, as to a home holding many.
-    author, empty, one, many = users_named(r, "author", "empty", "one", "many")
+    # a delivery to it is a SCARD and a SADD, as to a home holding many. An evicted one
+    # is read (SCARD, SISMEMBER) and never written.
+    author, empty, one, many, away = users_named(r, "author", "empty", "one", "many", "away")
     r.sadd(keys.home(one), 7)
     r.sadd(keys.home(many), 7, 8)
+    eviction.note_seen(r, away, time.time() - 2 * MONTH)
+    assert eviction.sweep(r, MONTH) == 1
     scripts.load_all(r)
-    for follower, asked in ((empty, 0), (one, 1), (many, 0)):
+    commands = ("scard", "sismember", "sadd", "srem")
+    for follower, delivered, ran in (
+        (empty, 1, (1, 0, 1, 0)),
+        (one, 1, (1, 1, 1, 0)),
+        (many, 1, (1, 0, 1, 0)),
+        (away, 0, (1, 1, 0, 0)),
+    ):
         reset_command_stats(r)
-        assert fanout.deliver(r, author, 100 + follower, [follower]) == 1
-        assert command_calls(r, "sismember") == asked
-        assert command_calls(r, "scard") == command_calls(r, "sadd") == 1
-        assert timelines.in_home(r, follower, 100 + follower)
+        assert fanout.deliver(r, author, 100 + follower, [follower]) == delivered
+        assert tuple(command_calls(r, command) for command in commands) == ran
+        assert timelines.in_home(r, follower, 100 + follower) == bool(delivered)
+    assert held_only_the_mark(r, away)
 
 
 def test_concurrent_first_pages_rebuild_once(r, monkeypatch):
@@ -338,3 +347,20 @@ def test_accounts_made_before_eviction_ran_are_tracked_once_asked(r):
     assert r.zscore(keys.seen(old), old) == eviction.seen_day()
     assert r.zscore(keys.seen(seen_lately), seen_lately) == eviction.seen_day(time.time() - DAY)
     assert eviction.sweep(r, MONTH, now=time.time() + 2 * MONTH) == 2
+
+
+def test_a_repost_delivery_reads_the_home_size_once(r):
+    # deliver_repost.lua reads the size for the evicted-home check, and the trim
+    # (add_repost) takes it from there: one SCARD per home, as many as the homes.
+    reposter, author, one, many, away = users_named(r, "reposter", "author", "one", "many", "away")
+    r.sadd(keys.home(one), 7)
+    r.sadd(keys.home(many), 7, 8)
+    eviction.note_seen(r, away, time.time() - 2 * MONTH)
+    assert eviction.sweep(r, MONTH) == 1
+    scripts.load_all(r)
+    reset_command_stats(r)
+    assert fanout.deliver_repost(r, reposter, 200, 100, author, [one, many, away]) == 2
+    assert command_calls(r, "scard") == 3
+    assert command_calls(r, "sadd") == 2 + 2  # the homes, and the reposts-shown note
+    assert r.smembers(keys.home(many)) == {"7", "8", "200"}
+    assert held_only_the_mark(r, away)

@@ -74,8 +74,9 @@ end
 -- home. Returns 1 if it made a new entry, 0 if the home shows the original already
 -- (as itself or through another repost: the reposter is only noted) or must not get
 -- it (one's own status, one's own repost). A repeat changes nothing. ``note_ms``: how
--- long the note is kept; nil when the caller sets it once for many homes.
-local function add_repost(home, h, note, follower, orig, author, reposter, rid, cap, slack, note_ms)
+-- long the note is kept; nil when the caller sets it once for many homes. ``size``: the
+-- home's size before, if the caller read it (the trim then needs no SCARD).
+local function add_repost(home, h, note, follower, orig, author, reposter, rid, cap, slack, note_ms, size)
     if follower == author or follower == reposter then
         return 0
     end
@@ -114,7 +115,7 @@ local function add_repost(home, h, note, follower, orig, author, reposter, rid, 
     redis.call('HSET', h, orig, entry .. ' ' .. reposter .. ':' .. rid, 'r:' .. rid, orig)
     note_shown(note, follower, true, note_ms)
     if added == 1 then
-        trim_home(home, cap, slack)
+        trim_home(home, cap, slack, size and size + 1)
         prune_reposts(home, h, cap)
     end
     return added

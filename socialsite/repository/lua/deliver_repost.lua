@@ -26,9 +26,10 @@ local delivered = 0
 for i = 4, n + 3 do
     local home = KEYS[i]
     local follower = keys.user_of(home)
-    -- An evicted home (holding only EVICTED_MEMBER, as deliver.lua checks) gets nothing.
-    local wanted = redis.call('SCARD', home) ~= 1
-        or redis.call('SISMEMBER', home, EVICTED_MEMBER) == 0
+    -- An evicted home (holding only EVICTED_MEMBER) gets nothing. Its size, read here,
+    -- is also the trim's (add_repost), which then reads it no more.
+    local size = redis.call('SCARD', home)
+    local wanted = size ~= 1 or redis.call('SISMEMBER', home, EVICTED_MEMBER) == 0
     if wanted and check then
         local hidden = redis.call('ZSCORE', KEYS[2], follower)
         wanted = not (redis.call('ZSCORE', KEYS[1], follower)
@@ -36,7 +37,7 @@ for i = 4, n + 3 do
     end
     if wanted then
         delivered = delivered + add_repost(home, KEYS[i + n], KEYS[3], follower, orig, author,
-            reposter, rid, cap, slack, nil)
+            reposter, rid, cap, slack, nil, size)
     end
 end
 -- The note's lifetime, once for the whole group.
