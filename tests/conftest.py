@@ -11,6 +11,7 @@ import os
 import subprocess
 
 import pytest
+from django.test import Client
 
 from socialsite import connection
 from socialsite.repository import client as repository_client
@@ -19,7 +20,7 @@ from socialsite_dev import redis_servers
 from socialsite_dev.redis_servers import RedisClusterServers, RedisServer
 from socialsite_dev.smtp import SmtpServer
 from socialsite_dev.streams import StreamServerProcess
-from tests.support.helpers import READ_WRITE, log_in_browser, make_user
+from tests.support.helpers import READ_WRITE, log_in, log_in_browser, make_user
 
 # Playwright's sync API runs an event loop in the test thread; our views never touch
 # an ORM connection, so Django's guard against that is moot here.
@@ -358,6 +359,23 @@ def bob(r):
 @pytest.fixture
 def carol(r):
     return make_user(r, "carol", "Carol Danvers")
+
+
+# Each of them logged in through the login form, in Django's test client (a test file may
+# define its own, which then stands for its tests).
+@pytest.fixture
+def as_alice(alice):
+    return log_in(Client(), "alice")
+
+
+@pytest.fixture
+def as_bob(bob):
+    return log_in(Client(), "bob")
+
+
+@pytest.fixture
+def as_carol(carol):
+    return log_in(Client(), "carol")
 
 
 # --- the client API: an app and its tokens, issued directly (tests/test_api_oauth.py

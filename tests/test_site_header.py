@@ -7,7 +7,6 @@ Every test runs the real views against real Redis (see conftest.py).
 
 import re
 
-import pytest
 from django.test import Client
 
 from tests.support.helpers import log_in, post
@@ -29,16 +28,6 @@ UNREAD_BADGE = re.compile(r'class="unread-count" data-version="(\d+)"( hidden)?>
 
 def unread_badge(response):
     return UNREAD_BADGE.search(header(response))
-
-
-@pytest.fixture
-def as_alice(alice):
-    return log_in(Client(), "alice")
-
-
-@pytest.fixture
-def as_bob(bob):
-    return log_in(Client(), "bob")
 
 
 def test_each_reader_gets_their_own_frame(as_alice, as_bob):

@@ -4,7 +4,6 @@ rules that keep a private group's statuses for its members alone.
 Every test runs the real views and actions against real Redis (see conftest.py).
 """
 
-import pytest
 from django.test import Client
 
 from socialsite.repository import communities, graph, keys, moderation, notifications, timelines
@@ -13,21 +12,6 @@ from tests.support.helpers import log_in
 
 def html(response):
     return response.content.decode()
-
-
-@pytest.fixture
-def as_alice(alice):
-    return log_in(Client(), "alice")
-
-
-@pytest.fixture
-def as_bob(bob):
-    return log_in(Client(), "bob")
-
-
-@pytest.fixture
-def as_carol(carol):
-    return log_in(Client(), "carol")
 
 
 def make(browser, slug, kind, name="The Group"):
