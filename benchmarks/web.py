@@ -522,17 +522,12 @@ class WebBenchmark:
             for path in best:
                 get(path)
                 used = 0.0
-                if cold:
-                    for _ in range(requests_per_round):
+                for _ in range(requests_per_round):
+                    if cold:
                         evict_caches()
-                        started = time.process_time()
-                        get(path)
-                        used += time.process_time() - started
-                else:
                     started = time.process_time()
-                    for _ in range(requests_per_round):
-                        get(path)
-                    used = time.process_time() - started
+                    get(path)
+                    used += time.process_time() - started
                 best[path] = min(best[path], used / requests_per_round * 1000)
         return best
 
