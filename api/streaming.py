@@ -202,7 +202,7 @@ class MastodonEvents(Format):
     # A user's unread counts are not sent: the notifications themselves are.
     tells_unread = False
 
-    tells_updates = True  # status.update (a poll's end)
+    tells_changes = True  # status.update (an edit, a poll's end)
 
     def __init__(self, shows_private):
         self.shows_private = shows_private
@@ -216,7 +216,7 @@ class MastodonEvents(Format):
         payload = self.payload(event)
         if payload is None:
             return f": status {event.id} left out\n\n".encode()  # a comment: no event
-        name = b"status.update" if event.updated or event.edited else b"update"
+        name = b"status.update" if event.changed else b"update"
         return b"event: " + name + b"\ndata: " + payload + b"\n\n"
 
     def notification(self, payload):
@@ -235,7 +235,7 @@ class WebSocketMessages(Format):
     keepalive = b""
     needs_author_name = True
     tells_unread = False
-    tells_updates = True  # status.update (a poll's end)
+    tells_changes = True  # status.update (an edit, a poll's end)
 
     def __init__(self, stream, shows_private):
         self.stream = list(stream)
@@ -251,7 +251,7 @@ class WebSocketMessages(Format):
             payload = self.payload(event)
             if payload is None:
                 return b""  # no message (the writer sends none for an empty chunk)
-            name = "status.update" if event.updated or event.edited else "update"
+            name = "status.update" if event.changed else "update"
             payload = payload.decode()
         return json.dumps({"stream": self.stream, "event": name, "payload": payload}).encode()
 

@@ -86,11 +86,10 @@ class StatusEvent:
         self.id = int(status["id"])
         self.uid = int(status["uid"])
         self.deleted = bool(status.get("deleted"))
-        # A status changed (a poll's end: repository.events.publish_updated), sent as an
-        # update by the formats that have one (hub.Format.tells_updates).
-        self.updated = bool(status.get("updated"))
-        # Edits (decision 0074): the status as edited, to those the post went to.
-        self.edited = bool(status.get("edited_event"))
+        # A status changed (an edit, a poll's end: repository.events.publish_changed),
+        # sent to those the post went to, by the formats that tell changes
+        # (hub.Format.tells_changes).
+        self.changed = bool(status.get("changed"))
         # Posted while its author's account was private (repository/privacy.py): for
         # the author's followers only (Hub.dispatch).
         self.private = status.get("private") == "1"

@@ -90,9 +90,10 @@ class Format:
     # pages), or only tell the client that the notifications changed
     # (Client.unread_changed: Mastodon's streams send the notifications themselves).
     tells_unread = True
-    # Whether a changed status (filters.StatusEvent.updated: a poll's end) is sent:
-    # Mastodon's status.update, a live page's redraw. Other formats never get one.
-    tells_updates = False
+    # Whether a changed status (filters.StatusEvent.changed: an edit, a poll's end) is
+    # sent: Mastodon's status.update, a live page's redraw. Other formats (Twitter's
+    # streams have no such notice) never get one.
+    tells_changes = False
 
     def render(self, event):
         """The bytes to send for ``event``."""
@@ -628,8 +629,8 @@ class Hub:
             self.stats["hidden"] += 1
             return
         targets = self.targets(event)
-        if getattr(event, "updated", False):  # a changed status: to those who tell it
-            targets = [client for client in targets if client.format.tells_updates]
+        if getattr(event, "changed", False):  # a changed status: to those who tell it
+            targets = [client for client in targets if client.format.tells_changes]
         if not targets:
             return
         if (

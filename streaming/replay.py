@@ -125,8 +125,7 @@ def is_post(event):
         event is not None
         and event.kind == "status"
         and not event.deleted
-        and not getattr(event, "updated", False)
-        and not getattr(event, "edited", False)
+        and not getattr(event, "changed", False)
     )
 
 

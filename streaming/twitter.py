@@ -45,8 +45,6 @@ class JsonLines(Format):
     def render(self, event):
         if event.deleted:
             return json.dumps(tweets.delete_notice(event.status)).encode() + b"\n"
-        if getattr(event, "edited", False):
-            return b""  # edits: Twitter's streams have no edit notice; nothing is sent
         made = tweets.tweet(event.status, event.entities, files.absolute_url)
         return json.dumps(made).encode() + b"\n"
 

@@ -1,5 +1,5 @@
 """Edits on the streams (decision 0074): Mastodon's streaming API sends an edited status
-as ``status.update`` (SSE and WebSocket format), a live page as an ``edit`` event with
+as ``status.update`` (SSE and WebSocket format), a live page as a ``change`` event with
 the status's new markup, to those the post went to."""
 
 import json
@@ -46,7 +46,7 @@ def test_the_user_stream_sends_status_update(r, app, stream_server, alice, bob):
 
 def test_the_formats_name_an_edit():
     event = StatusEvent({"id": 5, "uid": 1, "login": "a", "message": "m", "posted": 1.0,
-                         "edited": "2000", "edited_event": True})  # fmt: skip
+                         "edited": "2000", "changed": True})  # fmt: skip
     assert SSE_HOME.render(event).startswith(b"event: status.update\ndata: ")
     message = json.loads(websocket_format(("user",)).render(event))
     assert message["event"] == "status.update" and json.loads(message["payload"])["edited_at"]
@@ -65,8 +65,21 @@ def test_a_live_page_gets_the_new_markup(r, client, settings, stream_server, ali
             kind, data = stream.read_event(timeout=10)
         edit(bob, sid, "live after")
         kind, data = stream.read_event(timeout=10)
-        while kind not in ("status", "edit"):
+        while kind not in ("status", "change"):
             kind, data = stream.read_event(timeout=10)
         payload = json.loads(data)
-        assert kind == "edit" and payload["id"] == sid
+        assert kind == "change" and payload["id"] == sid
         assert "live after" in payload["html"] and "Edited</a>" in payload["html"]
+
+
+def test_the_twitter_style_stream_sends_no_line_for_an_edit(r, stream_server, bob):
+    # Twitter's streams have no edit notice (hub.Format.tells_changes): the edit is
+    # not sent, and the next line is the next post.
+    path = "/statuses/sample.json?identifier=edits&percent=100"
+    with StreamConnection(stream_server.port, "GET", path) as stream:
+        assert stream.status == 200
+        sid = post(r, bob, "posted")
+        assert stream.read_json()["id"] == sid
+        edit(bob, sid, "edited")
+        later = post(r, bob, "posted later")
+        assert stream.read_json()["id"] == later

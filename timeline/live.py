@@ -80,9 +80,9 @@ class ServerSentEvents(Format):
     # A live page's filter is its viewer's home timeline (HomeFilter): a private
     # account's statuses reach its followers there, as in their home timelines.
     shows_private = True
-    # A changed status (a poll's end): ``{"id", "html", "update": true}``, which the
-    # page puts in place of the one it shows (and ignores when it shows none).
-    tells_updates = True
+    # A changed status (an edit, a poll's end): a ``change`` event, ``{"id", "html"}``,
+    # which the page puts in place of the one it shows (and ignores when it shows none).
+    tells_changes = True
     keepalive = b": keep-alive\n\n"
     opening = f"retry: {RECONNECT_MILLISECONDS}\n\n".encode()
 
@@ -151,10 +151,8 @@ class ServerSentEvents(Format):
                 log.exception("Could not make the markup of status %s", event.id)
                 return f": status {event.id} left out\n\n".encode()
             kind, payload = "status", {"id": event.id, "html": str(html)}
-            if getattr(event, "edited", False):
-                kind = "edit"  # edits: the page replaces what it shows of it
-            elif event.updated:
-                payload["update"] = True
+            if event.changed:
+                kind = "change"  # the page replaces what it shows of it
             shows = event.status.get("repost_of")
             if shows is not None:
                 # A repost shows its original: the page skips it if it shows that already.

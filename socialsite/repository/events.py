@@ -53,12 +53,15 @@ def queue_note_recent(pipe, sid, kept=RECENT_PUBLIC_STATUSES):
     pipe.zremrangebyrank(keys.RECENT_PUBLIC_STATUSES, 0, -(int(kept) + 1))
 
 
-def publish_edited(r, status, author=None):
-    """Publish an edited status (edits, decision 0074) as publish_posted does, with
-    ``edited_event: true``: streams send it as Mastodon's ``status.update``, live pages
-    replace what they show of it; nobody gets it who did not get the post."""
+def publish_changed(r, status, author=None):
+    """Publish a status that changed (an edit, decision 0074; a poll's end, with its
+    ``poll_tally``) as publish_posted does, with ``changed: true``: Mastodon's streams
+    send it as ``status.update``, live pages put it in place of what they show of it;
+    formats that have no such event leave it out (hub.Format.tells_changes). The whole
+    status goes out, for the same filters as its post's: nobody gets it who did not get
+    the post."""
     event = status if author is None else {**status, "author": author}
-    r.publish(keys.STATUS_CHANNEL, json.dumps({**event, "edited_event": True}))
+    r.publish(keys.STATUS_CHANNEL, json.dumps({**event, "changed": True}))
 
 
 def publish_deleted(r, status):
@@ -68,15 +71,6 @@ def publish_deleted(r, status):
     whether the deletion concerns its client exactly as it decided for the post.
     """
     r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "deleted": True}))
-
-
-def publish_updated(r, status):
-    """Publish a status that changed (a poll's end: its ``poll_tally`` with it) with
-    ``updated: true``: Mastodon's streams send it as ``status.update``, live pages
-    redraw it where they show it; formats that have no such event leave it out
-    (hub.Format.tells_updates). The whole status goes out, for the same filters as its
-    post's."""
-    r.publish(keys.STATUS_CHANNEL, json.dumps({**status, "updated": True}))
 
 
 def publish_relations_changed(r, uids, hidden=(), left=()):

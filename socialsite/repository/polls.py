@@ -149,7 +149,7 @@ def end_due(r: Client, now_ms: int | None = None, keep: int = NOTIFICATIONS_KEPT
                 ended.append(sid)
                 # Live pages and Mastodon's streams show the results (status.update);
                 # at most once more if a sweep dies after this: a redraw, no harm.
-                events.publish_updated(r, {**status, "poll_tally": tally or ""})
+                events.publish_changed(r, {**status, "poll_tally": tally or ""})
             r.zrem(key, member)
     return ended
 

@@ -1146,7 +1146,7 @@ def edit_status(
 
     scripts.run_pipeline(r, fill)
     _known.forget(int(sid))
-    events.publish_edited(r, new, users.event_author(uid, author_fields))
+    events.publish_changed(r, new, users.event_author(uid, author_fields))
     return EditResult.EDITED, decode_status(new)
 
 

@@ -145,14 +145,6 @@
   function onStatus(event) {
     remember(event);
     var status = JSON.parse(event.data);
-    if (status.update) {
-      // A changed status (a poll that ended): redrawn where the page shows it.
-      var shown = document.getElementById("status-" + status.id);
-      var fresh = shown ? renderStatus(status) : null;
-      if (fresh) (shown.closest("details.filtered") || shown).replaceWith(fresh);
-      pending.forEach(function (other) { if (other.id === status.id) other.html = status.html; });
-      return;
-    }
     // A repost shows its original ("shows"): a page that shows it already skips it.
     var shows = status.shows || status.id;
     if (latestUrl) {
@@ -181,18 +173,15 @@
     updateBar();
   }
 
-  // Edits: a status the page shows (or holds back) is replaced by its new version.
-  function onEdit(event) {
+  function onChange(event) {
+    // A changed status (an edit, a poll that ended): redrawn where the page shows it,
+    // and in the statuses waiting behind the bar.
     remember(event);
     var status = JSON.parse(event.data);
     var shown = document.getElementById("status-" + status.id);
-    if (shown) {
-      var made = renderStatus(status);
-      if (made) shown.replaceWith(made);
-    }
-    pending = pending.map(function (other) {
-      return other.id === status.id ? Object.assign({}, other, { html: status.html }) : other;
-    });
+    var fresh = shown ? renderStatus(status) : null;
+    if (fresh) (shown.closest("details.filtered") || shown).replaceWith(fresh);
+    pending.forEach(function (other) { if (other.id === status.id) other.html = status.html; });
   }
 
   function onUnread(event) {
@@ -229,7 +218,7 @@
     var source = new EventSource(streamUrl(), { withCredentials: true });
     source.addEventListener("status", onStatus);
     source.addEventListener("delete", onDelete);
-    source.addEventListener("edit", onEdit);
+    source.addEventListener("change", onChange);
     source.addEventListener("unread", onUnread);
     source.addEventListener("direct", onDirect);
     source.addEventListener("load-newer", onLoadNewer);
