@@ -25,7 +25,7 @@ from PIL import Image
 from media import attachments, images
 from socialsite.repository import keys, statuses, users
 
-from .web import HOME_AUTHORS, HOME_FLOOR, MESSAGE, WebBenchmark
+from .web import HOME_AUTHORS, MESSAGE, WebBenchmark
 
 # The floor of accepting one 12-megapixel JPEG (docs/benchmarks.md).
 JPEG_FLOOR_SECONDS = 1.0
@@ -58,6 +58,7 @@ class MediaBenchmark(WebBenchmark):
     megapixels, jpeg_runs, skip_pages)."""
 
     PAGES = WebBenchmark.PAGES[:2]  # /healthz and the home page with its images
+    HOME_VARIANT = f"home with {IMAGE_STATUSES} images"
 
     def run(self, options):
         self.measure_jpeg(options["megapixels"], options["jpeg_runs"])
@@ -135,19 +136,6 @@ class MediaBenchmark(WebBenchmark):
         if shown != IMAGE_STATUSES:
             raise CommandError(f"the home page shows {shown} images, not {IMAGE_STATUSES}")
         return super().measure_pages(r, process, port, seeded, options)
-
-    def print_page_results(self, results, round_ratios):
-        # bench_web's figures and verdict (which adds its p99 floor for the home page),
-        # then this benchmark's floor alone: the CPU ratio.
-        super().print_page_results(results, round_ratios)
-        healthz, home, *_ = results
-        if home.server_ms_per_request:
-            ratio = healthz.server_ms_per_request / home.server_ms_per_request
-            verdict = "meets" if ratio >= HOME_FLOOR else "MISSES"
-            self.stdout.write(
-                f"  home with {IMAGE_STATUSES} images/healthz by gunicorn CPU per request:"
-                f" {ratio:.0%} -> {verdict} the floor (>= {HOME_FLOOR:.0%})"
-            )
 
     def seed(self, r, followers, pulled=0):
         seeded = super().seed(r, followers, pulled)
