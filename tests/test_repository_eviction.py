@@ -165,16 +165,25 @@ def test_an_empty_or_new_home_is_not_an_evicted_one(r):
     assert eviction.is_evicted(r, newcomer)  # an evicted empty home is marked as one
 
 
-def test_only_a_home_of_one_id_is_asked_whether_it_is_evicted(r):
-    # An evicted home holds one id; an empty one (new, or emptied) needs no question:
-    # a delivery to it is a SCARD and a SADD, as to a home holding many. An evicted one
-    # is read (SCARD, SISMEMBER) and never written.
-    author, empty, one, many, away = users_named(r, "author", "empty", "one", "many", "away")
+def homes_of_each_kind(r):
+    """Four people and their homes: ``empty`` (none), ``one`` (one id), ``many`` (two
+    ids) and ``away`` (evicted); the scripts loaded, so that only a delivery's own
+    commands are counted."""
+    empty, one, many, away = users_named(r, "empty", "one", "many", "away")
     r.sadd(keys.home(one), 7)
     r.sadd(keys.home(many), 7, 8)
     eviction.note_seen(r, away, time.time() - 2 * MONTH)
     assert eviction.sweep(r, MONTH) == 1
     scripts.load_all(r)
+    return empty, one, many, away
+
+
+def test_only_a_home_of_one_id_is_asked_whether_it_is_evicted(r):
+    # An evicted home holds one id; an empty one (new, or emptied) needs no question:
+    # a delivery to it is a SCARD and a SADD, as to a home holding many. An evicted one
+    # is read (SCARD, SISMEMBER) and never written.
+    (author,) = users_named(r, "author")
+    empty, one, many, away = homes_of_each_kind(r)
     commands = ("scard", "sismember", "sadd", "srem")
     for follower, delivered, ran in (
         (empty, 1, (1, 0, 1, 0)),
@@ -352,12 +361,8 @@ def test_accounts_made_before_eviction_ran_are_tracked_once_asked(r):
 def test_a_repost_delivery_reads_the_home_size_once(r):
     # deliver_repost.lua reads the size for the evicted-home check, and the trim
     # (add_repost) takes it from there: one SCARD per home, as many as the homes.
-    reposter, author, one, many, away = users_named(r, "reposter", "author", "one", "many", "away")
-    r.sadd(keys.home(one), 7)
-    r.sadd(keys.home(many), 7, 8)
-    eviction.note_seen(r, away, time.time() - 2 * MONTH)
-    assert eviction.sweep(r, MONTH) == 1
-    scripts.load_all(r)
+    reposter, author = users_named(r, "reposter", "author")
+    _, one, many, away = homes_of_each_kind(r)
     reset_command_stats(r)
     assert fanout.deliver_repost(r, reposter, 200, 100, author, [one, many, away]) == 2
     assert command_calls(r, "scard") == 3
