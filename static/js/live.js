@@ -5,7 +5,8 @@
 // and the deletions of statuses they may be showing, as Server-Sent Events from
 // /live/home, authenticated by the site's session cookie. New statuses wait behind a
 // bar ("2 new statuses") so that the page does not move under the reader; a click
-// shows them. Deleted statuses disappear at once.
+// shows them. Deleted statuses disappear at once; a changed one (an edit, a poll that
+// ended: event change) takes the place of what the page shows of it.
 //
 // The same connection brings the user's unread notification count (event: unread)
 // whenever it changes: the navigation's badge shows it, keeping the highest version seen,
